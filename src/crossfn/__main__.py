@@ -1,0 +1,5 @@
+"""``python -m crossfn`` runs the command line."""
+
+from crossfn.cli import entrypoint
+
+entrypoint()

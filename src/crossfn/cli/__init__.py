@@ -1,0 +1,64 @@
+"""The ``crossfn`` command: parse flags, hand off, print one line on error.
+
+Each sub-command lives in its own module under ``crossfn.cli`` and exposes
+``register(subparsers)``, which adds its parser and sets ``handler`` (a function
+of the parsed namespace returning the exit status). This module only wires them
+up; the modules import their heavy dependencies inside the handler, so
+``crossfn --help`` and a render of a built-in function start fast.
+
+Errors: a :class:`crossfn.errors.CrossfnError` is printed as
+``crossfn: error: <message>`` on stderr with exit status 1. Commands write their
+output only once it is complete, so a failure leaves nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from crossfn import __version__
+from crossfn.errors import CrossfnError
+
+__all__ = ["main"]
+
+# One module per command, in the order `crossfn --help` lists them.
+COMMANDS: tuple[str, ...] = (
+)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """Build the parser for every command."""
+    parser = argparse.ArgumentParser(
+        prog="crossfn",
+        description="Crossplane composition functions: render, validate, write and serve them.",
+    )
+    parser.add_argument("--version", action="version", version=f"crossfn {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"crossfn.cli.{name}").register(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the process exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    handler = getattr(args, "handler", None)
+    if handler is None:
+        parser.print_help(sys.stderr)
+        return 2
+    try:
+        status: int = handler(args)
+    except CrossfnError as exc:
+        print(f"crossfn: error: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        return 130
+    return status
+
+
+def entrypoint() -> None:
+    """Console-script entry point."""
+    sys.exit(main())

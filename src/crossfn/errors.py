@@ -1,0 +1,102 @@
+"""The one error hierarchy of crossfn.
+
+Every error crossfn raises on purpose derives from :class:`CrossfnError`. The
+command line catches that base, prints its message as one line and exits
+non-zero; any other exception reaching the CLI is a crossfn bug. Errors from the
+libraries underneath (grpc, YAML, protobuf, jsonschema) are translated where we
+call them and chained with ``raise ... from``; they never escape.
+
+Messages follow Crossplane: ``cannot <verb> <object>: <cause>``, lower case,
+naming the step, function, file and field. Where the specification gives
+Crossplane's exact text, the text is matched word for word.
+
+The tree::
+
+    CrossfnError
+    ├── InputError            a user's input is wrong: a file, a field, a flag
+    │   └── FunctionInputError  a step's input does not decode or validate
+    ├── FunctionRunError      a function could not be reached or run (transport)
+    ├── PipelineFatalError    a pipeline step returned a fatal result
+    └── RequirementsError     a function's requirements did not stabilise
+
+Subclasses exist only where a caller branches on them.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "CrossfnError",
+    "FunctionInputError",
+    "FunctionRunError",
+    "InputError",
+    "PipelineFatalError",
+    "RequirementsError",
+    "quote",
+]
+
+
+class CrossfnError(Exception):
+    """The base of every error crossfn raises on purpose."""
+
+
+class InputError(CrossfnError):
+    """A user's input (a file, a field of a manifest, a flag) is wrong.
+
+    The CLI prints it as one line and exits 1 without writing any output.
+    """
+
+
+class FunctionInputError(InputError):
+    """A function's step input does not decode or validate.
+
+    Functions turn it into a Fatal result; it names the input field at fault.
+    """
+
+
+class FunctionRunError(CrossfnError):
+    """A function could not be reached, or its call failed at the transport level."""
+
+
+class RequirementsError(CrossfnError):
+    """A function kept changing its requirements past the iteration limit."""
+
+
+class PipelineFatalError(CrossfnError):
+    """A pipeline step returned a result of severity Fatal.
+
+    Callers branch on it: the controller keeps the partial result, render still
+    reports the requirements recorded so far. The text is Crossplane's:
+    ``pipeline step "<step>" returned a fatal result: <message>``.
+    """
+
+    def __init__(self, step: str, message: str) -> None:
+        self.step = step
+        self.message = message
+        super().__init__(f"pipeline step {_go_quote(step)} returned a fatal result: {message}")
+
+
+def _go_quote(s: str) -> str:
+    """Quote a string the way Go's ``%q`` verb does for printable text."""
+    out = ['"']
+    for ch in s:
+        if ch == '"':
+            out.append('\\"')
+        elif ch == "\\":
+            out.append("\\\\")
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\t":
+            out.append("\\t")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
+            out.append(f"\\x{ord(ch):02x}")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def quote(s: str) -> str:
+    """Quote ``s`` as Go's ``%q`` does, for error texts that must match Crossplane's."""
+    return _go_quote(s)

@@ -1,0 +1,113 @@
+"""What a composition function is, to crossfn: anything :func:`to_handler` accepts.
+
+A function author writes one of:
+
+* ``def compose(req, rsp)`` or ``async def compose(req, rsp)``: ``rsp`` arrives
+  started with :func:`crossfn.sdk.response.to` (tag, TTL, desired state and
+  context passed through); the function edits it in place. Returning a
+  ``RunFunctionResponse`` instead replaces it.
+* a servicer object with ``RunFunction(req, context)``, sync or async, as the
+  official SDK's ``FunctionRunner``; ``context`` is the gRPC context when served
+  and ``None`` when run in-process.
+
+:func:`to_handler` turns either into one async ``Handler``: request in, response
+out. The server runtime and the engine's in-process runner both call handlers,
+so a function behaves the same whether it is served or run in-process. An
+exception raised by the function becomes a Fatal result carrying its message;
+the traceback goes to the log.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import inspect
+import logging
+from collections.abc import Awaitable, Callable
+from typing import Protocol
+
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import response
+
+__all__ = ["Handler", "to_handler"]
+
+_log = logging.getLogger("crossfn.sdk.function")
+
+
+class Handler(Protocol):
+    """An async composition function: a request in, a response out."""
+
+    def __call__(self, req: fnv1.RunFunctionRequest, /) -> Awaitable[fnv1.RunFunctionResponse]: ...
+
+
+def _is_async(fn: object) -> bool:
+    while True:
+        if inspect.iscoroutinefunction(fn):
+            return True
+        inner = getattr(fn, "func", None) or getattr(fn, "__wrapped__", None)
+        if inner is None:
+            call = getattr(fn, "__call__", None)  # noqa: B004 -- looking through callable objects, not testing callability
+            return call is not None and not inspect.isfunction(fn) and inspect.iscoroutinefunction(call)
+        fn = inner
+
+
+def _fatal_from(req: fnv1.RunFunctionRequest, exc: BaseException) -> fnv1.RunFunctionResponse:
+    _log.exception("function raised an exception", exc_info=exc)
+    rsp = response.to(req)
+    response.fatal(rsp, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
+    return rsp
+
+
+def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
+    """Adapt a compose function or a servicer into a :class:`Handler`.
+
+    ``offload_sync`` runs sync functions in a worker thread so they never block
+    the event loop (what a server needs). The in-process engine runner turns it
+    off: it calls one function at a time and a thread hop only costs time.
+    """
+    run_function = getattr(fn, "RunFunction", None)
+    if run_function is not None:
+        return _servicer_handler(run_function, offload_sync)
+    if callable(fn):
+        return _compose_handler(fn, offload_sync)
+    raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
+
+
+def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -> Handler:
+    is_async = _is_async(run_function)
+
+    async def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        try:
+            if is_async:
+                out = await run_function(req, None)  # type: ignore[misc] # checked async above
+            elif offload_sync:
+                out = await asyncio.to_thread(run_function, req, None)
+            else:
+                out = run_function(req, None)
+        except Exception as exc:
+            return _fatal_from(req, exc)
+        if not isinstance(out, fnv1.RunFunctionResponse):
+            return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+        return out
+
+    return handle
+
+
+def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Handler:
+    is_async = _is_async(compose)
+
+    async def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        rsp = response.to(req)
+        try:
+            if is_async:
+                out = await compose(req, rsp)  # type: ignore[misc] # checked async above
+            elif offload_sync:
+                out = await asyncio.to_thread(compose, req, rsp)
+            else:
+                out = compose(req, rsp)
+        except Exception as exc:
+            return _fatal_from(req, exc)
+        if isinstance(out, fnv1.RunFunctionResponse):
+            return out
+        return rsp
+
+    return handle
