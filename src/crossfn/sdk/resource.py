@@ -26,28 +26,33 @@ __all__ = [
 _NULL = struct_pb2.NULL_VALUE
 
 
-def value_to_python(v: struct_pb2.Value) -> Any:
-    """Convert one ``google.protobuf.Value`` to plain Python, whole doubles to ``int``."""
+def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
+    """Convert one ``google.protobuf.Value`` to plain Python.
+
+    With ``integers`` (the default) whole doubles become ``int``. Without it
+    every number stays ``float``, as Go's ``structpb`` gives them; code that
+    emulates Go's number model (patch-and-transform) needs that.
+    """
     kind = v.WhichOneof("kind")
     if kind == "string_value":
         return v.string_value
     if kind == "number_value":
         n = v.number_value
-        if n.is_integer() and -(2**63) <= n < 2**63:
+        if integers and n.is_integer() and -(2**63) <= n < 2**63:
             return int(n)
         return n
     if kind == "bool_value":
         return v.bool_value
     if kind == "struct_value":
-        return struct_to_dict(v.struct_value)
+        return struct_to_dict(v.struct_value, integers=integers)
     if kind == "list_value":
-        return [value_to_python(x) for x in v.list_value.values]
+        return [value_to_python(x, integers=integers) for x in v.list_value.values]
     return None
 
 
-def struct_to_dict(s: struct_pb2.Struct) -> dict[str, Any]:
-    """Convert a Struct to a plain dict, keeping whole numbers as ``int``."""
-    return {k: value_to_python(v) for k, v in s.fields.items()}
+def struct_to_dict(s: struct_pb2.Struct, *, integers: bool = True) -> dict[str, Any]:
+    """Convert a Struct to a plain dict; whole numbers come back as ``int`` unless ``integers=False``."""
+    return {k: value_to_python(v, integers=integers) for k, v in s.fields.items()}
 
 
 def _set_value(target: struct_pb2.Value, value: Any) -> None:
