@@ -1,4 +1,4 @@
-"""Resources as plain dicts, and their conversion to and from protobuf Structs.
+"""Resources as plain dicts: conversion to and from protobuf Structs, conditions, names.
 
 Crossplane moves every Kubernetes object through ``google.protobuf.Struct``,
 which has only doubles for numbers. A whole number therefore arrives as ``3.0``;
@@ -6,24 +6,50 @@ which has only doubles for numbers. A whole number therefore arrives as ``3.0``;
 and JSON encoding see what the user wrote. Integers wider than 2**53 cannot
 survive a Struct at all; that is Crossplane's limitation too.
 
+The conversions are hand-written rather than ``json_format``: they dispatch on
+the exact type first (``type(v) is str``), which is the common case, and fill
+the target message in place. They are two to four times faster than
+``json_format.ParseDict``/``MessageToDict`` and ``Struct.update`` (see
+``benchmarks/function_server.py``), and conversion dominates a function's CPU
+time once it composes more than a handful of resources.
+
+Names and signatures match the official SDK's ``crossplane.function.resource``
+(``update``, ``update_status``, ``dict_to_struct``, ``struct_to_dict``,
+``Condition``, ``get_condition``, ``child_name``), so porting is an import change.
+
 Neighbours: ``request`` reads requests with these helpers, ``response`` writes
 responses with them.
 """
 
 from __future__ import annotations
 
+import dataclasses
+import datetime
+import hashlib
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from google.protobuf import struct_pb2
 
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+
+if TYPE_CHECKING:
+    import pydantic
+
 __all__ = [
+    "Condition",
+    "child_name",
     "dict_to_struct",
+    "fill_struct",
+    "get_condition",
     "struct_to_dict",
+    "update",
+    "update_status",
     "value_to_python",
 ]
 
 _NULL = struct_pb2.NULL_VALUE
+_INT_RANGE = 2.0**63
 
 
 def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
@@ -36,15 +62,15 @@ def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
     kind = v.WhichOneof("kind")
     if kind == "string_value":
         return v.string_value
+    if kind == "struct_value":
+        return {k: value_to_python(x, integers=integers) for k, x in v.struct_value.fields.items()}
     if kind == "number_value":
         n = v.number_value
-        if integers and n.is_integer() and -(2**63) <= n < 2**63:
+        if integers and n.is_integer() and -_INT_RANGE <= n < _INT_RANGE:
             return int(n)
         return n
     if kind == "bool_value":
         return v.bool_value
-    if kind == "struct_value":
-        return struct_to_dict(v.struct_value, integers=integers)
     if kind == "list_value":
         return [value_to_python(x, integers=integers) for x in v.list_value.values]
     return None
@@ -56,7 +82,13 @@ def struct_to_dict(s: struct_pb2.Struct, *, integers: bool = True) -> dict[str, 
 
 
 def _set_value(target: struct_pb2.Value, value: Any) -> None:
-    if value is None:
+    """Set ``target`` from any JSON-like value; the slow, general path."""
+    t = type(value)
+    if t is str:
+        target.string_value = value
+    elif t is dict:
+        _fill(target.struct_value, value)
+    elif value is None:
         target.null_value = _NULL
     elif isinstance(value, bool):
         target.bool_value = value
@@ -65,25 +97,187 @@ def _set_value(target: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, int | float):
         target.number_value = value
     elif isinstance(value, Mapping):
-        _fill_struct(target.struct_value, value)
+        _fill(target.struct_value, value)
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        lv = target.list_value
-        lv.SetInParent()
-        for item in value:
-            _set_value(lv.values.add(), item)
+        _fill_list(target.list_value, value)
     else:
         raise TypeError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
 
-def _fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    target.SetInParent()
+def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
+    """Add the entries of ``d`` to ``target``; the hot loop of :func:`dict_to_struct`."""
     fields = target.fields
+    if not d:
+        target.SetInParent()
+        return
     for k, v in d.items():
-        _set_value(fields[k], v)
+        t = type(v)
+        if t is str:
+            fields[k].string_value = v
+        elif t is dict:
+            _fill(fields[k].struct_value, v)
+        elif t is int or t is float:
+            fields[k].number_value = v
+        elif t is bool:
+            fields[k].bool_value = v
+        elif t is list:
+            _fill_list(fields[k].list_value, v)
+        else:
+            _set_value(fields[k], v)
+
+
+def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any]) -> None:
+    target.SetInParent()
+    add = target.values.add
+    for v in items:
+        t = type(v)
+        if t is str:
+            add(string_value=v)
+        elif t is dict:
+            _fill(add().struct_value, v)
+        elif t is int or t is float:
+            add(number_value=v)
+        elif t is bool:
+            add(bool_value=v)
+        elif t is list:
+            _fill_list(add().list_value, v)
+        else:
+            _set_value(add(), v)
+
+
+def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
+    """Replace the top-level keys of ``target`` named in ``d`` with its values, in place.
+
+    Filling in place avoids the copy that ``target.CopyFrom(dict_to_struct(d))``
+    makes. Keys of ``target`` absent from ``d`` are kept, as ``dict.update`` does.
+    """
+    fields = target.fields
+    target.SetInParent()
+    for k in d:
+        if k in fields:
+            del fields[k]
+    _fill(target, d)
 
 
 def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
-    """Convert a plain dict (JSON-like values only) to a Struct."""
+    """Convert a plain dict (JSON-like values only) to a Struct.
+
+    Raises ``TypeError`` for a value JSON cannot hold (bytes, sets, objects).
+    """
     s = struct_pb2.Struct()
-    _fill_struct(s, d)
+    _fill(s, d)
     return s
+
+
+def update(r: fnv1.Resource, source: Mapping[str, Any] | struct_pb2.Struct | pydantic.BaseModel) -> None:
+    """Update a composite or composed resource as ``dict.update`` would.
+
+    Top-level keys of ``source`` replace those of ``r.resource``; nested keys are
+    not merged. A pydantic model is dumped with ``exclude_unset=True,
+    by_alias=True`` so the function owns only the fields it set (desired state
+    is server-side-apply intent), and its ``apiVersion``/``kind`` are added back
+    because models rarely have them set explicitly. A Struct is merged with
+    protobuf ``MergeFrom``, as in the official SDK.
+    """
+    if isinstance(source, struct_pb2.Struct):
+        r.resource.MergeFrom(source)
+        return
+    if isinstance(source, Mapping):
+        fill_struct(r.resource, source)
+        return
+    dump = getattr(source, "model_dump", None)
+    if dump is None:
+        raise TypeError(f"cannot update a resource from {type(source).__name__}")
+    data: dict[str, Any] = dump(exclude_unset=True, by_alias=True, warnings=False, mode="json")
+    for key in ("apiVersion", "kind"):
+        value = getattr(source, key, None)
+        if value is not None:
+            data[key] = value
+    fill_struct(r.resource, data)
+
+
+def update_status(r: fnv1.Resource, status: Mapping[str, Any] | pydantic.BaseModel) -> None:
+    """Replace a resource's ``status`` with ``status`` (a dict or a pydantic model, dumped as in :func:`update`)."""
+    if not isinstance(status, Mapping):
+        status = status.model_dump(exclude_unset=True, by_alias=True, warnings=False, mode="json")
+    fill_struct(r.resource, {"status": status})
+
+
+@dataclasses.dataclass
+class Condition:
+    """A status condition, as Kubernetes writes it under ``status.conditions``."""
+
+    typ: str
+    """Type of the condition, e.g. ``Ready`` (PascalCase)."""
+
+    status: str
+    """``True``, ``False`` or ``Unknown``."""
+
+    reason: str | None = None
+    """Why the condition has this status, in PascalCase. Crossplane requires one when a function sets it."""
+
+    message: str | None = None
+    """A human-readable detail."""
+
+    last_transition_time: datetime.datetime | None = None
+    """When the status last changed; read from resources, ignored when a function sets a condition."""
+
+
+def _as_struct(resource: struct_pb2.Struct | fnv1.Resource | Mapping[str, Any] | None) -> Mapping[str, Any]:
+    if resource is None:
+        return {}
+    if isinstance(resource, fnv1.Resource):
+        return struct_to_dict(resource.resource)
+    if isinstance(resource, struct_pb2.Struct):
+        return struct_to_dict(resource)
+    return resource
+
+
+def get_condition(
+    resource: struct_pb2.Struct | fnv1.Resource | Mapping[str, Any] | None,
+    typ: str,
+) -> Condition:
+    """Get the status condition ``typ`` of a resource; ``Unknown`` when it has none.
+
+    Never raises. It accepts ``None`` so that the result of a protobuf map's
+    ``.get()`` can be passed directly: bracket access on a missing key would
+    silently insert an empty entry (auto-vivification) into the request.
+    """
+    status = _as_struct(resource).get("status")
+    conditions = status.get("conditions") if isinstance(status, Mapping) else None
+    for c in conditions if isinstance(conditions, list) else []:
+        if not isinstance(c, Mapping) or c.get("type") != typ:
+            continue
+        when = c.get("lastTransitionTime")
+        return Condition(
+            typ=typ,
+            status=str(c.get("status", "Unknown")),
+            reason=c.get("reason"),
+            message=c.get("message"),
+            last_transition_time=_parse_time(when) if isinstance(when, str) else None,
+        )
+    return Condition(typ=typ, status="Unknown")
+
+
+def _parse_time(s: str) -> datetime.datetime | None:
+    try:
+        return datetime.datetime.fromisoformat(s)
+    except ValueError:
+        return None
+
+
+_DNS_LABEL_MAX = 63
+_HASH_LEN = 5
+
+
+def child_name(*parts: str, sep: str = "-") -> str:
+    """Build a deterministic, DNS-label-safe name (at most 63 characters) for a child resource.
+
+    The parts are joined with ``sep``, truncated, and a 5-character sha256 suffix
+    of the full join is always appended, so short and long names look alike and
+    truncated names stay unique. Same result as the official SDK's ``child_name``.
+    """
+    full = sep.join(parts)
+    digest = hashlib.sha256(full.encode()).hexdigest()[:_HASH_LEN]
+    prefix = full[: _DNS_LABEL_MAX - _HASH_LEN - len(sep)].rstrip(sep)
+    return f"{prefix}{sep}{digest}"
