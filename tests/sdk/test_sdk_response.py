@@ -74,7 +74,6 @@ def test_set_conditions_with_target() -> None:
         {
             "type": "Odd",
             "status": "STATUS_CONDITION_UNKNOWN",
-            "reason": "",
             "target": "TARGET_COMPOSITE_AND_CLAIM",
         },
     ]
