@@ -15,6 +15,8 @@ The tree::
     CrossfnError
     ├── InputError            a user's input is wrong: a file, a field, a flag
     │   └── FunctionInputError  a step's input does not decode or validate
+    ├── FieldPathError        a field path does not parse, or does not fit the object
+    │   └── FieldNotFoundError  the path leads to nothing (callers treat it as optional)
     ├── FunctionRunError      a function could not be reached or run (transport)
     ├── PipelineFatalError    a pipeline step returned a fatal result
     └── RequirementsError     a function's requirements did not stabilise
@@ -26,6 +28,8 @@ from __future__ import annotations
 
 __all__ = [
     "CrossfnError",
+    "FieldNotFoundError",
+    "FieldPathError",
     "FunctionInputError",
     "FunctionRunError",
     "InputError",
@@ -51,6 +55,14 @@ class FunctionInputError(InputError):
 
     Functions turn it into a Fatal result; it names the input field at fault.
     """
+
+
+class FieldPathError(CrossfnError):
+    """A field path does not parse, or the object's shape does not fit it (``crossfn.sdk.fieldpath``)."""
+
+
+class FieldNotFoundError(FieldPathError):
+    """A field path leads to nothing: callers branch on it to treat the path as optional."""
 
 
 class FunctionRunError(CrossfnError):
