@@ -1,0 +1,81 @@
+"""CEL health-check customisations: a user's expression decides readiness.
+
+function-auto-ready evaluates a CEL expression with one variable, ``object``
+(the observed composed resource). ``true`` marks the resource ready, any other
+boolean marks it explicitly *not* ready, and an error leaves its readiness
+alone and becomes a Warning. We use cel-python (``celpy``). Unlike cel-go it
+has no static type check, so "does not return a bool" is detected on the
+value rather than at compile time; the message is upstream's either way.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+from collections.abc import Mapping
+from typing import Any
+
+import celpy
+import celpy.adapter
+
+__all__ = ["CelError", "evaluate", "gvk_key", "lookup"]
+
+
+class CelError(Exception):
+    """A CEL health check that did not compile, failed, or gave no bool; its text is upstream's."""
+
+
+def gvk_key(group: str, version: str, kind: str) -> str:
+    """The key a customisation is filed under: ``<group>_<version>_<kind>`` (core group empty)."""
+    return f"{group}_{version}_{kind}"
+
+
+@functools.lru_cache(maxsize=256)
+def _program(expr: str) -> Any:
+    env = celpy.Environment()
+    try:
+        return env.program(env.compile(expr))
+    except Exception as exc:  # celpy raises parser- and lark-specific errors
+        raise CelError(f"failed to compile query: {_one_line(exc)}") from exc
+
+
+def _one_line(exc: BaseException) -> str:
+    text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+    return " ".join(text.split())
+
+
+def evaluate(expr: str, obj: Mapping[str, Any]) -> bool:
+    """Evaluate ``expr`` against ``object = obj``: True means ready, False explicitly not ready."""
+    program = _program(expr)
+    try:
+        value = program.evaluate({"object": celpy.adapter.json_to_cel(dict(obj))})
+    except Exception as exc:  # CELEvalError and friends: anything the expression does wrong
+        raise CelError(f"failed to eval the program: {_one_line(exc)}") from exc
+    if isinstance(value, celpy.evaluation.CELEvalError):
+        raise CelError(f"failed to eval the program: {_one_line(value)}")
+    if not isinstance(value, celpy.celtypes.BoolType):
+        raise CelError("celQuery does not return a bool type")
+    return bool(value)
+
+
+_KEY_PART = re.compile(r"\[([^\[\]]+)\]|([^.\[\]]+)")
+
+
+def lookup(context: Mapping[str, Any], key: str) -> dict[str, str] | None:
+    """Find the customisation map at ``key`` in the context, as upstream's GetNestedMap.
+
+    ``key`` takes dots and brackets (``apiextensions.crossplane.io/environment``
+    needs brackets: ``[apiextensions.crossplane.io/environment].healthChecks``).
+    A missing path or a non-map gives None; non-string entries are dropped.
+    """
+    parts = [m.group(1) or m.group(2) for m in _KEY_PART.finditer(key)]
+    if not parts:
+        return None
+    cur: Any = context
+    for part in parts:
+        if not isinstance(cur, Mapping) or part not in cur:
+            return None
+        cur = cur[part]
+    if not isinstance(cur, Mapping):
+        return None
+    return {k: v for k, v in cur.items() if isinstance(v, str)}
