@@ -1,0 +1,565 @@
+"""Render's output: YAML exactly as ``crossplane render`` prints it, or JSON for tools.
+
+``crossplane render`` serialises each object with the Kubernetes JSON
+serializer in YAML mode: Go's ``encoding/json``, then ``sigs.k8s.io/yaml``,
+which decodes that JSON with its fork of go-yaml v2 and encodes it again. So
+the bytes users see (and diff in CI) follow go-yaml v2's rules, not PyYAML's:
+
+* map keys in go-yaml's "natural" order (digit runs compare as numbers,
+  non-letters sort before letters);
+* a string is quoted only if, unquoted, YAML 1.1 would read it as something
+  else (``"True"``, ``"y"``, ``"1.5"``, ``"2024-01-01T00:00:00Z"``, ``""``),
+  or if the emitter cannot write it plain (``'Unready resources: a, b'``);
+  strings with a line break become literal blocks (``|-``) when they can;
+* plain and quoted scalars fold at column 80, as libyaml's emitter does;
+* numbers as Go prints them: whole numbers as integers, others with
+  ``strconv.FormatFloat(f, 'g', -1, 64)`` (``1e+06``, ``1.5e-07``);
+* empty maps and lists in flow style (``{}``, ``[]``), sequences in a map not
+  indented.
+
+This module is a small emitter of exactly that, written from libyaml's
+documented emitter rules; PyYAML cannot be configured to match them. It is pure
+(no I/O) and its functions take plain JSON-like data.
+
+Known limit: a map key longer than 128 characters or containing a line break
+uses YAML's explicit ``? key`` form, as go-yaml does; such keys do not occur in
+Kubernetes objects and are only lightly tested.
+"""
+
+from __future__ import annotations
+
+import calendar
+import decimal
+import json
+import math
+import re
+import unicodedata
+from collections.abc import Iterable, Mapping, Sequence
+from typing import Any
+
+__all__ = ["to_json", "to_yaml", "yaml_stream"]
+
+_BEST_WIDTH = 80
+_BEST_INDENT = 2
+_MAX_SIMPLE_KEY = 128
+
+_PLAIN, _SINGLE, _DOUBLE, _LITERAL = "plain", "single", "double", "literal"
+
+# --- what an unquoted scalar would resolve to (go-yaml v2 resolve.go) --------
+
+_RESOLVE_MAP = frozenset(
+    [
+        "y",
+        "Y",
+        "yes",
+        "Yes",
+        "YES",
+        "true",
+        "True",
+        "TRUE",
+        "on",
+        "On",
+        "ON",
+        "n",
+        "N",
+        "no",
+        "No",
+        "NO",
+        "false",
+        "False",
+        "FALSE",
+        "off",
+        "Off",
+        "OFF",
+        "~",
+        "null",
+        "Null",
+        "NULL",
+        ".nan",
+        ".NaN",
+        ".NAN",
+        ".inf",
+        ".Inf",
+        ".INF",
+        "+.inf",
+        "+.Inf",
+        "+.INF",
+        "-.inf",
+        "-.Inf",
+        "-.INF",
+    ]
+) | {""}
+_HINTS = {"+": "S", "-": "S", ".": "."} | dict.fromkeys("0123456789", "D") | dict.fromkeys("yYnNtTfFoO~", "M")
+_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
+_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
+_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
+_BASE60_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
+_DATE = r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
+_CLOCK = r"([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?"
+_TIMESTAMPS = (
+    re.compile(_DATE + r"[Tt]" + _CLOCK + r"(?:Z|[-+][0-9]{2}:[0-9]{2})"),
+    re.compile(_DATE + r" " + _CLOCK),
+    re.compile(_DATE),
+)
+
+
+def _is_go_int(plain: str) -> bool:
+    """Whether Go's ``ParseInt(s, 0, 64)`` or ``ParseUint(s, 0, 64)`` accepts ``plain``."""
+    if not _GO_INT.fullmatch(plain):
+        return False
+    body = plain.lstrip("+-")
+    prefix = body[:2].lower()
+    if prefix in ("0x", "0o", "0b"):
+        value = int(body[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
+    else:
+        value = int(body, 8 if len(body) > 1 else 10)
+    if plain[0] == "-":
+        value = -value
+    if -(2**63) <= value < 2**63:
+        return True
+    return plain[0] not in "+-" and value < 2**64  # ParseUint takes no sign
+
+
+def _is_timestamp(s: str) -> bool:
+    """Whether go-yaml's ``parseTimestamp`` (Go ``time.Parse`` with its four layouts) accepts ``s``."""
+    for pattern in _TIMESTAMPS:
+        m = pattern.fullmatch(s)
+        if m is None:
+            continue
+        year, month, day = int(m[1]), int(m[2]), int(m[3])
+        if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+            return False
+        if m.lastindex and m.lastindex >= 6:
+            return int(m[4]) < 24 and int(m[5]) < 60 and int(m[6]) < 60
+        return True
+    return False
+
+
+def _resolves_to_non_string(s: str) -> bool:
+    """Whether go-yaml would read ``s``, written unquoted, as anything but a string."""
+    hint = _HINTS.get(s[:1], "N" if not s else "")
+    if not hint:
+        return False
+    if s in _RESOLVE_MAP:
+        return True
+    if hint == ".":
+        return bool(_DOT_FLOAT.fullmatch(s))
+    if hint in "DS":
+        if hint == "D" and _is_timestamp(s):
+            return True
+        plain = s.replace("_", "")
+        if plain and _is_go_int(plain):
+            return True
+        if _YAML_FLOAT.fullmatch(plain):
+            return not math.isinf(float(plain))
+    return False
+
+
+# --- scalar analysis (libyaml yaml_emitter_analyze_scalar) ----------------------
+
+_BREAKS = "\n\r\x85\u2028\u2029"
+
+
+def _printable(ch: str) -> bool:
+    cp = ord(ch)
+    return (
+        cp == 0x0A or 0x20 <= cp <= 0x7E or 0xA0 <= cp <= 0xD7FF or (0xE000 <= cp <= 0xFFFD and cp != 0xFEFF)
+    )
+
+
+class _Analysis:
+    """What the emitter may do with one scalar: which styles it allows."""
+
+    __slots__ = ("block", "multiline", "plain", "single")
+
+    def __init__(self, value: str) -> None:
+        if not value:
+            self.multiline, self.plain, self.single, self.block = False, True, True, False
+            return
+        block_ind = line_breaks = special = False
+        leading_space = leading_break = trailing_space = trailing_break = False
+        break_space = space_break = previous_space = previous_break = False
+        if value.startswith(("---", "...")):
+            block_ind = True
+        preceded_by_ws = True
+        n = len(value)
+        for i, ch in enumerate(value):
+            followed_by_ws = i + 1 >= n or value[i + 1] in " \t"
+            # Only block context is emitted, so only block indicators matter.
+            if i == 0:
+                if ch in "#,[]{}&*!|>'\"%@`" or (ch in "?:-" and followed_by_ws):
+                    block_ind = True
+            elif (ch == ":" and followed_by_ws) or (ch == "#" and preceded_by_ws):
+                block_ind = True
+            if not _printable(ch):
+                special = True
+            if ch == " ":
+                leading_space = leading_space or i == 0
+                trailing_space = trailing_space or i == n - 1
+                break_space = break_space or previous_break
+                previous_space, previous_break = True, False
+            elif ch in _BREAKS:
+                line_breaks = True
+                leading_break = leading_break or i == 0
+                trailing_break = trailing_break or i == n - 1
+                space_break = space_break or previous_space
+                previous_space, previous_break = False, True
+            else:
+                previous_space = previous_break = False
+            preceded_by_ws = ch in " \t" or ch in _BREAKS
+        self.multiline = line_breaks
+        self.plain = self.single = self.block = True
+        if leading_space or leading_break or trailing_space or trailing_break:
+            self.plain = False
+        if trailing_space:
+            self.block = False
+        if break_space:
+            self.plain = self.single = False
+        if space_break or special:
+            self.plain = self.single = self.block = False
+        if line_breaks or block_ind:
+            self.plain = False
+
+
+# --- numbers as Go prints them ---------------------------------------------------
+
+
+def _go_float(f: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 64)``, with go-yaml's spellings of infinities and NaN.
+
+    Go picks the shortest digits that round-trip (as Python's ``repr`` does),
+    then uses exponent form when the decimal exponent is below -4 or at least
+    6; ``%e`` writes at least two exponent digits.
+    """
+    if math.isnan(f):
+        return ".nan"
+    if math.isinf(f):
+        return ".inf" if f > 0 else "-.inf"
+    if f == 0:
+        return "-0" if math.copysign(1, f) < 0 else "0"
+    _, digit_tuple, exp = decimal.Decimal(repr(abs(f))).normalize().as_tuple()
+    assert isinstance(exp, int)  # finite by the checks above
+    digits = "".join(map(str, digit_tuple))
+    exponent = len(digits) + exp - 1
+    sign = "-" if f < 0 else ""
+    if exponent < -4 or exponent >= 6:
+        tail = digits[1:]
+        return (
+            f"{sign}{digits[0]}{'.' + tail if tail else ''}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
+        )
+    if exponent < 0:
+        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
+    whole = digits[: exponent + 1].ljust(exponent + 1, "0")
+    frac = digits[exponent + 1 :]
+    return f"{sign}{whole}{'.' + frac if frac else ''}"
+
+
+def _scalar(value: object) -> tuple[str, str]:
+    """The text of a scalar and the style go-yaml asks the emitter for."""
+    if value is None:
+        return "null", _PLAIN
+    if value is True:
+        return "true", _PLAIN
+    if value is False:
+        return "false", _PLAIN
+    if isinstance(value, int):
+        return str(value), _PLAIN
+    if isinstance(value, float):
+        # The Kubernetes JSON round trip turns whole numbers into int64.
+        if value.is_integer() and -(2**63) <= value < 2**63:
+            return str(int(value)), _PLAIN
+        return _go_float(value), _PLAIN
+    if isinstance(value, str):
+        if "\n" in value:
+            return value, _LITERAL
+        plain_ok = not _resolves_to_non_string(value) and not _BASE60_FLOAT.fullmatch(value)
+        return value, _PLAIN if plain_ok else _DOUBLE
+    raise TypeError(f"cannot write {type(value).__name__} as YAML")
+
+
+# --- natural key order (go-yaml v2 sorter.go keyList.Less) ------------------------
+
+
+def _is_letter(ch: str) -> bool:
+    return unicodedata.category(ch).startswith("L")
+
+
+def _is_digit(ch: str) -> bool:
+    return unicodedata.category(ch) == "Nd"
+
+
+def _key_less(a: str, b: str) -> bool:
+    """go-yaml's key order: runs of digits compare as numbers, non-letters before letters."""
+    for i in range(min(len(a), len(b))):
+        ca, cb = a[i], b[i]
+        if ca == cb:
+            continue
+        al, bl = _is_letter(ca), _is_letter(cb)
+        if al and bl:
+            return ca < cb
+        if al or bl:
+            return bl
+        an = bn = 0
+        if ca == "0" or cb == "0":
+            j = i - 1
+            while j >= 0 and _is_digit(a[j]):
+                if a[j] != "0":
+                    an = bn = 1
+                    break
+                j -= 1
+        ai = i
+        while ai < len(a) and _is_digit(a[ai]):
+            an = an * 10 + ord(a[ai]) - 48
+            ai += 1
+        bi = i
+        while bi < len(b) and _is_digit(b[bi]):
+            bn = bn * 10 + ord(b[bi]) - 48
+            bi += 1
+        if an != bn:
+            return an < bn
+        if ai != bi:
+            return ai < bi
+        return ca < cb
+    return len(a) < len(b)
+
+
+class _Key:
+    __slots__ = ("s",)
+
+    def __init__(self, s: str) -> None:
+        self.s = s
+
+    def __lt__(self, other: _Key) -> bool:
+        return _key_less(self.s, other.s)
+
+
+def _sorted_items(m: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    return sorted(m.items(), key=lambda kv: _Key(kv[0]))
+
+
+# --- the emitter (libyaml's block-style writer, the parts go-yaml uses) -------------
+
+
+class _Emitter:
+    """Writes one document; mirrors libyaml's column, whitespace and indention state."""
+
+    def __init__(self) -> None:
+        self.out: list[str] = []
+        self.column = 0
+        self.whitespace = True
+        self.indention = True
+
+    def put(self, text: str) -> None:
+        self.out.append(text)
+        self.column += len(text)
+
+    def put_break(self) -> None:
+        self.out.append("\n")
+        self.column = 0
+
+    def write_indent(self, indent: int) -> None:
+        if not self.indention or self.column > indent or (self.column == indent and not self.whitespace):
+            self.put_break()
+        if self.column < indent:
+            self.put(" " * (indent - self.column))
+        self.whitespace = True
+        self.indention = True
+
+    def indicator(self, text: str, *, need_ws: bool, is_ws: bool = False, is_indention: bool = False) -> None:
+        if need_ws and not self.whitespace:
+            self.put(" ")
+        self.put(text)
+        self.whitespace = is_ws
+        self.indention = self.indention and is_indention
+
+    # nodes
+
+    def node(self, value: object, indent: int, *, in_mapping: bool, simple_key: bool = False) -> None:
+        """Emit a node whose parent has indentation ``indent``."""
+        if isinstance(value, Mapping):
+            if not value:
+                self.indicator("{", need_ws=True, is_ws=True)
+                self.indicator("}", need_ws=False)
+                return
+            self.mapping(value, indent + _BEST_INDENT)
+        elif isinstance(value, Sequence) and not isinstance(value, str | bytes):
+            if not value:
+                self.indicator("[", need_ws=True, is_ws=True)
+                self.indicator("]", need_ws=False)
+                return
+            indentless = in_mapping and not self.indention
+            self.sequence(value, indent if indentless else indent + _BEST_INDENT)
+        else:
+            text, style = _scalar(value)
+            self.scalar(text, style, indent + _BEST_INDENT, simple_key=simple_key)
+
+    def mapping(self, m: Mapping[str, Any], indent: int) -> None:
+        for key, value in _sorted_items(m):
+            if not isinstance(key, str):
+                raise TypeError(f"cannot write a {type(key).__name__} map key as YAML")
+            self.write_indent(indent)
+            if len(key) <= _MAX_SIMPLE_KEY and not _Analysis(key).multiline:
+                self.node(key, indent, in_mapping=True, simple_key=True)
+                self.indicator(":", need_ws=False)
+            else:
+                self.indicator("?", need_ws=True, is_indention=True)
+                self.node(key, indent, in_mapping=True)
+                self.write_indent(indent)
+                self.indicator(":", need_ws=True, is_indention=True)
+            self.node(value, indent, in_mapping=True)
+
+    def sequence(self, items: Sequence[Any], indent: int) -> None:
+        for item in items:
+            self.write_indent(indent)
+            self.indicator("-", need_ws=True, is_indention=True)
+            self.node(item, indent, in_mapping=False)
+
+    def scalar(self, text: str, style: str, indent: int, *, simple_key: bool) -> None:
+        a = _Analysis(text)
+        if style == _PLAIN and (not a.plain or (not text and simple_key)):
+            style = _SINGLE
+        if style == _SINGLE and not a.single:
+            style = _DOUBLE
+        if style == _LITERAL and (not a.block or simple_key):
+            style = _DOUBLE
+        breaks = not simple_key
+        if style == _PLAIN:
+            self.plain(text, indent, breaks)
+        elif style == _SINGLE:
+            self.single_quoted(text, indent, breaks)
+        elif style == _DOUBLE:
+            self.double_quoted(text, indent, breaks)
+        else:
+            self.literal(text, indent)
+
+    def plain(self, text: str, indent: int, breaks: bool) -> None:
+        if not self.whitespace:
+            self.put(" ")
+        spaces = False
+        for i, ch in enumerate(text):
+            if ch == " ":
+                nxt = text[i + 1 : i + 2]
+                if breaks and not spaces and self.column > _BEST_WIDTH and nxt != " ":
+                    self.write_indent(indent)
+                else:
+                    self.put(ch)
+                spaces = True
+            else:
+                self.put(ch)
+                self.indention = False
+                spaces = False
+        self.whitespace = False
+        self.indention = False
+
+    def single_quoted(self, text: str, indent: int, breaks: bool) -> None:
+        self.indicator("'", need_ws=True)
+        spaces = False
+        last = len(text) - 1
+        for i, ch in enumerate(text):
+            if ch == " ":
+                nxt = text[i + 1 : i + 2]
+                if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last and nxt != " ":
+                    self.write_indent(indent)
+                else:
+                    self.put(ch)
+                spaces = True
+            else:
+                self.put("''" if ch == "'" else ch)
+                self.indention = False
+                spaces = False
+        self.indicator("'", need_ws=False)
+        self.whitespace = False
+        self.indention = False
+
+    def double_quoted(self, text: str, indent: int, breaks: bool) -> None:
+        self.indicator('"', need_ws=True)
+        spaces = False
+        last = len(text) - 1
+        for i, ch in enumerate(text):
+            if not _printable(ch) or ch == "\ufeff" or ch in _BREAKS or ch in '"\\':
+                esc = _ESCAPES.get(ch)
+                self.put("\\" + esc if esc else _hex_escape(ch))
+                spaces = False
+            elif ch == " ":
+                if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last:
+                    self.write_indent(indent)
+                    if text[i + 1] == " ":
+                        self.put("\\")
+                else:
+                    self.put(ch)
+                spaces = True
+            else:
+                self.put(ch)
+                spaces = False
+        self.indicator('"', need_ws=False)
+        self.whitespace = False
+        self.indention = False
+
+    def literal(self, text: str, indent: int) -> None:
+        self.indicator("|", need_ws=True)
+        if text[:1] in (" ", *_BREAKS):
+            self.indicator(str(_BEST_INDENT), need_ws=False)
+        last = text[-1:]
+        if last not in _BREAKS:
+            self.indicator("-", need_ws=False)
+        elif len(text) == 1 or text[-2] in _BREAKS:
+            self.indicator("+", need_ws=False)
+        self.put_break()
+        self.indention = True
+        self.whitespace = True
+        at_break = True
+        for ch in text:
+            if ch in _BREAKS:
+                if ch == "\n":
+                    self.put_break()
+                else:  # libyaml copies other line breaks as they are
+                    self.out.append(ch)
+                    self.column = 0
+                self.indention = True
+                at_break = True
+            else:
+                if at_break:
+                    self.write_indent(indent)
+                self.put(ch)
+                self.indention = False
+                at_break = False
+
+
+_ESCAPES = {
+    "\x00": "0", "\x07": "a", "\x08": "b", "\t": "t", "\n": "n", "\x0b": "v", "\x0c": "f",
+    "\r": "r", "\x1b": "e", '"': '"', "\\": "\\", "\x85": "N", "\xa0": "_",
+    "\u2028": "L", "\u2029": "P",
+}  # fmt: skip
+
+
+def _hex_escape(ch: str) -> str:
+    cp = ord(ch)
+    if cp <= 0xFF:
+        return f"\\x{cp:02X}"
+    if cp <= 0xFFFF:
+        return f"\\u{cp:04X}"
+    return f"\\U{cp:08X}"
+
+
+# --- public API -----------------------------------------------------------------------
+
+
+def to_yaml(doc: Mapping[str, Any]) -> str:
+    """One object as ``sigs.k8s.io/yaml`` writes it, ending in a newline."""
+    e = _Emitter()
+    if not doc:
+        return "{}\n"
+    e.mapping(doc, 0)
+    if not (e.indention and e.column == 0):
+        e.put_break()
+    return "".join(e.out)
+
+
+def yaml_stream(docs: Iterable[Mapping[str, Any]]) -> str:
+    """Documents as ``crossplane render`` prints them: each after a ``---`` line."""
+    return "".join("---\n" + to_yaml(d) for d in docs)
+
+
+def to_json(docs: Iterable[Mapping[str, Any]]) -> str:
+    """Documents as one JSON array, keys sorted, two-space indent: the ``--output json`` format."""
+    return json.dumps(list(docs), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
