@@ -25,6 +25,7 @@ __all__ = ["main"]
 
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
+    "function",
 )
 
 

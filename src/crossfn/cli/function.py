@@ -1,0 +1,145 @@
+"""``crossfn function serve``: serve a composition function to Crossplane.
+
+Flags and environment variables are the official Python SDK's standard ones
+(``crossplane.function.cli``), so a function's Deployment works unchanged;
+``--workers``, ``--metrics-address`` and ``--grace-period`` are crossfn's
+additions. This module only maps them onto
+:class:`crossfn.sdk.settings.ServerSettings` and hands off to
+:func:`crossfn.sdk.runtime.serve`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from typing import Any
+
+__all__ = ["register"]
+
+_TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
+
+
+def _env_flag(*names: str) -> bool:
+    return any(os.environ.get(n, "").strip().lower() in _TRUE for n in names)
+
+
+def _env(*names: str, default: str | None = None) -> str | None:
+    for n in names:
+        value = os.environ.get(n)
+        if value:
+            return value
+    return default
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"want at least 1, got {value}")
+    return value
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a number of seconds, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"want zero or more seconds, got {value}")
+    return value
+
+
+def register(subparsers: Any) -> None:
+    """Add ``function serve`` to the command line."""
+    parser = subparsers.add_parser("function", help="work with a composition function")
+    sub = parser.add_subparsers(dest="function_command", metavar="COMMAND", required=True)
+    serve = sub.add_parser(
+        "serve",
+        help="serve a function over gRPC",
+        description="Serve MODULE:OBJECT (a compose(req, rsp) function or a servicer), or a built-in "
+        "function's short name, to Crossplane.",
+    )
+    serve.add_argument("function", metavar="MODULE:OBJECT", help="the function, e.g. myfn.fn:compose or auto-ready")
+    serve.add_argument("-d", "--debug", action="store_true", default=_env_flag("DEBUG"), help="emit debug logs (env DEBUG)")
+    serve.add_argument(
+        "--address",
+        default=_env("ADDRESS", default="0.0.0.0:9443"),
+        help="address to listen on (env ADDRESS; default %(default)s)",
+    )
+    serve.add_argument(
+        "--tls-server-certs-dir",
+        "--tls-certs-dir",
+        dest="tls_certs_dir",
+        default=_env("TLS_SERVER_CERTS_DIR"),
+        help="serve mTLS with tls.crt, tls.key and ca.crt from this directory (env TLS_SERVER_CERTS_DIR)",
+    )
+    serve.add_argument(
+        "--insecure",
+        action="store_true",
+        default=_env_flag("INSECURE"),
+        help="serve plaintext only; the certificates directory is ignored (env INSECURE)",
+    )
+    serve.add_argument(
+        "--max-recv-message-size",
+        "--max-grpc-message-size",
+        type=_positive_int,
+        default=_env("MAX_RECV_MESSAGE_SIZE", "MAX_GRPC_MESSAGE_SIZE", default="4"),
+        help="largest request in MB (env MAX_RECV_MESSAGE_SIZE; default 4)",
+    )
+    serve.add_argument(
+        "--max-send-message-size",
+        type=_positive_int,
+        default=_env("MAX_SEND_MESSAGE_SIZE"),
+        help="largest response in MB (env MAX_SEND_MESSAGE_SIZE; default: the receive size)",
+    )
+    serve.add_argument(
+        "--workers",
+        type=_positive_int,
+        default=_env("WORKERS", default="1"),
+        help="processes serving on the one port (env WORKERS; default 1)",
+    )
+    serve.add_argument(
+        "--metrics-address",
+        default=_env("METRICS_ADDRESS"),
+        help="serve Prometheus metrics at host:port (env METRICS_ADDRESS; default: none)",
+    )
+    serve.add_argument(
+        "--grace-period",
+        type=_seconds,
+        default=_env("SHUTDOWN_GRACE_PERIOD", default="5"),
+        help="seconds in-flight calls may take to finish on SIGTERM (env SHUTDOWN_GRACE_PERIOD; default 5)",
+    )
+    serve.set_defaults(handler=_serve)
+
+
+def _function_spec(name: str) -> str:
+    from crossfn import functions  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    return functions.BUILTINS.get(name, name)
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from crossfn.sdk import runtime, settings  # noqa: PLC0415 -- grpc is heavy; load it only to serve
+
+    config = settings.ServerSettings(
+        listen=settings.ListenSettings(
+            address=args.address, tls_certs_dir=args.tls_certs_dir, insecure=args.insecure
+        ),
+        grpc=settings.GrpcSettings(
+            max_recv_message_size_mb=args.max_recv_message_size,
+            max_send_message_size_mb=args.max_send_message_size,
+        ),
+        process=settings.ProcessSettings(workers=args.workers, grace_period_seconds=args.grace_period),
+        observability=settings.ObservabilitySettings(debug=args.debug, metrics_address=args.metrics_address),
+    )
+    spec = _function_spec(args.function)
+    # As `python -m` and uvicorn do: the function's module may sit in the working directory.
+    if os.getcwd() not in sys.path:
+        sys.path.insert(0, os.getcwd())
+    # Load once here so a bad spec fails before any worker starts; workers re-import it.
+    runtime.load_function(spec)
+    runtime.serve(spec, config)
+    return 0
