@@ -1,1 +1,147 @@
-"""crossfn.engine."""
+"""The composition engine: run a function pipeline exactly the way Crossplane does.
+
+The engine is Crossplane's side of the function protocol. It reads no files
+and talks to no cluster: it works on dicts and protobuf messages, asks
+injected *sources* for the resources, schemas and secrets functions need, and
+returns what to apply and what to delete. Render, the test harness and a
+controller all run this one engine; the contract they want (Crossplane's
+controller, or classic ``crossplane render``) is a :class:`ComposeOptions`.
+
+Entry points
+------------
+
+:func:`compose`
+    ``await compose(xr, steps, runner, observed=..., sources=..., options=...)``
+    runs the pipeline for an XR and returns a :class:`CompositionResult`:
+    composed resources with metadata and names, garbage to delete, resource
+    refs, the XR (status patch or classic render's output), its Ready
+    condition, connection details (legacy XRs), events, conditions, results,
+    requirements per step, the minimum TTL. A fatal result returns early with
+    ``result.fatal`` set (``result.raise_for_fatal()`` raises it); everything
+    else raises a :class:`crossfn.errors.CrossfnError`.
+
+:func:`run_pipeline`
+    The pipeline alone, on an ``observed`` State: what Operations-like
+    callers and tests need.
+
+:func:`build_runner`
+    Wraps a transport runner in the requirements loop and, optionally, the
+    response cache, in Crossplane's order.
+
+Runners (the :class:`FunctionRunner` protocol, one async method
+``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
+to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects, with an
+optional fallback runner for other names), :class:`FetchingRunner`,
+:class:`CachingRunner`, and :func:`runner_from` for a coroutine function.
+
+How render calls it (classic contract, §3.5)::
+
+    options = engine.ComposeOptions.classic_render(schema)
+    sources = engine.Sources(resources=extra_and_required, bootstrap_resources=required_only,
+                             schemas=..., credentials=...)
+    transport = engine.InProcessRunner(builtins, fallback=engine.GrpcRunner(targets))
+    runner = engine.build_runner(transport, sources=sources, options=options)
+    result = await engine.compose(xr, steps, runner, observed=observed, context=context_values,
+                                  sources=sources, options=options, clock=lambda: FIXED_TIME)
+    result.raise_for_fatal()   # result.pipeline.requirements is there before raising
+    # print result.composite, then result.composed (already sorted), result.pipeline.results
+
+How a controller calls it: ``ComposeOptions.controller(schema)``, sources
+backed by an API client, a runner built once (its cache and channels live
+across reconciles); then it applies ``resource_refs``, each
+``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
+status subresource and sets conditions and events from the result.
+"""
+
+from __future__ import annotations
+
+from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
+from crossfn.engine._caching import CachingRunner
+from crossfn.engine._compose import ObservedResource, compose
+from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
+from crossfn.engine._grpc import GrpcRunner, TlsConfig
+from crossfn.engine._inprocess import InProcessRunner
+from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
+from crossfn.engine._model import (
+    ComposedResource,
+    CompositeSchema,
+    CompositionResult,
+    Condition,
+    Event,
+    FunctionResult,
+    PipelineRun,
+    PipelineStep,
+    RequiredResource,
+    RequiredSchema,
+    StepCredential,
+    Target,
+)
+from crossfn.engine._naming import child_name
+from crossfn.engine._options import ComposeOptions
+from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
+from crossfn.engine._readiness import stable_n_and_some_more
+from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
+from crossfn.engine._sources import (
+    CredentialsSource,
+    KindScopes,
+    NoResources,
+    NoSchemas,
+    NoSecrets,
+    ResourceSource,
+    SchemaSource,
+    Sources,
+)
+from crossfn.engine._stack import build_runner
+from crossfn.engine._tag import tag
+from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
+
+__all__ = [
+    "CAPABILITIES",
+    "MAX_REQUIREMENTS_ITERATIONS",
+    "CachingRunner",
+    "ComposeOptions",
+    "ComposedResource",
+    "CompositeSchema",
+    "CompositionResult",
+    "Condition",
+    "CredentialsSource",
+    "DiskStore",
+    "Event",
+    "FetchingRunner",
+    "FunctionResult",
+    "FunctionRunner",
+    "GrpcRunner",
+    "InProcessRunner",
+    "KindScopes",
+    "MemoryStore",
+    "Metrics",
+    "NoMetrics",
+    "NoResources",
+    "NoSchemas",
+    "NoSecrets",
+    "NoTracer",
+    "ObservedResource",
+    "OpenTelemetryTracer",
+    "PipelineRun",
+    "PipelineStep",
+    "PrometheusMetrics",
+    "RequiredResource",
+    "RequiredSchema",
+    "ResourceSource",
+    "ResponseStore",
+    "RunFunction",
+    "SchemaSource",
+    "Sources",
+    "StepCredential",
+    "Target",
+    "TlsConfig",
+    "Tracer",
+    "build_runner",
+    "child_name",
+    "compose",
+    "default_tracer",
+    "run_pipeline",
+    "runner_from",
+    "stable_n_and_some_more",
+    "tag",
+]

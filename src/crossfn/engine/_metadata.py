@@ -1,0 +1,100 @@
+"""Metadata Crossplane stamps on every composed resource (§2.10 step 5, §3.5 step 5).
+
+The label ``crossplane.io/composite`` (the *root* XR's name, so nested XRs
+point at the top), the annotation ``crossplane.io/composition-resource-name``
+(how the next reconcile finds it again), claim labels for legacy XRs, the
+XR's namespace for namespaced XRs, and a controller owner reference to the XR.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn import errors
+
+__all__ = [
+    "ANNOTATION_RESOURCE_NAME",
+    "LABEL_CLAIM_NAME",
+    "LABEL_CLAIM_NAMESPACE",
+    "LABEL_COMPOSITE",
+    "composite_prefix",
+    "render_metadata",
+]
+
+LABEL_COMPOSITE = "crossplane.io/composite"
+LABEL_CLAIM_NAME = "crossplane.io/claim-name"
+LABEL_CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
+ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
+
+
+def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
+    meta = obj.get("metadata")
+    return meta if isinstance(meta, Mapping) else {}
+
+
+def composite_prefix(xr: Mapping[str, Any], *, require_label: bool) -> str:
+    """The XR's ``crossplane.io/composite`` label; classic render falls back to the XR's name."""
+    meta = _meta(xr)
+    labels = meta.get("labels") or {}
+    label = labels.get(LABEL_COMPOSITE)
+    if label:
+        return str(label)
+    if require_label:
+        raise errors.InputError(
+            f"cannot find top-level composite resource name label {errors.quote(LABEL_COMPOSITE)} "
+            "in composite resource metadata"
+        )
+    return str(meta.get("name") or "")
+
+
+def render_metadata(
+    obj: dict[str, Any], xr: Mapping[str, Any], name: str, *, prefix: str, claim_ref_labels: bool
+) -> None:
+    """Stamp composed resource ``obj`` (in place) as resource ``name`` of ``xr``.
+
+    ``claim_ref_labels`` lets classic render take claim labels from a legacy
+    XR's ``spec.claimRef`` when the XR has no claim labels.
+    """
+    xr_meta = _meta(xr)
+    meta = obj.setdefault("metadata", {})
+    if not meta.get("name") and not meta.get("generateName"):
+        meta["generateName"] = prefix + "-"
+    if xr_meta.get("namespace"):
+        meta["namespace"] = xr_meta["namespace"]
+    meta.setdefault("annotations", {})[ANNOTATION_RESOURCE_NAME] = name
+    labels = meta.setdefault("labels", {})
+    labels[LABEL_COMPOSITE] = prefix
+    xr_labels = xr_meta.get("labels") or {}
+    if LABEL_CLAIM_NAME in xr_labels and LABEL_CLAIM_NAMESPACE in xr_labels:
+        labels[LABEL_CLAIM_NAME] = xr_labels[LABEL_CLAIM_NAME]
+        labels[LABEL_CLAIM_NAMESPACE] = xr_labels[LABEL_CLAIM_NAMESPACE]
+    elif claim_ref_labels:
+        claim = (xr.get("spec") or {}).get("claimRef") or {}
+        if claim.get("name") and claim.get("namespace"):
+            labels[LABEL_CLAIM_NAME] = claim["name"]
+            labels[LABEL_CLAIM_NAMESPACE] = claim["namespace"]
+    _set_controller(meta, xr)
+
+
+def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
+    """Make the XR the controller owner, replacing a ref with the same UID; refuse another controller."""
+    xr_meta = _meta(xr)
+    uid = str(xr_meta.get("uid") or "")
+    ref = {
+        "apiVersion": xr.get("apiVersion", ""),
+        "kind": xr.get("kind", ""),
+        "name": xr_meta.get("name", ""),
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+    owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, Mapping)]
+    for o in owners:
+        if o.get("controller") and str(o.get("uid") or "") != uid:
+            raise errors.InputError(
+                f"cannot set controller reference: {meta.get('name', '')} is already controlled by "
+                f"{o.get('kind', '')} {o.get('name', '')} (UID {o.get('uid', '')})"
+            )
+    kept = [dict(o) for o in owners if str(o.get("uid") or "") != uid]
+    meta["ownerReferences"] = [*kept, ref]

@@ -1,0 +1,134 @@
+"""Engine metrics: a collaborator with a no-op default, and a Prometheus implementation (§2.5, §2.19).
+
+The runner stack reports through :class:`Metrics`; nothing in the engine
+imports a metrics library or touches a global registry. Names and labels are
+Crossplane's, so existing dashboards work: the gRPC interceptor's
+``function_run_function_*`` and the response cache's
+``function_run_function_response_cache_*``. A metrics failure is logged and
+never fails a call.
+"""
+
+from __future__ import annotations
+
+import logging
+from typing import Any, Protocol
+
+import prometheus_client as prom
+
+__all__ = ["Metrics", "NoMetrics", "PrometheusMetrics", "result_severity"]
+
+_log = logging.getLogger("crossfn.engine.metrics")
+
+
+def result_severity(severities: list[int]) -> str:
+    """The ``result_severity`` label: Fatal if any result is fatal, else Warning if any warns, else Normal."""
+    if 1 in severities:
+        return "Fatal"
+    if 2 in severities:
+        return "Warning"
+    return "Normal"
+
+
+class Metrics(Protocol):
+    """What the runners report."""
+
+    def run_started(self, function: str, target: str, method: str) -> None:
+        """A call to a function began."""
+        ...
+
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
+        """A call ended with gRPC ``code`` (``OK`` in-process) and the responses' ``severity`` label."""
+        ...
+
+    def cache(self, event: str, function: str, amount: float = 1) -> None:
+        """A cache event: ``hits``, ``misses``, ``errors``, ``writes``, ``deletes``, ``bytes_written``, ``bytes_deleted``."""
+        ...
+
+    def cache_seconds(self, op: str, function: str, seconds: float) -> None:
+        """How long a cache ``read`` or ``write`` took."""
+        ...
+
+
+class NoMetrics:
+    """Metrics that go nowhere: the default."""
+
+    def run_started(self, function: str, target: str, method: str) -> None:
+        return None
+
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
+        return None
+
+    def cache(self, event: str, function: str, amount: float = 1) -> None:
+        return None
+
+    def cache_seconds(self, op: str, function: str, seconds: float) -> None:
+        return None
+
+
+_CACHE_EVENTS = ("hits", "misses", "errors", "writes", "deletes", "bytes_written", "bytes_deleted")
+
+
+class PrometheusMetrics:
+    """Crossplane's function metrics in a ``prometheus_client`` registry the caller owns."""
+
+    def __init__(self, registry: Any, *, function_package: str = "") -> None:
+        self._package = function_package
+        labels = ["function_name", "function_package", "grpc_target", "grpc_method"]
+        self._requests = prom.Counter(
+            "function_run_function_request_total", "Total number of RunFunctionRequests sent.", labels,
+            registry=registry,
+        )  # fmt: skip
+        self._responses = prom.Counter(
+            "function_run_function_response_total", "Total number of RunFunctionResponses received.",
+            [*labels, "grpc_code", "result_severity"], registry=registry,
+        )  # fmt: skip
+        self._seconds = prom.Histogram(
+            "function_run_function_seconds", "Histogram of RunFunctionResponse latency (seconds).",
+            [*labels, "grpc_code", "result_severity"], registry=registry,
+        )  # fmt: skip
+        self._cache = {
+            e: prom.Counter(
+                f"function_run_function_response_cache_{e}_total", f"Function response cache {e}.", ["function_name"],
+                registry=registry,
+            )
+            for e in _CACHE_EVENTS
+        }
+        self._cache_seconds = {
+            op: prom.Histogram(
+                f"function_run_function_response_cache_{op}_seconds", f"Function response cache {op} latency.",
+                ["function_name"], registry=registry,
+            )
+            for op in ("read", "write")
+        }
+
+    def run_started(self, function: str, target: str, method: str) -> None:
+        try:
+            self._requests.labels(function, self._package, target, method).inc()
+        except Exception:
+            _log.exception("cannot record function request metric")
+
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
+        try:
+            labels = (function, self._package, target, method, code, severity)
+            self._responses.labels(*labels).inc()
+            self._seconds.labels(*labels).observe(seconds)
+        except Exception:
+            _log.exception("cannot record function response metric")
+
+    def cache(self, event: str, function: str, amount: float = 1) -> None:
+        try:
+            self._cache[event].labels(function).inc(amount)
+        except Exception:
+            _log.exception("cannot record cache metric %r", event)
+
+    def cache_seconds(self, op: str, function: str, seconds: float) -> None:
+        try:
+            self._cache_seconds[op].labels(function).observe(seconds)
+        except Exception:
+            _log.exception("cannot record cache %s latency", op)

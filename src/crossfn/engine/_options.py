@@ -1,0 +1,94 @@
+"""The flags that make one engine behave as Crossplane's controller or as classic render.
+
+Crossplane has two contracts for the same pipeline: the XR controller
+(§2.2–§2.17) and the classic ``crossplane render`` of v2.2.4 (§3.5). They run
+the same steps and differ in a handful of decisions. Each decision is one
+field here, so the pipeline and composition code read ``if options.x`` at the
+exact point where the contracts part, and nothing else forks.
+
+Use :meth:`ComposeOptions.controller` or :meth:`ComposeOptions.classic_render`;
+the fields exist so a test can flip one decision at a time.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from crossfn.engine import _model
+
+__all__ = ["ComposeOptions"]
+
+
+@dataclasses.dataclass(frozen=True)
+class ComposeOptions:
+    """How to run the pipeline and compose; the defaults are the controller's (§2)."""
+
+    composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN
+    """Legacy (v1: ``spec.resourceRefs``, claims, XR connection details) or modern (v2) XR."""
+
+    tag_requests: bool = True
+    """Set ``meta.tag`` (§2.4). Classic render sends capabilities only, so caching sees no tag."""
+
+    classic_texts: bool = False
+    """Use classic render's error texts: ``cannot run pipeline step %q`` and
+    ``cannot get credentials from secret %q``, instead of the controller's."""
+
+    generate_names: bool = True
+    """Give unnamed composed resources a deterministic name (§2.10 step 6).
+    Classic render keeps ``generateName`` in its output instead."""
+
+    validate_names: bool = True
+    """Reject composed names that are not RFC 1123 subdomains (§2.10 step 7)."""
+
+    check_namespace_scope: bool = True
+    """Refuse cluster-scoped kinds under a namespaced XR (§2.10 step 3)."""
+
+    require_composite_label: bool = True
+    """Demand the XR label ``crossplane.io/composite`` (controller). Classic render
+    falls back to the XR name as the prefix instead."""
+
+    strict_observed: bool = True
+    """Skip observed resources controlled by another owner and refuse ones without the
+    ``crossplane.io/composition-resource-name`` annotation (§2.2 step 1). Classic render takes
+    the observed file as given."""
+
+    garbage_collect: bool = True
+    """Work out which observed resources to delete (§2.11). Classic render has no GC."""
+
+    delete_orphans: bool = False
+    """Delete undesired resources that have no controller reference (≤ v2.3). HEAD
+    keeps them (GHSA-77cv-mrm6-fr3c); so do we by default."""
+
+    sort_composed: bool = False
+    """Sort composed resources by composition resource name (classic render's output order)."""
+
+    classic_required_resources: bool = False
+    """Fetch required resources as classic render's FilteringFetcher does: the
+    selector's namespace is ignored and items are sorted by name only (§3.5)."""
+
+    classic_ready: bool = False
+    """Compute the XR as classic render prints it: the whole desired composite, its
+    identity, the Ready condition and function conditions (§3.5 step 6)."""
+
+    @classmethod
+    def controller(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
+        """Crossplane's XR controller (HEAD), the default contract."""
+        return cls(composite_schema=composite_schema)
+
+    @classmethod
+    def classic_render(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
+        """``crossplane render`` as of v2.2.4 (§3.5): what most users' golden files contain."""
+        return cls(
+            composite_schema=composite_schema,
+            tag_requests=False,
+            classic_texts=True,
+            generate_names=False,
+            validate_names=False,
+            check_namespace_scope=False,
+            require_composite_label=False,
+            strict_observed=False,
+            garbage_collect=False,
+            sort_composed=True,
+            classic_required_resources=True,
+            classic_ready=True,
+        )

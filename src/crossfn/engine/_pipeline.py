@@ -1,0 +1,235 @@
+"""Running a Composition's function pipeline (§2.2 step 4–5, §2.3, §2.9).
+
+The loop is small on purpose: :func:`run_pipeline` walks the steps and hands
+each to :func:`_build_request` (what the step is sent) and :func:`_fold`
+(what its response changes). Presence is the protocol's subtle part and is
+kept exactly: the first step gets a present-but-empty ``desired`` and
+``context``; every later step gets exactly what the previous one returned, so
+an absent field stays absent.
+
+The runner passed in is the whole stack (see ``_stack``): the requirements
+loop and the cache sit inside it, so a step here is one logical call.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import datetime
+import logging
+import uuid
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
+
+from crossfn import errors
+from crossfn.engine import _events, _model, _options, _required, _runner, _sources, _tag, _tracing
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import resource
+
+__all__ = ["CAPABILITIES", "run_pipeline"]
+
+_log = logging.getLogger("crossfn.engine.pipeline")
+
+CAPABILITIES = (
+    fnv1.CAPABILITY_CAPABILITIES,
+    fnv1.CAPABILITY_REQUIRED_RESOURCES,
+    fnv1.CAPABILITY_CREDENTIALS,
+    fnv1.CAPABILITY_CONDITIONS,
+    fnv1.CAPABILITY_REQUIRED_SCHEMAS,
+)
+"""What the engine advertises in every request, in Crossplane's order (§2.3)."""
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+@dataclasses.dataclass
+class _State:
+    """The pipeline state carried from step to step."""
+
+    desired: fnv1.State | None
+    context: Any  # a Struct, or None when a step left it absent
+    ttl: datetime.timedelta = datetime.timedelta(0)
+    events: list[_model.Event] = dataclasses.field(default_factory=list)
+    conditions: list[_model.Condition] = dataclasses.field(default_factory=list)
+    results: list[_model.FunctionResult] = dataclasses.field(default_factory=list)
+    requirements: dict[str, fnv1.Requirements] = dataclasses.field(default_factory=dict)
+    fatal: errors.PipelineFatalError | None = None
+
+
+async def run_pipeline(
+    observed: fnv1.State,
+    steps: Sequence[_model.PipelineStep],
+    runner: _runner.FunctionRunner,
+    *,
+    context: Mapping[str, Any] | None = None,
+    sources: _sources.Sources | None = None,
+    options: _options.ComposeOptions | None = None,
+    clock: Callable[[], datetime.datetime] = _utcnow,
+    tracer: _tracing.Tracer | None = None,
+    trace_id: str | None = None,
+) -> _model.PipelineRun:
+    """Run ``steps`` in order against ``observed`` and return what they produced.
+
+    ``context`` seeds the first step's context (classic render's
+    ``--context-values``; the controller passes nothing). A fatal result ends
+    the run early with :attr:`PipelineRun.fatal` set; other failures raise a
+    :class:`~crossfn.errors.CrossfnError` naming the step.
+    """
+    sources = sources or _sources.Sources()
+    options = options or _options.ComposeOptions()
+    tracer = tracer or _tracing.NoTracer()
+    trace_id = trace_id or str(uuid.uuid4())
+    state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
+    for index, step in enumerate(steps):
+        req = await _build_request(observed, step, state, sources, options)
+        with tracer.step(trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
+            rsp = await _call(runner, step, req, options)
+        _fold(step, rsp, state, clock())
+        if state.fatal is not None:
+            break
+    return _model.PipelineRun(
+        desired=state.desired,
+        context=resource.struct_to_dict(state.context) if state.context is not None else None,
+        events=tuple(state.events),
+        conditions=tuple(state.conditions),
+        results=tuple(state.results),
+        requirements=state.requirements,
+        ttl=state.ttl,
+        trace_id=trace_id,
+        fatal=state.fatal,
+    )
+
+
+async def _build_request(
+    observed: fnv1.State,
+    step: _model.PipelineStep,
+    state: _State,
+    sources: _sources.Sources,
+    options: _options.ComposeOptions,
+) -> fnv1.RunFunctionRequest:
+    """The request for ``step``: observed, the previous desired/context, input, credentials, bootstrap."""
+    req = fnv1.RunFunctionRequest(observed=observed)
+    if state.desired is not None:
+        req.desired.CopyFrom(state.desired)
+    if state.context is not None:
+        req.context.CopyFrom(state.context)
+    if step.input is not None:
+        req.input.CopyFrom(_input(step))
+    for cred in step.credentials:
+        if cred.source != "Secret" or not cred.secret_name:
+            continue
+        data = await _secret(sources.credentials, step, cred, options)
+        req.credentials[cred.name].credential_data.data.update(data)
+    for rr in step.required_resources:
+        try:
+            found = await _required.fetch_resources(
+                sources.bootstrap, rr.selector(), classic=options.classic_required_resources
+            )
+        except errors.CrossfnError as exc:
+            raise type(exc)(
+                f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}: {exc}"
+            ) from exc
+        req.required_resources[rr.requirement_name].CopyFrom(found)
+    for rs in step.required_schemas:
+        sel = fnv1.SchemaSelector(api_version=rs.api_version, kind=rs.kind)
+        try:
+            schema = await _required.fetch_schema(sources.schemas, sel)
+        except errors.CrossfnError as exc:
+            raise type(exc)(
+                f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}: {exc}"
+            ) from exc
+        req.required_schemas[rs.requirement_name].CopyFrom(schema)
+    # The tag hashes the request as built so far, before meta exists (§2.4).
+    tag = _tag.tag(req) if options.tag_requests else ""
+    req.meta.SetInParent()
+    if tag:
+        req.meta.tag = tag
+    req.meta.capabilities.extend(CAPABILITIES)
+    return req
+
+
+def _input(step: _model.PipelineStep) -> Any:
+    """The step's input as a Struct; Crossplane accepts only a JSON object here."""
+    text = f"cannot unmarshal input for Composition pipeline step {errors.quote(step.step)}"
+    if not isinstance(step.input, Mapping):
+        raise errors.FunctionInputError(f"{text}: input must be an object, not {_json_type(step.input)}")
+    try:
+        return resource.dict_to_struct(step.input)
+    except (TypeError, ValueError) as exc:
+        raise errors.FunctionInputError(f"{text}: {exc}") from exc
+
+
+def _json_type(value: object) -> str:
+    if isinstance(value, list | tuple):
+        return "an array"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__
+
+
+async def _secret(
+    source: _sources.CredentialsSource,
+    step: _model.PipelineStep,
+    cred: _model.StepCredential,
+    options: _options.ComposeOptions,
+) -> Mapping[str, bytes]:
+    """The data of a credential's Secret, with the controller's or classic render's error text."""
+    name = cred.secret_name or ""
+    if options.classic_texts:
+        prefix = f"cannot get credentials from secret {errors.quote(name)}"
+        missing = f"secret {errors.quote(name)} not found"
+    else:
+        prefix = (
+            f"cannot get Composition pipeline step {errors.quote(step.step)} "
+            f"credential {errors.quote(cred.name)} from Secret"
+        )
+        missing = f"secrets {errors.quote(name)} not found"
+    try:
+        data = await source.secret(cred.secret_namespace, name)
+    except Exception as exc:
+        raise errors.InputError(f"{prefix}: {exc}") from exc
+    if data is None:
+        raise errors.InputError(f"{prefix}: {missing}")
+    return data
+
+
+async def _call(
+    runner: _runner.FunctionRunner,
+    step: _model.PipelineStep,
+    req: fnv1.RunFunctionRequest,
+    options: _options.ComposeOptions,
+) -> fnv1.RunFunctionResponse:
+    """Run one step through the runner stack, naming the step in any error."""
+    what = "pipeline step" if options.classic_texts else "Composition pipeline step"
+    text = f"cannot run {what} {errors.quote(step.step)}"
+    try:
+        return await runner.run_function(step.function_ref, req)
+    except errors.PipelineFatalError:
+        raise
+    except errors.CrossfnError as exc:
+        raise type(exc)(f"{text}: {exc}") from exc
+    except Exception as exc:
+        _log.exception("runner raised an unexpected exception for step %r", step.step)
+        raise errors.FunctionRunError(f"{text}: {type(exc).__name__}: {exc}") from exc
+
+
+def _fold(step: _model.PipelineStep, rsp: fnv1.RunFunctionResponse, state: _State, now: datetime.datetime) -> None:
+    """Fold one response into the pipeline state, in Crossplane's order (§2.9)."""
+    if rsp.HasField("requirements"):
+        state.requirements[step.step] = rsp.requirements
+    if rsp.meta.HasField("ttl"):
+        ttl = rsp.meta.ttl.ToTimedelta()
+        if ttl > datetime.timedelta(0) and (state.ttl == datetime.timedelta(0) or ttl < state.ttl):
+            state.ttl = ttl
+    state.desired = rsp.desired if rsp.HasField("desired") else None
+    state.context = rsp.context if rsp.HasField("context") else None
+    state.conditions.extend(_events.fold_conditions(rsp.conditions, now))
+    fold = _events.fold_results(step.step, rsp.results)
+    state.events.extend(fold.events)
+    state.results.extend(fold.results)
+    state.fatal = fold.fatal

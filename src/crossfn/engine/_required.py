@@ -1,0 +1,92 @@
+"""Resolving a function's required resources and schemas through the sources (§2.7, §2.8).
+
+This is where selector semantics live, so every source stays a dumb get/list:
+
+* ``match_name`` gets one object; not found is an *empty* ``Resources``, never
+  an error, and the function still sees the key.
+* ``match_labels`` lists with an equality selector; an empty label map, or no
+  match at all, lists every object of the kind.
+* items are sorted by ``"<namespace>/<name>"`` (controller) or by name with the
+  selector's namespace ignored (classic render's FilteringFetcher, §3.5).
+* required resources never carry connection details.
+* a schema the source does not know is an empty ``Schema``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn import errors
+from crossfn.engine import _sources
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import resource
+
+__all__ = ["fetch_resources", "fetch_schema"]
+
+
+async def fetch_resources(
+    source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None, *, classic: bool = False
+) -> fnv1.Resources:
+    """The resources ``selector`` picks, as the function will receive them."""
+    if selector is None:
+        if classic:
+            return fnv1.Resources()
+        raise errors.InputError("you must specify a resource selector")
+    if classic:
+        return _to_resources(await _classic(source, selector))
+    namespace = selector.namespace if selector.HasField("namespace") else None
+    match = selector.WhichOneof("match")
+    if match == "match_name":
+        try:
+            obj = await source.get(selector.api_version, selector.kind, namespace or "", selector.match_name)
+        except Exception as exc:
+            raise errors.CrossfnError(f"cannot get required resource by name: {exc}") from exc
+        return _to_resources([obj] if obj is not None else [])
+    labels = dict(selector.match_labels.labels) if match == "match_labels" else None
+    try:
+        items = await source.list(selector.api_version, selector.kind, namespace, labels)
+    except Exception as exc:
+        raise errors.CrossfnError(f"cannot list required resources: {exc}") from exc
+    items = sorted(items, key=lambda o: f"{_meta(o, 'namespace')}/{_meta(o, 'name')}")
+    return _to_resources(items)
+
+
+async def _classic(source: _sources.ResourceSource, selector: fnv1.ResourceSelector) -> list[dict[str, Any]]:
+    """Classic render's FilteringFetcher: exact apiVersion/kind, namespace ignored, sorted by name."""
+    match = selector.WhichOneof("match")
+    labels = dict(selector.match_labels.labels) if match == "match_labels" else None
+    try:
+        items = await source.list(selector.api_version, selector.kind, None, labels)
+    except Exception as exc:
+        raise errors.CrossfnError(f"cannot list required resources: {exc}") from exc
+    items = sorted(items, key=lambda o: _meta(o, "name"))
+    if match == "match_name":
+        return [o for o in items if _meta(o, "name") == selector.match_name][:1]
+    return items
+
+
+def _meta(obj: Mapping[str, Any], key: str) -> str:
+    meta = obj.get("metadata")
+    value = meta.get(key) if isinstance(meta, Mapping) else None
+    return value if isinstance(value, str) else ""
+
+
+def _to_resources(items: list[dict[str, Any]]) -> fnv1.Resources:
+    out = fnv1.Resources()
+    for obj in items:
+        out.items.add().resource.CopyFrom(resource.dict_to_struct(obj))
+    return out
+
+
+async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelector | None) -> fnv1.Schema:
+    """The schema ``selector`` names; unknown kinds give an empty ``Schema``."""
+    if selector is None:
+        raise errors.InputError("you must specify a schema selector")
+    try:
+        found = await source.schema(selector.api_version, selector.kind)
+    except Exception as exc:
+        raise errors.CrossfnError(f"cannot get OpenAPI schema for {selector.api_version}: {exc}") from exc
+    if found is None:
+        return fnv1.Schema()
+    return fnv1.Schema(openapi_v3=resource.dict_to_struct(found))

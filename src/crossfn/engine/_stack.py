@@ -1,0 +1,58 @@
+"""Assembling the runner stack in one place, in Crossplane's order (§2.5).
+
+Outermost first::
+
+    CachingRunner      (optional) stores final responses by function + tag
+      FetchingRunner   the requirements loop: call, fetch, call again
+        transport      GrpcRunner, InProcessRunner, or one falling back to the other
+
+Why this order: the cache must sit *outside* the requirements loop. Inside
+it, every iteration would reuse the first call's tag (the tag is not
+recomputed between iterations, §2.4) and the cache would hand iteration two
+the answer to iteration one. Outside, a hit returns the final, stabilised
+response and skips the whole loop. The fetcher wraps the transport directly
+because the transport must see each iteration's request as built.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Callable
+
+from crossfn.engine import _cache_store, _caching, _fetching, _metrics, _options, _runner, _sources
+
+__all__ = ["build_runner"]
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+def build_runner(
+    transport: _runner.FunctionRunner,
+    *,
+    sources: _sources.Sources | None = None,
+    options: _options.ComposeOptions | None = None,
+    cache: _cache_store.ResponseStore | None = None,
+    cache_max_ttl: datetime.timedelta = _caching.DEFAULT_MAX_TTL,
+    clock: Callable[[], datetime.datetime] = _utcnow,
+    metrics: _metrics.Metrics | None = None,
+) -> _runner.FunctionRunner:
+    """The runner to hand to :func:`~crossfn.engine.compose`: ``transport`` wrapped as above.
+
+    ``cache`` ``None`` disables the response cache (Crossplane's default; and
+    classic render sends no tags, so it could not hit anyway).
+    """
+    sources = sources or _sources.Sources()
+    options = options or _options.ComposeOptions()
+    runner: _runner.FunctionRunner = _fetching.FetchingRunner(
+        transport,
+        resources=sources.resources,
+        schemas=sources.schemas,
+        classic=options.classic_required_resources,
+        # Classic render (v2.2.4) predates HEAD's first-call shortcut.
+        shortcut=not options.classic_texts,
+    )
+    if cache is not None:
+        runner = _caching.CachingRunner(runner, store=cache, max_ttl=cache_max_ttl, clock=clock, metrics=metrics)
+    return runner

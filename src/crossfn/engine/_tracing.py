@@ -1,0 +1,75 @@
+"""A span per pipeline step, when OpenTelemetry is installed.
+
+Crossplane itself has no tracing (§2.5); its pipeline inspector carries a
+per-reconcile trace id. We keep that id (the pipeline makes one per run) and,
+when ``opentelemetry`` is importable, wrap each step in a span carrying the
+step, function and trace id. Tracing is a side concern: any failure to start
+or end a span is logged and the step runs regardless.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import logging
+from collections.abc import Iterator
+from typing import Protocol
+
+__all__ = ["NoTracer", "OpenTelemetryTracer", "Tracer", "default_tracer"]
+
+_log = logging.getLogger("crossfn.engine.tracing")
+
+
+class Tracer(Protocol):
+    """Opens a span around one pipeline step."""
+
+    def step(self, *, trace_id: str, step: str, function: str, index: int) -> contextlib.AbstractContextManager[None]: ...
+
+
+class NoTracer:
+    """A tracer that records nothing."""
+
+    def step(self, *, trace_id: str, step: str, function: str, index: int) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()
+
+
+class OpenTelemetryTracer:
+    """Spans named ``crossfn.pipeline.step`` through the global OpenTelemetry tracer provider."""
+
+    def __init__(self, instrumenting_module: str = "crossfn.engine") -> None:
+        trace = importlib.import_module("opentelemetry.trace")
+        self._tracer = trace.get_tracer(instrumenting_module)
+
+    @contextlib.contextmanager
+    def step(self, *, trace_id: str, step: str, function: str, index: int) -> Iterator[None]:
+        span_cm = None
+        try:
+            span_cm = self._tracer.start_as_current_span(
+                "crossfn.pipeline.step",
+                attributes={
+                    "crossfn.trace_id": trace_id,
+                    "crossfn.step.name": step,
+                    "crossfn.step.index": index,
+                    "crossfn.function.name": function,
+                },
+            )
+            span_cm.__enter__()
+        except Exception:
+            _log.exception("cannot start span for pipeline step %r", step)
+            span_cm = None
+        try:
+            yield
+        finally:
+            if span_cm is not None:
+                try:
+                    span_cm.__exit__(None, None, None)
+                except Exception:
+                    _log.exception("cannot end span for pipeline step %r", step)
+
+
+def default_tracer() -> Tracer:
+    """OpenTelemetry spans when the optional dependency is installed, else nothing."""
+    try:
+        return OpenTelemetryTracer()
+    except ImportError:
+        return NoTracer()
