@@ -1,0 +1,369 @@
+"""Turn a CompositeResourceDefinition (XRD) into the CRDs Crossplane generates from it.
+
+Crossplane never validates an XR against the XRD's schema as written: it
+generates a CRD whose schema is the XRD's ``spec`` and ``status`` merged into a
+base object schema, plus the machinery fields Crossplane owns (crossplane-core
+spec §5). Which fields depends on the XR's scope:
+
+* ``LegacyCluster`` (the default of an ``apiextensions.crossplane.io/v1``
+  XRD): the v1 model. ``spec.compositionRef``, ``spec.compositionSelector``,
+  ``spec.compositionRevisionRef``, ``spec.compositionRevisionSelector``,
+  ``spec.compositionUpdatePolicy``, ``spec.claimRef``, ``spec.resourceRefs``
+  and ``spec.writeConnectionSecretToRef``; ``status.connectionDetails`` and
+  ``status.claimConditionTypes``. A v1 XRD may also offer a claim
+  (:func:`claim_crd_from_xrd`).
+* ``Namespaced`` (the default of a ``v2`` XRD) and ``Cluster``: the same
+  machinery under ``spec.crossplane``; namespaced XRs' ``resourceRefs`` carry
+  no namespace. No claims, no connection secrets.
+
+Both get ``status.conditions`` and ``status.lastHandledReconcileAt``, the
+``composite`` category, a status subresource, the XRD's printer columns
+followed by Crossplane's, and ``metadata.name`` limited to 63 characters.
+The XRD's ``spec``/``status`` ``required``, ``x-kubernetes-validations``,
+``oneOf`` and ``anyOf`` are carried over; its top-level ones too.
+
+Neighbours: :mod:`crossfn.schemas.store` registers the generated CRDs;
+render's ``--xrd`` picks the version and defaults the XR with
+:mod:`crossfn.schemas.defaults`.
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn import errors
+
+__all__ = ["claim_crd_from_xrd", "crd_from_xrd", "scope_of", "version_schema"]
+
+_XRD_GROUP = "apiextensions.crossplane.io"
+_NAME_MAX_LENGTH = 63
+LEGACY_CLUSTER = "LegacyCluster"
+
+
+def scope_of(xrd: Mapping[str, Any]) -> str:
+    """The XR scope an XRD declares: ``spec.scope``, else its API version's default.
+
+    A ``v1`` XRD defaults to ``LegacyCluster``, a ``v2`` XRD to ``Namespaced``.
+    """
+    spec = _mapping(xrd.get("spec"))
+    scope = spec.get("scope")
+    if isinstance(scope, str) and scope:
+        return scope
+    if str(xrd.get("apiVersion", "")).endswith("/v1"):
+        return LEGACY_CLUSTER
+    return "Namespaced"
+
+
+def crd_from_xrd(xrd: Mapping[str, Any]) -> dict[str, Any]:
+    """Generate the XR's CRD from an XRD, as Crossplane's XRD controller does.
+
+    Raises :class:`~crossfn.errors.InputError` when the object is not an XRD
+    or lacks ``spec.group``, ``spec.names.kind`` or ``spec.versions``.
+    """
+    spec = _check_xrd(xrd)
+    scope = scope_of(xrd)
+    names = copy.deepcopy(dict(_mapping(spec.get("names"))))
+    names["categories"] = [*names.get("categories", []), "composite"]
+    policy = spec.get("defaultCompositionUpdatePolicy")
+    versions = []
+    for v in spec["versions"]:
+        version = _crd_version(v, _NAME_MAX_LENGTH)
+        schema = version["schema"]["openAPIV3Schema"]
+        machinery = _composite_spec_props(scope, policy if isinstance(policy, str) else None)
+        if scope == LEGACY_CLUSTER:
+            schema["properties"]["spec"]["properties"].update(machinery)
+        else:
+            schema["properties"]["spec"]["properties"]["crossplane"] = {
+                "type": "object",
+                "description": "Configures how Crossplane will reconcile this composite resource",
+                "properties": machinery,
+            }
+        schema["properties"]["status"]["properties"].update(_composite_status_props(scope))
+        version["additionalPrinterColumns"] = [*version["additionalPrinterColumns"], *_columns(scope)]
+        versions.append(version)
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": _mapping(xrd.get("metadata")).get("name", "")},
+        "spec": {
+            "group": spec["group"],
+            "names": names,
+            "scope": "Namespaced" if scope == "Namespaced" else "Cluster",
+            "versions": versions,
+        },
+    }
+
+
+def claim_crd_from_xrd(xrd: Mapping[str, Any]) -> dict[str, Any] | None:
+    """Generate the claim's CRD of a legacy XRD that offers one (``spec.claimNames``), else ``None``."""
+    spec = _check_xrd(xrd)
+    claim_names = spec.get("claimNames")
+    if scope_of(xrd) != LEGACY_CLUSTER or not isinstance(claim_names, Mapping) or not claim_names.get("kind"):
+        return None
+    names = copy.deepcopy(dict(claim_names))
+    names["categories"] = [*names.get("categories", []), "claim"]
+    update = spec.get("defaultCompositionUpdatePolicy")
+    delete = spec.get("defaultCompositeDeletePolicy")
+    versions = []
+    for v in spec["versions"]:
+        version = _crd_version(v, None)
+        schema = version["schema"]["openAPIV3Schema"]
+        schema["properties"]["spec"]["properties"].update(
+            _claim_spec_props(
+                update if isinstance(update, str) else None, delete if isinstance(delete, str) else None
+            )
+        )
+        schema["properties"]["status"]["properties"].update(_claim_status_props())
+        version["additionalPrinterColumns"] = [*version["additionalPrinterColumns"], *_columns("Claim")]
+        versions.append(version)
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": {"name": f"{claim_names.get('plural', '')}.{spec['group']}"},
+        "spec": {"group": spec["group"], "names": names, "scope": "Namespaced", "versions": versions},
+    }
+
+
+def version_schema(crd: Mapping[str, Any], api_version: str) -> dict[str, Any]:
+    """The ``openAPIV3Schema`` of the CRD version serving ``api_version`` (``group/version``).
+
+    Raises :class:`~crossfn.errors.InputError` with Crossplane's render text
+    ``the specified API version '<v>' does not exist in the XRD`` when no
+    version matches.
+    """
+    spec = _mapping(crd.get("spec"))
+    for v in spec.get("versions") or ():
+        if isinstance(v, Mapping) and f"{spec.get('group')}/{v.get('name')}" == api_version:
+            schema = _mapping(_mapping(v.get("schema")).get("openAPIV3Schema"))
+            return copy.deepcopy(dict(schema))
+    raise errors.InputError(f"the specified API version '{api_version}' does not exist in the XRD")
+
+
+def _check_xrd(xrd: Mapping[str, Any]) -> Mapping[str, Any]:
+    """Return the XRD's spec after checking the fields the generation needs."""
+    name = _mapping(xrd.get("metadata")).get("name", "")
+    api_version = str(xrd.get("apiVersion", ""))
+    if xrd.get("kind") != "CompositeResourceDefinition" or not api_version.startswith(_XRD_GROUP + "/"):
+        raise errors.InputError(
+            f"cannot convert XRD {errors.quote(str(name))}: not a CompositeResourceDefinition "
+            f"({api_version}, Kind={xrd.get('kind')})"
+        )
+    spec = _mapping(xrd.get("spec"))
+    for field, ok in (
+        ("spec.group", isinstance(spec.get("group"), str) and spec.get("group")),
+        ("spec.names.kind", _mapping(spec.get("names")).get("kind")),
+        ("spec.versions", isinstance(spec.get("versions"), list) and spec.get("versions")),
+    ):
+        if not ok:
+            raise errors.InputError(f"cannot convert XRD {errors.quote(str(name))}: {field}: Required value")
+    for i, v in enumerate(spec["versions"]):
+        if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
+            raise errors.InputError(
+                f"cannot convert XRD {errors.quote(str(name))}: spec.versions[{i}].name: Required value"
+            )
+    return spec
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _base_props(name_max_length: int | None) -> dict[str, Any]:
+    name: dict[str, Any] = {"type": "string"}
+    if name_max_length is not None:
+        name["maxLength"] = name_max_length
+    return {
+        "type": "object",
+        "required": ["spec"],
+        "properties": {
+            "apiVersion": {"type": "string"},
+            "kind": {"type": "string"},
+            "metadata": {"type": "object", "properties": {"name": name}},
+            "spec": {"type": "object", "properties": {}},
+            "status": {"type": "object", "properties": {}},
+        },
+    }
+
+
+def _crd_version(v: Mapping[str, Any], name_max_length: int | None) -> dict[str, Any]:
+    """One CRD version: the base schema with the XRD version's schema merged in."""
+    xs = copy.deepcopy(dict(_mapping(_mapping(v.get("schema")).get("openAPIV3Schema"))))
+    props = _mapping(xs.get("properties"))
+    old_max = _mapping(_mapping(_mapping(props.get("metadata")).get("properties")).get("name")).get(
+        "maxLength"
+    )
+    if isinstance(old_max, int) and (name_max_length is None or old_max < name_max_length):
+        name_max_length = old_max
+    schema = _base_props(name_max_length)
+    if "description" in xs:
+        schema["description"] = xs["description"]
+    _merge_constraints(schema, xs)
+    for key in ("spec", "status"):
+        _merge_object(schema["properties"][key], _mapping(props.get(key)))
+    for key, value in props.items():
+        if key not in {"apiVersion", "kind", "metadata", "spec", "status"}:
+            schema["properties"][key] = value
+    version: dict[str, Any] = {
+        "name": v["name"],
+        "served": bool(v.get("served", False)),
+        "storage": bool(v.get("referenceable", v.get("storage", False))),
+        "schema": {"openAPIV3Schema": schema},
+        "subresources": {"status": {}},
+        "additionalPrinterColumns": list(v.get("additionalPrinterColumns") or ()),
+    }
+    for key in ("deprecated", "deprecationWarning"):
+        if key in v:
+            version[key] = v[key]
+    return version
+
+
+def _merge_constraints(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    """Append the source's required fields, CEL rules and oneOf/anyOf to the target's."""
+    for key in ("required", "x-kubernetes-validations", "oneOf", "anyOf"):
+        extra = source.get(key)
+        if isinstance(extra, list) and extra:
+            target[key] = [*target.get(key, []), *extra]
+
+
+def _merge_object(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    """Merge an XRD ``spec`` or ``status`` schema into the CRD's (which holds only properties)."""
+    _merge_constraints(target, source)
+    if "description" in source:
+        target["description"] = source["description"]
+    for key, value in source.items():
+        if key not in {
+            "required",
+            "x-kubernetes-validations",
+            "oneOf",
+            "anyOf",
+            "description",
+            "properties",
+            "type",
+        }:
+            target[key] = value
+    target["properties"].update(_mapping(source.get("properties")))
+
+
+def _string() -> dict[str, Any]:
+    return {"type": "string"}
+
+
+def _ref(*required: str) -> dict[str, Any]:
+    return {"type": "object", "required": list(required), "properties": {k: _string() for k in required}}
+
+
+def _selector() -> dict[str, Any]:
+    return {
+        "type": "object",
+        "required": ["matchLabels"],
+        "properties": {"matchLabels": {"type": "object", "additionalProperties": _string()}},
+    }
+
+
+def _update_policy(default: str | None) -> dict[str, Any]:
+    policy: dict[str, Any] = {"type": "string", "enum": ["Automatic", "Manual"]}
+    if default:
+        policy["default"] = default
+    return policy
+
+
+def _composition_props(update_policy: str | None) -> dict[str, Any]:
+    return {
+        "compositionRef": _ref("name"),
+        "compositionSelector": _selector(),
+        "compositionRevisionRef": _ref("name"),
+        "compositionRevisionSelector": _selector(),
+        "compositionUpdatePolicy": _update_policy(update_policy),
+    }
+
+
+def _composite_spec_props(scope: str, update_policy: str | None) -> dict[str, Any]:
+    """The machinery fields of an XR's spec (legacy) or ``spec.crossplane`` (modern)."""
+    ref_props = {"apiVersion": _string(), "kind": _string(), "name": _string()}
+    if scope != "Namespaced":
+        ref_props["namespace"] = _string()
+    props = _composition_props(update_policy)
+    props["resourceRefs"] = {
+        "type": "array",
+        "x-kubernetes-list-type": "atomic",
+        "items": {"type": "object", "required": ["apiVersion", "kind"], "properties": ref_props},
+    }
+    if scope == LEGACY_CLUSTER:
+        props["claimRef"] = _ref("apiVersion", "kind", "namespace", "name")
+        props["writeConnectionSecretToRef"] = _ref("name", "namespace")
+    return props
+
+
+def _conditions() -> dict[str, Any]:
+    return {
+        "description": "Conditions of the resource.",
+        "type": "array",
+        "x-kubernetes-list-type": "map",
+        "x-kubernetes-list-map-keys": ["type"],
+        "items": {
+            "type": "object",
+            "required": ["lastTransitionTime", "reason", "status", "type"],
+            "properties": {
+                "lastTransitionTime": {"type": "string", "format": "date-time"},
+                "message": _string(),
+                "observedGeneration": {"type": "integer", "format": "int64"},
+                "reason": _string(),
+                "status": _string(),
+                "type": _string(),
+            },
+        },
+    }
+
+
+def _connection_details() -> dict[str, Any]:
+    return {"type": "object", "properties": {"lastPublishedTime": {"type": "string", "format": "date-time"}}}
+
+
+def _composite_status_props(scope: str) -> dict[str, Any]:
+    props: dict[str, Any] = {"conditions": _conditions(), "lastHandledReconcileAt": _string()}
+    if scope == LEGACY_CLUSTER:
+        props["connectionDetails"] = _connection_details()
+        props["claimConditionTypes"] = {"type": "array", "x-kubernetes-list-type": "set", "items": _string()}
+    return props
+
+
+def _claim_spec_props(update_policy: str | None, delete_policy: str | None) -> dict[str, Any]:
+    props = _composition_props(update_policy)
+    delete: dict[str, Any] = {"type": "string", "enum": ["Background", "Foreground"]}
+    if delete_policy:
+        delete["default"] = delete_policy
+    props["compositeDeletePolicy"] = delete
+    props["resourceRef"] = _ref("apiVersion", "kind", "name")
+    props["writeConnectionSecretToRef"] = _ref("name")
+    return props
+
+
+def _claim_status_props() -> dict[str, Any]:
+    return {"conditions": _conditions(), "connectionDetails": _connection_details()}
+
+
+def _columns(scope: str) -> list[dict[str, Any]]:
+    """Crossplane's printer columns, appended after the XRD's own."""
+    composition = (
+        ".spec.crossplane.compositionRef.name"
+        if scope in {"Namespaced", "Cluster"}
+        else ".spec.compositionRef.name"
+    )
+    columns = [
+        {"name": "SYNCED", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Synced')].status"},
+        {"name": "READY", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Ready')].status"},
+    ]
+    if scope == "Claim":
+        columns.append(
+            {
+                "name": "CONNECTION-SECRET",
+                "type": "string",
+                "jsonPath": ".spec.writeConnectionSecretToRef.name",
+            }
+        )
+    else:
+        columns.append({"name": "COMPOSITION", "type": "string", "jsonPath": composition})
+    columns.append({"name": "AGE", "type": "date", "jsonPath": ".metadata.creationTimestamp"})
+    return columns
