@@ -1,0 +1,63 @@
+"""The Composition environment: loading it from the context and the input's environment patches (§8).
+
+Crossplane, or an earlier function, puts the environment in the request
+context under :data:`CONTEXT_KEY`. Environment patches run before any template
+and move values between the XR and the environment; composed patches can read
+and write it too (:mod:`.composed`). The environment always goes back into the
+context, GVK included, so later functions see what was written.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crossfn import errors
+from crossfn.functions.patch_and_transform import input as ptinput
+from crossfn.functions.patch_and_transform import patches
+
+__all__ = ["CONTEXT_KEY", "apply_patches", "load"]
+
+CONTEXT_KEY = "apiextensions.crossplane.io/environment"
+_API_VERSION = "internal.crossplane.io/v1alpha1"
+_KIND = "Environment"
+
+
+def load(context: dict[str, Any]) -> dict[str, Any]:
+    """Return the environment from the context; a missing GVK gets the internal Environment GVK."""
+    env = context.get(CONTEXT_KEY)
+    env = dict(env) if isinstance(env, dict) else {}
+    if not env.get("apiVersion") and not env.get("kind"):
+        env["apiVersion"] = _API_VERSION
+        env["kind"] = _KIND
+    return env
+
+
+def apply_patches(
+    ps: tuple[ptinput.Patch, ...], oxr: dict[str, Any], dxr: dict[str, Any], env: dict[str, Any]
+) -> None:
+    """Apply the environment patches in order; a not-found source under Optional skips the patch.
+
+    Any other error, a not-found under Required included, raises with Go's text:
+    ``cannot apply the "<Type>" environment patch at index <i>: <err>``.
+    """
+    for i, p in enumerate(ps):
+        try:
+            _apply(p, oxr, dxr, env)
+        except errors.CrossfnError as exc:
+            if patches.is_not_found(exc) and p.policy_from != "Required":
+                continue
+            raise errors.CrossfnError(
+                f'cannot apply the "{p.type}" environment patch at index {i}: {exc}'
+            ) from exc
+
+
+def _apply(p: ptinput.Patch, oxr: dict[str, Any], dxr: dict[str, Any], env: dict[str, Any]) -> None:
+    """Direction per §5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
+    if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):
+        patches.apply_field(p, oxr, env)
+    elif p.type == "CombineFromComposite":
+        patches.apply_combine(p, oxr, env)
+    elif p.type in ("ToCompositeFieldPath", "FromEnvironmentFieldPath"):
+        patches.apply_field(p, env, dxr)
+    elif p.type == "CombineToComposite":
+        patches.apply_combine(p, env, dxr)

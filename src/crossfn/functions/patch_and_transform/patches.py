@@ -1,0 +1,130 @@
+"""Applying one patch: read a source, transform, write a target (spec/patch-and-transform.md §5).
+
+Two styles exist. Field-style patches (``From*FieldPath``/``To*FieldPath``)
+read one path and may write through ``[*]`` wildcards; combine-style patches
+(``Combine*``) read several paths and format them with Go's ``Sprintf``. Both
+merge into the target with the patch's ``toFieldPath`` policy and then put the
+whole target through a JSON round trip, as Go's unstructured converter does
+(§3.8), which is also where a target without ``kind`` fails.
+
+Which object is the source and which the target is decided by the callers
+(:mod:`.composed`, :mod:`.environment`, :mod:`.connection`); this module only
+moves values. Errors keep fieldpath's not-found class so callers can apply the
+``fromFieldPath`` policy (§5.4); everything else is a plain ``CrossfnError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from crossfn import errors
+from crossfn.functions.patch_and_transform import input as ptinput
+from crossfn.functions.patch_and_transform import transforms
+from crossfn.gocompat import fmt as gofmt
+from crossfn.gocompat import json as gojson
+from crossfn.sdk import fieldpath
+
+__all__ = [
+    "apply_combine",
+    "apply_field",
+    "is_not_found",
+    "merge_options",
+    "normalise_target",
+    "resolve_patch_sets",
+]
+
+_OPTIONS: dict[str | None, fieldpath.MergeOptions | None] = {
+    None: None,
+    "Replace": None,
+    "MergeObjects": fieldpath.MergeOptions(keep_map_values=True),
+    "MergeObject": fieldpath.MergeOptions(keep_map_values=True),
+    "MergeObjectsAppendArrays": fieldpath.MergeOptions(keep_map_values=True, append_slice=True),
+    "ForceMergeObjects": fieldpath.MergeOptions(),
+    "ForceMergeObjectsAppendArrays": fieldpath.MergeOptions(append_slice=True),
+    "AppendArray": fieldpath.MergeOptions(append_slice=True),
+}
+
+
+def merge_options(p: ptinput.Patch) -> fieldpath.MergeOptions | None:
+    """The fieldpath merge options for a patch's ``policy.toFieldPath`` (§2.6); ``None`` is Replace."""
+    return _OPTIONS.get(p.policy_to)
+
+
+def is_not_found(exc: BaseException) -> bool:
+    """Whether a patch error means "the source is not there" (§5.4's NotFound)."""
+    return isinstance(exc, errors.FieldNotFoundError)
+
+
+def normalise_target(target: dict[str, Any]) -> None:
+    """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (§3.8)."""
+    kind = target.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(target)}'")
+    normal = fieldpath.json_round_trip(target)
+    target.clear()
+    target.update(normal)
+
+
+def apply_field(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None:
+    """Apply a field-style patch from ``source`` to ``target`` (§5.2)."""
+    value = fieldpath.get_value(source, p.from_field_path)
+    value = fieldpath.json_round_trip(transforms.resolve(p.transforms, value))
+    options = merge_options(p)
+    to = p.to
+    if "[*]" in to:
+        paths = fieldpath.expand_wildcards(target, to)
+        if not paths:
+            raise errors.CrossfnError(f"cannot expand ToFieldPath {to}")
+        for path in paths:
+            fieldpath.merge_value(target, path, value, options)
+        normalise_target(target)
+        return
+    try:
+        fieldpath.merge_value(target, to, value, options)
+        normalise_target(target)
+    except errors.CrossfnError as exc:
+        raise errors.CrossfnError(f"cannot patch to object: {exc}") from exc
+
+
+def apply_combine(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None:
+    """Apply a combine-style patch from ``source`` to ``target`` (§5.3); the first missing variable aborts."""
+    combine = p.combine
+    if combine is None:
+        raise errors.CrossfnError(f"combine must be set for patch type {p.type}")
+    values = [fieldpath.get_value(source, v) for v in combine.variables]
+    if combine.strategy != "string":
+        raise errors.CrossfnError(f"combine strategy {combine.strategy} is not supported")
+    if combine.string_fmt is None:
+        raise errors.CrossfnError("given combine strategy string requires configuration")
+    out = transforms.resolve(p.transforms, gofmt.sprintf(combine.string_fmt, *values))
+    try:
+        fieldpath.merge_value(target, p.to, out, merge_options(p))
+        normalise_target(target)
+    except errors.CrossfnError as exc:
+        raise errors.CrossfnError(f"cannot patch to object: {exc}") from exc
+
+
+def resolve_patch_sets(res: ptinput.Resources) -> tuple[ptinput.ComposedTemplate, ...]:
+    """Replace every ``PatchSet`` patch in place by the named set's patches (§2.14).
+
+    The patch indexes in later messages count in the expanded lists.
+    """
+    sets: dict[str, tuple[ptinput.Patch, ...]] = {}
+    for ps in res.patch_sets:
+        if any(p.type == "PatchSet" for p in ps.patches):
+            raise errors.CrossfnError("a patch in a PatchSet cannot be of type PatchSet")
+        sets[ps.name] = ps.patches
+    out: list[ptinput.ComposedTemplate] = []
+    for t in res.resources:
+        patches: list[ptinput.Patch] = []
+        for p in t.patches:
+            if p.type != "PatchSet":
+                patches.append(p)
+                continue
+            if p.patch_set_name not in sets:
+                raise errors.CrossfnError(f"cannot find PatchSet by name {p.patch_set_name}")
+            patches.extend(sets[p.patch_set_name])
+        out.append(
+            ptinput.ComposedTemplate(t.name, t.base, tuple(patches), t.connection_details, t.readiness_checks)
+        )
+    return tuple(out)
