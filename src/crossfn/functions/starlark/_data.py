@@ -1,0 +1,139 @@
+"""The plain data a Starlark ``main(req)`` sees, and the response dict it returns.
+
+The request is protobuf's JSON shape with proto field names (``required_resources``,
+``connection_details``), except that Struct numbers that are whole come back
+as ints and connection details are strings. Every map is present even when
+empty (``req["desired"]["resources"]`` on the first step, ``req["context"]``,
+``req["input"]``), so scripts need no defensive code. Credentials are not
+passed: a script has no business with them.
+
+The response is a dict with any of ``desired``, ``results``, ``conditions``,
+``context``, ``requirements``, ``output`` and ``ttl``. A missing ``desired`` or
+``context`` passes the request's through, as the protocol requires. ``ready``
+may be a bool or an enum name, ``ttl`` seconds or a ``"60s"`` string.
+"""
+
+from __future__ import annotations
+
+import base64
+import datetime
+from collections.abc import Mapping
+from typing import Any
+
+from google.protobuf import duration_pb2, json_format
+
+from crossfn import errors
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import resource
+
+__all__ = ["apply_response", "request_data"]
+
+
+def _resource(r: fnv1.Resource) -> dict[str, Any]:
+    return {
+        "resource": resource.struct_to_dict(r.resource),
+        "connection_details": {k: v.decode("utf-8", "replace") for k, v in r.connection_details.items()},
+        "ready": fnv1.Ready.Name(r.ready),
+    }
+
+
+def _state(s: fnv1.State) -> dict[str, Any]:
+    return {"composite": _resource(s.composite), "resources": {n: _resource(r) for n, r in s.resources.items()}}
+
+
+def _resources(m: Mapping[str, fnv1.Resources]) -> dict[str, Any]:
+    return {name: {"items": [_resource(r) for r in rs.items]} for name, rs in m.items()}
+
+
+def request_data(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
+    """The request as plain data for ``main(req)``; every map present."""
+    return {
+        "meta": {"tag": req.meta.tag, "capabilities": [fnv1.Capability.Name(c) for c in req.meta.capabilities]},
+        "observed": _state(req.observed),
+        "desired": _state(req.desired),
+        "input": resource.struct_to_dict(req.input),
+        "context": resource.struct_to_dict(req.context),
+        "required_resources": _resources(req.required_resources),
+        "extra_resources": _resources(req.extra_resources),
+        "required_schemas": {
+            name: {"openapi_v3": resource.struct_to_dict(s.openapi_v3) if s.HasField("openapi_v3") else None}
+            for name, s in req.required_schemas.items()
+        },
+    }
+
+
+_READY = {True: "READY_TRUE", False: "READY_FALSE", None: "READY_UNSPECIFIED"}
+_FIELDS = frozenset({"desired", "results", "conditions", "context", "requirements", "output", "ttl"})
+
+
+def _wire_resource(where: str, r: Any) -> Any:
+    if not isinstance(r, Mapping):
+        raise errors.FunctionInputError(f"{where} must be a dict with a resource, not {type(r).__name__}")
+    out = dict(r)
+    ready = out.get("ready")
+    if isinstance(ready, bool) or ready is None:
+        out["ready"] = _READY[ready]
+    details = out.get("connection_details")
+    if isinstance(details, Mapping):
+        out["connection_details"] = {
+            k: base64.b64encode(v.encode() if isinstance(v, str) else v).decode() for k, v in details.items()
+        }
+    return out
+
+
+def _wire_state(state: Any) -> Any:
+    if not isinstance(state, Mapping):
+        raise errors.FunctionInputError(f"desired must be a dict, not {type(state).__name__}")
+    out = dict(state)
+    if "composite" in out:
+        out["composite"] = _wire_resource("desired.composite", out["composite"])
+    resources = out.get("resources")
+    if isinstance(resources, Mapping):
+        out["resources"] = {n: _wire_resource(f"desired.resources[{n}]", r) for n, r in resources.items()}
+    return out
+
+
+def _ttl(value: Any) -> datetime.timedelta:
+    if isinstance(value, int | float) and not isinstance(value, bool):
+        return datetime.timedelta(seconds=value)
+    if isinstance(value, str):
+        d = duration_pb2.Duration()
+        try:
+            d.FromJsonString(value)
+        except ValueError as exc:
+            raise errors.FunctionInputError(f"ttl: {exc}") from exc
+        return d.ToTimedelta()
+    raise errors.FunctionInputError(f"ttl must be seconds or a string such as 60s, not {type(value).__name__}")
+
+
+def apply_response(data: Mapping[str, Any], rsp: fnv1.RunFunctionResponse) -> None:
+    """Write what ``main`` returned into ``rsp`` (started by ``response.to``).
+
+    Raises FunctionInputError with a one-line reason when the dict has an
+    unknown field or a field protobuf cannot take.
+    """
+    unknown = sorted(set(data) - _FIELDS)
+    if unknown:
+        raise errors.FunctionInputError(
+            f"unknown response field {errors.quote(unknown[0])} (want one of {', '.join(sorted(_FIELDS))})"
+        )
+    body = {k: v for k, v in data.items() if k != "ttl" and v is not None}
+    if "desired" in body:
+        body["desired"] = _wire_state(body["desired"])
+    parsed = fnv1.RunFunctionResponse()
+    try:
+        json_format.ParseDict(body, parsed)
+    except json_format.ParseError as exc:
+        raise errors.FunctionInputError(str(exc)) from exc
+    if "desired" in body:
+        rsp.desired.CopyFrom(parsed.desired)
+    if "context" in body:
+        rsp.context.CopyFrom(parsed.context)
+    rsp.results.extend(parsed.results)
+    rsp.conditions.extend(parsed.conditions)
+    if parsed.HasField("requirements"):
+        rsp.requirements.CopyFrom(parsed.requirements)
+    if parsed.HasField("output"):
+        rsp.output.CopyFrom(parsed.output)
+    if data.get("ttl") is not None:
+        rsp.meta.ttl.FromTimedelta(_ttl(data["ttl"]))
