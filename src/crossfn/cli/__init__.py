@@ -25,7 +25,9 @@ __all__ = ["main"]
 
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
+    "render",
     "function",
+    "validate",
 )
 
 

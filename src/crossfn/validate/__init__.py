@@ -16,6 +16,7 @@ This package sits beside render, above :mod:`crossfn.schemas`.
 
 from __future__ import annotations
 
+from crossfn.validate._command import Outcome, Report, run
 from crossfn.validate._object import validate_object, validate_resource
 from crossfn.validate._problem import ErrorType, Origin, Problem
 from crossfn.validate._render import validate_render
@@ -23,7 +24,10 @@ from crossfn.validate._render import validate_render
 __all__ = [
     "ErrorType",
     "Origin",
+    "Outcome",
     "Problem",
+    "Report",
+    "run",
     "validate_object",
     "validate_render",
     "validate_resource",
