@@ -19,7 +19,8 @@ The tree::
     │   └── FieldNotFoundError  the path leads to nothing (callers treat it as optional)
     ├── FunctionRunError      a function could not be reached or run (transport)
     ├── PipelineFatalError    a pipeline step returned a fatal result
-    └── RequirementsError     a function's requirements did not stabilise
+    ├── RequirementsError     a function's requirements did not stabilise
+    └── GoError               an emulated Go library call failed; the text is Go's
 
 Subclasses exist only where a caller branches on them.
 """
@@ -32,6 +33,7 @@ __all__ = [
     "FieldPathError",
     "FunctionInputError",
     "FunctionRunError",
+    "GoError",
     "InputError",
     "PipelineFatalError",
     "RequirementsError",
@@ -71,6 +73,16 @@ class FunctionRunError(CrossfnError):
 
 class RequirementsError(CrossfnError):
     """A function kept changing its requirements past the iteration limit."""
+
+
+class GoError(CrossfnError):
+    """An emulated Go library call (``crossfn.gocompat``) failed.
+
+    The message is the Go library's own error text, for example
+    ``strconv.ParseInt: parsing "x": invalid syntax``, so that callers can wrap
+    it exactly as the Go program they emulate does. Callers branch on it to add
+    that context; it reaching a user unwrapped is a crossfn bug.
+    """
 
 
 class PipelineFatalError(CrossfnError):

@@ -1,1 +1,22 @@
-"""crossfn.gocompat."""
+"""Go behaviour that crossfn must reproduce byte for byte, in pure Python.
+
+Crossplane and its functions are Go programs; where their output depends on
+Go's standard library (formatting, JSON, regular expressions, case mapping) or
+on Kubernetes' libraries (quantities), a port must produce the same bytes and
+the same error texts. Each module emulates one Go package or concept:
+
+* :mod:`.values`: the Go value model (int64 vs float64 vs Go ``int``), ``%T`` names;
+* :mod:`.strconv`: number formatting/parsing and quoting;
+* :mod:`.fmt`: ``Sprintf`` and ``%v``;
+* :mod:`.json`: ``encoding/json`` Marshal and Unmarshal;
+* :mod:`.regexp`: ``regexp`` over RE2;
+* :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
+* :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
+* :mod:`.quantity`: Kubernetes ``resource.Quantity``.
+
+Failures raise :class:`crossfn.errors.GoError` whose text is Go's, so callers
+wrap it exactly as the Go code they port does. This layer sits just above the
+protocol and imports nothing else from crossfn but :mod:`crossfn.errors`.
+"""
+
+__all__: list[str] = []

@@ -1,0 +1,345 @@
+"""Go's ``encoding/json``: Marshal, and Unmarshal with Go's error texts.
+
+Go code hashes, compares and prints JSON it produced itself, so the bytes must
+be Go's (spec/patch-and-transform.md §6.8): compact, object keys sorted by
+bytes, ``<``, ``>``, ``&``, U+2028 and U+2029 escaped, one ``\\ufffd`` per
+invalid UTF-8 byte, integral floats without a fraction, exponent form only
+below 1e-6 or from 1e21 (``1e-7``, ``1e+21``). ``\\b`` and ``\\f`` use the short
+escapes, as Go has since 1.22 (function-patch-and-transform is built with Go 1.25).
+
+Decoding first checks the syntax with a byte scanner that reports the first
+error as Go's scanner does (``invalid character 'x' after object key``,
+``unexpected end of JSON input``), then lets Python's decoder build the value.
+Numbers decode as float64, as Go's decoder does into ``interface{}``; with
+``integers=True`` they decode as the Kubernetes unstructured decoder does, to
+int64 when the literal is an integer that fits.
+"""
+
+from __future__ import annotations
+
+import json as _stdjson
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn import errors
+from crossfn.gocompat import strconv, values
+
+__all__ = ["marshal", "unmarshal", "unmarshal_array", "unmarshal_object"]
+
+_MAX_DEPTH = 10000
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+
+
+def marshal(v: Any) -> str:
+    """Go's ``json.Marshal`` of a value of the Go value model, as text."""
+    out: list[str] = []
+    _encode(v, out)
+    return "".join(out)
+
+
+def _encode(v: Any, out: list[str]) -> None:
+    if v is None:
+        out.append("null")
+    elif isinstance(v, bool):
+        out.append("true" if v else "false")
+    elif isinstance(v, int):
+        out.append(str(int(v)))
+    elif isinstance(v, float):
+        out.append(_float(v))
+    elif isinstance(v, str):
+        out.append(_string(v))
+    elif isinstance(v, Mapping):
+        out.append("{")
+        keys = sorted(v, key=lambda k: values.to_bytes(str(k)))
+        for i, k in enumerate(keys):
+            if i:
+                out.append(",")
+            out.append(_string(str(k)))
+            out.append(":")
+            _encode(v[k], out)
+        out.append("}")
+    elif isinstance(v, list | tuple):
+        out.append("[")
+        for i, item in enumerate(v):
+            if i:
+                out.append(",")
+            _encode(item, out)
+        out.append("]")
+    else:
+        raise errors.GoError(f"json: unsupported type: {values.type_name(v)}")
+
+
+def _float(f: float) -> str:
+    if math.isnan(f) or math.isinf(f):
+        raise errors.GoError(f"json: unsupported value: {strconv.format_float(f, 'g', -1)}")
+    magnitude = abs(f)
+    if magnitude != 0 and (magnitude < 1e-6 or magnitude >= 1e21):
+        text = strconv.format_float(f, "e", -1)
+        # Go cleans e-07 up to e-7, but leaves e+21 alone.
+        if len(text) >= 4 and text[-4] == "e" and text[-3] == "-" and text[-2] == "0":
+            text = text[:-2] + text[-1]
+        return text
+    return strconv.format_float(f, "f", -1)
+
+
+_SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+
+
+def _string(s: str) -> str:
+    out = ['"']
+    for ch in s:
+        code = ord(ch)
+        if ch in _SHORT_ESCAPES:
+            out.append(_SHORT_ESCAPES[ch])
+        elif code < 0x20 or ch in "<>&" or code in (0x2028, 0x2029):
+            out.append(f"\\u{code:04x}")
+        elif 0xD800 <= code <= 0xDFFF:
+            # An invalid UTF-8 byte (or a stray surrogate): Go writes U+FFFD per byte.
+            out.append("\\ufffd")
+        else:
+            out.append(ch)
+    out.append('"')
+    return "".join(out)
+
+
+def unmarshal(data: str, *, integers: bool = False) -> Any:
+    """Go's ``json.Unmarshal`` into ``interface{}``; raise :class:`errors.GoError` with Go's text."""
+    _check_valid(values.to_bytes(data))
+    text = _valid_utf8(data)
+
+    def number(literal: str) -> int | float:
+        if integers and "." not in literal and "e" not in literal and "E" not in literal:
+            n = int(literal)
+            if _INT64_MIN <= n <= _INT64_MAX:
+                return n
+        f = float(literal)
+        if math.isinf(f):
+            raise errors.GoError(f"json: cannot unmarshal number {literal} into Go value of type float64")
+        return f
+
+    try:
+        decoded = _stdjson.loads(text, parse_float=number, parse_int=number)
+    except RecursionError as e:
+        # Python's decoder recurses; Go's allows 10000 levels. Rare enough to refuse.
+        raise errors.GoError("json: exceeded max depth") from e
+    # A \uD800-style escape of a lone surrogate decodes to U+FFFD in Go.
+    return _no_surrogates(decoded) if "\\ud" in text.lower() else decoded
+
+
+def _no_surrogates(v: Any) -> Any:
+    if isinstance(v, str):
+        return _valid_utf8(v)
+    if isinstance(v, dict):
+        return {_valid_utf8(k): _no_surrogates(x) for k, x in v.items()}
+    if isinstance(v, list):
+        return [_no_surrogates(x) for x in v]
+    return v
+
+
+def unmarshal_object(data: str) -> dict[str, Any] | None:
+    """Go's ``json.Unmarshal`` into ``map[string]any``: JSON null gives None (a nil map)."""
+    v = unmarshal(data)
+    if v is None or isinstance(v, dict):
+        return v
+    raise errors.GoError(f"json: cannot unmarshal {_kind(v)} into Go value of type map[string]interface {{}}")
+
+
+def unmarshal_array(data: str) -> list[Any] | None:
+    """Go's ``json.Unmarshal`` into ``[]any``: JSON null gives None (a nil slice)."""
+    v = unmarshal(data)
+    if v is None or isinstance(v, list):
+        return v
+    raise errors.GoError(f"json: cannot unmarshal {_kind(v)} into Go value of type []interface {{}}")
+
+
+def _kind(v: Any) -> str:
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, dict):
+        return "object"
+    return "array"
+
+
+def _valid_utf8(s: str) -> str:
+    """Go replaces each invalid UTF-8 byte of a decoded string with U+FFFD."""
+    if not any(0xD800 <= ord(c) <= 0xDFFF for c in s):
+        return s
+    return "".join("\ufffd" if 0xD800 <= ord(c) <= 0xDFFF else c for c in s)
+
+
+# The syntax check. It walks bytes, as Go's scanner does, so that the first
+# error is found at the same byte and described with Go's words.
+
+_WS = b" \t\n\r"
+_DIGITS = b"0123456789"
+_HEX = b"0123456789abcdefABCDEF"
+
+
+class _Scanner:
+    def __init__(self, data: bytes) -> None:
+        self.data = data
+        self.i = 0
+
+    def peek(self) -> int | None:
+        return self.data[self.i] if self.i < len(self.data) else None
+
+    def skip_ws(self) -> int | None:
+        while self.i < len(self.data) and self.data[self.i] in _WS:
+            self.i += 1
+        return self.peek()
+
+    def fail(self, context: str) -> errors.GoError:
+        c = self.peek()
+        if c is None:
+            return errors.GoError("unexpected end of JSON input")
+        return errors.GoError(f"invalid character {_quote_char(c)} {context}")
+
+
+def _quote_char(c: int) -> str:
+    if c == ord("'"):
+        return "'\\''"
+    if c == ord('"'):
+        return "'\"'"
+    return "'" + strconv.quote(chr(c))[1:-1] + "'"
+
+
+def _check_valid(data: bytes) -> None:
+    s = _Scanner(data)
+    stack: list[int] = []  # open containers: ord("{") or ord("[")
+    while True:
+        _scan_value_start(s, stack)
+        # After a complete value: close containers or move to the next element.
+        while True:
+            c = s.skip_ws()
+            if not stack:
+                if c is not None:
+                    raise s.fail("after top-level value")
+                return
+            top = stack[-1]
+            if top == ord("{"):
+                if c == ord(","):
+                    s.i += 1
+                    _scan_key(s)
+                    break
+                if c == ord("}"):
+                    s.i += 1
+                    stack.pop()
+                    continue
+                raise s.fail("after object key:value pair")
+            if c == ord(","):
+                s.i += 1
+                break
+            if c == ord("]"):
+                s.i += 1
+                stack.pop()
+                continue
+            raise s.fail("after array element")
+
+
+def _scan_value_start(s: _Scanner, stack: list[int]) -> None:
+    """Scan one value; containers are opened on ``stack`` and left for the caller to close."""
+    while True:
+        c = s.skip_ws()
+        if c == ord("{") or c == ord("["):
+            if len(stack) >= _MAX_DEPTH:
+                raise errors.GoError("exceeded max depth")
+            s.i += 1
+            closing = ord("}") if c == ord("{") else ord("]")
+            if s.skip_ws() == closing:
+                s.i += 1
+                return
+            stack.append(c)
+            if c == ord("{"):
+                _scan_key(s)
+            continue
+        _scan_scalar(s, c)
+        return
+
+
+def _scan_key(s: _Scanner) -> None:
+    if s.skip_ws() != ord('"'):
+        raise s.fail("looking for beginning of object key string")
+    _scan_string(s)
+    if s.skip_ws() != ord(":"):
+        raise s.fail("after object key")
+    s.i += 1
+
+
+def _scan_scalar(s: _Scanner, c: int | None) -> None:
+    if c == ord('"'):
+        _scan_string(s)
+    elif c == ord("-") or (c is not None and c in _DIGITS):
+        _scan_number(s)
+    elif c in (ord("t"), ord("f"), ord("n")):
+        word = {ord("t"): b"true", ord("f"): b"false", ord("n"): b"null"}[c]
+        s.i += 1
+        for expected in word[1:]:
+            if s.peek() != expected:
+                raise s.fail(f"in literal {word.decode()} (expecting {_quote_char(expected)})")
+            s.i += 1
+    else:
+        raise s.fail("looking for beginning of value")
+
+
+def _scan_string(s: _Scanner) -> None:
+    s.i += 1  # the opening quote
+    while True:
+        c = s.peek()
+        if c is None:
+            raise s.fail("")
+        s.i += 1
+        if c == ord('"'):
+            return
+        if c < 0x20:
+            s.i -= 1
+            raise s.fail("in string literal")
+        if c == ord("\\"):
+            e = s.peek()
+            if e == ord("u"):
+                s.i += 1
+                for _ in range(4):
+                    h = s.peek()
+                    if h is None or h not in _HEX:
+                        raise s.fail("in \\u hexadecimal character escape")
+                    s.i += 1
+            elif e is not None and e in b'"\\/bfnrt':
+                s.i += 1
+            else:
+                raise s.fail("in string escape code")
+
+
+def _scan_number(s: _Scanner) -> None:
+    if s.peek() == ord("-"):
+        s.i += 1
+        c = s.peek()
+        if c is None or c not in _DIGITS:
+            raise s.fail("in numeric literal")
+    if s.peek() == ord("0"):
+        s.i += 1
+    else:
+        _digits(s)
+    if s.peek() == ord("."):
+        s.i += 1
+        c = s.peek()
+        if c is None or c not in _DIGITS:
+            raise s.fail("after decimal point in numeric literal")
+        _digits(s)
+    if s.peek() in (ord("e"), ord("E")):
+        s.i += 1
+        if s.peek() in (ord("+"), ord("-")):
+            s.i += 1
+        c = s.peek()
+        if c is None or c not in _DIGITS:
+            raise s.fail("in exponent of numeric literal")
+        _digits(s)
+
+
+def _digits(s: _Scanner) -> None:
+    while (c := s.peek()) is not None and c in _DIGITS:
+        s.i += 1

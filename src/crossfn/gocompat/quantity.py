@@ -1,0 +1,192 @@
+"""Kubernetes resource quantities (``k8s.io/apimachinery`` ``resource.Quantity``).
+
+function-patch-and-transform's ``convert`` with ``format: quantity`` parses a
+string such as ``1.5Gi`` or ``250m`` with ``resource.ParseQuantity`` and returns
+``AsApproximateFloat64()`` (spec/patch-and-transform.md §6.9). This module
+follows that code path exactly, because the float is approximate and users
+see its last digits:
+
+* parsing accepts what Kubernetes accepts, including its oddities: ``1.``,
+  ``.5``, a bare sign (zero), leading zeros;
+* the value is kept as Kubernetes keeps it: an int64 with a decimal exponent
+  when that is exact and small, otherwise an arbitrary-precision decimal that
+  is rounded *up* to a multiple of 1n, and binary-SI values above 2^63-1 are
+  capped;
+* the float is the unscaled integer (rounded to float64) times Go's
+  ``math.Pow10`` of the exponent, which is a product of two table entries and
+  so not always the correctly rounded power of ten.
+
+Errors carry Kubernetes' texts; the format error quotes a regular expression
+that describes the grammar (it is not used to parse).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from crossfn import errors
+
+__all__ = ["Quantity", "parse"]
+
+_FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+_NUMERIC_ERROR = "unable to parse numeric part of quantity"
+_SUFFIX_ERROR = "unable to parse quantity's suffix"
+
+_DECIMAL_SUFFIXES = {"n": -9, "u": -6, "m": -3, "": 0, "k": 3, "M": 6, "G": 9, "T": 12, "P": 15, "E": 18}
+_BINARY_SUFFIXES = {"Ki": 10, "Mi": 20, "Gi": 30, "Ti": 40, "Pi": 50, "Ei": 60}
+_SUFFIX_CHARS = "eEinumkKMGTP"
+_DIGITS = "0123456789"
+_INT64_MAX = (1 << 63) - 1
+_INT64_MIN = -(1 << 63)
+_NANO = -9
+_MAX_INT64_FACTORS = 18
+
+# Go's math.Pow10 tables: 10^n is built from two exactly written entries.
+_POW10 = [float(f"1e{i}") for i in range(32)]
+_POW10_POS32 = [float(f"1e{32 * i}") for i in range(10)]
+_POW10_NEG32 = [float(f"1e-{32 * i}") for i in range(11)]
+
+
+@dataclasses.dataclass(frozen=True)
+class Quantity:
+    """A parsed quantity: ``unscaled × 10^exponent``, as Kubernetes stores it."""
+
+    unscaled: int
+    exponent: int
+
+    def approximate_float(self) -> float:
+        """Kubernetes' ``AsApproximateFloat64``."""
+        try:
+            base = float(self.unscaled)
+        except OverflowError:
+            base = float("inf") if self.unscaled > 0 else float("-inf")
+        if self.exponent == 0:
+            return base
+        return base * _go_pow10(self.exponent)
+
+
+def _go_pow10(n: int) -> float:
+    if 0 <= n <= 308:
+        return _POW10_POS32[n // 32] * _POW10[n % 32]
+    if -323 <= n <= 0:
+        return _POW10_NEG32[-n // 32] / _POW10[-n % 32]
+    return float("inf") if n > 0 else 0.0
+
+
+def _int32(n: int) -> int:
+    return ((n + (1 << 31)) % (1 << 32)) - (1 << 31)
+
+
+def parse(s: str) -> Quantity:
+    """Kubernetes' ``resource.ParseQuantity``; raise :class:`errors.GoError` with its texts."""
+    if not s:
+        raise errors.GoError(_FORMAT_ERROR)
+    if s == "0":
+        return Quantity(0, 0)
+    positive, value, num, denom, suffix = _split(s)
+    base, exponent, binary = _interpret(suffix)
+    if binary:
+        if exponent >= 0 and not denom:
+            mantissa = 1 << exponent
+            precision = 15 - len(num) - int(exponent * 3 / 10) - 1
+        else:
+            mantissa, precision = 1, -1
+        scale = 0
+    else:
+        mantissa, scale = 1, exponent
+        precision = _MAX_INT64_FACTORS - (len(num) + len(denom))
+    if precision >= 0:
+        scale = _int32(scale - len(denom))
+        if scale >= _NANO:
+            shifted = int(num + denom)
+            result = shifted * mantissa
+            if shifted <= _INT64_MAX and _INT64_MIN <= result <= _INT64_MAX:
+                return Quantity(result if positive else -result, scale)
+    return _parse_decimal(value, base, exponent, binary)
+
+
+def _parse_decimal(value: str, base: int, exponent: int, binary: bool) -> Quantity:
+    """The arbitrary-precision path (inf.Dec): round up to 1n, cap binary values."""
+    unscaled, scale = _dec(value)
+    if base == 10:
+        scale = _int32(scale - exponent)
+    else:
+        unscaled <<= exponent
+    negative = unscaled < 0
+    unscaled = abs(unscaled)
+    if unscaled != 0 and scale > -_NANO:
+        # Round up (away from zero) to scale 9: some resources, never none.
+        divisor = 10 ** (scale + _NANO)
+        unscaled = -(-unscaled // divisor)
+        scale = -_NANO
+    elif unscaled != 0 and scale < -_NANO:
+        unscaled *= 10 ** (-_NANO - scale)
+        scale = -_NANO
+    # Every non-zero amount now has scale 9. Binary-SI amounts are capped at 2^63-1.
+    if binary and unscaled > _INT64_MAX * 10**-_NANO:
+        unscaled, scale = _INT64_MAX, 0
+    return Quantity(-unscaled if negative else unscaled, -scale)
+
+
+def _dec(value: str) -> tuple[int, int]:
+    """inf.Dec's SetString: optional sign, digits with at most one point."""
+    sign, body = (value[0], value[1:]) if value[:1] in ("+", "-") else ("", value)
+    whole, point, frac = body.partition(".")
+    digits = whole + frac
+    if not digits or not digits.isdigit() or not digits.isascii():
+        raise errors.GoError(_NUMERIC_ERROR)
+    return int(sign + digits), len(frac) if point else 0
+
+
+def _split(s: str) -> tuple[bool, str, str, str, str]:
+    """Kubernetes' parseQuantityString: sign, the number text, numerator, denominator, suffix."""
+    positive, pos, end = True, 0, len(s)
+    if s[0] in "+-":
+        positive = s[0] == "+"
+        pos = 1
+    while pos < end and s[pos] == "0":
+        pos += 1
+    if pos >= end:
+        return positive, "0", "0", "", ""
+    start = pos
+    while pos < end and s[pos] in _DIGITS:
+        pos += 1
+    num = s[start:pos] or "0"
+    if pos >= end:
+        return positive, s, num, "", ""
+    denom = ""
+    if s[pos] == ".":
+        pos += 1
+        start = pos
+        while pos < end and s[pos] in _DIGITS:
+            pos += 1
+        denom = s[start:pos]
+        if pos >= end:
+            return positive, s, num, denom, ""
+    value = s[:pos]
+    suffix_start = pos
+    while pos < end and s[pos] in _SUFFIX_CHARS:
+        pos += 1
+    if pos < end and s[pos] in "+-":
+        pos += 1
+    while pos < end and s[pos] in _DIGITS:
+        pos += 1
+    if pos < end:
+        raise errors.GoError(_FORMAT_ERROR)
+    return positive, value, num, denom, s[suffix_start:]
+
+
+def _interpret(suffix: str) -> tuple[int, int, bool]:
+    """Base, exponent and whether the suffix is binary SI."""
+    if suffix in _DECIMAL_SUFFIXES:
+        return 10, _DECIMAL_SUFFIXES[suffix], False
+    if suffix in _BINARY_SUFFIXES:
+        return 2, _BINARY_SUFFIXES[suffix], True
+    if len(suffix) > 1 and suffix[0] in "eE":
+        digits = suffix[1:]
+        body = digits[1:] if digits[:1] in ("+", "-") else digits
+        if body and body.isdigit() and body.isascii():
+            parsed = int(digits)
+            if _INT64_MIN <= parsed <= _INT64_MAX:
+                return 10, _int32(parsed), False
+    raise errors.GoError(_SUFFIX_ERROR)

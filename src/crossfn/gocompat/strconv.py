@@ -1,0 +1,222 @@
+"""Go's ``strconv`` package: number formatting and parsing, and quoting.
+
+These are the primitives under :mod:`crossfn.gocompat.fmt` and
+:mod:`crossfn.gocompat.json`, and what function-patch-and-transform's
+``convert`` transform calls directly. Texts, including error texts such as
+``strconv.ParseInt: parsing "x": invalid syntax``, are Go's.
+
+Float formatting starts from the shortest decimal digits that round-trip, which
+Python's ``repr`` computes with the same guarantee as Go's ``strconv`` (both are
+correctly rounded), and lays them out by Go's rules.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+
+from crossfn import errors
+
+__all__ = [
+    "can_backquote",
+    "format_float",
+    "is_print",
+    "parse_bool",
+    "parse_float",
+    "parse_int",
+    "quote",
+    "quote_rune",
+    "shortest_digits",
+]
+
+_INT64_MIN = -(1 << 63)
+_INT64_MAX = (1 << 63) - 1
+_MAX_RUNE = 0x10FFFF
+
+
+def shortest_digits(f: float) -> tuple[str, int]:
+    """The shortest round-trip digits of ``abs(f)`` and the decimal point position.
+
+    ``("15", 2)`` means 0.15 × 10², that is 15; zero is ``("0", 1)``. ``f`` must
+    be finite.
+    """
+    mantissa, _, exponent = repr(abs(f)).partition("e")
+    whole, _, frac = mantissa.partition(".")
+    digits = (whole + frac).lstrip("0")
+    point = len(whole) + (int(exponent) if exponent else 0)
+    if not digits:
+        return "0", 1
+    # Leading zeros removed from "0.00123" move the decimal point left.
+    point -= len(whole + frac) - len((whole + frac).lstrip("0"))
+    digits = digits.rstrip("0") or "0"
+    return digits, point
+
+
+def format_float(f: float, verb: str, prec: int) -> str:
+    """Go's ``strconv.FormatFloat(f, verb, prec, 64)`` for verbs e E f g G (prec -1 = shortest)."""
+    if math.isnan(f):
+        return "NaN"
+    if math.isinf(f):
+        return "+Inf" if f > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, f) < 0 else ""
+    if prec >= 0:
+        return sign + _fixed_precision(abs(f), verb, prec)
+    digits, point = shortest_digits(f)
+    if digits == "0":
+        point = 1
+    lower = verb.lower()
+    if lower == "g":
+        exp = point - 1
+        # Shortest %g switches to exponent form from exponent 6 whatever the
+        # number of digits: 1234567 prints as 1.234567e+06.
+        if exp < -4 or exp >= 6:
+            return sign + _layout_e(digits, point, len(digits) - 1, "e" if verb == "g" else "E")
+        return sign + _layout_f(digits, point, max(len(digits) - point, 0))
+    if lower == "e":
+        return sign + _layout_e(digits, point, len(digits) - 1, verb)
+    return sign + _layout_f(digits, point, max(len(digits) - point, 0))
+
+
+def _fixed_precision(f: float, verb: str, prec: int) -> str:
+    """Correctly rounded fixed-precision formatting; Python and Go agree digit for digit."""
+    if verb in "gG":
+        return format(f, f".{max(prec, 1)}{verb}")
+    return format(f, f".{prec}{verb}")
+
+
+def _layout_e(digits: str, point: int, prec: int, letter: str) -> str:
+    head = digits[0]
+    tail = digits[1 : prec + 1].ljust(prec, "0")
+    exp = point - 1 if digits != "0" else 0
+    mantissa = head + ("." + tail if prec > 0 else "")
+    return f"{mantissa}{letter}{'-' if exp < 0 else '+'}{abs(exp):02d}"
+
+
+def _layout_f(digits: str, point: int, prec: int) -> str:
+    if point <= 0:
+        whole = "0"
+        frac = "0" * (-point) + digits
+    elif point >= len(digits):
+        whole = digits + "0" * (point - len(digits))
+        frac = ""
+    else:
+        whole, frac = digits[:point], digits[point:]
+    frac = frac[:prec].ljust(prec, "0")
+    return whole + ("." + frac if prec > 0 else "")
+
+
+_INT_SYNTAX = re.compile(r"[+-]?[0-9]+")
+
+
+def parse_int(s: str) -> int:
+    """Go's ``strconv.ParseInt(s, 10, 64)``."""
+    if not _INT_SYNTAX.fullmatch(s):
+        raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: invalid syntax")
+    n = int(s)
+    if not _INT64_MIN <= n <= _INT64_MAX:
+        raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: value out of range")
+    return n
+
+
+def parse_bool(s: str) -> bool:
+    """Go's ``strconv.ParseBool``."""
+    if s in ("1", "t", "T", "TRUE", "true", "True"):
+        return True
+    if s in ("0", "f", "F", "FALSE", "false", "False"):
+        return False
+    raise errors.GoError(f"strconv.ParseBool: parsing {quote(s)}: invalid syntax")
+
+
+_DEC_FLOAT = re.compile(r"[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?")
+_HEX_FLOAT = re.compile(
+    r"[+-]?0[xX](?:(?:_?[0-9a-fA-F])+(?:\.(?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?)?|\.[0-9a-fA-F](?:_?[0-9a-fA-F])*)"
+    r"[pP][+-]?[0-9](?:_?[0-9])*"
+)
+_SPECIAL = re.compile(r"[+-]?(?:inf|infinity|nan)", re.IGNORECASE)
+
+
+def parse_float(s: str) -> float:
+    """Go's ``strconv.ParseFloat(s, 64)``: decimal, hex with ``p`` exponent, inf, NaN, ``_`` separators."""
+    if _SPECIAL.fullmatch(s):
+        if s.lower().lstrip("+-") == "nan":
+            return math.nan if s[0] not in "+-" else _bad_float(s)
+        return -math.inf if s.startswith("-") else math.inf
+    hexadecimal = _HEX_FLOAT.fullmatch(s) is not None
+    if not hexadecimal and _DEC_FLOAT.fullmatch(s) is None:
+        return _bad_float(s)
+    text = s.replace("_", "")
+    try:
+        value = float.fromhex(text) if hexadecimal else float(text)
+    except OverflowError:
+        value = math.inf
+    if math.isinf(value):
+        raise errors.GoError(f"strconv.ParseFloat: parsing {quote(s)}: value out of range")
+    return value
+
+
+def _bad_float(s: str) -> float:
+    raise errors.GoError(f"strconv.ParseFloat: parsing {quote(s)}: invalid syntax")
+
+
+def is_print(r: int) -> bool:
+    """Go's ``strconv.IsPrint``: letters, marks, numbers, punctuation, symbols and ASCII space."""
+    if r == 0x20:
+        return True
+    if r > _MAX_RUNE or 0xD800 <= r <= 0xDFFF:
+        return False
+    return unicodedata.category(chr(r))[0] in "LMNPS"
+
+
+def quote(s: str, *, ascii_only: bool = False) -> str:
+    """Go's ``strconv.Quote`` (``QuoteToASCII`` with ``ascii_only``); invalid bytes become ``\\xNN``."""
+    out = ['"']
+    for ch in s:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF:
+            out.append(f"\\x{code - 0xDC00:02x}")
+            continue
+        out.append(_escaped_rune(code, '"', ascii_only))
+    out.append('"')
+    return "".join(out)
+
+
+def quote_rune(r: int, *, ascii_only: bool = False) -> str:
+    """Go's ``strconv.QuoteRune`` (``QuoteRuneToASCII`` with ``ascii_only``)."""
+    if r > _MAX_RUNE or r < 0 or 0xD800 <= r <= 0xDFFF:
+        r = 0xFFFD
+    return "'" + _escaped_rune(r, "'", ascii_only) + "'"
+
+
+_SIMPLE_ESCAPES = {0x07: "\\a", 0x08: "\\b", 0x0C: "\\f", 0x0A: "\\n", 0x0D: "\\r", 0x09: "\\t", 0x0B: "\\v"}
+
+
+def _escaped_rune(r: int, quote_char: str, ascii_only: bool) -> str:
+    if 0xD800 <= r <= 0xDFFF:
+        r = 0xFFFD
+    ch = chr(r)
+    if ch in (quote_char, "\\"):
+        return "\\" + ch
+    if ascii_only:
+        if r < 0x80 and is_print(r):
+            return ch
+    elif is_print(r):
+        return ch
+    if r in _SIMPLE_ESCAPES:
+        return _SIMPLE_ESCAPES[r]
+    if r < 0x20 or r == 0x7F:
+        return f"\\x{r:02x}"
+    if r < 0x10000:
+        return f"\\u{r:04x}"
+    return f"\\U{r:08x}"
+
+
+def can_backquote(s: str) -> bool:
+    """Go's ``strconv.CanBackquote``: one line, no backquote, no control characters but tab."""
+    for ch in s:
+        code = ord(ch)
+        if 0xDC80 <= code <= 0xDCFF or ch == "`" or code == 0xFEFF:
+            return False
+        if (code < 0x20 and ch != "\t") or code == 0x7F:
+            return False
+    return True

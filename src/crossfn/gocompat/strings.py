@@ -1,0 +1,67 @@
+"""Go's ``strings.ToUpper`` and ``strings.ToLower``: per-rune simple case mapping.
+
+Go maps each code point on its own with Unicode's *simple* case mapping
+(UnicodeData.txt), so ``ToUpper("straße")`` is ``"STRAßE"`` and
+``ToLower("ΣΑΣ")`` is ``"σασ"`` (spec/patch-and-transform.md §9 item 16).
+Python's ``str.upper``/``str.lower`` apply the *full* mapping (SpecialCasing:
+``ß`` becomes ``SS``) and context rules (final sigma). Mapping one character at a
+time removes the context rules; where the full mapping of a single character is
+longer than one character, the simple mapping is taken from the tables below,
+which list every such character (checked against UnicodeData 14.0, the version
+of Python 3.11's ``unicodedata``). Go 1.21+ uses Unicode 15.0, which adds no case
+pairs among these characters.
+
+Invalid UTF-8 bytes (carried as lone surrogates, :mod:`crossfn.gocompat.values`)
+become U+FFFD, as Go's ``strings.Map`` writes them.
+"""
+
+from __future__ import annotations
+
+__all__ = ["to_lower", "to_upper"]
+
+# Characters whose full uppercase mapping is several characters, but whose
+# simple mapping is another single character: Greek letters with ypogegrammeni
+# map to their titlecase forms. Every other such character (ß, ŉ, ǰ, ﬁ, ...)
+# has no simple uppercase mapping and is kept.
+_SIMPLE_UPPER: dict[str, str] = {
+    **{chr(c): chr(c + 8) for start in (0x1F80, 0x1F90, 0x1FA0) for c in range(start, start + 8)},
+    "\u1fb3": "\u1fbc",
+    "\u1fc3": "\u1fcc",
+    "\u1ff3": "\u1ffc",
+}
+
+# The one character whose full lowercase mapping is several characters:
+# U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE, simple lowercase U+0069.
+_SIMPLE_LOWER: dict[str, str] = {"\u0130": "i"}
+
+
+def to_upper(s: str) -> str:
+    """Go's ``strings.ToUpper``."""
+    if s.isascii():
+        return s.upper()
+    return "".join(_upper_rune(c) for c in s)
+
+
+def to_lower(s: str) -> str:
+    """Go's ``strings.ToLower``."""
+    if s.isascii():
+        return s.lower()
+    return "".join(_lower_rune(c) for c in s)
+
+
+def _upper_rune(c: str) -> str:
+    if "\ud800" <= c <= "\udfff":
+        return "\ufffd"
+    mapped = c.upper()
+    if len(mapped) == 1:
+        return mapped
+    return _SIMPLE_UPPER.get(c, c)
+
+
+def _lower_rune(c: str) -> str:
+    if "\ud800" <= c <= "\udfff":
+        return "\ufffd"
+    mapped = c.lower()
+    if len(mapped) == 1:
+        return mapped
+    return _SIMPLE_LOWER.get(c, c)

@@ -1,0 +1,105 @@
+"""The Go runtime value model that crossfn's Go emulation works on.
+
+Go code such as function-patch-and-transform handles JSON-shaped values of a
+handful of dynamic types, and its output depends on which type it holds: ``%d``
+prints an ``int64`` but not a ``float64``, ``convert`` picks its conversion by
+type name, and error texts quote the type (``type float64 is not supported``).
+crossfn maps them onto Python values one to one (spec/patch-and-transform.md §4):
+
+=====================  ==========================
+Go                     Python
+=====================  ==========================
+``string``             :class:`str`
+``bool``               :class:`bool`
+``int64``              :class:`int`
+``int``                :class:`GoInt`
+``float64``            :class:`float`
+``<nil>``              ``None``
+``[]interface {}``     :class:`list`
+``map[string]...``     :class:`dict` with str keys
+=====================  ==========================
+
+Python's ``1 == 1.0`` must never stand in for Go's type-strict equality; use
+:func:`strict_equal`. :class:`GoInt` exists because Go's platform ``int``
+appears in upstream unit tests and keeps its own name in messages; values from
+a request are never ``GoInt``.
+
+A Go string is a byte string that may hold invalid UTF-8 (a Join with a
+multi-byte separator, a FromBase64 result). Such bytes are carried in Python
+strings as lone surrogates U+DC80..U+DCFF, the ``surrogateescape`` convention;
+:func:`to_bytes` and :func:`from_bytes` convert.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+__all__ = ["GoInt", "from_bytes", "is_go_int", "strict_equal", "to_bytes", "type_name"]
+
+
+class GoInt(int):
+    """A value of Go's platform ``int`` type (as opposed to ``int64``, a plain ``int``)."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"GoInt({int(self)})"
+
+
+def is_go_int(v: object) -> bool:
+    """Whether ``v`` is a Go integer (``int`` or ``int64``); Python bools are not."""
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+def type_name(v: object) -> str:
+    """The name Go's ``%T`` prints for the dynamic type of ``v``."""
+    if v is None:
+        return "<nil>"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, GoInt):
+        return "int"
+    if isinstance(v, int):
+        return "int64"
+    if isinstance(v, float):
+        return "float64"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, Mapping):
+        return "map[string]interface {}"
+    if isinstance(v, list | tuple):
+        return "[]interface {}"
+    return type(v).__name__
+
+
+def strict_equal(a: Any, b: Any) -> bool:
+    """Go's ``reflect.DeepEqual`` on values of this model: types must match too."""
+    if type_name(a) != type_name(b):
+        return False
+    if isinstance(a, Mapping):
+        return a.keys() == b.keys() and all(strict_equal(a[k], b[k]) for k in a)
+    if isinstance(a, list | tuple):
+        return len(a) == len(b) and all(strict_equal(x, y) for x, y in zip(a, b, strict=True))
+    return bool(a == b)
+
+
+def to_bytes(s: str) -> bytes:
+    """The bytes of a Go string, restoring invalid UTF-8 carried as lone surrogates.
+
+    A surrogate outside the escape range cannot come from Go; it encodes as
+    U+FFFD, which is what Go makes of a surrogate code point.
+    """
+    try:
+        return s.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return "".join(_fix_surrogate(c) for c in s).encode("utf-8", "surrogateescape")
+
+
+def _fix_surrogate(c: str) -> str:
+    return "\ufffd" if "\ud800" <= c < "\udc80" or "\udd00" <= c <= "\udfff" else c
+
+
+def from_bytes(b: bytes) -> str:
+    """A Go string from raw bytes; invalid UTF-8 is kept as lone surrogates."""
+    return b.decode("utf-8", "surrogateescape")
