@@ -28,6 +28,7 @@ COMMANDS: tuple[str, ...] = (
     "render",
     "function",
     "validate",
+    "convert",
 )
 
 
