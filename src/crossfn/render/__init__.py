@@ -1,1 +1,49 @@
-"""crossfn.render."""
+"""``crossfn render``: a drop-in, Docker-free ``crossplane render`` on the crossfn engine.
+
+Use it from Python as the CLI does::
+
+    from crossfn import render
+    req = render.Request(composite_resource=Path("xr.yaml"), composition=Path("composition.yaml"),
+                         functions=Path("functions.yaml"))
+    docs = render.render(req)            # the documents, in crossplane render's order
+    print(render.output.yaml_stream(docs), end="")
+
+:func:`load` checks the inputs in Crossplane's order (§3.3) and raises
+:class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
+them. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
+The annotations render understands are in ``docs/render.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from crossfn.render import output
+from crossfn.render._inputs import Inputs, Request, load
+from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
+from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
+
+__all__ = [
+    "CONNECTION_DETAILS_ANNOTATION",
+    "DEVELOPMENT_TARGET",
+    "INPROCESS_OBJECT",
+    "PROCESS_COMMAND",
+    "RUNTIME",
+    "Inputs",
+    "Request",
+    "load",
+    "output",
+    "render",
+]
+
+
+def render(req: Request, *, report: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
+    """Load, check and render ``req``; returns the output documents in crossplane render's order.
+
+    ``report`` gets one line per Function naming its runtime (``--verbose``).
+    """
+    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
+    inputs = load(req)
+    return _render.render_documents(inputs, req, report=report)

@@ -1,0 +1,183 @@
+"""``crossfn render``: the flags of ``crossplane render`` (crossplane-core §3.2), mapped onto ``render.Request``.
+
+This module only parses flags; :mod:`crossfn.render` does the work. Output is
+written to stdout in one piece after the render succeeded, so a failure
+leaves stdout empty and prints one ``crossfn: error:`` line (the CLI's
+handler) with exit status 1.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from crossfn import errors
+
+__all__ = ["parse_duration", "register"]
+
+_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
+_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
+
+
+def parse_duration(text: str) -> float:
+    """A Go duration (``1m``, ``90s``, ``1m30s``, ``500ms``) in seconds, as ``--timeout`` takes it."""
+    if text in ("0", "+0", "-0"):
+        return 0.0
+    body = text.lstrip("+")
+    pos, total = 0, 0.0
+    while pos < len(body):
+        m = _DURATION_PART.match(body, pos)
+        if m is None:
+            raise errors.InputError(f"--timeout: time: invalid duration {errors.quote(text)}")
+        total += float(m[1]) * _UNITS[m[2]]
+        pos = m.end()
+    if not body:
+        raise errors.InputError(f"--timeout: time: invalid duration {errors.quote(text)}")
+    return total
+
+
+def _key_value(flag: str) -> Any:
+    """An argparse type for ``KEY=VALUE`` map flags (split at the first ``=``)."""
+
+    def parse(text: str) -> tuple[str, str]:
+        key, sep, value = text.partition("=")
+        if not sep or not key:
+            raise argparse.ArgumentTypeError(f"{flag}: expected KEY=VALUE, got {text!r}")
+        return key, value
+
+    return parse
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``render`` command."""
+    p = subparsers.add_parser(
+        "render",
+        help="Render a composite resource (XR), like crossplane render, without Docker.",
+        description=(
+            "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
+            "and the composed resources as YAML. Built-in functions run in-process; see docs/render.md "
+            "for every runtime."
+        ),
+    )
+    p.add_argument(
+        "composite_resource", metavar="COMPOSITE-RESOURCE", type=Path, help="A YAML file with the XR."
+    )
+    p.add_argument(
+        "composition",
+        metavar="COMPOSITION",
+        type=Path,
+        help="A YAML file with the Composition (mode: Pipeline).",
+    )
+    p.add_argument("functions", metavar="FUNCTIONS", type=Path, help="A YAML file or directory of Functions.")
+    p.add_argument(
+        "--context-files",
+        action="append",
+        default=[],
+        type=_key_value("--context-files"),
+        metavar="KEY=FILE",
+        help="Context key and a file holding its JSON/YAML value (repeatable).",
+    )
+    p.add_argument(
+        "--context-values",
+        action="append",
+        default=[],
+        type=_key_value("--context-values"),
+        metavar="KEY=VALUE",
+        help="Context key and its inline JSON/YAML value (repeatable; wins over files).",
+    )
+    p.add_argument(
+        "-r", "--include-function-results", action="store_true", help="Print the functions' results."
+    )
+    p.add_argument(
+        "-x", "--include-full-xr", action="store_true", help="Print the input XR's spec and metadata."
+    )
+    p.add_argument("-c", "--include-context", action="store_true", help="Print the final context.")
+    p.add_argument(
+        "-o",
+        "--observed-resources",
+        type=Path,
+        metavar="PATH",
+        help="Observed composed resources (file or directory).",
+    )
+    p.add_argument(
+        "-e",
+        "--required-resources",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="Resources for requirements (file or directory; repeatable, every one counts).",
+    )
+    p.add_argument(
+        "--extra-resources",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="Deprecated alias of --required-resources, without bootstrap requirements (repeatable).",
+    )
+    p.add_argument(
+        "-s",
+        "--required-schemas",
+        type=Path,
+        metavar="DIR",
+        help="Directory of OpenAPI v3 JSON documents, searched recursively.",
+    )
+    p.add_argument(
+        "--function-credentials", type=Path, metavar="PATH", help="v1 Secrets for step credentials."
+    )
+    p.add_argument(
+        "-a",
+        "--function-annotations",
+        action="append",
+        default=[],
+        metavar="KEY=VALUE",
+        help="Set an annotation on every Function (repeatable).",
+    )
+    p.add_argument(
+        "--xrd", type=Path, metavar="FILE", help="XRD whose schema defaults are applied to the XR."
+    )
+    p.add_argument(
+        "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
+    )
+    p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
+    p.add_argument(
+        "-v", "--verbose", action="store_true", help="Say on stderr which runtime each Function uses."
+    )
+    p.set_defaults(handler=_run)  # fmt: skip
+
+
+def _run(args: argparse.Namespace) -> int:
+    from crossfn import render  # noqa: PLC0415 -- heavy imports only when the command runs
+
+    req = render.Request(
+        composite_resource=args.composite_resource,
+        composition=args.composition,
+        functions=args.functions,
+        context_files=args.context_files,
+        context_values=args.context_values,
+        include_function_results=args.include_function_results,
+        include_full_xr=args.include_full_xr,
+        include_context=args.include_context,
+        observed_resources=args.observed_resources,
+        extra_resources=args.extra_resources,
+        required_resources=args.required_resources,
+        required_schemas=args.required_schemas,
+        function_credentials=args.function_credentials,
+        function_annotations=args.function_annotations,
+        xrd=args.xrd,
+        timeout=parse_duration(args.timeout),
+    )
+
+    def report(line: str) -> None:
+        if args.verbose:
+            print(f"crossfn: {line}", file=sys.stderr)
+
+    docs = render.render(req, report=report)
+    text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    return 0

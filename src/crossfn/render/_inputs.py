@@ -1,0 +1,249 @@
+"""Render's inputs: load every file and check them in ``crossplane render``'s order (§3.3).
+
+:func:`load` turns a :class:`~crossfn.render.Request` (paths and flags) into
+:class:`Inputs` (objects), failing at the first problem with Crossplane's
+exact text. The order matters: users and scripts see the same first error as
+with ``crossplane render``. Steps 1 to 9 of §3.3 are the helpers below, in
+order; step 10 (render under the timeout) is ``_render``'s.
+
+Nothing here runs a function or starts a process.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from crossfn import errors
+from crossfn.render import _load
+
+__all__ = ["Inputs", "Request", "load"]
+
+_COMPOSITION_API = "apiextensions.crossplane.io/v1"
+_FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
+
+
+@dataclasses.dataclass(frozen=True)
+class Request:
+    """What to render, as paths and flags: ``crossplane render``'s arguments (§3.2)."""
+
+    composite_resource: Path
+    composition: Path
+    functions: Path
+    context_files: Sequence[tuple[str, str]] = ()
+    """``--context-files key=FILE`` pairs; a later key replaces an earlier one."""
+    context_values: Sequence[tuple[str, str]] = ()
+    """``--context-values key=VALUE`` pairs; they win over ``context_files`` for the same key."""
+    include_function_results: bool = False
+    include_full_xr: bool = False
+    include_context: bool = False
+    observed_resources: Path | None = None
+    extra_resources: Sequence[Path] = ()
+    """Every ``--extra-resources`` occurrence (Crossplane's classic CLI honours only the last)."""
+    required_resources: Sequence[Path] = ()
+    """Every ``-e/--required-resources`` occurrence."""
+    required_schemas: Path | None = None
+    function_credentials: Path | None = None
+    function_annotations: Sequence[str] = ()
+    """``-a KEY=VALUE``: set on every Function, after loading."""
+    xrd: Path | None = None
+    timeout: float = 60.0
+    """Seconds for the whole render, as ``--timeout`` (default ``1m``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Inputs:
+    """Everything a render needs, loaded and checked."""
+
+    xr: dict[str, Any]
+    composition: dict[str, Any]
+    functions: list[dict[str, Any]]
+    functions_dir: Path
+    """Where the Functions file lives: ``Process`` commands run there."""
+    observed: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    extra: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    required: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    credentials: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    context: dict[str, Any] = dataclasses.field(default_factory=dict)
+    schema_documents: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+
+
+def _wrap(text: str, path: Path | str) -> str:
+    return f"{text} {errors.quote(str(path))}"
+
+
+def _meta(obj: Mapping[str, Any], key: str) -> Any:
+    meta = obj.get("metadata")
+    return meta.get(key) if isinstance(meta, Mapping) else None
+
+
+def _load_xr(path: Path) -> dict[str, Any]:
+    try:
+        return _load.load_one(path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{_wrap('cannot load composite resource from', path)}: {exc}") from exc
+
+
+def _load_composition(path: Path) -> dict[str, Any]:
+    what = _wrap("cannot load Composition from", path)
+    try:
+        comp = _load.load_one(path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{what}: {exc}") from exc
+    if comp.get("apiVersion") != _COMPOSITION_API or comp.get("kind") != "Composition":
+        raise errors.InputError(
+            f"{what}: not a composition: {comp.get('kind', '')}/{_meta(comp, 'name') or ''}"
+        )
+    return comp
+
+
+def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
+    """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode."""
+    spec = _load.object_at(comp, "spec")
+    ref = _load.object_at(spec, "compositeTypeRef")
+    if ref.get("kind") != xr.get("kind"):
+        raise errors.InputError(
+            f"composition's compositeTypeRef.kind ({ref.get('kind', '')}) does not match XR's kind ({xr.get('kind', '')})"
+        )
+    if ref.get("apiVersion") != xr.get("apiVersion"):
+        raise errors.InputError(
+            f"composition's compositeTypeRef.apiVersion ({ref.get('apiVersion', '')}) "
+            f"does not match XR's apiVersion ({xr.get('apiVersion', '')})"
+        )
+    name = str(_meta(comp, "name") or "")
+    selector = _load.object_at(xr, "spec", "crossplane", "compositionSelector", "matchLabels")
+    labels = _load.object_at(comp, "metadata", "labels")
+    for key, want in selector.items():
+        if key not in labels:
+            raise errors.InputError(
+                f"composition {errors.quote(name)} is missing required label {errors.quote(key)}"
+            )
+        if labels[key] != want:
+            raise errors.InputError(
+                f"composition {errors.quote(name)} has incorrect value for label {errors.quote(key)}: "
+                f"want {errors.quote(str(want))}, got {errors.quote(str(labels[key]))}"
+            )
+    if spec.get("mode") != "Pipeline":
+        raise errors.InputError(
+            "render only supports Composition Function pipelines: "
+            f"Composition {errors.quote(name)} must use spec.mode: Pipeline"
+        )
+
+
+def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, Any]]:
+    """§3.3 step 7: the Functions, then ``-a`` overrides on every one of them."""
+    what = _wrap("cannot load functions from", path)
+    try:
+        fns = _load.load_documents(path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{what}: {exc}") from exc
+    for fn in fns:
+        if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
+            raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
+    overrides: dict[str, str] = {}
+    for a in annotations:
+        key, sep, value = a.partition("=")
+        if not sep or not key:
+            raise errors.InputError(
+                f"invalid function annotation format {errors.quote(a)}, expected key=value"
+            )
+        overrides[key] = value
+    for fn in fns:
+        if overrides:
+            fn.setdefault("metadata", {}).setdefault("annotations", {}).update(overrides)
+    return fns
+
+
+def _default_from_xrd(xr: dict[str, Any], path: Path) -> None:
+    """§3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing values."""
+    from crossfn.schemas import defaults, xrd  # noqa: PLC0415 -- only --xrd needs the schema machinery; keep startup fast
+
+    try:
+        doc = _load.load_one(path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{_wrap('cannot load XRD from', path)}: {exc}") from exc
+    try:
+        crd = xrd.crd_from_xrd(doc)
+    except errors.InputError as exc:
+        raise errors.InputError(f"cannot derive composite CRD from XRD: {exc}") from exc
+    schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
+    defaults.apply_defaults(xr, schema)
+
+
+def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for p in paths:
+        try:
+            out.extend(_load.load_documents(p))
+        except errors.InputError as exc:
+            raise errors.InputError(f"{_wrap(text, p)}: {exc}") from exc
+    return out
+
+
+def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
+    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3)."""
+    raw: dict[str, str] = {}
+    for key, file in files:
+        try:
+            raw[key] = Path(file).read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            raise errors.InputError(
+                f"cannot read context file {errors.quote(file)} for key {errors.quote(key)}: {exc}"
+            ) from exc
+    raw.update(dict(values))
+    out: dict[str, Any] = {}
+    for key, text in raw.items():
+        try:
+            out[key] = _load.parse_value(text)
+        except errors.InputError as exc:
+            raise errors.InputError(
+                f"cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
+            ) from exc
+    return out
+
+
+def _load_schemas(path: Path) -> list[dict[str, Any]]:
+    from crossfn.schemas import openapi  # noqa: PLC0415 -- only -s needs it; keep startup fast
+
+    try:
+        return openapi.load_documents(path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{_wrap('cannot load required schemas from', path)}: {exc}") from exc
+
+
+def load(req: Request) -> Inputs:
+    """Load and check everything ``req`` names, in §3.3's order; the first problem raises InputError."""
+    xr = _load_xr(req.composite_resource)
+    comp = _load_composition(req.composition)
+    _check_composition(xr, comp)
+    fns = _load_functions(req.functions, req.function_annotations)
+    if req.xrd is not None:
+        _default_from_xrd(xr, req.xrd)
+    creds = _load_many(
+        [req.function_credentials] if req.function_credentials else [], "cannot load secrets from"
+    )
+    for i, c in enumerate(creds):
+        if c.get("apiVersion") != "v1" or c.get("kind") != "Secret":
+            raise errors.InputError(
+                f"{_wrap('cannot load secrets from', req.function_credentials or '')}: document {i + 1} "
+                f"is a {c.get('kind', '')}, not a v1 Secret"
+            )
+    observed = (
+        _load_many([req.observed_resources], "cannot load observed composed resources from")
+        if req.observed_resources
+        else []
+    )
+    return Inputs(
+        xr=xr,
+        composition=comp,
+        functions=fns,
+        functions_dir=req.functions if req.functions.is_dir() else req.functions.parent,
+        observed=observed,
+        extra=_load_many(req.extra_resources, "cannot load extra resources from"),
+        required=_load_many(req.required_resources, "cannot load required resources from"),
+        credentials=creds,
+        context=_load_context(req.context_files, req.context_values),
+        schema_documents=_load_schemas(req.required_schemas) if req.required_schemas else [],
+    )

@@ -1,0 +1,165 @@
+"""Reading render's input files: YAML streams from a file or a directory (crossplane-core §3.3).
+
+The rules are ``crossplane render``'s:
+
+* a PATH is a file or a directory; a directory means its ``*.yaml`` and
+  ``*.yml`` files, not its subdirectories, in lexical order. A directory with
+  none is the error ``no YAML files found in "<dir>" (.yaml or .yml)``;
+* each file is a stream of ``---``-separated documents; empty documents are
+  skipped;
+* documents are read as Kubernetes reads YAML, through JSON: timestamps stay
+  strings, map keys become strings, whole numbers become integers.
+
+Every failure is an :class:`~crossfn.errors.InputError` naming the file and,
+where there is one, the document; PyYAML's errors never escape this module.
+Neighbours: ``_inputs`` calls these loaders in §3.3's order and wraps their
+errors with Crossplane's texts.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+import yaml
+
+from crossfn import errors
+
+__all__ = ["load_documents", "load_one", "object_at", "parse_value", "secret_data"]
+
+_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+class _Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
+    """PyYAML's safe loader without the timestamp type: Kubernetes keeps timestamps as strings."""
+
+
+_Loader.yaml_implicit_resolvers = {
+    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
+    for key, resolvers in _Base.yaml_implicit_resolvers.items()
+}
+
+
+def object_at(obj: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
+    """The object at ``keys`` under ``obj`` (``metadata``, ``spec.crossplane``...), or ``{}`` if absent or not an object."""
+    current: Mapping[str, Any] = obj
+    for key in keys:
+        value = current.get(key)
+        if not isinstance(value, Mapping):
+            return {}
+        current = value
+    return current
+
+
+def _files(path: Path) -> list[Path]:
+    """The YAML files ``path`` names: itself, or its top-level ``*.yaml``/``*.yml`` in lexical order."""
+    if path.is_dir():
+        files = sorted(p for p in path.iterdir() if p.is_file() and p.suffix in (".yaml", ".yml"))
+        if not files:
+            raise errors.InputError(f"no YAML files found in {errors.quote(str(path))} (.yaml or .yml)")
+        return files
+    if not path.exists():
+        raise errors.InputError(f"open {path}: no such file or directory")
+    return [path]
+
+
+def _normalise(value: Any, where: str) -> Any:
+    """YAML data as it comes out of a YAML -> JSON -> object round trip."""
+    if isinstance(value, Mapping):
+        return {_key(k): _normalise(v, where) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_normalise(v, where) for v in value]
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise errors.InputError(f"{where}: cannot convert {type(value).__name__} to JSON")
+
+
+def _key(k: Any) -> str:
+    if isinstance(k, bool):
+        return "true" if k else "false"
+    if k is None:
+        return "null"
+    return str(k)
+
+
+def _stream(path: Path) -> Iterator[tuple[int, Any]]:
+    """Every non-empty document of one file, with its index in the stream."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except OSError as exc:
+        raise errors.InputError(f"open {path}: {exc.strerror or exc}".lower()) from exc
+    except UnicodeDecodeError as exc:
+        raise errors.InputError(f"cannot read {path}: not UTF-8 text") from exc
+    try:
+        for index, doc in enumerate(yaml.load_all(text, Loader=_Loader)):
+            if doc is not None:
+                yield index, doc
+    except yaml.YAMLError as exc:
+        raise errors.InputError(f"cannot parse YAML in {path}: {_yaml_problem(exc)}") from exc
+
+
+def _yaml_problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: what is wrong and where."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+    if mark is not None:
+        return f"line {mark.line + 1} column {mark.column + 1}: {problem}"
+    return str(problem)
+
+
+def load_documents(path: str | Path) -> list[dict[str, Any]]:
+    """Every document of a file or directory (§3.3 loading rules); each must be an object."""
+    out: list[dict[str, Any]] = []
+    for file in _files(Path(path)):
+        for index, doc in _stream(file):
+            where = f"{file}: document {index + 1}"
+            if not isinstance(doc, Mapping):
+                raise errors.InputError(f"{where}: not a YAML object")
+            out.append(_normalise(doc, where))
+    return out
+
+
+def load_one(path: str | Path) -> dict[str, Any]:
+    """The first document of a file, as Crossplane's ``yaml.Unmarshal`` of a whole file reads it."""
+    p = Path(path)
+    if p.is_dir():
+        raise errors.InputError(f"read {p}: is a directory")
+    docs = load_documents(p)
+    if not docs:
+        raise errors.InputError(f"{p}: no YAML document")
+    return docs[0]
+
+
+def parse_value(text: str) -> Any:
+    """Parse inline YAML or JSON (a context value) as Kubernetes' YAML -> JSON decoder does."""
+    try:
+        value = yaml.load(text, Loader=_Loader)
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_yaml_problem(exc)) from exc
+    return _normalise(value, "value")
+
+
+def secret_data(secret: Mapping[str, Any], where: str) -> dict[str, bytes]:
+    """A v1 Secret's data as bytes: base64 ``data``, with ``stringData`` written over it as the API server does."""
+    out: dict[str, bytes] = {}
+    data = secret.get("data") or {}
+    if not isinstance(data, Mapping):
+        raise errors.InputError(f"{where}: data must be an object")
+    for k, v in data.items():
+        try:
+            out[k] = base64.b64decode(str(v), validate=True)
+        except (binascii.Error, ValueError) as exc:
+            raise errors.InputError(f"{where}: data.{k} is not base64: {exc}") from exc
+    string_data = secret.get("stringData") or {}
+    if not isinstance(string_data, Mapping):
+        raise errors.InputError(f"{where}: stringData must be an object")
+    for k, v in string_data.items():
+        out[k] = str(v).encode()
+    return out

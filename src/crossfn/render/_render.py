@@ -1,0 +1,181 @@
+"""Classic render on the crossfn engine (crossplane-core §3.5, §3.6).
+
+Render does not run a pipeline of its own: it feeds the engine from files.
+Here the loaded :class:`~crossfn.render._inputs.Inputs` become the engine's
+sources, observed resources and runner stack; the engine runs the pipeline
+under :meth:`ComposeOptions.classic_render`; the result becomes the documents
+``crossplane render`` prints, in its order: the XR, the composed resources
+(sorted by composition resource name), the ``Result`` documents with ``-r``,
+the ``Context`` document with ``-c``.
+
+The runner stack, innermost first: each Function's transport (in-process
+object, or gRPC to a Process, Development or Docker target), a dispatcher
+that knows which is which and answers Crossplane's "unknown Function" text,
+then the engine's requirements loop over the ``--extra-resources`` and
+``--required-resources`` documents.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import datetime
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from crossfn import engine, errors
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.render import _inputs, _load, _runtimes, _sources
+
+__all__ = ["RESULT_API_VERSION", "render_documents"]
+
+RESULT_API_VERSION = "render.crossplane.io/v1beta1"
+_FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
+"""Classic render stamps every condition with this time, so output is reproducible."""
+
+
+class _Dispatch:
+    """Routes each Function to its transport; an unknown name gets Crossplane's error."""
+
+    def __init__(self, routes: Mapping[str, engine.FunctionRunner]) -> None:
+        self._routes = routes
+
+    async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        runner = self._routes.get(name)
+        if runner is None:
+            raise errors.FunctionRunError(
+                f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
+            )
+        return await runner.run_function(name, req)
+
+
+def _steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
+    pipeline = _load.object_at(comp, "spec").get("pipeline")
+    if not isinstance(pipeline, list):
+        raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
+    steps = []
+    for i, d in enumerate(pipeline):
+        if not isinstance(d, Mapping):
+            raise errors.InputError(f"cannot parse Composition: spec.pipeline[{i}] must be an object")
+        steps.append(engine.PipelineStep.from_dict(d, where=f"spec.pipeline[{i}]"))
+    return steps
+
+
+def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
+    if not inputs.schema_documents:
+        return engine.NoSchemas()
+    from crossfn.schemas import store  # noqa: PLC0415 -- only -s needs it; keep startup fast
+
+    # Render's FilteringSchemaFetcher searches only the documents given, and
+    # compares group and version case-insensitively (§3.5).
+    schemas = store.SchemaStore(builtins=False, case_insensitive_group_version=True)
+    for doc in inputs.schema_documents:
+        schemas.add(doc)
+    return schemas
+
+
+def _documents(
+    inputs: _inputs.Inputs, req: _inputs.Request, result: engine.CompositionResult
+) -> list[dict[str, Any]]:
+    """The documents classic render prints, in order (§3.6)."""
+    xr = dict(result.composite)
+    if req.include_full_xr:
+        # Classic -x: the input XR's spec and metadata replace the output's.
+        for key in ("spec", "metadata"):
+            if key in inputs.xr:
+                xr[key] = inputs.xr[key]
+            else:
+                xr.pop(key, None)
+    docs = [xr, *(c.resource for c in result.composed)]
+    if req.include_function_results:
+        docs.extend(
+            {
+                "apiVersion": RESULT_API_VERSION,
+                "kind": "Result",
+                "message": r.message,
+                "severity": r.severity_name,
+                "step": r.step,
+            }
+            for r in result.pipeline.results
+        )
+    if req.include_context and result.pipeline.context is not None:
+        docs.append({"apiVersion": RESULT_API_VERSION, "kind": "Context", "fields": result.pipeline.context})
+    return docs
+
+
+async def _compose(
+    inputs: _inputs.Inputs, started: _runtimes.Started, grpc: engine.FunctionRunner | None
+) -> engine.CompositionResult:
+    routes: dict[str, engine.FunctionRunner] = {}
+    if started.objects:
+        inproc = engine.InProcessRunner(started.objects)
+        routes.update(dict.fromkeys(started.objects, inproc))
+    if grpc is not None:
+        routes.update(dict.fromkeys(started.targets, grpc))
+    options = engine.ComposeOptions.classic_render()
+    sources = engine.Sources(
+        resources=_sources.DocumentResources([*inputs.extra, *inputs.required]),
+        # Bootstrap requirements see only --required-resources (§3.5 step 4).
+        bootstrap_resources=_sources.DocumentResources(inputs.required),
+        schemas=_schema_source(inputs),
+        credentials=_sources.DocumentSecrets(inputs.credentials),
+    )
+    runner = engine.build_runner(_Dispatch(routes), sources=sources, options=options)
+    observed = [
+        engine.ObservedResource(resource=obj, connection_details=details)
+        for obj, details in _sources.observed_with_details(inputs.observed)
+    ]
+    return await engine.compose(
+        inputs.xr, _steps(inputs.composition), runner, observed=observed, context=inputs.context,
+        sources=sources, options=options, clock=lambda: _FIXED_TIME,
+    )  # fmt: skip
+
+
+async def _run(
+    inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]
+) -> list[dict[str, Any]]:
+    runtimes = {}
+    for fn in inputs.functions:
+        name = str((fn.get("metadata") or {}).get("name") or "")
+        try:
+            runtimes.update(_runtimes.plan([fn]))
+        except errors.InputError as exc:
+            raise errors.InputError(f"cannot get runtime for Function {errors.quote(name)}: {exc}") from exc
+    for rt in runtimes.values():
+        report(rt.describe())
+    started = _runtimes.Started(runtimes, cwd=inputs.functions_dir)
+    grpc: engine.GrpcRunner | None = None
+    loop = asyncio.get_running_loop()
+    try:
+        await started.start(loop.time() + req.timeout)
+        if started.targets:
+            grpc = engine.GrpcRunner(started.targets, timeout=req.timeout)
+        result = await _compose(inputs, started, grpc)
+    finally:
+        if grpc is not None:
+            await grpc.aclose()
+        await started.stop()
+    result.raise_for_fatal()
+    return _documents(inputs, req, result)
+
+
+def render_documents(
+    inputs: _inputs.Inputs, req: _inputs.Request, *, report: Callable[[str], None] = lambda _: None
+) -> list[dict[str, Any]]:
+    """Render ``inputs`` under ``req.timeout``; any failure is ``cannot render composite resource: ...``.
+
+    ``report`` receives one line per Function saying which runtime it uses
+    (the CLI's ``--verbose``).
+    """
+
+    async def bounded() -> list[dict[str, Any]]:
+        async with asyncio.timeout(req.timeout):
+            return await _run(inputs, req, report)
+
+    try:
+        return asyncio.run(bounded())
+    except TimeoutError as exc:
+        raise errors.CrossfnError("cannot render composite resource: context deadline exceeded") from exc
+    except errors.PipelineFatalError as exc:
+        raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
+    except errors.CrossfnError as exc:
+        raise type(exc)(f"cannot render composite resource: {exc}") from exc

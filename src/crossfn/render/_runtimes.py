@@ -1,0 +1,355 @@
+"""Function runtimes: how render reaches each Function, chosen by its annotations (§3.4).
+
+``render.crossplane.io/runtime`` picks one per Function:
+
+==============  ===========================================================
+``InProcess``   a Python object (``module:object``, annotation
+                ``render.crossfn.io/runtime-inprocess-object``) called in
+                this process; a crossfn built-in needs no annotation.
+``Process``     a local command (annotation
+                ``render.crossfn.io/runtime-process-command``) started with
+                ``--insecure --address=127.0.0.1:<free port>``, waited for,
+                called over gRPC and stopped afterwards. Any SDK works.
+``Development`` an already running function at
+                ``render.crossplane.io/runtime-development-target``
+                (default ``localhost:9443``), insecure.
+``Docker``      the package image in a container, through the ``docker``
+                CLI, where a Docker engine is reachable.
+(none)          a crossfn built-in package runs ``InProcess``; anything
+                else is ``Docker``, as in Crossplane.
+==============  ===========================================================
+
+:func:`plan` decides (pure, so every annotation error is found before anything
+starts); :class:`Started` starts every Function before the first step, as
+Crossplane does, and stops them all afterwards, even after a failure.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import dataclasses
+import importlib
+import os
+import shlex
+import shutil
+import socket
+import sys
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from crossfn import errors, functions
+from crossfn.render import _load
+
+__all__ = [
+    "DEVELOPMENT_TARGET",
+    "INPROCESS_OBJECT",
+    "PROCESS_COMMAND",
+    "RUNTIME",
+    "Runtime",
+    "Started",
+    "plan",
+]
+
+RUNTIME = "render.crossplane.io/runtime"
+DEVELOPMENT_TARGET = "render.crossplane.io/runtime-development-target"
+INPROCESS_OBJECT = "render.crossfn.io/runtime-inprocess-object"
+PROCESS_COMMAND = "render.crossfn.io/runtime-process-command"
+_DOCKER_CLEANUP = "render.crossplane.io/runtime-docker-cleanup"
+_DOCKER_PULL = "render.crossplane.io/runtime-docker-pull-policy"
+_DOCKER_IMAGE = "render.crossplane.io/runtime-docker-image"
+_DOCKER_NAME = "render.crossplane.io/runtime-docker-name"
+_DOCKER_ENV = "render.crossplane.io/runtime-docker-env"
+_DOCKER_PUBLISH = "render.crossplane.io/runtime-docker-publish-address"
+_DOCKER_TARGET = "render.crossplane.io/runtime-docker-target"
+
+_DEFAULT_DEV_TARGET = "localhost:9443"
+_STOP_GRACE = 5.0
+"""Seconds a Process or container gets to stop before it is killed, Crossplane's budget."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Docker:
+    """The Docker runtime's settings, from its annotations (§3.4)."""
+
+    image: str
+    cleanup: str = "Remove"
+    pull_policy: str = "IfNotPresent"
+    name: str = ""
+    env: tuple[str, ...] = ()
+    publish_address: str = "127.0.0.1"
+    target_host: str = ""
+
+
+@dataclasses.dataclass(frozen=True)
+class Runtime:
+    """How one Function runs: ``kind`` is the runtime name, the other fields its settings."""
+
+    function: str
+    kind: str
+    object_ref: str = ""
+    """``module:object`` for InProcess."""
+    target: str = ""
+    """gRPC target for Development."""
+    command: tuple[str, ...] = ()
+    """argv for Process."""
+    docker: Docker | None = None
+
+    def describe(self) -> str:
+        """One line for ``--verbose``: which runtime, and what it runs."""
+        detail = {
+            "InProcess": self.object_ref,
+            "Development": self.target,
+            "Process": shlex.join(self.command),
+            "Docker": self.docker.image if self.docker else "",
+        }[self.kind]
+        return f"Function {errors.quote(self.function)}: runtime {self.kind} ({detail})"
+
+
+def _annotations(fn: Mapping[str, Any]) -> Mapping[str, str]:
+    return {str(k): str(v) for k, v in _load.object_at(fn, "metadata", "annotations").items()}
+
+
+def _docker(fn: Mapping[str, Any], package: str) -> Docker:
+    a = _annotations(fn)
+    cleanup = a.get(_DOCKER_CLEANUP, "Remove")
+    if cleanup not in ("Stop", "Remove", "Orphan"):
+        raise errors.InputError(
+            f"unsupported {errors.quote(_DOCKER_CLEANUP)} annotation value {errors.quote(cleanup)} (unknown cleanup policy)"
+        )
+    pull = a.get(_DOCKER_PULL, "IfNotPresent")
+    if pull not in ("Always", "Never", "IfNotPresent"):
+        raise errors.InputError(
+            f"unsupported {errors.quote(_DOCKER_PULL)} annotation value {errors.quote(pull)} (unknown pull policy)"
+        )
+    env = tuple(e for e in a.get(_DOCKER_ENV, "").split(",") if "=" in e)
+    return Docker(
+        image=a.get(_DOCKER_IMAGE) or package,
+        cleanup=cleanup,
+        pull_policy=pull,
+        name=a.get(_DOCKER_NAME, ""),
+        env=env,
+        publish_address=a.get(_DOCKER_PUBLISH) or "127.0.0.1",
+        target_host=a.get(_DOCKER_TARGET, ""),
+    )
+
+
+def _runtime(fn: Mapping[str, Any]) -> Runtime:
+    name = str(_load.object_at(fn, "metadata").get("name") or "")
+    package = str(_load.object_at(fn, "spec").get("package") or "")
+    a = _annotations(fn)
+    kind = a.get(RUNTIME, "")
+    builtin = functions.builtin_for_package(package)
+    if kind == "" and builtin is not None:
+        kind = "InProcess"
+    if kind in ("", "Docker"):
+        return Runtime(name, "Docker", docker=_docker(fn, package))
+    if kind == "Development":
+        return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
+    if kind == "InProcess":
+        ref = a.get(INPROCESS_OBJECT) or (functions.BUILTINS[builtin] if builtin else "")
+        if not ref:
+            raise errors.InputError(
+                f"Function {errors.quote(name)} uses runtime InProcess but is not a crossfn built-in and has no "
+                f"{errors.quote(INPROCESS_OBJECT)} annotation naming a module:object"
+            )
+        return Runtime(name, kind, object_ref=ref)
+    if kind == "Process":
+        command = a.get(PROCESS_COMMAND, "")
+        try:
+            argv = tuple(shlex.split(command))
+        except ValueError as exc:
+            raise errors.InputError(
+                f"Function {errors.quote(name)}: cannot parse {PROCESS_COMMAND}: {exc}"
+            ) from exc
+        if not argv:
+            raise errors.InputError(
+                f"Function {errors.quote(name)} uses runtime Process but has no {errors.quote(PROCESS_COMMAND)} annotation"
+            )
+        return Runtime(name, kind, command=argv)
+    raise errors.InputError(
+        f"unsupported {errors.quote(RUNTIME)} annotation value {errors.quote(kind)} (unknown runtime)"
+    )
+
+
+def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
+    """Each Function's runtime by Function name; a later duplicate name wins, as in Crossplane."""
+    out: dict[str, Runtime] = {}
+    for fn in fns:
+        rt = _runtime(fn)
+        out[rt.function] = rt
+    return out
+
+
+def load_object(ref: str, function: str, search: Path) -> object:
+    """Import ``module:object`` (``object`` may be dotted); ``search`` is tried first for the module."""
+    module_name, sep, attr = ref.partition(":")
+    what = f"cannot load in-process Function {errors.quote(function)} from {errors.quote(ref)}"
+    if not sep or not module_name or not attr:
+        raise errors.InputError(f"{what}: expected module:object")
+    added = str(search) not in sys.path
+    if added:
+        sys.path.insert(0, str(search))
+    try:
+        obj: object = importlib.import_module(module_name)
+    except ImportError as exc:
+        raise errors.InputError(f"{what}: {exc}") from exc
+    finally:
+        if added:
+            sys.path.remove(str(search))
+    for part in attr.split("."):
+        try:
+            obj = getattr(obj, part)
+        except AttributeError as exc:
+            raise errors.InputError(f"{what}: {module_name} has no attribute {attr}") from exc
+    return obj
+
+
+def _free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _process_argv(command: Sequence[str], port: int) -> list[str]:
+    """The command with ``{port}``/``{address}`` filled in, or the standard flags appended."""
+    address = f"127.0.0.1:{port}"
+    if any("{port}" in c or "{address}" in c for c in command):
+        return [c.replace("{port}", str(port)).replace("{address}", address) for c in command]
+    return [*command, "--insecure", f"--address={address}"]
+
+
+async def _wait_serving(
+    target: str, deadline: float, alive: asyncio.subprocess.Process | None, who: str
+) -> None:
+    """Wait until a gRPC server answers at ``target``: a health check that succeeds or is unimplemented."""
+    # grpc is imported only when a Function is served: in-process renders never load it.
+    import grpc  # noqa: PLC0415 -- see above
+    import grpc.aio  # noqa: PLC0415 -- see above
+    from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: PLC0415 -- see above
+
+    loop = asyncio.get_running_loop()
+    async with grpc.aio.insecure_channel(target) as ch:
+        stub = health_pb2_grpc.HealthStub(ch)
+        while True:
+            if alive is not None and alive.returncode is not None:
+                raise errors.FunctionRunError(f"{who} exited with status {alive.returncode} before serving")
+            try:
+                await stub.Check(health_pb2.HealthCheckRequest(), timeout=0.5)
+                return
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.NOT_FOUND):
+                    return
+            if loop.time() > deadline:
+                raise errors.FunctionRunError(f"{who} did not start serving gRPC at {target} in time")
+            await asyncio.sleep(0.02)
+
+
+class Started:
+    """The running Functions of one render: in-process objects and gRPC targets, and how to stop them."""
+
+    def __init__(self, runtimes: Mapping[str, Runtime], *, cwd: Path, docker: str = "docker") -> None:
+        self._runtimes = runtimes
+        self._cwd = cwd
+        self._docker = docker
+        self.objects: dict[str, object] = {}
+        self.targets: dict[str, str] = {}
+        self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
+        self._containers: list[tuple[str, Docker]] = []
+
+    async def start(self, deadline: float) -> None:
+        """Start every Function; raise on the first that cannot start (the rest are stopped by :meth:`stop`)."""
+        for rt in self._runtimes.values():
+            if rt.kind == "InProcess":
+                self.objects[rt.function] = load_object(rt.object_ref, rt.function, self._cwd)
+            elif rt.kind == "Development":
+                self.targets[rt.function] = rt.target
+            elif rt.kind == "Process":
+                self.targets[rt.function] = await self._start_process(rt, deadline)
+            else:
+                self.targets[rt.function] = await self._start_container(rt, deadline)
+
+    async def _start_process(self, rt: Runtime, deadline: float) -> str:
+        port = _free_port()
+        argv = _process_argv(rt.command, port)
+        who = f"Function {errors.quote(rt.function)} (Process {errors.quote(argv[0])})"
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                *argv, cwd=self._cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
+                stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
+            )  # fmt: skip
+        except OSError as exc:
+            raise errors.InputError(f"cannot start {who}: {exc.strerror or exc}") from exc
+        self._processes.append((rt.function, proc))
+        target = f"127.0.0.1:{port}"
+        try:
+            await _wait_serving(target, deadline, proc, who)
+        except errors.FunctionRunError as exc:
+            raise errors.FunctionRunError(f"cannot start {who}: {exc}") from exc
+        return target
+
+    async def _start_container(self, rt: Runtime, deadline: float) -> str:
+        d = rt.docker
+        assert d is not None  # plan() sets it for every Docker runtime
+        who = f"Function {errors.quote(rt.function)} (Docker image {errors.quote(d.image)})"
+        if shutil.which(self._docker) is None or not _docker_engine_reachable():
+            raise errors.InputError(
+                f"cannot start {who}: no Docker engine is reachable; run it without Docker by setting the "
+                f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
+                "(a local command) or Development (an already running function); see docs/render.md"
+            )
+        if d.pull_policy == "Always":
+            await self._docker_cli("pull", d.image)
+        args = ["run", "-d", "-p", f"{d.publish_address}::9443/tcp", f"--pull={_PULL[d.pull_policy]}"]
+        if d.name:
+            args += ["--name", d.name]
+        for e in d.env:
+            args += ["-e", e]
+        container = (await self._docker_cli(*args, d.image, "--insecure")).strip()
+        self._containers.append((container, d))
+        published = (await self._docker_cli("port", container, "9443/tcp")).splitlines()[0].strip()
+        host, _, port = published.rpartition(":")
+        target = f"{d.target_host or host}:{port}"
+        await _wait_serving(target, deadline, None, who)
+        return target
+
+    async def _docker_cli(self, *args: str) -> str:
+        proc = await asyncio.create_subprocess_exec(
+            self._docker, *args, stdout=asyncio.subprocess.PIPE, stderr=asyncio.subprocess.PIPE
+        )
+        out, err = await proc.communicate()
+        if proc.returncode != 0:
+            raise errors.FunctionRunError(f"docker {args[0]}: {err.decode(errors='replace').strip()}")
+        return out.decode()
+
+    async def stop(self) -> None:
+        """Stop what :meth:`start` started: processes get SIGTERM, then SIGKILL after 5 s."""
+        for _, proc in self._processes:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.terminate()
+        for _, proc in self._processes:
+            try:
+                await asyncio.wait_for(proc.wait(), _STOP_GRACE)
+            except TimeoutError:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        for container, d in self._containers:
+            with contextlib.suppress(errors.FunctionRunError):
+                if d.cleanup == "Remove":
+                    await self._docker_cli("rm", "-f", container)
+                elif d.cleanup == "Stop":
+                    await self._docker_cli("stop", "-t", str(int(_STOP_GRACE)), container)
+
+
+_PULL = {"Always": "never", "Never": "never", "IfNotPresent": "missing"}
+
+
+def _docker_engine_reachable() -> bool:
+    host = os.environ.get("DOCKER_HOST", "")
+    if host:
+        return True
+    return Path("/var/run/docker.sock").exists()
