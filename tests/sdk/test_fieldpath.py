@@ -210,6 +210,7 @@ def test_set_value_index_1024_allowed() -> None:
         pytest.param(2.5, 2.5, None, id="FractionStaysFloat"),
         pytest.param(1e21, 1e21, None, id="ExponentFormStaysFloat"),
         pytest.param(2.0**63, 2.0**63, None, id="BeyondInt64StaysFloat"),
+        pytest.param(3.236032273592521e16, 32360322735925210, None, id="BeyondFloatPrecisionUsesGoDigits"),
         pytest.param({"a": [1.0, "x\udce2"]}, {"a": [1, "x\ufffd"]}, None, id="NestedAndInvalidUTF8"),
         pytest.param(
             float("nan"), None, "cannot marshal value to JSON: json: unsupported value: NaN", id="NaN"

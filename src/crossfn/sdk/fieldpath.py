@@ -21,11 +21,13 @@ for everything else. Nothing else escapes, whatever the input.
 from __future__ import annotations
 
 import dataclasses
+import decimal
 import math
 from collections.abc import Sequence
 from typing import Any
 
 from crossfn import errors
+from crossfn.gocompat import values
 
 __all__ = [
     "MAX_INDEX",
@@ -37,8 +39,6 @@ __all__ = [
     "get_integer",
     "get_string",
     "get_value",
-    "go_deep_equal",
-    "go_type_name",
     "json_round_trip",
     "merge_value",
     "parse",
@@ -207,25 +207,6 @@ def get_integer(obj: Any, path: str) -> int:
 # --- the JSON round trip ----------------------------------------------------------------------
 
 
-def go_type_name(v: Any) -> str:
-    """Go's ``%T`` of a JSON value as Go holds it after decoding."""
-    if v is None:
-        return "<nil>"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int64"
-    if isinstance(v, float):
-        return "float64"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "[]interface {}"
-    if isinstance(v, dict):
-        return "map[string]interface {}"
-    return type(v).__name__
-
-
 def _fix_string(s: str) -> str:
     # Invalid UTF-8 arrives as lone surrogates (surrogateescape); Go writes U+FFFD per bad byte.
     try:
@@ -260,13 +241,13 @@ def json_round_trip(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [json_round_trip(v) for v in value]
     raise errors.FieldPathError(
-        f"cannot marshal value to JSON: json: unsupported type: {go_type_name(value)}"
+        f"cannot marshal value to JSON: json: unsupported type: {values.type_name(value)}"
     )
 
 
 def _bad_key(k: object) -> str:
     raise errors.FieldPathError(
-        f"cannot marshal value to JSON: json: unsupported type: map[{go_type_name(k)}]"
+        f"cannot marshal value to JSON: json: unsupported type: map[{values.type_name(k)}]"
     )
 
 
@@ -276,9 +257,12 @@ def _round_trip_float(f: float) -> int | float:
     if math.isinf(f):
         sign = "+" if f > 0 else "-"
         raise errors.FieldPathError(f"cannot marshal value to JSON: json: unsupported value: {sign}Inf")
-    if f.is_integer() and abs(f) < 2**63:
-        return int(f)
-    return f
+    if not f.is_integer() or abs(f) >= 1e21:
+        return f  # Go writes a fraction or an exponent: the decoder keeps a float64.
+    # Go writes the shortest decimal digits padded with zeros (3.236032273592521e16 is
+    # written 32360322735925210), and the decoder parses that literal as an int64.
+    n = int(f) if abs(f) < 2**53 else int(decimal.Decimal(repr(f)))
+    return n if -(2**63) <= n < 2**63 else f
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -371,25 +355,12 @@ def _go_empty(v: Any) -> bool:
     return False
 
 
-def go_deep_equal(a: Any, b: Any) -> bool:
-    """Go ``reflect.DeepEqual`` on JSON data: type-strict, so ``1 != 1.0`` and ``True != 1``."""
-    if type(a) is not type(b):
-        return False
-    if isinstance(a, dict):
-        return a.keys() == b.keys() and all(go_deep_equal(v, b[k]) for k, v in a.items())
-    if isinstance(a, list):
-        return len(a) == len(b) and all(go_deep_equal(x, y) for x, y in zip(a, b, strict=True))
-    if isinstance(a, float) and math.isnan(a):
-        return False
-    return bool(a == b)
-
-
 def _merge(dst: Any, src: Any, opts: MergeOptions) -> Any:
     """Go ``fieldpath.merge``: mergo on ``{"arg": dst}`` and ``{"arg": src}``, after top-level dedup."""
     if dst is None or src is None:
         return src
     if opts.append_slice and isinstance(dst, list) and isinstance(src, list):
-        src = [s for s in src if not any(go_deep_equal(s, d) for d in dst)]
+        src = [s for s in src if not any(values.strict_equal(s, d) for d in dst)]
         if not src:
             # Go's dedup leaves a nil slice; mergo then keeps a non-empty dst, and
             # an empty dst merged with nil comes out as null.
@@ -421,7 +392,7 @@ def _merge_key(d: dict[str, Any], key: str, s: Any, opts: MergeOptions) -> None:
         if not isinstance(cur, list):
             raise errors.FieldPathError(
                 "failed to merge values: cannot append two slices with different type "
-                f"([]interface {{}}, {go_type_name(cur)})"
+                f"([]interface {{}}, {values.type_name(cur)})"
             )
         d[key] = cur + s
         return

@@ -22,7 +22,6 @@ from typing import Any
 from crossfn import errors
 from crossfn.functions.patch_and_transform import connection, patches, readiness
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.sdk import fieldpath
 
 __all__ = ["Desired", "Observed", "State", "render"]
 
@@ -62,6 +61,15 @@ class State:
     skipped: int = 0
 
 
+def _json_kind(v: Any) -> str:
+    """The JSON kind Go's decoder names in type errors."""
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int | float):
+        return "number"
+    return "array" if isinstance(v, list) else "string"
+
+
 def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
     if t.base is None:
         earlier = state.desired.get(t.name)
@@ -74,7 +82,7 @@ def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
     try:
         if not isinstance(t.base, dict):
             raise errors.CrossfnError(
-                f"json: cannot unmarshal {fieldpath.go_type_name(t.base)} into Go value of type map[string]interface {{}}"
+                f"json: cannot unmarshal {_json_kind(t.base)} into Go value of type map[string]interface {{}}"
             )
         base = copy.deepcopy(t.base)
         patches.normalise_target(base)
