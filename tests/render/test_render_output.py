@@ -24,7 +24,9 @@ from crossfn.render import output
         pytest.param("null", '"null"', "null words are quoted", id="NullWord"),
         pytest.param("~", '"~"', "the tilde is null", id="Tilde"),
         pytest.param("", '""', "the empty string would read as null", id="Empty"),
-        pytest.param("2024-01-01T00:00:00Z", '"2024-01-01T00:00:00Z"', "RFC 3339 times are timestamps", id="Timestamp"),
+        pytest.param(
+            "2024-01-01T00:00:00Z", '"2024-01-01T00:00:00Z"', "RFC 3339 times are timestamps", id="Timestamp"
+        ),
         pytest.param("2024-1-2", '"2024-1-2"', "short date fields are timestamps too", id="ShortDate"),
         pytest.param("2024-02-30", "2024-02-30", "an impossible date is a plain string", id="BadDate"),
         pytest.param("2024-01-01 10:00:00", '"2024-01-01 10:00:00"', "space-separated times", id="SpaceTime"),
@@ -35,11 +37,15 @@ from crossfn.render import output
         pytest.param("1.5", '"1.5"', "floats", id="FloatString"),
         pytest.param(".5", '".5"', "a leading dot float", id="DotFloat"),
         pytest.param("1e3", '"1e3"', "exponent floats", id="ExpFloat"),
-        pytest.param("1e400", "1e400", "overflowing floats fail to parse and stay strings", id="FloatOverflow"),
+        pytest.param(
+            "1e400", "1e400", "overflowing floats fail to parse and stay strings", id="FloatOverflow"
+        ),
         pytest.param(".inf", '".inf"', "infinity", id="Inf"),
         pytest.param("1:20", '"1:20"', "base-60 floats are quoted for other parsers", id="Base60"),
         pytest.param("<<", "<<", "the merge key is not resolved in output", id="Merge"),
-        pytest.param("Unready resources: a, b", "'Unready resources: a, b'", "': ' forbids plain", id="ColonSpace"),
+        pytest.param(
+            "Unready resources: a, b", "'Unready resources: a, b'", "': ' forbids plain", id="ColonSpace"
+        ),
         pytest.param("a:b", "a:b", "a colon without a space is plain", id="ColonNoSpace"),
         pytest.param("- a", "'- a'", "a leading dash and space is an indicator", id="DashSpace"),
         pytest.param("-a", "-a", "a leading dash alone is fine", id="DashNoSpace"),
@@ -56,11 +62,17 @@ from crossfn.render import output
         pytest.param("héllo wörld", "héllo wörld", "unicode in the BMP is written as is", id="Unicode"),
         pytest.param("smile 😀", '"smile \\U0001F600"', "characters beyond the BMP are escaped", id="Astral"),
         pytest.param("bell\x07", '"bell\\a"', "control characters are escaped", id="Control"),
-        pytest.param("a\nb", "|-\n  a\n  b", "line breaks make a literal block without a final newline", id="Literal"),
+        pytest.param(
+            "a\nb", "|-\n  a\n  b", "line breaks make a literal block without a final newline", id="Literal"
+        ),
         pytest.param("a\nb\n", "|\n  a\n  b", "a final newline is clipped", id="LiteralClip"),
         pytest.param("a\n\n", "|+\n  a\n", "two final newlines are kept", id="LiteralKeep"),
-        pytest.param(" a\nb", "|2-\n   a\n  b", "a leading space needs an indentation hint", id="LiteralIndentHint"),
-        pytest.param("a \nb", '"a \\nb"', "a space before a break forbids block style", id="LiteralSpaceBreak"),
+        pytest.param(
+            " a\nb", "|2-\n   a\n  b", "a leading space needs an indentation hint", id="LiteralIndentHint"
+        ),
+        pytest.param(
+            "a \nb", '"a \\nb"', "a space before a break forbids block style", id="LiteralSpaceBreak"
+        ),
         pytest.param(True, "true", "booleans", id="Bool"),
         pytest.param(None, "null", "null", id="Null"),
         pytest.param(9001, "9001", "integers", id="Int"),
@@ -68,7 +80,9 @@ from crossfn.render import output
         pytest.param(1.5, "1.5", "a fraction", id="Float"),
         pytest.param(1234567.5, "1.2345675e+06", "Go switches to exponent form at 1e6", id="FloatBig"),
         pytest.param(0.0001, "0.0001", "down to 1e-4 stays fixed", id="FloatSmall"),
-        pytest.param(0.00001, "1e-05", "below 1e-4 is exponent form with two exponent digits", id="FloatTiny"),
+        pytest.param(
+            0.00001, "1e-05", "below 1e-4 is exponent form with two exponent digits", id="FloatTiny"
+        ),
         pytest.param(-2.5e-10, "-2.5e-10", "negative exponent", id="FloatNegative"),
         pytest.param(1e21, "1e+21", "beyond int64 stays a float", id="FloatHuge"),
     ],

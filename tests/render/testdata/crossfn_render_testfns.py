@@ -16,7 +16,9 @@ def _resource(obj: dict[str, Any], ready: int = fnv1.READY_UNSPECIFIED) -> fnv1.
     return fnv1.Resource(resource=resource.dict_to_struct(obj), ready=ready)
 
 
-def _success(req: fnv1.RunFunctionRequest, ready: int, composite_ready: int = fnv1.READY_UNSPECIFIED) -> fnv1.RunFunctionResponse:
+def _success(
+    req: fnv1.RunFunctionRequest, ready: int, composite_ready: int = fnv1.READY_UNSPECIFIED
+) -> fnv1.RunFunctionResponse:
     rsp = fnv1.RunFunctionResponse(
         desired=fnv1.State(
             composite=_resource(
@@ -62,15 +64,21 @@ def success_ready(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -
     return _success(req, fnv1.READY_TRUE)
 
 
-def composite_ready_false_with_unready(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+def composite_ready_false_with_unready(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
     return _success(req, fnv1.READY_UNSPECIFIED, fnv1.READY_FALSE)
 
 
-def composite_ready_true_with_unready(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+def composite_ready_true_with_unready(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
     return _success(req, fnv1.READY_UNSPECIFIED, fnv1.READY_TRUE)
 
 
-def composite_ready_false(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+def composite_ready_false(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
     return _success(req, fnv1.READY_TRUE, fnv1.READY_FALSE)
 
 
@@ -114,7 +122,9 @@ def echo_requests(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -
                        for k, v in req.observed.resources.items()},
     }  # fmt: skip
     rsp.desired.composite.resource.CopyFrom(
-        resource.dict_to_struct({"apiVersion": "nop.example.org/v1alpha1", "kind": "XNopResource", "status": seen})
+        resource.dict_to_struct(
+            {"apiVersion": "nop.example.org/v1alpha1", "kind": "XNopResource", "status": seen}
+        )
     )
     return rsp
 

@@ -1,0 +1,227 @@
+"""``crossfn render`` on the command line: §3.3's validation order and texts, exit codes, stdout discipline.
+
+Every error is one ``crossfn: error:`` line on stderr, exit status 1, and
+nothing on stdout.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from crossfn import cli
+
+_XR = """apiVersion: nop.example.org/v1alpha1
+kind: XNopResource
+metadata:
+  name: test-render
+spec:
+  crossplane:
+    compositionSelector:
+      matchLabels:
+        env: prod
+"""
+_COMP = """apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata:
+  name: xnop
+  labels:
+    env: prod
+spec:
+  compositeTypeRef:
+    apiVersion: nop.example.org/v1alpha1
+    kind: XNopResource
+  mode: Pipeline
+  pipeline:
+  - step: test
+    functionRef:
+      name: function-test
+"""
+_FNS = """apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-test
+  annotations:
+    render.crossplane.io/runtime: InProcess
+    render.crossfn.io/runtime-inprocess-object: crossfn_render_testfns:success
+spec:
+  package: xpkg.crossplane.io/example/function-test:v0.1.0
+"""
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> Path:
+    (tmp_path / "xr.yaml").write_text(_XR)
+    (tmp_path / "composition.yaml").write_text(_COMP)
+    (tmp_path / "functions.yaml").write_text(_FNS)
+    (tmp_path / "crossfn_render_testfns.py").write_text(
+        (Path(__file__).parent / "testdata" / "crossfn_render_testfns.py").read_text()
+    )
+    return tmp_path
+
+
+def _run(capsys: pytest.CaptureFixture[str], d: Path, *extra: str) -> tuple[int, str, str]:
+    code = cli.main(
+        ["render", str(d / "xr.yaml"), str(d / "composition.yaml"), str(d / "functions.yaml"), *extra]
+    )
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+@pytest.mark.parametrize(
+    ("edit", "want", "reason"),
+    [
+        pytest.param(
+            {"xr.yaml": None},
+            'crossfn: error: cannot load composite resource from "{d}/xr.yaml": ',
+            "step 1: a missing XR file",
+            id="NoSuchXR",
+        ),
+        pytest.param(
+            {"xr.yaml": "a: [b"},
+            'crossfn: error: cannot load composite resource from "{d}/xr.yaml": cannot parse YAML',
+            "step 1: broken YAML names the file",
+            id="BrokenXR",
+        ),
+        pytest.param(
+            {"composition.yaml": None},
+            'crossfn: error: cannot load Composition from "{d}/composition.yaml": ',
+            "step 2: a missing Composition",
+            id="NoSuchComposition",
+        ),
+        pytest.param(
+            {"composition.yaml": _XR},
+            'crossfn: error: cannot load Composition from "{d}/composition.yaml": not a composition: XNopResource/test-render',
+            "step 2: NotAComposition",
+            id="NotAComposition",
+        ),
+        pytest.param(
+            {"xr.yaml": _XR.replace("kind: XNopResource", "kind: OtherKind")},
+            "crossfn: error: composition's compositeTypeRef.kind (XNopResource) does not match XR's kind (OtherKind)",
+            "step 3: kind mismatch",
+            id="WrongKind",
+        ),
+        pytest.param(
+            {"xr.yaml": _XR.replace("nop.example.org/v1alpha1", "other.example.org/v1alpha1")},
+            "crossfn: error: composition's compositeTypeRef.apiVersion (nop.example.org/v1alpha1) "
+            "does not match XR's apiVersion (other.example.org/v1alpha1)",
+            "step 4: apiVersion mismatch",
+            id="WrongAPIVersion",
+        ),
+        pytest.param(
+            {"composition.yaml": _COMP.replace("env: prod", "tier: prod")},
+            'crossfn: error: composition "xnop" is missing required label "env"',
+            "step 5: missing selector label",
+            id="MissingLabel",
+        ),
+        pytest.param(
+            {"composition.yaml": _COMP.replace("env: prod", "env: dev")},
+            'crossfn: error: composition "xnop" has incorrect value for label "env": want "prod", got "dev"',
+            "step 5: label mismatch",
+            id="LabelMismatch",
+        ),
+        pytest.param(
+            {"composition.yaml": _COMP.replace("mode: Pipeline", "mode: Resources")},
+            "crossfn: error: render only supports Composition Function pipelines: "
+            'Composition "xnop" must use spec.mode: Pipeline',
+            "step 6: mode Resources",
+            id="NotPipeline",
+        ),
+        pytest.param(
+            {"composition.yaml": _COMP.replace("  mode: Pipeline\n", "")},
+            "crossfn: error: render only supports Composition Function pipelines: "
+            'Composition "xnop" must use spec.mode: Pipeline',
+            "step 6: no defaulting, so a missing mode is rejected",
+            id="NoMode",
+        ),
+        pytest.param(
+            {"functions.yaml": _COMP},
+            'crossfn: error: cannot load functions from "{d}/functions.yaml": not a function: Composition/xnop',
+            "step 7: NotAFunction",
+            id="NotAFunction",
+        ),
+    ],
+)
+def test_validation_errors(
+    capsys: pytest.CaptureFixture[str], files: Path, edit: dict[str, str | None], want: str, reason: str
+) -> None:
+    for name, text in edit.items():
+        if text is None:
+            (files / name).unlink()
+        else:
+            (files / name).write_text(text)
+    code, out, err = _run(capsys, files)
+    assert code == 1, reason
+    assert out == "", "nothing on stdout after an error"
+    assert err.startswith(want.format(d=files)), f"{reason}: {err}"
+    assert err.count("\n") == 1, "one line"
+
+
+def test_bad_function_annotation(capsys: pytest.CaptureFixture[str], files: Path) -> None:
+    code, out, err = _run(capsys, files, "-a", "novalue")
+    assert (code, out) == (1, "")
+    assert err == 'crossfn: error: invalid function annotation format "novalue", expected key=value\n'
+
+
+def test_function_annotations_override_every_function(
+    capsys: pytest.CaptureFixture[str], files: Path
+) -> None:
+    code, out, err = _run(capsys, files, "-a", "render.crossplane.io/runtime=wat")
+    assert (code, out) == (1, "")
+    assert 'annotation value "wat" (unknown runtime)' in err
+
+
+def test_empty_functions_directory(capsys: pytest.CaptureFixture[str], files: Path) -> None:
+    (files / "fns").mkdir()
+    code = cli.main(["render", str(files / "xr.yaml"), str(files / "composition.yaml"), str(files / "fns")])
+    out, err = capsys.readouterr()
+    assert (code, out) == (1, "")
+    assert (
+        err
+        == f'crossfn: error: cannot load functions from "{files}/fns": no YAML files found in "{files}/fns" (.yaml or .yml)\n'
+    )
+
+
+def test_xrd_unknown_version(capsys: pytest.CaptureFixture[str], files: Path) -> None:
+    (files / "xrd.yaml").write_text(
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: CompositeResourceDefinition\n"
+        "metadata:\n  name: xnopresources.nop.example.org\nspec:\n  group: nop.example.org\n"
+        "  names:\n    kind: XNopResource\n    plural: xnopresources\n  versions:\n  - name: v1\n"
+        "    served: true\n    referenceable: true\n    schema:\n      openAPIV3Schema:\n        type: object\n"
+    )
+    code, out, err = _run(capsys, files, "--xrd", str(files / "xrd.yaml"))
+    assert (code, out) == (1, "")
+    assert (
+        err
+        == "crossfn: error: the specified API version 'nop.example.org/v1alpha1' does not exist in the XRD\n"
+    )
+
+
+def test_success_yaml_and_json(capsys: pytest.CaptureFixture[str], files: Path) -> None:
+    code, out, err = _run(capsys, files, "-v")
+    assert code == 0
+    assert out.startswith("---\napiVersion: nop.example.org/v1alpha1\nkind: XNopResource\n")
+    assert 'Function "function-test": runtime InProcess (crossfn_render_testfns:success)' in err
+    code, out, _ = _run(capsys, files, "--output", "json")
+    assert code == 0
+    docs = json.loads(out)
+    assert [d["kind"] for d in docs] == ["XNopResource", "BComposed", "AComposed"]
+
+
+@pytest.mark.parametrize(
+    ("value", "ok"),
+    [
+        pytest.param("1m", True, id="Minute"),
+        pytest.param("1m30s", True, id="Compound"),
+        pytest.param("500ms", True, id="Millis"),
+        pytest.param("soon", False, id="Invalid"),
+    ],
+)
+def test_timeout_flag(capsys: pytest.CaptureFixture[str], files: Path, value: str, ok: bool) -> None:
+    code, out, err = _run(capsys, files, "--timeout", value)
+    assert (code == 0) is ok
+    if not ok:
+        assert out == ""
+        assert err == f'crossfn: error: --timeout: time: invalid duration "{value}"\n'
