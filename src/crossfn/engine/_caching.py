@@ -50,7 +50,7 @@ class CachingRunner:
         self._store = store if store is not None else _cache_store.MemoryStore()
         self._max_ttl = max_ttl
         self._clock = clock
-        self._metrics = metrics or _metrics.NoMetrics()
+        self._metrics = _metrics.guarded(metrics)
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         tag = req.meta.tag

@@ -79,7 +79,7 @@ class GrpcRunner:
         self._tls = tls
         self._timeout = timeout
         self._wait = wait_for_ready
-        self._metrics = metrics or _metrics.NoMetrics()
+        self._metrics = _metrics.guarded(metrics)
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._function_target: dict[str, str] = {}
 

@@ -15,7 +15,7 @@ from typing import Any, Protocol
 
 import prometheus_client as prom
 
-__all__ = ["Metrics", "NoMetrics", "PrometheusMetrics", "result_severity"]
+__all__ = ["Metrics", "NoMetrics", "PrometheusMetrics", "guarded", "result_severity"]
 
 _log = logging.getLogger("crossfn.engine.metrics")
 
@@ -73,7 +73,11 @@ _CACHE_EVENTS = ("hits", "misses", "errors", "writes", "deletes", "bytes_written
 
 
 class PrometheusMetrics:
-    """Crossplane's function metrics in a ``prometheus_client`` registry the caller owns."""
+    """Crossplane's function metrics in a ``prometheus_client`` registry the caller owns.
+
+    Runners wrap every metrics collaborator with :func:`guarded`, so a failure
+    here is logged there and never reaches a call.
+    """
 
     def __init__(self, registry: Any, *, function_package: str = "") -> None:
         self._package = function_package
@@ -106,8 +110,31 @@ class PrometheusMetrics:
         }
 
     def run_started(self, function: str, target: str, method: str) -> None:
+        self._requests.labels(function, self._package, target, method).inc()
+
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
+        labels = (function, self._package, target, method, code, severity)
+        self._responses.labels(*labels).inc()
+        self._seconds.labels(*labels).observe(seconds)
+
+    def cache(self, event: str, function: str, amount: float = 1) -> None:
+        self._cache[event].labels(function).inc(amount)
+
+    def cache_seconds(self, op: str, function: str, seconds: float) -> None:
+        self._cache_seconds[op].labels(function).observe(seconds)
+
+
+class _Guarded:
+    """Metrics that log and swallow whatever the wrapped collaborator raises."""
+
+    def __init__(self, wrapped: Metrics) -> None:
+        self._wrapped = wrapped
+
+    def run_started(self, function: str, target: str, method: str) -> None:
         try:
-            self._requests.labels(function, self._package, target, method).inc()
+            self._wrapped.run_started(function, target, method)
         except Exception:
             _log.exception("cannot record function request metric")
 
@@ -115,20 +142,27 @@ class PrometheusMetrics:
         self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
     ) -> None:
         try:
-            labels = (function, self._package, target, method, code, severity)
-            self._responses.labels(*labels).inc()
-            self._seconds.labels(*labels).observe(seconds)
+            self._wrapped.run_finished(
+                function, target=target, method=method, code=code, severity=severity, seconds=seconds
+            )
         except Exception:
             _log.exception("cannot record function response metric")
 
     def cache(self, event: str, function: str, amount: float = 1) -> None:
         try:
-            self._cache[event].labels(function).inc(amount)
+            self._wrapped.cache(event, function, amount)
         except Exception:
             _log.exception("cannot record cache metric %r", event)
 
     def cache_seconds(self, op: str, function: str, seconds: float) -> None:
         try:
-            self._cache_seconds[op].labels(function).observe(seconds)
+            self._wrapped.cache_seconds(op, function, seconds)
         except Exception:
             _log.exception("cannot record cache %s latency", op)
+
+
+def guarded(metrics: Metrics | None) -> Metrics:
+    """``metrics`` made safe to call on the main path; ``None`` gives :class:`NoMetrics`."""
+    if metrics is None or isinstance(metrics, NoMetrics | _Guarded):
+        return metrics or NoMetrics()
+    return _Guarded(metrics)

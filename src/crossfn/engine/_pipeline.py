@@ -74,16 +74,18 @@ async def run_pipeline(
     ``context`` seeds the first step's context (classic render's
     ``--context-values``; the controller passes nothing). A fatal result ends
     the run early with :attr:`PipelineRun.fatal` set; other failures raise a
-    :class:`~crossfn.errors.CrossfnError` naming the step.
+    :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
+    to OpenTelemetry spans when it is installed; ``trace_id`` to a new UUID
+    (one per reconcile, as Crossplane's inspector).
     """
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
-    tracer = tracer or _tracing.NoTracer()
+    tracer = tracer or _tracing.default_tracer()
     trace_id = trace_id or str(uuid.uuid4())
     state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
     for index, step in enumerate(steps):
         req = await _build_request(observed, step, state, sources, options)
-        with tracer.step(trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
+        with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
             rsp = await _call(runner, step, req, options)
         _fold(step, rsp, state, clock())
         if state.fatal is not None:

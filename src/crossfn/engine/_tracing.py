@@ -15,7 +15,7 @@ import logging
 from collections.abc import Iterator
 from typing import Protocol
 
-__all__ = ["NoTracer", "OpenTelemetryTracer", "Tracer", "default_tracer"]
+__all__ = ["NoTracer", "OpenTelemetryTracer", "Tracer", "default_tracer", "guarded_step"]
 
 _log = logging.getLogger("crossfn.engine.tracing")
 
@@ -36,9 +36,10 @@ class NoTracer:
 class OpenTelemetryTracer:
     """Spans named ``crossfn.pipeline.step`` through the global OpenTelemetry tracer provider."""
 
-    def __init__(self, instrumenting_module: str = "crossfn.engine") -> None:
+    def __init__(self, tracer_provider: object | None = None) -> None:
+        """``tracer_provider`` defaults to OpenTelemetry's global one; tests pass their own."""
         trace = importlib.import_module("opentelemetry.trace")
-        self._tracer = trace.get_tracer(instrumenting_module)
+        self._tracer = trace.get_tracer("crossfn.engine", tracer_provider=tracer_provider)
 
     @contextlib.contextmanager
     def step(self, *, trace_id: str, step: str, function: str, index: int) -> Iterator[None]:
@@ -73,3 +74,22 @@ def default_tracer() -> Tracer:
         return OpenTelemetryTracer()
     except ImportError:
         return NoTracer()
+
+
+@contextlib.contextmanager
+def guarded_step(tracer: Tracer, *, trace_id: str, step: str, function: str, index: int) -> Iterator[None]:
+    """Run the body inside ``tracer``'s span; a tracer that fails is logged and skipped, never fatal."""
+    try:
+        cm = tracer.step(trace_id=trace_id, step=step, function=function, index=index)
+        cm.__enter__()
+    except Exception:
+        _log.exception("cannot trace pipeline step %r", step)
+        yield
+        return
+    try:
+        yield
+    finally:
+        try:
+            cm.__exit__(None, None, None)
+        except Exception:
+            _log.exception("cannot end trace of pipeline step %r", step)
