@@ -214,11 +214,17 @@ def _free_port() -> int:
 
 
 def _process_argv(command: Sequence[str], port: int) -> list[str]:
-    """The command with ``{port}``/``{address}`` filled in, or the standard flags appended."""
+    """The command with its placeholders filled in, and the standard flags appended unless it places them.
+
+    ``{python}`` is the interpreter running crossfn; ``{port}`` and
+    ``{address}`` (``127.0.0.1:<port>``) let a command that does not take
+    ``--insecure --address`` say where to listen.
+    """
     address = f"127.0.0.1:{port}"
-    if any("{port}" in c or "{address}" in c for c in command):
-        return [c.replace("{port}", str(port)).replace("{address}", address) for c in command]
-    return [*command, "--insecure", f"--address={address}"]
+    argv = [c.replace("{python}", sys.executable) for c in command]
+    if any("{port}" in c or "{address}" in c for c in argv):
+        return [c.replace("{port}", str(port)).replace("{address}", address) for c in argv]
+    return [*argv, "--insecure", f"--address={address}"]
 
 
 async def _wait_serving(

@@ -1,0 +1,145 @@
+"""Choosing a runtime per Function from its annotations (§3.4; TestGetRuntimeDocker and crossfn's additions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from crossfn import errors
+from crossfn.render import _runtimes
+
+
+def _fn(
+    annotations: dict[str, str], package: str = "xpkg.crossplane.io/acme/function-x:v1.0.0"
+) -> dict[str, Any]:
+    return {"metadata": {"name": "fn", "annotations": annotations}, "spec": {"package": package}}
+
+
+@pytest.mark.parametrize(
+    ("fn", "want", "reason"),
+    [
+        pytest.param(
+            _fn({}), _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(image="xpkg.crossplane.io/acme/function-x:v1.0.0")),
+            "defaults: cleanup Remove, pull IfNotPresent, bind 127.0.0.1, image = spec.package", id="SuccessDefaults",
+        ),
+        pytest.param(
+            _fn({
+                "render.crossplane.io/runtime": "Docker",
+                "render.crossplane.io/runtime-docker-cleanup": "Orphan",
+                "render.crossplane.io/runtime-docker-pull-policy": "Always",
+                "render.crossplane.io/runtime-docker-image": "example/img:v2",
+                "render.crossplane.io/runtime-docker-name": "fn-container",
+                "render.crossplane.io/runtime-docker-env": "A=1,junk,B=2",
+                "render.crossplane.io/runtime-docker-publish-address": "0.0.0.0",
+                "render.crossplane.io/runtime-docker-target": "docker-host",
+            }),
+            _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(
+                image="example/img:v2", cleanup="Orphan", pull_policy="Always", name="fn-container",
+                env=("A=1", "B=2"), publish_address="0.0.0.0", target_host="docker-host",
+            )),
+            "every Docker annotation; env entries without = are ignored", id="SuccessAllSet",
+        ),
+        pytest.param(
+            _fn({"render.crossplane.io/runtime-docker-cleanup": "Stop"}),
+            _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(
+                image="xpkg.crossplane.io/acme/function-x:v1.0.0", cleanup="Stop")),
+            "cleanup Stop", id="AnnotationsCleanupSetToStop",
+        ),
+        pytest.param(
+            _fn({"render.crossplane.io/runtime": "Development"}), _runtimes.Runtime("fn", "Development", target="localhost:9443"),
+            "Development defaults to localhost:9443", id="DevelopmentDefault",
+        ),
+        pytest.param(
+            _fn({"render.crossplane.io/runtime": "Development",
+                 "render.crossplane.io/runtime-development-target": "dns:///example.org:7443"}),
+            _runtimes.Runtime("fn", "Development", target="dns:///example.org:7443"),
+            "gRPC target syntax", id="DevelopmentTarget",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.patch_and_transform:compose"),
+            "a crossfn built-in package runs in-process, any registry and tag", id="BuiltinDefault",
+        ),
+        pytest.param(
+            _fn({"render.crossplane.io/runtime": "InProcess", "render.crossfn.io/runtime-inprocess-object": "m:f"}),
+            _runtimes.Runtime("fn", "InProcess", object_ref="m:f"), "InProcess with module:object", id="InProcess",
+        ),
+        pytest.param(
+            _fn({"render.crossplane.io/runtime": "Process", "render.crossfn.io/runtime-process-command": "go run . -v"}),
+            _runtimes.Runtime("fn", "Process", command=("go", "run", ".", "-v")), "Process splits like a shell", id="Process",
+        ),
+    ],
+)  # fmt: skip
+def test_plan(fn: dict[str, Any], want: _runtimes.Runtime, reason: str) -> None:
+    assert _runtimes.plan([fn]) == {"fn": want}, reason
+
+
+@pytest.mark.parametrize(
+    ("annotations", "want", "reason"),
+    [
+        pytest.param(
+            {"render.crossplane.io/runtime-docker-cleanup": "wat"},
+            'unsupported "render.crossplane.io/runtime-docker-cleanup" annotation value "wat" (unknown cleanup policy)',
+            "Crossplane's text",
+            id="ErrorUnknownAnnotationValueCleanup",
+        ),
+        pytest.param(
+            {"render.crossplane.io/runtime-docker-pull-policy": "wat"},
+            'unsupported "render.crossplane.io/runtime-docker-pull-policy" annotation value "wat" (unknown pull policy)',
+            "Crossplane's text",
+            id="ErrorUnknownAnnotationPullPolicy",
+        ),
+        pytest.param(
+            {"render.crossplane.io/runtime": "wat"},
+            'unsupported "render.crossplane.io/runtime" annotation value "wat" (unknown runtime)',
+            "Crossplane's text",
+            id="UnknownRuntime",
+        ),
+        pytest.param(
+            {"render.crossplane.io/runtime": "InProcess"},
+            'Function "fn" uses runtime InProcess but is not a crossfn built-in',
+            "InProcess needs an object unless the package is built in",
+            id="InProcessWithoutObject",
+        ),
+        pytest.param(
+            {"render.crossplane.io/runtime": "Process"},
+            'Function "fn" uses runtime Process but has no "render.crossfn.io/runtime-process-command" annotation',
+            "Process needs a command",
+            id="ProcessWithoutCommand",
+        ),
+    ],
+)
+def test_plan_errors(annotations: dict[str, str], want: str, reason: str) -> None:
+    with pytest.raises(errors.InputError) as info:
+        _runtimes.plan([_fn(annotations)])
+    assert str(info.value).startswith(want), reason
+
+
+def test_duplicate_function_last_wins() -> None:
+    fns = [
+        _fn({"render.crossplane.io/runtime": "Development"}),
+        _fn({"render.crossplane.io/runtime-docker-name": "x"}),
+    ]
+    assert _runtimes.plan(fns)["fn"].kind == "Docker", "the last Function of a name wins the connection map"
+
+
+@pytest.mark.parametrize(
+    ("command", "want", "reason"),
+    [
+        pytest.param(
+            ("node", "f.mjs"),
+            ["node", "f.mjs", "--insecure", "--address=127.0.0.1:7000"],
+            "flags appended",
+            id="Append",
+        ),
+        pytest.param(
+            ("srv", "-l", "{address}"),
+            ["srv", "-l", "127.0.0.1:7000"],
+            "placeholders replace the flags",
+            id="Placeholder",
+        ),
+    ],
+)
+def test_process_argv(command: tuple[str, ...], want: list[str], reason: str) -> None:
+    assert _runtimes._process_argv(command, 7000) == want, reason
