@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import dataclasses
 import decimal
+import functools
 import math
 from collections.abc import Sequence
 from typing import Any
@@ -88,8 +89,12 @@ def _field_or_index(text: str) -> Segment:
     return text.strip(_QUOTES)
 
 
+@functools.lru_cache(maxsize=4096)
 def parse(path: str) -> tuple[Segment, ...]:
-    """Parse a field path into segments, as ``fieldpath.Parse`` does; ``""`` gives no segments."""
+    """Parse a field path into segments, as ``fieldpath.Parse`` does; ``""`` gives no segments.
+
+    Results are memoised: compositions repeat the same few paths thousands of times.
+    """
     segments: list[Segment] = []
     n = len(path)
     start = i = 0

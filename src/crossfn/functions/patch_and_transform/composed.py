@@ -59,6 +59,8 @@ class State:
     observed: dict[str, Observed]
     desired: dict[str, Desired]
     skipped: int = 0
+    normalised: set[int] = dataclasses.field(default_factory=set)
+    """Targets (by ``id``) already JSON round-tripped: see :func:`.patches.normalise_target`."""
 
 
 def _json_kind(v: Any) -> str:
@@ -85,7 +87,7 @@ def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
                 f"json: cannot unmarshal {_json_kind(t.base)} into Go value of type map[string]interface {{}}"
             )
         base = copy.deepcopy(t.base)
-        patches.normalise_target(base)
+        patches.normalise_target(base, state.normalised)
     except errors.CrossfnError as exc:
         raise errors.CrossfnError(
             f"cannot parse base template of composed resource {errors.quote(t.name)}: {exc}"
@@ -153,20 +155,20 @@ def _apply(p: ptinput.Patch, ocd: dict[str, Any] | None, dcd: dict[str, Any], st
     """Dispatch a composed patch by type (§5.1); patches reading the observed resource wait for it."""
     t = p.type
     if t == "FromCompositeFieldPath":
-        patches.apply_field(p, state.oxr, dcd)
+        patches.apply_field(p, state.oxr, dcd, normalised=state.normalised)
     elif t == "CombineFromComposite":
-        patches.apply_combine(p, state.oxr, dcd)
+        patches.apply_combine(p, state.oxr, dcd, normalised=state.normalised)
     elif t == "FromEnvironmentFieldPath":
-        patches.apply_field(p, state.env, dcd)
+        patches.apply_field(p, state.env, dcd, normalised=state.normalised)
     elif t == "CombineFromEnvironment":
-        patches.apply_combine(p, state.env, dcd)
+        patches.apply_combine(p, state.env, dcd, normalised=state.normalised)
     elif ocd is None:
         return
     elif t == "ToCompositeFieldPath":
-        patches.apply_field(p, ocd, state.dxr)
+        patches.apply_field(p, ocd, state.dxr, normalised=state.normalised)
     elif t == "CombineToComposite":
-        patches.apply_combine(p, ocd, state.dxr)
+        patches.apply_combine(p, ocd, state.dxr, normalised=state.normalised)
     elif t == "ToEnvironmentFieldPath":
-        patches.apply_field(p, ocd, state.env)
+        patches.apply_field(p, ocd, state.env, normalised=state.normalised)
     elif t == "CombineToEnvironment":
-        patches.apply_combine(p, ocd, state.env)
+        patches.apply_combine(p, ocd, state.env, normalised=state.normalised)

@@ -33,7 +33,12 @@ def load(context: dict[str, Any]) -> dict[str, Any]:
 
 
 def apply_patches(
-    ps: tuple[ptinput.Patch, ...], oxr: dict[str, Any], dxr: dict[str, Any], env: dict[str, Any]
+    ps: tuple[ptinput.Patch, ...],
+    oxr: dict[str, Any],
+    dxr: dict[str, Any],
+    env: dict[str, Any],
+    *,
+    normalised: set[int] | None = None,
 ) -> None:
     """Apply the environment patches in order; a not-found source under Optional skips the patch.
 
@@ -42,7 +47,7 @@ def apply_patches(
     """
     for i, p in enumerate(ps):
         try:
-            _apply(p, oxr, dxr, env)
+            _apply(p, oxr, dxr, env, normalised)
         except errors.CrossfnError as exc:
             if patches.is_not_found(exc) and p.policy_from != "Required":
                 continue
@@ -51,13 +56,19 @@ def apply_patches(
             ) from exc
 
 
-def _apply(p: ptinput.Patch, oxr: dict[str, Any], dxr: dict[str, Any], env: dict[str, Any]) -> None:
+def _apply(
+    p: ptinput.Patch,
+    oxr: dict[str, Any],
+    dxr: dict[str, Any],
+    env: dict[str, Any],
+    normalised: set[int] | None,
+) -> None:
     """Direction per §5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
     if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):
-        patches.apply_field(p, oxr, env)
+        patches.apply_field(p, oxr, env, normalised=normalised)
     elif p.type == "CombineFromComposite":
-        patches.apply_combine(p, oxr, env)
+        patches.apply_combine(p, oxr, env, normalised=normalised)
     elif p.type in ("ToCompositeFieldPath", "FromEnvironmentFieldPath"):
-        patches.apply_field(p, env, dxr)
+        patches.apply_field(p, env, dxr, normalised=normalised)
     elif p.type == "CombineToComposite":
-        patches.apply_combine(p, env, dxr)
+        patches.apply_combine(p, env, dxr, normalised=normalised)

@@ -77,7 +77,9 @@ def _run(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, warn: Any)
         templates = patches.resolve_patch_sets(res)
     except errors.CrossfnError as exc:
         raise errors.CrossfnError(f"cannot resolve PatchSets: {exc}") from exc
-    environment.apply_patches(res.environment_patches, state.oxr, state.dxr, state.env)
+    environment.apply_patches(
+        res.environment_patches, state.oxr, state.dxr, state.env, normalised=state.normalised
+    )
     for t in templates:
         composed.render(t, state, warn)
     if not connection.supports_connection_details(state.oxr) and state.xr_connection_details:

@@ -55,18 +55,29 @@ def is_not_found(exc: BaseException) -> bool:
     return isinstance(exc, errors.FieldNotFoundError)
 
 
-def normalise_target(target: dict[str, Any]) -> None:
-    """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (§3.8)."""
+def normalise_target(target: dict[str, Any], normalised: set[int] | None = None) -> None:
+    """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (§3.8).
+
+    ``normalised`` remembers (by ``id``) targets already round-tripped in this run:
+    every later write stores round-tripped values only, so walking them again would
+    change nothing and costs most of a patch's time.
+    """
     kind = target.get("kind")
     if not isinstance(kind, str) or not kind:
         raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(target)}'")
+    if normalised is not None and id(target) in normalised:
+        return
     normal = fieldpath.json_round_trip(target)
     target.clear()
     target.update(normal)
+    if normalised is not None:
+        normalised.add(id(target))
 
 
-def apply_field(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None:
-    """Apply a field-style patch from ``source`` to ``target`` (§5.2)."""
+def apply_field(
+    p: ptinput.Patch, source: Any, target: dict[str, Any], *, normalised: set[int] | None = None
+) -> None:
+    """Apply a field-style patch from ``source`` to ``target`` (§5.2); see :func:`normalise_target`."""
     value = fieldpath.get_value(source, p.from_field_path)
     value = fieldpath.json_round_trip(transforms.resolve(p.transforms, value))
     options = merge_options(p)
@@ -77,16 +88,18 @@ def apply_field(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None:
             raise errors.CrossfnError(f"cannot expand ToFieldPath {to}")
         for path in paths:
             fieldpath.merge_value(target, path, value, options)
-        normalise_target(target)
+        normalise_target(target, normalised)
         return
     try:
         fieldpath.merge_value(target, to, value, options)
-        normalise_target(target)
+        normalise_target(target, normalised)
     except errors.CrossfnError as exc:
         raise errors.CrossfnError(f"cannot patch to object: {exc}") from exc
 
 
-def apply_combine(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None:
+def apply_combine(
+    p: ptinput.Patch, source: Any, target: dict[str, Any], *, normalised: set[int] | None = None
+) -> None:
     """Apply a combine-style patch from ``source`` to ``target`` (§5.3); the first missing variable aborts."""
     combine = p.combine
     if combine is None:
@@ -99,7 +112,7 @@ def apply_combine(p: ptinput.Patch, source: Any, target: dict[str, Any]) -> None
     out = transforms.resolve(p.transforms, gofmt.sprintf(combine.string_fmt, *values))
     try:
         fieldpath.merge_value(target, p.to, out, merge_options(p))
-        normalise_target(target)
+        normalise_target(target, normalised)
     except errors.CrossfnError as exc:
         raise errors.CrossfnError(f"cannot patch to object: {exc}") from exc
 
