@@ -5,7 +5,7 @@ from typing import Any
 
 import pytest
 
-from crossfn import errors
+from crossfn import engine, errors
 from crossfn.engine import _fetching, _model, _required, _runner
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
@@ -323,3 +323,12 @@ async def test_runner_from_adapts_a_coroutine_function() -> None:
     runner = _runner.runner_from(fn)
     got = await runner.run_function("fn", fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="-t")))
     assert got.meta.tag == "fn-t", "the adapter passes name and request through"
+
+
+async def test_in_memory_resources_follow_selector_rules() -> None:
+    src = engine.InMemoryResources([obj("a", "ns1", {"x": "1"}), obj("b", "ns2", {"x": "1"}), obj("c"), obj("a", "ns2")])
+    assert names(await _required.fetch_resources(src, sel(match_name="c"))) == ["c"], "cluster-scoped get by name"
+    assert names(await _required.fetch_resources(src, sel(match_name="a", namespace="ns2"))) == ["a"], "namespaced get"
+    got = await _required.fetch_resources(src, sel(match_labels=fnv1.MatchLabels(labels={"x": "1"})))
+    assert names(got) == ["a", "b"], "labels across all namespaces, sorted by namespace/name"
+    assert names(await _required.fetch_resources(src, sel(namespace="ns2"))) == ["a", "b"], "all of a kind in one namespace"

@@ -83,6 +83,7 @@ from crossfn.engine._readiness import stable_n_and_some_more
 from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
 from crossfn.engine._sources import (
     CredentialsSource,
+    InMemoryResources,
     KindScopes,
     NoResources,
     NoSchemas,
@@ -111,6 +112,7 @@ __all__ = [
     "FunctionResult",
     "FunctionRunner",
     "GrpcRunner",
+    "InMemoryResources",
     "InProcessRunner",
     "KindScopes",
     "MemoryStore",

@@ -141,10 +141,9 @@ async def compose(
         return _model.CompositionResult(pipeline=run, composite={}, events=run.events)
     desired = run.desired or fnv1.State()
     events = list(run.events)
+    rng = rng or random.Random()
     composed = [
-        await _composed(
-            xr, name, dr, seen=seen, sources=sources, options=options, events=events, rng=rng or random.Random()
-        )
+        await _composed(xr, name, dr, seen=seen, sources=sources, options=options, events=events, rng=rng)
         for name, dr in desired.resources.items()
     ]
     if options.sort_composed:

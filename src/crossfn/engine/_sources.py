@@ -12,11 +12,12 @@ engine (``_required``); a source only gets and lists.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
 __all__ = [
     "CredentialsSource",
+    "InMemoryResources",
     "KindScopes",
     "NoResources",
     "NoSchemas",
@@ -73,6 +74,43 @@ class NoResources:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
     ) -> list[dict[str, Any]]:
         return []
+
+
+class InMemoryResources:
+    """A resource source over objects held in memory: render's loaded documents, or a test's.
+
+    ``get`` with namespace ``""`` matches objects without a namespace; ``list``
+    with namespace ``None`` matches every namespace, and ``labels`` must all be
+    equal on the object.
+    """
+
+    def __init__(self, objects: Iterable[Mapping[str, Any]]) -> None:
+        self._objects = [dict(o) for o in objects]
+
+    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        for o in self._objects:
+            meta = o.get("metadata") or {}
+            if (o.get("apiVersion"), o.get("kind"), meta.get("namespace") or "", meta.get("name")) == (
+                api_version, kind, namespace, name,
+            ):  # fmt: skip
+                return o
+        return None
+
+    async def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
+    ) -> list[dict[str, Any]]:
+        out = []
+        for o in self._objects:
+            meta = o.get("metadata") or {}
+            if (o.get("apiVersion"), o.get("kind")) != (api_version, kind):
+                continue
+            if namespace is not None and (meta.get("namespace") or "") != namespace:
+                continue
+            have = meta.get("labels") or {}
+            if labels and any(have.get(k) != v for k, v in labels.items()):
+                continue
+            out.append(o)
+        return out
 
 
 class NoSchemas:
