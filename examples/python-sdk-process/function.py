@@ -16,7 +16,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 class FunctionRunner(grpcv1.FunctionRunnerServiceServicer):
     """Greets: one ConfigMap per XR."""
 
-    async def RunFunction(self, req: fnv1.RunFunctionRequest, _: object) -> fnv1.RunFunctionResponse:  # noqa: N802 - gRPC's name
+    async def RunFunction(self, req: fnv1.RunFunctionRequest, _: object) -> fnv1.RunFunctionResponse:
         rsp = response.to(req)
         xr = resource.struct_to_dict(req.observed.composite.resource)
         greeting = xr.get("spec", {}).get("greeting", "hello")
