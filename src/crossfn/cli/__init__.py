@@ -27,6 +27,7 @@ __all__ = ["main"]
 COMMANDS: tuple[str, ...] = (
     "render",
     "function",
+    "init",
     "validate",
     "convert",
 )

@@ -1,0 +1,1 @@
+"""Files ``crossfn init function`` writes, with ``{{name}}``, ``{{module}}`` and ``{{crossfn_version}}`` placeholders."""
