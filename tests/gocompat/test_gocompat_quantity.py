@@ -1,0 +1,84 @@
+"""Kubernetes quantity parsing and AsApproximateFloat64 (spec §6.9), with properties."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from crossfn.errors import GoError
+from crossfn.gocompat import quantity
+
+FORMAT_ERROR = "quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"
+
+PARSE = [
+    pytest.param("1000m", 1.0, "milli", id="Milli"),
+    pytest.param("1Ki", 1024.0, "binary SI", id="Kibi"),
+    pytest.param("1.5Gi", 1610612736.0, "a binary fraction takes the decimal path", id="FractionalGibi"),
+    pytest.param("100M", 1e8, "decimal SI", id="Mega"),
+    pytest.param("1e3", 1000.0, "decimal exponent", id="Exponent"),
+    pytest.param("0", 0.0, "the special case", id="Zero"),
+    pytest.param("-", 0.0, "a bare sign is zero in Kubernetes", id="BareSign"),
+    pytest.param("1.", 1.0, "1. is accepted", id="TrailingPoint"),
+    pytest.param(".5", 0.5, "a leading point is accepted", id="LeadingPoint"),
+    pytest.param("007", 7.0, "leading zeros are ignored", id="LeadingZeros"),
+    pytest.param("-1.5k", -1500.0, "negative", id="Negative"),
+    pytest.param("1.G", 1e9, "1.G is accepted", id="PointSuffix"),
+    pytest.param("0.1n", 1e-9, "below 1n rounds up to 1n", id="RoundUpToNano"),
+    pytest.param("1e-20", 1e-9, "tiny values round up to 1n", id="TinyRoundsUp"),
+    pytest.param("1.5n", 2e-9, "fractions of 1n round up", id="NanoFractionRoundsUp"),
+    pytest.param("16Ei", 9.223372036854776e18, "binary SI is capped at 2^63-1", id="BinaryCap"),
+    pytest.param("250u", 0.00025, "micro", id="Micro"),
+    pytest.param("1E", 1e18, "exa", id="Exa"),
+    pytest.param("+2Mi", 2097152.0, "explicit plus", id="Plus"),
+    pytest.param("119627332Mi", 125438349279232.02, "too many digits for the int64 path: the amount is rounded "
+                 "to scale 9 and multiplied by Go's Pow10(-9), which is approximate", id="ApproximateBinary"),
+]
+
+
+@pytest.mark.parametrize(("text", "want", "reason"), PARSE)
+def test_parse(text: str, want: float, reason: str) -> None:
+    assert quantity.parse(text).approximate_float() == want, reason
+
+
+ERRORS = [
+    pytest.param("", FORMAT_ERROR, "empty", id="Empty"),
+    pytest.param("1000 blabla", FORMAT_ERROR, "a space", id="Space"),
+    pytest.param("1.5.5", FORMAT_ERROR, "two points", id="TwoPoints"),
+    pytest.param("abc", FORMAT_ERROR, "no number", id="Letters"),
+    pytest.param("1ki", "unable to parse quantity's suffix", "suffixes are case-sensitive", id="BadSuffix"),
+    pytest.param("1e", "unable to parse quantity's suffix", "an exponent needs digits", id="BareExponent"),
+    pytest.param("1Mi5", "unable to parse quantity's suffix", "digits after a binary suffix", id="DigitsAfterSuffix"),
+]
+
+
+@pytest.mark.parametrize(("text", "want", "reason"), ERRORS)
+def test_parse_errors(text: str, want: str, reason: str) -> None:
+    with pytest.raises(GoError) as raised:
+        quantity.parse(text)
+    assert str(raised.value) == want, reason
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(alphabet=st.sampled_from(list("0123456789.+-eEinumkKMGTP x")), max_size=14) | st.text(max_size=10))
+def test_parse_fails_only_with_go_errors(text: str) -> None:
+    """Any text parses or fails with one of Kubernetes' three messages."""
+    try:
+        q = quantity.parse(text)
+    except GoError as e:
+        assert str(e) in (FORMAT_ERROR, "unable to parse numeric part of quantity", "unable to parse quantity's suffix")
+        return
+    assert isinstance(q.approximate_float(), float)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-(10**15), 10**15), st.sampled_from(["", "k", "M", "G", "Ki", "Mi", "Gi"]))
+def test_integers_with_suffix(n: int, suffix: str) -> None:
+    """An integer with an SI suffix is n times the suffix's factor, up to the float approximation."""
+    factor = {"": 1, "k": 10**3, "M": 10**6, "G": 10**9, "Ki": 2**10, "Mi": 2**20, "Gi": 2**30}[suffix]
+    want = n * factor
+    if suffix.endswith("i") and abs(want) > 2**63 - 1:
+        want = (2**63 - 1) * (1 if want > 0 else -1)
+    assert math.isclose(quantity.parse(f"{n}{suffix}").approximate_float(), float(want), rel_tol=1e-15, abs_tol=0)
