@@ -77,6 +77,7 @@ from crossfn.engine._model import (
     Target,
 )
 from crossfn.engine._naming import child_name
+from crossfn.engine._openapi import DocumentSchemaSource, OpenAPIDiscovery, OpenAPISchemaSource
 from crossfn.engine._options import ComposeOptions
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
@@ -107,6 +108,7 @@ __all__ = [
     "Condition",
     "CredentialsSource",
     "DiskStore",
+    "DocumentSchemaSource",
     "Event",
     "FetchingRunner",
     "FunctionResult",
@@ -123,6 +125,8 @@ __all__ = [
     "NoSecrets",
     "NoTracer",
     "ObservedResource",
+    "OpenAPIDiscovery",
+    "OpenAPISchemaSource",
     "OpenTelemetryTracer",
     "PipelineRun",
     "PipelineStep",

@@ -85,6 +85,8 @@ async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelec
         raise errors.InputError("you must specify a schema selector")
     try:
         found = await source.schema(selector.api_version, selector.kind)
+    except errors.CrossfnError:
+        raise
     except Exception as exc:
         raise errors.CrossfnError(f"cannot get OpenAPI schema for {selector.api_version}: {exc}") from exc
     if found is None:
