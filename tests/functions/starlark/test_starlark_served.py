@@ -34,7 +34,7 @@ def _request(script: str) -> fnv1.RunFunctionRequest:
 @pytest.fixture
 async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceStub]:
     fn = starlark.Starlark(
-        timeout=datetime.timedelta(seconds=0.2), grace=datetime.timedelta(seconds=0.3), workers=2
+        timeout=datetime.timedelta(seconds=1), grace=datetime.timedelta(seconds=1), workers=2
     )
     server = runtime.FunctionServer(
         fn, settings.ServerSettings(listen=settings.ListenSettings(address="127.0.0.1:0", insecure=True))
@@ -54,7 +54,7 @@ async def test_served_function_survives_a_stuck_script(stub: fnv1grpc.FunctionRu
     await asyncio.sleep(0.05)
     started = time.monotonic()
     quick = await stub.RunFunction(_request(QUICK))
-    assert time.monotonic() - started < 0.3
+    assert time.monotonic() - started < 1.5
     assert not runaway.done(), "the stuck script should still be running"
     assert (list(quick.results), quick.meta.ttl.seconds) == ([], 3)
     stuck = await runaway

@@ -93,12 +93,12 @@ class Starlark:
         job = {"script": script, "req": req, "timeout": self._timeout, "max_output": self._max_output}
         try:
             reply = self._sandbox().run(job, hard_timeout=self._hard_timeout)
+        except _pool.SandboxTimeoutError as exc:
+            raise errors.FunctionInputError(
+                f"script.star: script exceeded its time limit of {self._timeout:g}s inside one "
+                f"builtin call and its sandbox was stopped after {self._hard_timeout:g}s"
+            ) from exc
         except _pool.SandboxError as exc:
-            if str(exc) == "timeout":
-                raise errors.FunctionInputError(
-                    f"script.star: script exceeded its time limit of {self._timeout:g}s inside one "
-                    f"builtin call and its sandbox was stopped after {self._hard_timeout:g}s"
-                ) from exc
             raise errors.FunctionInputError(f"script.star: {exc}") from exc
         if "error" in reply:
             raise errors.FunctionInputError(reply["error"])

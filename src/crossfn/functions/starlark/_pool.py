@@ -26,13 +26,17 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["Pool", "SandboxError"]
+__all__ = ["Pool", "SandboxError", "SandboxTimeoutError"]
 
 _WORKER = Path(__file__).with_name("_worker.py")
 
 
 class SandboxError(Exception):
-    """The sandbox process overran its hard deadline or died; the message is one line."""
+    """The sandbox process died or could not be reached; the message is one line."""
+
+
+class SandboxTimeoutError(SandboxError):
+    """The sandbox process overran its hard deadline and was killed."""
 
 
 class _Worker:
@@ -69,7 +73,7 @@ class _Worker:
             while b"\n" not in self._buf:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not sel.select(remaining):
-                    raise SandboxError("timeout")
+                    raise SandboxTimeoutError("the script sandbox process overran its hard deadline")
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
                     raise SandboxError(self._death())
@@ -88,6 +92,10 @@ class _Worker:
                 f"(its sandbox process was killed by signal {-code})"
             )
         return f"the script sandbox process exited with status {code}"
+
+    def alive(self) -> bool:
+        """Whether the process is still running (an idle one may have been killed from outside)."""
+        return self._proc.poll() is None
 
     def close(self) -> None:
         """Kill the process and release its pipes."""
@@ -112,10 +120,7 @@ class Pool:
     def run(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
         """Run one job in a free worker; kill the worker if it overruns ``hard_timeout`` seconds."""
         with self._slots:
-            try:
-                worker = self._idle.get_nowait()
-            except queue.Empty:
-                worker = _Worker(self._memory_limit)
+            worker = self._take()
             try:
                 reply = worker.call(job, time.monotonic() + hard_timeout)
             except SandboxError:
@@ -127,6 +132,16 @@ class Pool:
                 else:
                     self._idle.put(worker)
             return reply
+
+    def _take(self) -> _Worker:
+        while True:
+            try:
+                worker = self._idle.get_nowait()
+            except queue.Empty:
+                return _Worker(self._memory_limit)
+            if worker.alive():
+                return worker
+            worker.close()
 
     def close(self) -> None:
         """Stop every idle worker; calls still running stop their own worker when done."""
