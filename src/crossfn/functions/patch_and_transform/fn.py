@@ -9,6 +9,7 @@ float64 model (§4), and written back as doubles.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from crossfn import errors
@@ -70,7 +71,7 @@ def _state(req: fnv1.RunFunctionRequest) -> composed.State:
     )
 
 
-def _run(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, warn: Any) -> None:
+def _run(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, warn: Callable[[str], None]) -> None:
     res = _decode(req)
     state = _state(req)
     try:
