@@ -79,6 +79,7 @@ from crossfn.engine._model import (
 from crossfn.engine._naming import child_name
 from crossfn.engine._openapi import DocumentSchemaSource, OpenAPIDiscovery, OpenAPISchemaSource
 from crossfn.engine._options import ComposeOptions
+from crossfn.engine._packages import active_endpoint, check_capabilities
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
 from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
@@ -142,7 +143,9 @@ __all__ = [
     "Target",
     "TlsConfig",
     "Tracer",
+    "active_endpoint",
     "build_runner",
+    "check_capabilities",
     "child_name",
     "compose",
     "default_tracer",
