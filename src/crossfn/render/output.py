@@ -28,8 +28,6 @@ Kubernetes objects and are only lightly tested.
 
 from __future__ import annotations
 
-import calendar
-import decimal
 import json
 import math
 import re
@@ -120,6 +118,12 @@ def _is_go_int(plain: str) -> bool:
     return plain[0] not in "+-" and value < 2**64  # ParseUint takes no sign
 
 
+def _days_in_month(year: int, month: int) -> int:
+    if month == 2:
+        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
 def _is_timestamp(s: str) -> bool:
     """Whether go-yaml's ``parseTimestamp`` (Go ``time.Parse`` with its four layouts) accepts ``s``."""
     for pattern in _TIMESTAMPS:
@@ -127,7 +131,7 @@ def _is_timestamp(s: str) -> bool:
         if m is None:
             continue
         year, month, day = int(m[1]), int(m[2]), int(m[3])
-        if not (1 <= month <= 12 and 1 <= day <= calendar.monthrange(year, month)[1]):
+        if not (1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)):
             return False
         if m.lastindex and m.lastindex >= 6:
             return int(m[4]) < 24 and int(m[5]) < 60 and int(m[6]) < 60
@@ -237,10 +241,14 @@ def _go_float(f: float) -> str:
         return ".inf" if f > 0 else "-.inf"
     if f == 0:
         return "-0" if math.copysign(1, f) < 0 else "0"
-    _, digit_tuple, exp = decimal.Decimal(repr(abs(f))).normalize().as_tuple()
-    assert isinstance(exp, int)  # finite by the checks above
-    digits = "".join(map(str, digit_tuple))
-    exponent = len(digits) + exp - 1
+    mantissa, _, exp_text = repr(abs(f)).partition("e")
+    int_part, _, frac = mantissa.partition(".")
+    all_digits = int_part + frac
+    stripped = all_digits.lstrip("0")
+    # The decimal point sits after int_part, shifted by the exponent and by the leading zeros removed.
+    point = len(int_part) + int(exp_text or 0) - (len(all_digits) - len(stripped))
+    digits = stripped.rstrip("0")
+    exponent = point - 1
     sign = "-" if f < 0 else ""
     if exponent < -4 or exponent >= 6:
         tail = digits[1:]
