@@ -22,6 +22,7 @@ The limits, in depth:
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import re
@@ -168,7 +169,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
 def serve(memory_limit: int) -> None:
     """Answer jobs until stdin closes."""
     if memory_limit > 0:
-        resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
+        # Some kernels (macOS) refuse RLIMIT_AS; the time and output limits still hold there.
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(resource.RLIMIT_AS, (memory_limit, memory_limit))
     out = sys.stdout.buffer
     for line in sys.stdin.buffer:
         try:
