@@ -6,17 +6,19 @@ boolean marks it explicitly *not* ready, and an error leaves its readiness
 alone and becomes a Warning. We use cel-python (``celpy``). Unlike cel-go it
 has no static type check, so "does not return a bool" is detected on the
 value rather than at compile time; the message is upstream's either way.
+
+celpy is imported on first use: it costs about 60 ms, and most pipelines
+have no CEL rules.
 """
 
 from __future__ import annotations
 
 import functools
+import importlib
 import re
 from collections.abc import Mapping
+from types import ModuleType
 from typing import Any
-
-import celpy
-import celpy.adapter
 
 __all__ = ["CelError", "evaluate", "gvk_key", "lookup"]
 
@@ -30,9 +32,15 @@ def gvk_key(group: str, version: str, kind: str) -> str:
     return f"{group}_{version}_{kind}"
 
 
+@functools.cache
+def _celpy() -> ModuleType:
+    importlib.import_module("celpy.adapter")
+    return importlib.import_module("celpy")
+
+
 @functools.lru_cache(maxsize=256)
 def _program(expr: str) -> Any:
-    env = celpy.Environment()
+    env = _celpy().Environment()
     try:
         return env.program(env.compile(expr))
     except Exception as exc:  # celpy raises parser- and lark-specific errors
@@ -47,6 +55,7 @@ def _one_line(exc: BaseException) -> str:
 def evaluate(expr: str, obj: Mapping[str, Any]) -> bool:
     """Evaluate ``expr`` against ``object = obj``: True means ready, False explicitly not ready."""
     program = _program(expr)
+    celpy = _celpy()
     try:
         value = program.evaluate({"object": celpy.adapter.json_to_cel(dict(obj))})
     except Exception as exc:  # CELEvalError and friends: anything the expression does wrong
