@@ -27,10 +27,12 @@ from crossfn.functions.starlark import _data, _pool
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
-__all__ = ["Starlark", "compose"]
+__all__ = ["API_VERSION", "KIND", "Starlark", "compose"]
 
 API_VERSION = "starlark.fn.crossfn.io/v1alpha1"
+"""The input's apiVersion."""
 KIND = "StarlarkScript"
+"""The input's kind."""
 
 
 class Starlark:
