@@ -134,3 +134,22 @@ def namespaced(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> f
         resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "Thing", "spec": {}})
     )
     return rsp
+
+
+async def hang(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+    """Never answers: for the --timeout test."""
+    import asyncio
+
+    await asyncio.Event().wait()
+    return rsp
+
+
+def echo_xr(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+    """Copies the observed XR's spec into the desired XR's status, to show what the function was sent."""
+    xr = resource.struct_to_dict(req.observed.composite.resource)
+    rsp.desired.composite.resource.CopyFrom(
+        resource.dict_to_struct(
+            {"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"seen": xr.get("spec", {})}}
+        )
+    )
+    return rsp
