@@ -123,7 +123,8 @@ class Pool:
             worker = self._take()
             try:
                 reply = worker.call(job, time.monotonic() + hard_timeout)
-            except SandboxError:
+            except BaseException:
+                # Whatever went wrong, this process may be mid-job: never reuse it.
                 worker.close()
                 raise
             with self._lock:
@@ -138,7 +139,10 @@ class Pool:
             try:
                 worker = self._idle.get_nowait()
             except queue.Empty:
-                return _Worker(self._memory_limit)
+                try:
+                    return _Worker(self._memory_limit)
+                except OSError as exc:
+                    raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
             if worker.alive():
                 return worker
             worker.close()
