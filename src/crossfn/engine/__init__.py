@@ -32,7 +32,8 @@ Runners (the :class:`FunctionRunner` protocol, one async method
 ``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
 to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects, with an
 optional fallback runner for other names), :class:`FetchingRunner`,
-:class:`CachingRunner`, and :func:`runner_from` for a coroutine function.
+:class:`CachingRunner`, :class:`InspectedRunner`, and :func:`runner_from`
+for a coroutine function.
 
 How render calls it (classic contract, §3.5)::
 
@@ -61,6 +62,7 @@ from crossfn.engine._compose import ObservedResource, compose
 from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._grpc import GrpcRunner, TlsConfig
 from crossfn.engine._inprocess import InProcessRunner
+from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
 from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
 from crossfn.engine._model import (
     ComposedResource,
@@ -117,6 +119,8 @@ __all__ = [
     "GrpcRunner",
     "InMemoryResources",
     "InProcessRunner",
+    "InspectedRunner",
+    "InspectorMetrics",
     "KindScopes",
     "MemoryStore",
     "Metrics",
@@ -129,6 +133,7 @@ __all__ = [
     "OpenAPIDiscovery",
     "OpenAPISchemaSource",
     "OpenTelemetryTracer",
+    "PipelineInspector",
     "PipelineRun",
     "PipelineStep",
     "PrometheusMetrics",
@@ -140,6 +145,7 @@ __all__ = [
     "SchemaSource",
     "Sources",
     "StepCredential",
+    "StepMeta",
     "Target",
     "TlsConfig",
     "Tracer",

@@ -121,6 +121,7 @@ async def compose(
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
     rng: random.Random | None = None,
+    composition_name: str = "",
 ) -> _model.CompositionResult:
     """Run ``pipeline`` for ``xr`` and decide the composite's and composed resources' desired state.
 
@@ -135,7 +136,7 @@ async def compose(
     state = _observed_state(xr, seen, (xr_connection_details or {}) if legacy else {})
     run = await _pipeline.run_pipeline(
         state, pipeline, runner, context=context, sources=sources, options=options,
-        clock=clock, tracer=tracer, trace_id=trace_id,
+        clock=clock, tracer=tracer, trace_id=trace_id, composition_name=composition_name,
     )  # fmt: skip
     if run.fatal is not None:
         return _model.CompositionResult(pipeline=run, composite={}, events=run.events)

@@ -15,7 +15,7 @@ credentials and meta (so the tag) never change.
 from __future__ import annotations
 
 from crossfn import errors
-from crossfn.engine import _required, _runner, _sources
+from crossfn.engine import _callctx, _required, _runner, _sources
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = ["MAX_REQUIREMENTS_ITERATIONS", "FetchingRunner"]
@@ -51,7 +51,11 @@ class FetchingRunner:
         current = req
         prev: fnv1.Requirements | None = None
         for i in range(MAX_REQUIREMENTS_ITERATIONS + 1):
-            rsp = await self._wrapped.run_function(name, current)
+            token = _callctx.ITERATION.set(i)
+            try:
+                rsp = await self._wrapped.run_function(name, current)
+            finally:
+                _callctx.ITERATION.reset(token)
             if any(r.severity == fnv1.SEVERITY_FATAL for r in rsp.results):
                 return rsp
             reqs = rsp.requirements if rsp.HasField("requirements") else None

@@ -101,6 +101,10 @@ class PrometheusMetrics:
             )
             for e in _CACHE_EVENTS
         }
+        self._inspector_errors = prom.Counter(
+            "function_run_function_pipeline_inspector_errors_total", "Pipeline inspector emit failures.",
+            ["function_name", "type"], registry=registry,
+        )  # fmt: skip
         self._cache_seconds = {
             op: prom.Histogram(
                 f"function_run_function_response_cache_{op}_seconds", f"Function response cache {op} latency.",
@@ -124,6 +128,10 @@ class PrometheusMetrics:
 
     def cache_seconds(self, op: str, function: str, seconds: float) -> None:
         self._cache_seconds[op].labels(function).observe(seconds)
+
+    def inspector_error(self, function: str, kind: str) -> None:
+        """Count a failed emit of a ``request`` or ``response`` to the pipeline inspector."""
+        self._inspector_errors.labels(function, kind).inc()
 
 
 class _Guarded:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.engine import _events, _model, _options, _required, _runner, _sources, _tag, _tracing
+from crossfn.engine import _callctx, _events, _model, _options, _required, _runner, _sources, _tag, _tracing
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
@@ -68,6 +68,7 @@ async def run_pipeline(
     clock: Callable[[], datetime.datetime] = _utcnow,
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
+    composition_name: str = "",
 ) -> _model.PipelineRun:
     """Run ``steps`` in order against ``observed`` and return what they produced.
 
@@ -76,7 +77,8 @@ async def run_pipeline(
     the run early with :attr:`PipelineRun.fatal` set; other failures raise a
     :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
     to OpenTelemetry spans when it is installed; ``trace_id`` to a new UUID
-    (one per reconcile, as Crossplane's inspector).
+    (one per reconcile, as Crossplane's inspector). ``composition_name`` only
+    labels what the pipeline inspector emits.
     """
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
@@ -85,8 +87,12 @@ async def run_pipeline(
     state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
     for index, step in enumerate(steps):
         req = await _build_request(observed, step, state, sources, options)
-        with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
-            rsp = await _call(runner, step, req, options)
+        token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
+        try:
+            with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
+                rsp = await _call(runner, step, req, options)
+        finally:
+            _callctx.STEP.reset(token)
         _fold(step, rsp, state, clock())
         if state.fatal is not None:
             break

@@ -2,6 +2,7 @@
 
 Outermost first::
 
+    InspectedRunner    (optional) emits each request and response, redacted
     CachingRunner      (optional) stores final responses by function + tag
       FetchingRunner   the requirements loop: call, fetch, call again
         transport      GrpcRunner, InProcessRunner, or one falling back to the other
@@ -10,7 +11,9 @@ Why this order: the cache must sit *outside* the requirements loop. Inside
 it, every iteration would reuse the first call's tag (the tag is not
 recomputed between iterations, §2.4) and the cache would hand iteration two
 the answer to iteration one. Outside, a hit returns the final, stabilised
-response and skips the whole loop. The fetcher wraps the transport directly
+response and skips the whole loop. The inspector sits outside everything, as
+in Crossplane, so it shows what the pipeline sent and got, cache hits
+included. The fetcher wraps the transport directly
 because the transport must see each iteration's request as built.
 """
 
@@ -19,7 +22,16 @@ from __future__ import annotations
 import datetime
 from collections.abc import Callable
 
-from crossfn.engine import _cache_store, _caching, _fetching, _metrics, _options, _runner, _sources
+from crossfn.engine import (
+    _cache_store,
+    _caching,
+    _fetching,
+    _inspected,
+    _metrics,
+    _options,
+    _runner,
+    _sources,
+)
 
 __all__ = ["build_runner"]
 
@@ -37,6 +49,8 @@ def build_runner(
     cache_max_ttl: datetime.timedelta = _caching.DEFAULT_MAX_TTL,
     clock: Callable[[], datetime.datetime] = _utcnow,
     metrics: _metrics.Metrics | None = None,
+    inspector: _inspected.PipelineInspector | None = None,
+    inspector_metrics: _inspected.InspectorMetrics | None = None,
 ) -> _runner.FunctionRunner:
     """The runner to hand to :func:`~crossfn.engine.compose`: ``transport`` wrapped as above.
 
@@ -55,4 +69,6 @@ def build_runner(
     )
     if cache is not None:
         runner = _caching.CachingRunner(runner, store=cache, max_ttl=cache_max_ttl, clock=clock, metrics=metrics)
+    if inspector is not None:
+        runner = _inspected.InspectedRunner(runner, inspector, metrics=inspector_metrics, clock=clock)
     return runner
