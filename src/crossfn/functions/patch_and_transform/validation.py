@@ -12,10 +12,9 @@ extraction and check time, as Go does, by :mod:`.connection` and :mod:`.readines
 
 from __future__ import annotations
 
-import json
-
 from crossfn.functions.patch_and_transform import fielderrors, transforms
 from crossfn.functions.patch_and_transform import input as ptinput
+from crossfn.gocompat import json as gojson
 
 __all__ = [
     "COMBINE_TYPES",
@@ -65,17 +64,8 @@ _invalid = fielderrors.invalid
 
 
 def _named(value: str) -> str:
-    """Render a Go named-string value as ``field.Invalid`` does: JSON, with Go's HTML escaping."""
-    text = json.dumps(value, ensure_ascii=False)
-    for raw, esc in (
-        ("<", "\\u003c"),
-        (">", "\\u003e"),
-        ("&", "\\u0026"),
-        ("\u2028", "\\u2028"),
-        ("\u2029", "\\u2029"),
-    ):
-        text = text.replace(raw, esc)
-    return text
+    """Render a Go named-string value as ``field.Invalid`` does: JSON-encoded, with Go's escaping."""
+    return gojson.marshal(value)
 
 
 def validate(res: ptinput.Resources) -> fielderrors.FieldError | None:
