@@ -472,3 +472,53 @@ def test_TestRenderComposedResourceMetadata(owners: list[dict[str, Any]], err: s
     assert obj["metadata"]["labels"] == {"crossplane.io/composite": "parent-xr"}, "NoClaimLabels: no claim labels without XR claim labels"
     assert obj["metadata"]["annotations"] == {"crossplane.io/composition-resource-name": "r"}, reason
     assert obj["metadata"]["generateName"] == "parent-xr-", "generateName is the composite label plus -"
+
+
+class FailingSchemas:
+    async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:
+        raise RuntimeError("boom")
+
+
+class FailingScopes:
+    async def is_namespaced(self, api_version: str, kind: str) -> bool:
+        raise RuntimeError("boom")
+
+
+def _desire_obj(obj: dict[str, Any]) -> Compose:
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        desire(rsp, "cool-resource", obj)
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("fn", "kwargs", "want", "reason"),
+    [
+        pytest.param(
+            noop,
+            {"step": engine.PipelineStep(STEP, "fn", required_schemas=(engine.RequiredSchema("cool-schema", "apps/v1", "Deployment"),)),
+             "sources": engine.Sources(schemas=FailingSchemas())},
+            'cannot fetch bootstrap required schema for requirement "cool-schema": cannot get OpenAPI schema for apps/v1: boom',
+            "A bootstrap schema fetch error names the requirement.", id="BootstrapSchemaError",
+        ),
+        pytest.param(
+            noop, {"the_xr": xr(spec={"when": object()})},
+            "cannot encode composite resource to protocol buffer Struct well-known type: cannot convert object to a protobuf Value",
+            "An XR that is not JSON cannot be sent.", id="EncodeCompositeError",
+        ),
+        pytest.param(
+            _desire_obj({"apiVersion": "v1", "kind": "ConfigMap", "metadata": "nope"}), {},
+            'cannot unmarshal desired composed resource "cool-resource" from RunFunctionResponse: metadata must be an object',
+            "A desired resource whose metadata is not an object.", id="UnmarshalDesiredComposedError",
+        ),
+        pytest.param(
+            _desire_obj(composed("n")), {"the_xr": xr(namespace="ns"), "sources": engine.Sources(scopes=FailingScopes())},
+            'cannot check if composed resource "cool-resource" is namespaced (a CoolComposed named n): boom',
+            "A failing scope lookup.", id="CheckNamespacedError",
+        ),
+    ],
+)
+async def test_error_catalogue(fn: Compose, kwargs: dict[str, Any], want: str, reason: str) -> None:
+    with pytest.raises(errors.CrossfnError) as exc:
+        await run(fn, **kwargs)
+    assert str(exc.value) == want, reason
