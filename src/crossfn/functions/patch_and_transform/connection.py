@@ -18,6 +18,7 @@ from crossfn import errors
 from crossfn.functions.patch_and_transform import input as ptinput
 from crossfn.functions.patch_and_transform import patches, validation
 from crossfn.gocompat import json as gojson
+from crossfn.gocompat import values
 from crossfn.sdk import fieldpath
 
 __all__ = ["connection_secret", "extract", "secret_ref", "supports_connection_details", "xr_meta"]
@@ -36,7 +37,7 @@ def extract(
         if err := validation.validate_connection_detail(d):
             raise errors.CrossfnError(f"invalid: {err}")
         if d.type == "FromValue":
-            out[d.name] = (d.value or "").encode()
+            out[d.name] = values.to_bytes(d.value or "")
         elif d.type == "FromConnectionSecretKey":
             key = d.from_connection_secret_key or ""
             if key in observed_details:
@@ -46,7 +47,7 @@ def extract(
                 value = fieldpath.get_value(observed, d.from_field_path or "")
             except errors.CrossfnError:
                 continue  # Not there yet, or not readable: Go skips the entry silently.
-            out[d.name] = value.encode() if isinstance(value, str) else gojson.marshal(value).encode()
+            out[d.name] = values.to_bytes(value if isinstance(value, str) else gojson.marshal(value))
     return out
 
 
