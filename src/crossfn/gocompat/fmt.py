@@ -19,8 +19,6 @@ none to print and reports ``%!p(<type>=<value>)`` for every value.
 from __future__ import annotations
 
 import dataclasses
-import math
-import struct
 from collections.abc import Mapping
 from typing import Any
 
@@ -29,7 +27,7 @@ from crossfn.gocompat import strconv, values
 __all__ = ["sprint", "sprintf"]
 
 _MAX_RUNE = 0x10FFFF
-_U64 = (1 << 64) - 1
+_U64 = (1 << 64) - 1  # Go converts integers to uint64 for %c, %q and %U
 
 
 def sprintf(format: str, *args: Any) -> str:
@@ -438,7 +436,7 @@ class _Printer:
         fverb, prec = defaults[verb]
         if self.f.prec is not None:
             prec = self.f.prec
-        num = _float_text(v, fverb, prec)
+        num = strconv.format_float(v, fverb, prec)
         num = num if num[0] in "+-" else "+" + num
         f = self.f
         if f.space and num[0] == "+" and not f.plus:
@@ -467,75 +465,6 @@ def _rune(n: int) -> int:
     if u > _MAX_RUNE or 0xD800 <= u <= 0xDFFF:
         return 0xFFFD
     return u
-
-
-def _float_text(v: float, verb: str, prec: int) -> str:
-    if verb == "b":
-        return _format_b(v)
-    if verb in "xX":
-        return _format_x(v, prec, verb)
-    return strconv.format_float(v, verb, prec)
-
-
-def _float_bits(v: float) -> tuple[bool, int, int]:
-    """Sign, mantissa and binary exponent with value = mantissa × 2^(exp-52)."""
-    bits = struct.unpack("<Q", struct.pack("<d", v))[0]
-    neg = bits >> 63 == 1
-    exp = (bits >> 52) & 0x7FF
-    mant = bits & ((1 << 52) - 1)
-    if exp == 0:
-        exp = 1
-    else:
-        mant |= 1 << 52
-    return neg, mant, exp - 1023
-
-
-def _format_b(v: float) -> str:
-    """Go's ``%b`` for a float: decimal mantissa, ``p``, binary exponent (``4503599627370496p-49``)."""
-    if math.isnan(v) or math.isinf(v):
-        return strconv.format_float(v, "g", -1)
-    neg, mant, exp = _float_bits(v)
-    exp -= 52
-    return f"{'-' if neg else ''}{mant}p{'-' if exp < 0 else '+'}{abs(exp)}"
-
-
-def _format_x(v: float, prec: int, verb: str) -> str:
-    """Go's ``%x`` for a float: ``-0x1.8p+01``, rounding the mantissa to ``prec`` hex digits."""
-    if math.isnan(v) or math.isinf(v):
-        return strconv.format_float(v, "g", -1)
-    neg, mant, exp = _float_bits(v)
-    if mant == 0:
-        exp = 0
-    mant <<= 8  # leading 1 at bit 60
-    while mant != 0 and mant & (1 << 60) == 0:
-        mant = (mant << 1) & _U64
-        exp -= 1
-    if 0 <= prec < 15:
-        shift = prec * 4
-        extra = (mant << shift) & ((1 << 60) - 1)
-        mant >>= 60 - shift
-        if extra | (mant & 1) > 1 << 59:
-            mant += 1
-        mant <<= 60 - shift
-        if mant & (1 << 61):
-            mant >>= 1
-            exp += 1
-    digits = "0123456789abcdef" if verb == "x" else "0123456789ABCDEF"
-    out = ("-" if neg else "") + "0" + verb + str((mant >> 60) & 1)
-    mant = (mant << 4) & _U64
-    if prec < 0 and mant != 0:
-        out += "."
-        while mant != 0:
-            out += digits[(mant >> 60) & 15]
-            mant = (mant << 4) & _U64
-    elif prec > 0:
-        out += "."
-        for _ in range(prec):
-            out += digits[(mant >> 60) & 15]
-            mant = (mant << 4) & _U64
-    out += "p" if verb == "x" else "P"
-    out += "-" if exp < 0 else "+"
-    return out + f"{abs(exp):02d}"
 
 
 def _sharp_float(num: str, verb: str, prec: int) -> str:

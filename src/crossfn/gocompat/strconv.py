@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import math
 import re
+import struct
 import unicodedata
 
 from crossfn import errors
@@ -33,6 +34,7 @@ __all__ = [
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 _MAX_RUNE = 0x10FFFF
+_U64 = (1 << 64) - 1
 
 
 def shortest_digits(f: float) -> tuple[str, int]:
@@ -54,7 +56,11 @@ def shortest_digits(f: float) -> tuple[str, int]:
 
 
 def format_float(f: float, verb: str, prec: int) -> str:
-    """Go's ``strconv.FormatFloat(f, verb, prec, 64)`` for verbs e E f g G (prec -1 = shortest)."""
+    """Go's ``strconv.FormatFloat(f, verb, prec, 64)``, verbs b e E f g G x X (prec -1 = shortest)."""
+    if verb == "b":
+        return _format_b(f)
+    if verb in "xX":
+        return _format_x(f, prec, verb)
     if math.isnan(f):
         return "NaN"
     if math.isinf(f):
@@ -104,6 +110,67 @@ def _layout_f(digits: str, point: int, prec: int) -> str:
         whole, frac = digits[:point], digits[point:]
     frac = frac[:prec].ljust(prec, "0")
     return whole + ("." + frac if prec > 0 else "")
+
+
+def _float_bits(v: float) -> tuple[bool, int, int]:
+    """Sign, mantissa and binary exponent with value = mantissa × 2^(exp-52)."""
+    bits = struct.unpack("<Q", struct.pack("<d", v))[0]
+    neg = bits >> 63 == 1
+    exp = (bits >> 52) & 0x7FF
+    mant = bits & ((1 << 52) - 1)
+    if exp == 0:
+        exp = 1
+    else:
+        mant |= 1 << 52
+    return neg, mant, exp - 1023
+
+
+def _format_b(v: float) -> str:
+    """Go's ``%b`` for a float: decimal mantissa, ``p``, binary exponent (``4503599627370496p-49``)."""
+    if math.isnan(v) or math.isinf(v):
+        return format_float(v, "g", -1)
+    neg, mant, exp = _float_bits(v)
+    exp -= 52
+    return f"{'-' if neg else ''}{mant}p{'-' if exp < 0 else '+'}{abs(exp)}"
+
+
+def _format_x(v: float, prec: int, verb: str) -> str:
+    """Go's ``%x`` for a float: ``-0x1.8p+01``, rounding the mantissa to ``prec`` hex digits."""
+    if math.isnan(v) or math.isinf(v):
+        return format_float(v, "g", -1)
+    neg, mant, exp = _float_bits(v)
+    if mant == 0:
+        exp = 0
+    mant <<= 8  # leading 1 at bit 60
+    while mant != 0 and mant & (1 << 60) == 0:
+        mant = (mant << 1) & _U64
+        exp -= 1
+    if 0 <= prec < 15:
+        shift = prec * 4
+        extra = (mant << shift) & ((1 << 60) - 1)
+        mant >>= 60 - shift
+        if extra | (mant & 1) > 1 << 59:
+            mant += 1
+        mant <<= 60 - shift
+        if mant & (1 << 61):
+            mant >>= 1
+            exp += 1
+    digits = "0123456789abcdef" if verb == "x" else "0123456789ABCDEF"
+    out = ("-" if neg else "") + "0" + verb + str((mant >> 60) & 1)
+    mant = (mant << 4) & _U64
+    if prec < 0 and mant != 0:
+        out += "."
+        while mant != 0:
+            out += digits[(mant >> 60) & 15]
+            mant = (mant << 4) & _U64
+    elif prec > 0:
+        out += "."
+        for _ in range(prec):
+            out += digits[(mant >> 60) & 15]
+            mant = (mant << 4) & _U64
+    out += "p" if verb == "x" else "P"
+    out += "-" if exp < 0 else "+"
+    return out + f"{abs(exp):02d}"
 
 
 _INT_SYNTAX = re.compile(r"[+-]?[0-9]+")
