@@ -21,9 +21,10 @@ import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
-__all__ = ["JsonFormatter", "bind_tag", "configure", "get_logger"]
+__all__ = ["JsonFormatter", "bind_tag", "configure", "get_logger", "tag_var"]
 
-_tag: contextvars.ContextVar[str | None] = contextvars.ContextVar("crossfn_request_tag", default=None)
+tag_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("crossfn_request_tag", default=None)
+"""The request tag of the call being handled; the runtime sets it on the hot path without a context manager."""
 
 # Attributes every LogRecord has; anything else was passed with ``extra=`` and is a field.
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
@@ -32,11 +33,11 @@ _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime
 @contextlib.contextmanager
 def bind_tag(tag: str) -> Iterator[None]:
     """Attach ``tag`` to every record logged in this context until the block ends."""
-    token = _tag.set(tag)
+    token = tag_var.set(tag)
     try:
         yield
     finally:
-        _tag.reset(token)
+        tag_var.reset(token)
 
 
 class JsonFormatter(logging.Formatter):
@@ -50,7 +51,7 @@ class JsonFormatter(logging.Formatter):
             "logger": record.name,
             "msg": record.getMessage(),
         }
-        tag = _tag.get()
+        tag = tag_var.get()
         if tag:
             out["tag"] = tag
         for key, value in record.__dict__.items():

@@ -50,6 +50,7 @@ __all__ = [
     "load_credentials",
     "load_function",
     "serve",
+    "serve_worker",
 ]
 
 V1_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
@@ -138,10 +139,13 @@ class FunctionServer:
 
     async def _run(self, req: fnv1.RunFunctionRequest, version: str) -> fnv1.RunFunctionResponse:
         start = time.perf_counter()
-        with fnlogging.bind_tag(req.meta.tag):
+        token = fnlogging.tag_var.set(req.meta.tag)
+        try:
             if _log.isEnabledFor(logging.DEBUG):
                 _log.debug("running function", extra={"version": version})
             rsp = await self._handler(req)
+        finally:
+            fnlogging.tag_var.reset(token)
         try:
             self._metrics.observe(version, _outcome(rsp), time.perf_counter() - start)
         except Exception:
