@@ -61,20 +61,25 @@ def _loader() -> Any:
 
 
 def _read(path: str) -> dict[str, Any]:
+    """The first YAML document of ``path`` (``-`` is stdin); errors name what went wrong, the caller the file."""
     import yaml  # noqa: PLC0415 -- keep `crossfn --help` light
 
-    name = "stdin" if path == "-" else path
     try:
         text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise errors.InputError(f"cannot read {errors.quote(name)}: {exc}") from exc
+    except OSError as exc:
+        raise errors.InputError(f"cannot read file: {exc.strerror or exc}") from exc
+    except UnicodeDecodeError as exc:
+        raise errors.InputError(f"cannot read file: not UTF-8 text: {exc.reason}") from exc
     try:
         doc = next(iter(yaml.load_all(text, Loader=_loader())), None)
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark
+        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
+        raise errors.InputError(f"cannot parse YAML: {exc.problem or exc.context}{where}") from exc
     except yaml.YAMLError as exc:
-        problem = str(exc).replace("\n", " ")
-        raise errors.InputError(f"cannot parse {errors.quote(name)}: {problem}") from exc
+        raise errors.InputError(f"cannot parse YAML: {exc}") from exc
     if not isinstance(doc, dict):
-        raise errors.InputError(f"cannot parse {errors.quote(name)}: not a YAML object")
+        raise errors.InputError("cannot parse YAML: the document is not an object")
     return doc
 
 

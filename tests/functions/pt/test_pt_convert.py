@@ -242,17 +242,34 @@ def test_cli_converts_legacy_composition(tmp_path: Path, capsys: pytest.CaptureF
     assert dest.read_text(encoding="utf-8") == out
 
 
-def test_cli_bad_input_is_one_line_error(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        pytest.param(
+            "apiVersion: v1\nkind: ConfigMap\n",
+            "GroupVersionKind Group is not apiextensions.crossplane.io",
+            id="NotAComposition",
+        ),
+        pytest.param(
+            "a: [\n",
+            "cannot parse YAML: expected the node content, but found '<stream end>' at line 2, column 1",
+            id="BadYAML",
+        ),
+        pytest.param("- 1\n", "cannot parse YAML: the document is not an object", id="NotAnObject"),
+        pytest.param(None, "cannot read file: No such file or directory", id="Missing"),
+    ],
+)
+def test_cli_bad_input_is_one_line_error(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
     """Bad input gives one line naming the file, a non-zero exit and no output."""
     bad = tmp_path / "bad.yaml"
-    bad.write_text("apiVersion: v1\nkind: ConfigMap\n", encoding="utf-8")
+    if content is not None:
+        bad.write_text(content, encoding="utf-8")
     assert cli.main(["convert", "pipeline-composition", str(bad)]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert (
-        captured.err
-        == f'crossfn: error: cannot convert composition "{bad}": GroupVersionKind Group is not apiextensions.crossplane.io\n'
-    )
+    assert captured.err == f'crossfn: error: cannot convert composition "{bad}": {message}\n'
 
 
 def test_converted_input_is_valid_for_the_function() -> None:
