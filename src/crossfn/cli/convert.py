@@ -84,8 +84,8 @@ def _read(path: str) -> dict[str, Any]:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from crossfn.functions.patch_and_transform import convert  # noqa: PLC0415
-    from crossfn.render import output  # noqa: PLC0415
+    from crossfn.functions.patch_and_transform import convert  # noqa: PLC0415 -- heavy imports only when the command runs
+    from crossfn.render import output  # noqa: PLC0415 -- heavy imports only when the command runs
 
     name = "stdin" if args.input == "-" else args.input
     try:
