@@ -39,24 +39,24 @@ def _default(value: Any, schema: Mapping[str, Any]) -> None:
         _default_object(value, schema)
     elif isinstance(value, list):
         items = schema.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, dict):
             for item in value:
                 _default(item, items)
 
 
 def _default_object(obj: dict[str, Any], schema: Mapping[str, Any]) -> None:
     properties = schema.get("properties")
-    if isinstance(properties, Mapping):
+    if isinstance(properties, dict):
         for name, prop in properties.items():
-            if not isinstance(prop, Mapping):
+            if not isinstance(prop, dict):
                 continue
             if "default" in prop and (name not in obj or (obj[name] is None and not prop.get("nullable"))):
                 obj[name] = copy.deepcopy(prop["default"])
             if name in obj:
                 _default(obj[name], prop)
     extra = schema.get("additionalProperties")
-    if isinstance(extra, Mapping):
-        known = properties if isinstance(properties, Mapping) else {}
+    if isinstance(extra, dict):
+        known = properties if isinstance(properties, dict) else {}
         for name, item in obj.items():
             if name not in known:
                 _default(item, extra)

@@ -82,6 +82,8 @@ class SchemaStore:
     def add(self, obj: Mapping[str, Any]) -> None:
         """Learn the schemas of a CRD, an XRD (its XR and, for legacy XRDs, its claim) or an OpenAPI document.
 
+        The store keeps references into ``obj`` rather than copies (copying
+        20 provider CRDs costs half a second): don't change it afterwards.
         Raises :class:`~crossfn.errors.InputError` for anything else, or for a
         CRD or XRD that lacks the fields a schema needs.
         """
@@ -98,7 +100,7 @@ class SchemaStore:
             if claim is not None:
                 self._add_crd(claim)
         else:
-            self._documents.append(copy.deepcopy(dict(obj)))
+            self._documents.append(dict(obj))
         self._published.clear()
 
     def _add_crd(self, crd: Mapping[str, Any]) -> None:
@@ -118,8 +120,8 @@ class SchemaStore:
             if not isinstance(v, Mapping) or not v.get("served", True):
                 continue
             schema = (v.get("schema") or {}).get("openAPIV3Schema") or top
-            if isinstance(schema, Mapping):
-                self._crd_schemas[(f"{spec['group']}/{v.get('name')}", kind)] = copy.deepcopy(dict(schema))
+            if isinstance(schema, dict):
+                self._crd_schemas[(f"{spec['group']}/{v.get('name')}", kind)] = schema
 
     def kinds(self) -> list[tuple[str, str]]:
         """The ``(apiVersion, kind)`` pairs known from CRDs and XRDs, sorted."""

@@ -24,8 +24,6 @@ import itertools
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import cel
-
 from crossfn.validate import _problem
 
 __all__ = ["check_rules"]
@@ -72,6 +70,8 @@ _EXTENSIONS: dict[str, Callable[..., Any]] = {
 @functools.lru_cache(maxsize=4096)
 def _compile(expression: str) -> tuple[Any, bool] | str:
     """A compiled program and whether it reads ``oldSelf``, or the compile error's text."""
+    import cel  # noqa: PLC0415 -- its package imports a REPL (~0.2 s); load it only for schemas with rules
+
     try:
         program = cel.compile(expression)
     except ValueError as exc:
@@ -92,22 +92,22 @@ def _walk(value: Any, schema: Mapping[str, Any], path: str, old: Any, out: list[
     rules = schema.get("x-kubernetes-validations")
     if isinstance(rules, list):
         for rule in rules:
-            if isinstance(rule, Mapping) and isinstance(rule.get("rule"), str):
+            if isinstance(rule, dict) and isinstance(rule.get("rule"), str):
                 problem = _evaluate(rule, value, schema, path, old)
                 if problem is not None:
                     out.append(problem)
     if isinstance(value, dict):
         props = schema.get("properties")
-        props = props if isinstance(props, Mapping) else {}
+        props = props if isinstance(props, dict) else {}
         extra = schema.get("additionalProperties")
         for name, item in value.items():
             sub = props.get(name, extra)
-            if isinstance(sub, Mapping):
+            if isinstance(sub, dict):
                 old_item = old.get(name, _ABSENT) if isinstance(old, dict) else _ABSENT
                 _walk(item, sub, f"{path}.{name}" if path else name, old_item, out)
     elif isinstance(value, list):
         items = schema.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, dict):
             for i, item in enumerate(value):
                 old_item = old[i] if isinstance(old, list) and i < len(old) else _ABSENT
                 _walk(item, items, f"{path}[{i}]", old_item, out)
@@ -127,7 +127,7 @@ def _evaluate(
         if old is _ABSENT and not rule.get("optionalOldSelf"):
             return None
         activation["oldSelf"] = None if old is _ABSENT else old
-    context = cel.Context(variables=activation, functions=_EXTENSIONS)
+    context = _context(activation)
     try:
         result = program.execute(context)
     except (KeyError, TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError) as exc:
@@ -146,6 +146,12 @@ def _evaluate(
         path = path.lstrip(".")
     kind = _REASONS.get(str(rule.get("reason", "")), _T.INVALID)
     return _Problem(path, kind, _message(rule, context), shown, origin=_problem.Origin.CEL)
+
+
+def _context(activation: dict[str, Any]) -> Any:
+    import cel  # noqa: PLC0415 -- see _compile
+
+    return cel.Context(variables=activation, functions=_EXTENSIONS)
 
 
 def _message(rule: Mapping[str, Any], context: Any) -> str:

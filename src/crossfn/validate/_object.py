@@ -9,7 +9,6 @@ object. The caller's object is never changed.
 
 from __future__ import annotations
 
-import copy
 from collections.abc import Mapping
 from typing import Any
 
@@ -38,7 +37,7 @@ def validate_object(
     Go types. ``old`` is the previous version of the object, for CEL
     transition rules (``oldSelf``); without it they are skipped.
     """
-    work = copy.deepcopy(dict(obj))
+    work = _clone(dict(obj))
     if structural:
         defaults.apply_defaults(work, schema)
     problems = _structural.check_values(work, schema, "", root=True)
@@ -51,6 +50,15 @@ def validate_object(
         )
     problems.extend(_cel.check_rules(work, schema, "", old=_ABSENT if old is None else old))
     return problems
+
+
+def _clone(value: Any) -> Any:
+    """Copy decoded JSON (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
+    if isinstance(value, dict):
+        return {k: _clone(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_clone(v) for v in value]
+    return value
 
 
 def validate_resource(

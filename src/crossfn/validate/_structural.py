@@ -24,6 +24,9 @@ At a resource's root, and at an ``x-kubernetes-embedded-resource``,
 ``apiVersion``, ``kind`` and ``metadata`` are always known fields, and
 ``metadata``'s own fields are never pruned: the API server checks
 ``ObjectMeta`` with Go code, not with the schema.
+
+Schemas and objects are decoded JSON: nested schemas must be ``dict``s (the
+walk tests ``dict``, not ``Mapping``, which is several times faster).
 """
 
 from __future__ import annotations
@@ -46,6 +49,7 @@ __all__ = ["check_values", "prune", "type_name"]
 _Problem = _problem.Problem
 _T = _problem.ErrorType
 _RESOURCE_FIELDS = ("apiVersion", "kind", "metadata")
+_COMBINATORS = frozenset(("allOf", "anyOf", "oneOf", "not"))
 
 
 def type_name(value: Any) -> str:
@@ -85,7 +89,8 @@ def _check(
         return
     if value is None:
         return
-    _check_combinators(value, schema, path, out)
+    if _COMBINATORS.intersection(schema):
+        _check_combinators(value, schema, path, out)
     if isinstance(value, str):
         _check_string(value, schema, path, out)
     elif isinstance(value, (int, float)) and not isinstance(value, bool):
@@ -127,20 +132,20 @@ def _check_type(value: Any, schema: Mapping[str, Any], path: str, out: list[_Pro
 
 def _check_combinators(value: Any, schema: Mapping[str, Any], path: str, out: list[_Problem]) -> None:
     for sub in schema.get("allOf") or ():
-        if isinstance(sub, Mapping):
+        if isinstance(sub, dict):
             _check(value, sub, path, out)
-    any_of = [s for s in schema.get("anyOf") or () if isinstance(s, Mapping)]
+    any_of = [s for s in schema.get("anyOf") or () if isinstance(s, dict)]
     if any_of and not any(not check_values(value, s, path) for s in any_of):
         out.append(
             _Problem(path, _T.INVALID, f"{path} in body must validate at least one schema (anyOf)", value)
         )
-    one_of = [s for s in schema.get("oneOf") or () if isinstance(s, Mapping)]
+    one_of = [s for s in schema.get("oneOf") or () if isinstance(s, dict)]
     if one_of and sum(1 for s in one_of if not check_values(value, s, path)) != 1:
         out.append(
             _Problem(path, _T.INVALID, f"{path} in body must validate one and only one schema (oneOf)", value)
         )
     not_ = schema.get("not")
-    if isinstance(not_, Mapping) and not check_values(value, not_, path):
+    if isinstance(not_, dict) and not check_values(value, not_, path):
         out.append(_Problem(path, _T.INVALID, f"{path} in body must not validate the schema (not)", value))
 
 
@@ -209,7 +214,7 @@ def _check_array(value: list[Any], schema: Mapping[str, Any], path: str, out: li
     if schema.get("uniqueItems") is True and _has_duplicates(value):
         out.append(_Problem(path, _T.INVALID, f"{path} in body shouldn't contain duplicates", value))
     items = schema.get("items")
-    if isinstance(items, Mapping):
+    if isinstance(items, dict):
         for i, item in enumerate(value):
             _check(item, items, f"{path}[{i}]", out)
     list_type = schema.get("x-kubernetes-list-type")
@@ -249,13 +254,13 @@ def _check_object(
         detail = f"{path} in body should have at least {min_props} properties"
         out.append(_Problem(path, _T.INVALID, detail, value))
     properties = schema.get("properties")
-    properties = properties if isinstance(properties, Mapping) else {}
+    properties = properties if isinstance(properties, dict) else {}
     extra = schema.get("additionalProperties")
     for name, item in value.items():
         prop = properties.get(name)
-        if isinstance(prop, Mapping):
+        if isinstance(prop, dict):
             _check(item, prop, _join(path, name), out)
-        elif isinstance(extra, Mapping):
+        elif isinstance(extra, dict):
             _check(item, extra, _join(path, name), out)
 
 
@@ -273,7 +278,7 @@ def _prune(
 ) -> None:
     if isinstance(value, list):
         items = schema.get("items")
-        if isinstance(items, Mapping):
+        if isinstance(items, dict):
             for i, item in enumerate(value):
                 _prune(item, items, f"{path}[{i}]", dropped, structural=structural, resource=False)
         return
@@ -290,11 +295,11 @@ def _prune(
     for name in list(value):
         sub = properties.get(name)
         if resource and name in _RESOURCE_FIELDS:
-            if name != "metadata" and isinstance(sub, Mapping):
+            if name != "metadata" and isinstance(sub, dict):
                 _prune(value[name], sub, _join(path, name), dropped, structural=structural, resource=False)
             continue
-        if not isinstance(sub, Mapping):
-            sub = extra if isinstance(extra, Mapping) else None
+        if not isinstance(sub, dict):
+            sub = extra if isinstance(extra, dict) else None
         if sub is not None:
             _prune(value[name], sub, _join(path, name), dropped, structural=structural, resource=False)
         elif not keep_unknown:
@@ -305,9 +310,9 @@ def _prune(
 def _properties(schema: Mapping[str, Any]) -> Mapping[str, Any]:
     """The properties a schema declares, including through ``allOf`` wrappers of published schemas."""
     props = schema.get("properties")
-    merged: dict[str, Any] = dict(props) if isinstance(props, Mapping) else {}
+    merged: dict[str, Any] = dict(props) if isinstance(props, dict) else {}
     for sub in schema.get("allOf") or ():
-        if isinstance(sub, Mapping):
+        if isinstance(sub, dict):
             for name, prop in _properties(sub).items():
                 merged.setdefault(name, prop)
     return merged
