@@ -30,7 +30,7 @@ policies = st.one_of(
 )
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(path=paths)
 def test_parse_round_trips_or_raises_own_error(path: str) -> None:
     """Parsing either succeeds or raises FieldPathError; printing a parse re-parses to itself when no odd characters."""
@@ -43,7 +43,7 @@ def test_parse_round_trips_or_raises_own_error(path: str) -> None:
         assert fieldpath.parse(printed) == segs
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(obj=objects, path=paths)
 def test_reads_raise_only_own_errors(obj: dict[str, Any], path: str) -> None:
     """Every read either returns a value or raises a FieldPathError."""
@@ -52,7 +52,7 @@ def test_reads_raise_only_own_errors(obj: dict[str, Any], path: str) -> None:
             read(obj, path)
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(obj=objects, path=paths, value=json_values, policy=policies)
 def test_writes_raise_only_own_errors_and_read_back(
     obj: dict[str, Any], path: str, value: Any, policy: fieldpath.MergeOptions | None
@@ -66,7 +66,7 @@ def test_writes_raise_only_own_errors_and_read_back(
         assert values.strict_equal(fieldpath.get_value(obj, path), fieldpath.json_round_trip(value))
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(obj=objects, path=paths)
 def test_wildcards_raise_only_own_errors(obj: dict[str, Any], path: str) -> None:
     """Expansion returns paths that exist, or raises a FieldPathError."""
@@ -82,7 +82,7 @@ def test_wildcards_raise_only_own_errors(obj: dict[str, Any], path: str) -> None
             assert any(c in p for c in "[]'\""), exc
 
 
-@settings(max_examples=300)
+@settings(max_examples=300, deadline=None)
 @given(value=json_values)
 def test_round_trip_matches_go_json(value: Any) -> None:
     """json_round_trip equals a real Go-JSON marshal and integer-preserving unmarshal, or fails like it."""
