@@ -179,6 +179,16 @@ SCRIPT_ERRORS = [
         id="BadEnum",
     ),
     pytest.param(_main("return {'ttl': 'soon'}"), "ttl: ", id="BadTTL"),
+    pytest.param(
+        _main("x = {}", "for i in range(5000):", "    x = {'a': x}", "return {'context': x}"),
+        "script.star:1: Maximum depth of 1000 exceeded",
+        id="TooDeepToConvert",
+    ),
+    pytest.param(
+        _main("x = {}", "for i in range(500):", "    x = {'a': x}", "return {'context': x}"),
+        "cannot use what main returned: Message too deep",
+        id="TooDeepForProtobuf",
+    ),
 ]
 
 

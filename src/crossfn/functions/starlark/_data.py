@@ -124,7 +124,7 @@ def apply_response(data: Mapping[str, Any], rsp: fnv1.RunFunctionResponse) -> No
     try:
         json_format.ParseDict(body, parsed)
     except json_format.ParseError as exc:
-        raise errors.FunctionInputError(str(exc)) from exc
+        raise errors.FunctionInputError(f"cannot use what main returned: {exc}") from exc
     if "desired" in body:
         rsp.desired.CopyFrom(parsed.desired)
     if "context" in body:

@@ -154,6 +154,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
             return {"error": f"{SCRIPT_FILE}: the script must define main(req)"}
         if "serde::serialize" in str(exc):
             return {"error": f"{_main_line(script)}: main returned a value that is not plain data: {text}"}
+        if where(exc) is None:
+            # No span: the failure is in converting what main returned.
+            return {"error": f"{_main_line(script)}: {text}"}
         return {"error": text}
     if not isinstance(value, dict):
         return {"error": f"{_main_line(script)}: main must return a dict, not {type(value).__name__}"}
