@@ -376,9 +376,9 @@ class _Printer:
         if verb in bases:
             self._fmt_int_base(n, bases[verb], verb)
         elif verb == "c":
-            self._pad_no_zero(chr(_rune(n)))
+            self._pad(chr(_rune(n)))
         elif verb == "q":
-            self._pad_no_zero(strconv.quote_rune(_rune(n), ascii_only=self.f.plus))
+            self._pad(strconv.quote_rune(_rune(n), ascii_only=self.f.plus))
         elif verb == "U":
             self._fmt_unicode(n & _U64)
         else:
