@@ -59,7 +59,7 @@ class State:
     observed: dict[str, Observed]
     desired: dict[str, Desired]
     skipped: int = 0
-    normalised: set[int] = dataclasses.field(default_factory=set)
+    normalised: dict[int, dict[str, Any]] = dataclasses.field(default_factory=dict)
     """Targets (by ``id``) already JSON round-tripped: see :func:`.patches.normalise_target`."""
 
 

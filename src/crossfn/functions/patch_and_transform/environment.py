@@ -38,7 +38,7 @@ def apply_patches(
     dxr: dict[str, Any],
     env: dict[str, Any],
     *,
-    normalised: set[int] | None = None,
+    normalised: dict[int, dict[str, Any]] | None = None,
 ) -> None:
     """Apply the environment patches in order; a not-found source under Optional skips the patch.
 
@@ -61,7 +61,7 @@ def _apply(
     oxr: dict[str, Any],
     dxr: dict[str, Any],
     env: dict[str, Any],
-    normalised: set[int] | None,
+    normalised: dict[int, dict[str, Any]] | None,
 ) -> None:
     """Direction per §5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
     if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):

@@ -55,10 +55,10 @@ def is_not_found(exc: BaseException) -> bool:
     return isinstance(exc, errors.FieldNotFoundError)
 
 
-def normalise_target(target: dict[str, Any], normalised: set[int] | None = None) -> None:
+def normalise_target(target: dict[str, Any], normalised: dict[int, dict[str, Any]] | None = None) -> None:
     """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (§3.8).
 
-    ``normalised`` remembers (by ``id``) targets already round-tripped in this run:
+    ``normalised`` remembers (by ``id``, holding them) targets already round-tripped in this run:
     every later write stores round-tripped values only, so walking them again would
     change nothing and costs most of a patch's time.
     """
@@ -71,11 +71,15 @@ def normalise_target(target: dict[str, Any], normalised: set[int] | None = None)
     target.clear()
     target.update(normal)
     if normalised is not None:
-        normalised.add(id(target))
+        normalised[id(target)] = target  # holding it keeps its id from being reused
 
 
 def apply_field(
-    p: ptinput.Patch, source: Any, target: dict[str, Any], *, normalised: set[int] | None = None
+    p: ptinput.Patch,
+    source: Any,
+    target: dict[str, Any],
+    *,
+    normalised: dict[int, dict[str, Any]] | None = None,
 ) -> None:
     """Apply a field-style patch from ``source`` to ``target`` (§5.2); see :func:`normalise_target`."""
     value = fieldpath.get_value(source, p.from_field_path)
@@ -98,7 +102,11 @@ def apply_field(
 
 
 def apply_combine(
-    p: ptinput.Patch, source: Any, target: dict[str, Any], *, normalised: set[int] | None = None
+    p: ptinput.Patch,
+    source: Any,
+    target: dict[str, Any],
+    *,
+    normalised: dict[int, dict[str, Any]] | None = None,
 ) -> None:
     """Apply a combine-style patch from ``source`` to ``target`` (§5.3); the first missing variable aborts."""
     combine = p.combine
