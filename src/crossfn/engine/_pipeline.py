@@ -18,7 +18,7 @@ import datetime
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, Literal
 
 from crossfn import errors
 from crossfn.engine import _callctx, _events, _model, _options, _required, _runner, _sources, _tag, _tracing
@@ -85,8 +85,13 @@ async def run_pipeline(
     tracer = tracer or _tracing.default_tracer()
     trace_id = trace_id or str(uuid.uuid4())
     state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
+    # One request object for every step: observed is the same for all of them
+    # and copying it is much of a step's cost. Runners may not keep a request
+    # past the call (see FunctionRunner), so reusing it is safe.
+    req = fnv1.RunFunctionRequest()
+    req.observed.CopyFrom(observed)
     for index, step in enumerate(steps):
-        req = await _build_request(observed, step, state, sources, options)
+        await _build_request(req, step, state, sources, options)
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
         try:
             with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
@@ -109,15 +114,25 @@ async def run_pipeline(
     )
 
 
+_StepField = Literal[
+    "meta", "desired", "input", "context", "extra_resources", "credentials", "required_resources", "required_schemas"
+]
+_PER_STEP_FIELDS: tuple[_StepField, ...] = (
+    "meta", "desired", "input", "context", "extra_resources", "credentials", "required_resources", "required_schemas",
+)  # fmt: skip
+
+
 async def _build_request(
-    observed: fnv1.State,
+    req: fnv1.RunFunctionRequest,
     step: _model.PipelineStep,
     state: _State,
     sources: _sources.Sources,
     options: _options.ComposeOptions,
-) -> fnv1.RunFunctionRequest:
-    """The request for ``step``: observed, the previous desired/context, input, credentials, bootstrap."""
-    req = fnv1.RunFunctionRequest(observed=observed)
+) -> None:
+    """Make ``req`` (which holds ``observed``) the request for ``step``: the previous
+    desired state and context, input, credentials, bootstrap requirements, meta."""
+    for field in _PER_STEP_FIELDS:
+        req.ClearField(field)
     if state.desired is not None:
         req.desired.CopyFrom(state.desired)
     if state.context is not None:
@@ -154,7 +169,6 @@ async def _build_request(
     if tag:
         req.meta.tag = tag
     req.meta.capabilities.extend(CAPABILITIES)
-    return req
 
 
 def _input(step: _model.PipelineStep) -> Any:
@@ -213,17 +227,20 @@ async def _call(
     options: _options.ComposeOptions,
 ) -> fnv1.RunFunctionResponse:
     """Run one step through the runner stack, naming the step in any error."""
-    what = "pipeline step" if options.classic_texts else "Composition pipeline step"
-    text = f"cannot run {what} {errors.quote(step.step)}"
     try:
         return await runner.run_function(step.function_ref, req)
     except errors.PipelineFatalError:
         raise
     except errors.CrossfnError as exc:
-        raise type(exc)(f"{text}: {exc}") from exc
+        raise type(exc)(f"{_call_error(step, options)}: {exc}") from exc
     except Exception as exc:
         _log.exception("runner raised an unexpected exception for step %r", step.step)
-        raise errors.FunctionRunError(f"{text}: {type(exc).__name__}: {exc}") from exc
+        raise errors.FunctionRunError(f"{_call_error(step, options)}: {type(exc).__name__}: {exc}") from exc
+
+
+def _call_error(step: _model.PipelineStep, options: _options.ComposeOptions) -> str:
+    what = "pipeline step" if options.classic_texts else "Composition pipeline step"
+    return f"cannot run {what} {errors.quote(step.step)}"
 
 
 def _fold(step: _model.PipelineStep, rsp: fnv1.RunFunctionResponse, state: _State, now: datetime.datetime) -> None:
