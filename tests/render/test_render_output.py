@@ -9,9 +9,11 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import hypothesis
 import pytest
+from hypothesis import strategies as st
 
-from crossfn.render import output
+from crossfn.render import _load, output
 
 
 @pytest.mark.parametrize(
@@ -210,3 +212,24 @@ def test_json_output_is_a_sorted_array() -> None:
     assert json.loads(got) == [{"a": "é", "b": 1}, {"kind": "Result"}]
     assert got.index('"a"') < got.index('"b"'), "keys are sorted"
     assert got.endswith("]\n")
+
+
+# Round trip: whatever the emitter writes must read back as the same data. PyYAML
+# follows YAML 1.1 like go-yaml; timestamps stay strings as Kubernetes reads them.
+_TEXT = st.text(alphabet=st.sampled_from(list("ab yZ09:#-,.'\"\n\t!&*?|>%@`[]{}é😀\u2028")), max_size=120)
+_SCALARS = st.one_of(
+    _TEXT, st.integers(-(2**62), 2**62), st.booleans(), st.none(),
+    st.floats(allow_nan=False, allow_infinity=False).filter(lambda f: not f.is_integer()),
+)  # fmt: skip
+_DATA = st.recursive(
+    _SCALARS,
+    lambda children: st.one_of(st.lists(children, max_size=4), st.dictionaries(_TEXT, children, max_size=4)),
+    max_leaves=12,
+)
+
+
+@hypothesis.settings(max_examples=300, derandomize=True, deadline=None)
+@hypothesis.given(st.dictionaries(_TEXT, _DATA, max_size=5))
+def test_round_trip(doc: dict[str, Any]) -> None:
+    text = output.to_yaml(doc)
+    assert _load.parse_value(text) == doc, text

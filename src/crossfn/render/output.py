@@ -110,7 +110,7 @@ def _is_go_int(plain: str) -> bool:
     if prefix in ("0x", "0o", "0b"):
         value = int(body[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
     else:
-        value = int(body, 8 if len(body) > 1 else 10)
+        value = int(body, 8 if len(body) > 1 and body[0] == "0" else 10)
     if plain[0] == "-":
         value = -value
     if -(2**63) <= value < 2**63:
