@@ -25,6 +25,8 @@ COMPILE_ERRORS = [
     pytest.param("(?P<a-b>x)", "invalid named capture: `(?P<a-b>`", "group names are word characters",
                  id="NamedCapture"),
     pytest.param("(?<", "invalid or unsupported Perl syntax: `(?<`", "an unfinished group flag", id="PerlSyntax"),
+    pytest.param("a\\Cb", "invalid escape sequence: `\\C`", "RE2's any-byte escape is not Go syntax", id="AnyByte"),
+    pytest.param("[\\C]", "invalid escape sequence: `\\C`", "not inside a class either", id="AnyByteInClass"),
 ]
 
 
@@ -44,6 +46,9 @@ def test_matching() -> None:
     assert regexp.compile("x").find_string_submatch("y") is None
     assert regexp.compile("b(.)").find_string_submatch("ab\u00e9") == ["b\u00e9", "\u00e9"]
     assert regexp.compile("a").find_string_submatch("\udce2a") == ["a"]
+    assert regexp.compile("a(.)b").find_string_submatch("xa\udce2b") == ["a\udce2b", "\udce2"], "invalid byte as U+FFFD"
+    assert regexp.compile("\ufffd").match_string("\udc80"), "an invalid byte matches U+FFFD"
+    assert regexp.compile("\\Q\\C\\E").match_string("\\C"), "\\C inside \\Q...\\E is literal text"
     assert regexp.compile("(a)(b)?").num_subexp == 2
 
 

@@ -6,12 +6,14 @@ library; this module adds what Go does differently around it:
 * compile errors read as Go's: ``error parsing regexp: <code>: `<expr>```, with
   Go's names for the error codes (RE2 says ``no argument for repetition
   operator``, Go ``missing argument to repetition operator``);
+* ``\\C`` (any byte) is RE2-only; Go rejects it as an invalid escape;
 * subjects are Go strings, which may carry invalid UTF-8 as lone surrogates
-  (:mod:`crossfn.gocompat.values`); matching runs on their bytes.
+  (:mod:`crossfn.gocompat.values`). Go matches each invalid byte as U+FFFD but
+  returns the original bytes; so does :class:`Regexp`, by matching a copy in
+  which each such byte is U+FFFD and slicing the original at the same places.
 
-Divergences (docs/compatibility.md): RE2 accepts ``\\C`` (any byte) where Go
-rejects it, and RE2's ``.`` does not match an invalid UTF-8 byte where Go's
-matches it as U+FFFD.
+Matching runs on UTF-8 bytes when the subject is valid (RE2's fastest path);
+the code-point path is only for subjects with invalid bytes.
 """
 
 from __future__ import annotations
@@ -50,11 +52,12 @@ _OPTIONS.log_errors = False  # RE2 would otherwise log every bad pattern to stde
 class Regexp:
     """A compiled Go regular expression."""
 
-    __slots__ = ("_re", "expr")
+    __slots__ = ("_re", "_text_re", "expr")
 
     def __init__(self, expr: str, compiled: re2._Regexp[bytes]) -> None:
         self.expr = expr
         self._re = compiled
+        self._text_re: re2._Regexp[str] | None = None
 
     @property
     def num_subexp(self) -> int:
@@ -63,7 +66,7 @@ class Regexp:
 
     def match_string(self, s: str) -> bool:
         """Whether the expression matches anywhere in ``s`` (Go's ``MatchString``)."""
-        return self._re.search(values.to_bytes(s)) is not None
+        return self.find_string_submatch(s) is not None
 
     def find_string_submatch(self, s: str) -> list[str] | None:
         """The leftmost match and its groups, Go's ``FindStringSubmatch``.
@@ -71,11 +74,25 @@ class Regexp:
         None means no match. A group that took no part in the match is ``""``,
         as Go returns it.
         """
-        m = self._re.search(values.to_bytes(s))
-        if m is None:
+        if not _has_invalid_bytes(s):
+            m = self._re.search(s.encode())
+            if m is None:
+                return None
+            return [g.decode() if g is not None else "" for g in (m.group(0), *m.groups())]
+        # Match as Go sees it (U+FFFD per invalid byte), return the original bytes.
+        shown = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in s)
+        if self._text_re is None:
+            # Compiled on demand: only subjects with invalid bytes need it.
+            self._text_re = re2.compile(self.expr, _OPTIONS)
+        t = self._text_re.search(shown)
+        if t is None:
             return None
-        groups = [m.group(0), *m.groups()]
-        return [values.from_bytes(g) if g is not None else "" for g in groups]
+        spans = [t.span(g) for g in range(self.num_subexp + 1)]
+        return [s[a:b] if a >= 0 else "" for a, b in spans]
+
+
+def _has_invalid_bytes(s: str) -> bool:
+    return not s.isascii() and any("\ud800" <= c <= "\udfff" for c in s)
 
 
 def compile(expr: str) -> Regexp:
@@ -86,15 +103,34 @@ def compile(expr: str) -> Regexp:
 @functools.lru_cache(maxsize=512)
 def _compile(expr: str) -> Regexp:
     # Compiling is the costly part and patterns repeat across resources.
-    if any("\ud800" <= c <= "\udfff" for c in expr):
+    if _has_invalid_bytes(expr):
         # Invalid UTF-8 in a Go string; Go's parser rejects it the same way.
-        raise errors.GoError(f"error parsing regexp: invalid UTF-8: `{expr}`")
-    pattern = values.to_bytes(expr)
+        shown = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in expr)
+        raise errors.GoError(f"error parsing regexp: invalid UTF-8: `{shown}`")
     try:
-        compiled = re2.compile(pattern, _OPTIONS)
+        compiled = re2.compile(expr.encode(), _OPTIONS)
     except re2.error as e:
         raise errors.GoError(_go_message(e, expr)) from e
+    if _has_any_byte_escape(expr):
+        raise errors.GoError("error parsing regexp: invalid escape sequence: `\\C`")
     return Regexp(expr, compiled)
+
+
+def _has_any_byte_escape(expr: str) -> bool:
+    """Whether ``expr`` uses RE2's ``\\C`` (outside ``\\Q...\\E`` literal text)."""
+    i, quoted = 0, False
+    while i < len(expr) - 1:
+        pair = expr[i : i + 2]
+        if quoted:
+            quoted = pair != "\\E"
+            i += 2 if not quoted else 1
+            continue
+        if pair == "\\Q":
+            quoted = True
+        elif pair == "\\C":
+            return True
+        i += 2 if expr[i] == "\\" else 1
+    return False
 
 
 def _go_message(e: Exception, expr: str) -> str:
