@@ -35,7 +35,7 @@ import shlex
 import shutil
 import socket
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -256,10 +256,20 @@ async def _wait_serving(
 class Started:
     """The running Functions of one render: in-process objects and gRPC targets, and how to stop them."""
 
-    def __init__(self, runtimes: Mapping[str, Runtime], *, cwd: Path, docker: str = "docker") -> None:
+    def __init__(
+        self,
+        runtimes: Mapping[str, Runtime],
+        *,
+        cwd: Path,
+        docker: str = "docker",
+        docker_reachable: Callable[[], bool] | None = None,
+    ) -> None:
+        """``docker`` is the Docker CLI to run; ``docker_reachable`` says whether an engine answers
+        (default: ``DOCKER_HOST`` is set or ``/var/run/docker.sock`` exists)."""
         self._runtimes = runtimes
         self._cwd = cwd
         self._docker = docker
+        self._docker_reachable = docker_reachable or _docker_engine_reachable
         self.objects: dict[str, object] = {}
         self.targets: dict[str, str] = {}
         self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
@@ -300,7 +310,7 @@ class Started:
         d = rt.docker
         assert d is not None  # plan() sets it for every Docker runtime
         who = f"Function {errors.quote(rt.function)} (Docker image {errors.quote(d.image)})"
-        if shutil.which(self._docker) is None or not _docker_engine_reachable():
+        if shutil.which(self._docker) is None or not self._docker_reachable():
             raise errors.InputError(
                 f"cannot start {who}: no Docker engine is reachable; run it without Docker by setting the "
                 f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
