@@ -72,7 +72,16 @@ def test_cli_golden(reason: str, args: list[str], golden: str, want_rc: int) -> 
 def test_cli_all_valid(tmp_path: Path) -> None:
     good = tmp_path / "good.yaml"
     good.write_text((ROOT / DATA / "resources" / "builtins.yaml").read_text().split("---")[0])
-    result = _crossfn("validate", EXTENSIONS, str(good))
+    result = _crossfn(
+        "validate",
+        EXTENSIONS,
+        str(good),
+        "--cache-dir",
+        str(tmp_path),
+        "--clean-cache",
+        "--crossplane-image",
+        "x",
+    )
     assert result.returncode == 0, result.stderr
     assert result.stderr == ""
     assert result.stdout.endswith("Total 1 resources: 0 missing schemas, 1 success cases, 0 failure cases\n")

@@ -44,6 +44,11 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--old-resources", metavar="PATH", help="Previous versions of the resources, for CEL oldSelf rules."
     )
+    # crossplane beta validate's package-cache flags: accepted so scripts keep working; crossfn fetches nothing.
+    offline = "Accepted for compatibility with crossplane beta validate; crossfn downloads nothing."
+    p.add_argument("--cache-dir", metavar="DIR", help=offline)
+    p.add_argument("--clean-cache", action="store_true", help=offline)
+    p.add_argument("--crossplane-image", metavar="IMAGE", help=offline)
     p.add_argument(
         "-o", "--output", choices=("text", "json"), default="text", help="Report format (default text)."
     )
