@@ -112,6 +112,16 @@ def test_unmarshal_targets() -> None:
         json.unmarshal_object("1")
 
 
+def test_unmarshal_depth() -> None:
+    """Go's scanner allows 10000 levels of nesting, more than Python's recursion limit."""
+    deep = json.unmarshal("[" * 10000 + "]" * 10000)
+    for _ in range(9999):
+        deep = deep[0]
+    assert deep == []
+    with pytest.raises(GoError, match=r"^invalid character '\[' exceeded max depth$"):
+        json.unmarshal("[" * 10001 + "]" * 10001)
+
+
 def test_unmarshal_lone_surrogate_escape() -> None:
     """A \\ud800 escape decodes to U+FFFD in Go."""
     assert json.unmarshal('"\\ud800x"') == "\ufffdx"

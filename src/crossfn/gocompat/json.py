@@ -9,7 +9,8 @@ escapes, as Go has since 1.22 (function-patch-and-transform is built with Go 1.2
 
 Decoding first checks the syntax with a byte scanner that reports the first
 error as Go's scanner does (``invalid character 'x' after object key``,
-``unexpected end of JSON input``), then lets Python's decoder build the value.
+``unexpected end of JSON input``), then builds the value without recursion, so
+Go's nesting limit of 10000 applies rather than Python's recursion limit.
 Numbers decode as float64, as Go's decoder does into ``interface{}``; with
 ``integers=True`` they decode as the Kubernetes unstructured decoder does, to
 int64 when the literal is an integer that fits.
@@ -19,6 +20,7 @@ from __future__ import annotations
 
 import json as _stdjson
 import math
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -107,35 +109,62 @@ def _string(s: str) -> str:
 def unmarshal(data: str, *, integers: bool = False) -> Any:
     """Go's ``json.Unmarshal`` into ``interface{}``; raise :class:`errors.GoError` with Go's text."""
     _check_valid(values.to_bytes(data))
-    text = _valid_utf8(data)
-
-    def number(literal: str) -> int | float:
-        if integers and "." not in literal and "e" not in literal and "E" not in literal:
-            n = int(literal)
-            if _INT64_MIN <= n <= _INT64_MAX:
-                return n
-        f = float(literal)
-        if math.isinf(f):
-            raise errors.GoError(f"json: cannot unmarshal number {literal} into Go value of type float64")
-        return f
-
-    try:
-        decoded = _stdjson.loads(text, parse_float=number, parse_int=number)
-    except RecursionError as e:
-        # Python's decoder recurses; Go's allows 10000 levels. Rare enough to refuse.
-        raise errors.GoError("json: exceeded max depth") from e
-    # A \uD800-style escape of a lone surrogate decodes to U+FFFD in Go.
-    return _no_surrogates(decoded) if "\\ud" in text.lower() else decoded
+    return _build(_valid_utf8(data), integers)
 
 
-def _no_surrogates(v: Any) -> Any:
-    if isinstance(v, str):
-        return _valid_utf8(v)
-    if isinstance(v, dict):
-        return {_valid_utf8(k): _no_surrogates(x) for k, x in v.items()}
-    if isinstance(v, list):
-        return [_no_surrogates(x) for x in v]
-    return v
+_TOKEN = re.compile(r'[ \t\n\r]*(?:("(?:[^"\\]|\\.)*")|([-0-9][-+0-9.eE]*)|(true|false|null)|([{}\[\]:,]))')
+_LITERALS: dict[str, Any] = {"true": True, "false": False, "null": None}
+
+
+def _build(text: str, integers: bool) -> Any:
+    """Build the value of syntactically valid JSON without recursion (Go allows 10000 levels)."""
+    frames: list[list[Any]] = []  # [container, pending object key or None]
+    result: Any = None
+    for m in _TOKEN.finditer(text):
+        string, number, literal, punct = m.groups()
+        if punct is not None:
+            if punct in "{[":
+                frames.append([{} if punct == "{" else [], None])
+            elif punct in "}]":
+                value = frames.pop()[0]
+                result = _attach(frames, value, result)
+            continue
+        if string is not None:
+            value = _valid_utf8(_stdjson.loads(string))
+            frame = frames[-1] if frames else None
+            if frame is not None and isinstance(frame[0], dict) and frame[1] is None:
+                frame[1] = value
+                continue
+        elif number is not None:
+            value = _number(number, integers)
+        else:
+            value = _LITERALS[literal]
+        result = _attach(frames, value, result)
+    return result
+
+
+def _attach(frames: list[list[Any]], value: Any, result: Any) -> Any:
+    if not frames:
+        return value
+    container, key = frames[-1]
+    if isinstance(container, dict):
+        container[key] = value
+        frames[-1][1] = None
+    else:
+        container.append(value)
+    return result
+
+
+def _number(literal: str, integers: bool) -> int | float:
+    """float64, as Go decodes into ``interface{}``; int64 for integer literals with ``integers``."""
+    if integers and "." not in literal and "e" not in literal and "E" not in literal:
+        n = int(literal)
+        if _INT64_MIN <= n <= _INT64_MAX:
+            return n
+    f = float(literal)
+    if math.isinf(f):
+        raise errors.GoError(f"json: cannot unmarshal number {literal} into Go value of type float64")
+    return f
 
 
 def unmarshal_object(data: str) -> dict[str, Any] | None:
@@ -248,7 +277,7 @@ def _scan_value_start(s: _Scanner, stack: list[int]) -> None:
         c = s.skip_ws()
         if c == ord("{") or c == ord("["):
             if len(stack) >= _MAX_DEPTH:
-                raise errors.GoError("exceeded max depth")
+                raise s.fail("exceeded max depth")
             s.i += 1
             closing = ord("}") if c == ord("{") else ord("]")
             if s.skip_ws() == closing:
