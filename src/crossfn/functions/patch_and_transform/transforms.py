@@ -132,7 +132,9 @@ def _validate_math(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
 
 def _validate_map(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
     if len(cfg) == 0:
-        return fielderrors.required("pairs", "at least one pair must be specified if a map transform is specified")
+        return fielderrors.required(
+            "pairs", "at least one pair must be specified if a map transform is specified"
+        )
     return None
 
 
@@ -288,7 +290,9 @@ def _resolve_math(cfg: Mapping[str, Any], value: Any) -> Any:
     if err is not None:
         raise _ResolveError(str(err))
     if not (values.is_go_int(value) or isinstance(value, float)):
-        raise _ResolveError(f"input is required to be a number for math transformer, got {values.type_name(value)}")
+        raise _ResolveError(
+            f"input is required to be a number for math transformer, got {values.type_name(value)}"
+        )
     mtype = _text(cfg.get("type"))
     operand = _int64(cfg[_MATH_FIELDS[mtype]])
     if mtype == "Multiply":
