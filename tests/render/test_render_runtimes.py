@@ -143,3 +143,14 @@ def test_duplicate_function_last_wins() -> None:
 )
 def test_process_argv(command: tuple[str, ...], want: list[str], reason: str) -> None:
     assert _runtimes._process_argv(command, 7000) == want, reason
+
+
+def test_public_exports() -> None:
+    """``crossfn.render`` exports exactly its documented names, and each exists."""
+    from crossfn import render
+
+    typing_names = {"annotations", "Any", "Callable"}
+    public = {n for n in dir(render) if n.isidentifier() and not n.startswith("_") and n not in typing_names}
+    assert set(render.__all__) == public, "no public name outside __all__"
+    for name in render.__all__:
+        assert getattr(render, name) is not None
