@@ -522,3 +522,18 @@ async def test_error_catalogue(fn: Compose, kwargs: dict[str, Any], want: str, r
     with pytest.raises(errors.CrossfnError) as exc:
         await run(fn, **kwargs)
     assert str(exc.value) == want, reason
+
+
+@pytest.mark.parametrize(
+    ("schema", "namespace", "want_spec", "reason"),
+    [
+        pytest.param(engine.CompositeSchema.MODERN, "ns", {"crossplane": {"resourceRefs": [{"apiVersion": "test.crossplane.io/v1", "kind": "CoolComposed", "name": "n"}]}},
+                     "Modern XRs keep refs under spec.crossplane, without namespaces.", id="ModernXRWithV2XRD"),
+        pytest.param(engine.CompositeSchema.LEGACY, "", {"resourceRefs": [{"apiVersion": "test.crossplane.io/v1", "kind": "CoolComposed", "name": "n"}]},
+                     "Legacy XRs keep refs under spec.", id="LegacyXRWithV1XRDDefaultScope"),
+    ],
+)
+async def test_resource_refs_patch(schema: engine.CompositeSchema, namespace: str, want_spec: dict[str, Any], reason: str) -> None:
+    result = await run(_desire_obj(composed("n")), the_xr=xr(namespace=namespace), options=engine.ComposeOptions.controller(schema))
+    assert result.resource_refs_patch["spec"] == want_spec, reason
+    assert result.resource_refs_patch["metadata"] == ({"name": "cool-xr", "namespace": namespace} if namespace else {"name": "cool-xr"}), reason

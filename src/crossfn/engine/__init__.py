@@ -49,9 +49,16 @@ How render calls it (classic contract, §3.5)::
 
 How a controller calls it: ``ComposeOptions.controller(schema)``, sources
 backed by an API client, a runner built once (its cache and channels live
-across reconciles); then it applies ``resource_refs``, each
+across reconciles); then it applies ``resource_refs_patch``, each
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
 status subresource and sets conditions and events from the result.
+:func:`active_endpoint` finds a Function's gRPC target among its
+FunctionRevisions and :func:`check_capabilities` gates a Composition
+revision (``ValidPipeline``); :class:`OpenAPISchemaSource` answers required
+schemas from OpenAPI v3 discovery.
+
+Runners must not keep or mutate the request they get (the pipeline reuses
+one request object across steps); see :class:`FunctionRunner`.
 """
 
 from __future__ import annotations

@@ -159,12 +159,14 @@ async def compose(
         desired.composite.ready, (c.name for c in composed if not c.ready), now
     )
     namespaced = bool((xr.get("metadata") or {}).get("namespace"))
+    refs = _refs.resource_refs((c.resource for c in composed), namespaced_xr=namespaced)
     return _model.CompositionResult(
         pipeline=run,
         composite=_composite(xr, desired, run, ready, options),
         composed=tuple(composed),
         garbage=tuple(garbage),
-        resource_refs=tuple(_refs.resource_refs((c.resource for c in composed), namespaced_xr=namespaced)),
+        resource_refs=tuple(refs),
+        resource_refs_patch=_refs.refs_patch(xr, refs, options.composite_schema.value),
         ready_condition=ready,
         connection_details=dict(desired.composite.connection_details) if legacy else {},
         events=tuple(events),
@@ -302,6 +304,6 @@ def _composite(
             status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), *saved)
         return out
     status = out.setdefault("status", {})
-    fn_conditions = [c.to_dict() for c in run.conditions if c.type not in _events.SYSTEM_CONDITION_TYPES]
+    fn_conditions = [c.to_dict() for c in run.conditions if c.type not in _events.CLASSIC_SYSTEM_CONDITION_TYPES]
     status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), ready.to_dict(), *fn_conditions)
     return out

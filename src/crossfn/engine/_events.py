@@ -16,7 +16,7 @@ from crossfn import errors
 from crossfn.engine import _model
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
-__all__ = ["DEFAULT_REASON", "SYSTEM_CONDITION_TYPES", "Fold", "fold_conditions", "fold_results", "set_conditions"]
+__all__ = ["CLASSIC_SYSTEM_CONDITION_TYPES", "DEFAULT_REASON", "SYSTEM_CONDITION_TYPES", "Fold", "fold_conditions", "fold_results", "set_conditions"]
 
 DEFAULT_REASON = "ComposeResources"
 """The event reason when a result names none."""
@@ -75,7 +75,10 @@ def fold_results(step: str, results: Sequence[fnv1.Result]) -> Fold:
 
 
 SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate", "Responsive"})
-"""Condition types Crossplane owns; function conditions of these types are not applied to the XR."""
+"""Condition types Crossplane's controller owns; function conditions of these types are not applied."""
+
+CLASSIC_SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate"})
+"""Classic render's list, which predates ``Responsive``."""
 
 
 def set_conditions(existing: list[dict[str, object]], *conditions: dict[str, object]) -> list[dict[str, object]]:

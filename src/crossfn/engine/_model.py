@@ -337,6 +337,9 @@ class CompositionResult:
     composed: tuple[ComposedResource, ...] = ()
     garbage: tuple[Object, ...] = ()
     resource_refs: tuple[Object, ...] = ()
+    resource_refs_patch: Object = dataclasses.field(default_factory=dict)
+    """The XR object to server-side apply before any composed resource is created (§2.12):
+    identity plus the refs under ``spec.crossplane.resourceRefs`` (legacy: ``spec.resourceRefs``)."""
     ready_condition: Condition | None = None
     connection_details: Mapping[str, bytes] = dataclasses.field(default_factory=dict)
     events: tuple[Event, ...] = ()

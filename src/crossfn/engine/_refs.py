@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["REFS_PATH", "resource_refs"]
+__all__ = ["REFS_PATH", "refs_patch", "resource_refs"]
 
 REFS_PATH = {"Legacy": ("spec", "resourceRefs"), "Modern": ("spec", "crossplane", "resourceRefs")}
 """Where the refs live, by composite schema."""
@@ -35,3 +35,25 @@ def resource_refs(objects: Iterable[Mapping[str, Any]], *, namespaced_xr: bool) 
             refs.append(ref)
     refs.sort(key=lambda r: r["apiVersion"] + r["kind"] + r["name"] + r.get("namespace", ""))
     return refs
+
+
+def refs_patch(xr: Mapping[str, Any], refs: list[dict[str, str]], schema: str) -> dict[str, Any]:
+    """The minimal XR object to server-side apply: identity plus the refs at the schema's path.
+
+    ``schema`` is ``Legacy`` or ``Modern`` (``CompositeSchema.value``). The
+    list is atomic, so applying it replaces the refs as a whole.
+    """
+    meta = xr.get("metadata") or {}
+    out: dict[str, Any] = {
+        "apiVersion": xr.get("apiVersion", ""),
+        "kind": xr.get("kind", ""),
+        "metadata": {"name": meta.get("name", "")},
+    }
+    if meta.get("namespace"):
+        out["metadata"]["namespace"] = meta["namespace"]
+    node = out
+    *parents, leaf = REFS_PATH[schema]
+    for key in parents:
+        node = node.setdefault(key, {})
+    node[leaf] = refs
+    return out
