@@ -249,3 +249,10 @@ def test_unknown_function(tmp_path: Path) -> None:
         'cannot render composite resource: cannot run pipeline step "test": '
         'unknown Function "function-test" - does it exist in your Functions file?'
     )
+
+
+async def test_render_async_in_a_running_loop(tmp_path: Path) -> None:
+    """Callers with their own event loop use render_async; the output is the same."""
+    req = _write(tmp_path, "success")
+    docs = await render.render_async(req)
+    assert render.output.yaml_stream(docs) == (_GOLDEN / "Success.yaml").read_text()

@@ -10,7 +10,7 @@ Use it from Python as the CLI does::
 
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
-them. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
+them (:func:`render_async` inside a running event loop). Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
 The annotations render understands are in ``docs/render.md``.
 """
 
@@ -35,6 +35,7 @@ __all__ = [
     "load",
     "output",
     "render",
+    "render_async",
 ]
 
 
@@ -47,3 +48,13 @@ def render(req: Request, *, report: Callable[[str], None] = lambda _: None) -> l
 
     inputs = load(req)
     return _render.render_documents(inputs, req, report=report)
+
+
+async def render_async(
+    req: Request, *, report: Callable[[str], None] = lambda _: None
+) -> list[dict[str, Any]]:
+    """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
+    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
+    inputs = load(req)
+    return await _render.render_documents_async(inputs, req, report=report)

@@ -26,7 +26,7 @@ from crossfn import engine, errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.render import _inputs, _load, _runtimes, _sources
 
-__all__ = ["RESULT_API_VERSION", "render_documents"]
+__all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
@@ -158,7 +158,7 @@ async def _run(
     return _documents(inputs, req, result)
 
 
-def render_documents(
+async def render_documents_async(
     inputs: _inputs.Inputs, req: _inputs.Request, *, report: Callable[[str], None] = lambda _: None
 ) -> list[dict[str, Any]]:
     """Render ``inputs`` under ``req.timeout``; any failure is ``cannot render composite resource: ...``.
@@ -166,16 +166,19 @@ def render_documents(
     ``report`` receives one line per Function saying which runtime it uses
     (the CLI's ``--verbose``).
     """
-
-    async def bounded() -> list[dict[str, Any]]:
+    try:
         async with asyncio.timeout(req.timeout):
             return await _run(inputs, req, report)
-
-    try:
-        return asyncio.run(bounded())
     except TimeoutError as exc:
         raise errors.CrossfnError("cannot render composite resource: context deadline exceeded") from exc
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
         raise type(exc)(f"cannot render composite resource: {exc}") from exc
+
+
+def render_documents(
+    inputs: _inputs.Inputs, req: _inputs.Request, *, report: Callable[[str], None] = lambda _: None
+) -> list[dict[str, Any]]:
+    """:func:`render_documents_async` for synchronous callers (the CLI): runs its own event loop."""
+    return asyncio.run(render_documents_async(inputs, req, report=report))
