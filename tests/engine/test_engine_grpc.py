@@ -209,3 +209,14 @@ async def test_mtls() -> None:
         await good.aclose()
         await anonymous.aclose()
         await server.stop(None)
+
+
+async def test_closed_channel_is_redialled(v1_server: tuple[V1, str]) -> None:
+    _, target = v1_server
+    runner = engine.GrpcRunner({"fn": target}, timeout=10)
+    ch = await runner.channel("fn")
+    await ch.close()
+    rsp = await runner.run_function("fn", fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="again")))
+    assert rsp.meta.tag == "again", "a channel closed elsewhere is dialled again"
+    assert await runner.channel("fn") is not ch, "the closed channel is replaced"
+    await runner.aclose()

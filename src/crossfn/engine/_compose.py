@@ -201,7 +201,8 @@ async def _composed(
         prefix = _metadata.composite_prefix(xr, require_label=options.require_composite_label)
         _metadata.render_metadata(
             obj, xr, name, prefix=prefix,
-            claim_ref_labels=options.classic_ready and options.composite_schema is _model.CompositeSchema.LEGACY,
+            claim_ref_labels=options.claim_labels_from_claim_ref
+            and options.composite_schema is _model.CompositeSchema.LEGACY,
         )  # fmt: skip
     except errors.CrossfnError as exc:
         raise errors.InputError(f"cannot render metadata for composed resource {errors.quote(name)}: {exc}") from exc

@@ -100,7 +100,7 @@ class GrpcRunner:
         if old is not None and old != target:
             await self._close_if_unused(old)
         ch = self._channels.get(target)
-        if ch is None:
+        if ch is None or ch.get_state() == grpc.ChannelConnectivity.SHUTDOWN:
             ch = self._dial(target)
             self._channels[target] = ch
         return ch
@@ -142,14 +142,17 @@ class GrpcRunner:
         target = self._function_target[name]
         data = req.SerializeToString()
         try:
-            return await self._call(ch, name, target, METHOD_V1, data)
-        except grpc.aio.AioRpcError as exc:
-            if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
+            try:
+                return await self._call(ch, name, target, METHOD_V1, data)
+            except grpc.aio.AioRpcError as exc:
+                if exc.code() != grpc.StatusCode.UNIMPLEMENTED:
+                    raise _translate(name, exc) from exc
+            try:
+                return await self._call(ch, name, target, METHOD_V1BETA1, data)
+            except grpc.aio.AioRpcError as exc:
                 raise _translate(name, exc) from exc
-        try:
-            return await self._call(ch, name, target, METHOD_V1BETA1, data)
-        except grpc.aio.AioRpcError as exc:
-            raise _translate(name, exc) from exc
+        except (grpc.aio.UsageError, grpc.RpcError) as exc:  # e.g. a channel closed under the call
+            raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: {exc}") from exc
 
     async def _call(
         self, ch: grpc.aio.Channel, name: str, target: str, method: str, data: bytes

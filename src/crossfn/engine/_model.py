@@ -122,8 +122,10 @@ class PipelineStep:
 
     ``input`` is kept as given (any JSON value) and checked when the request is
     built, because Crossplane reports a non-object input as a step error, not
-    as a Composition error. ``requirements`` is ``None`` when the step has no
-    ``requirements`` block; classic render branches on that.
+    as a Composition error. ``has_requirements`` records whether the step had a
+    ``requirements`` block at all; classic render creates the required maps only
+    then, which the wire cannot show (an empty map and no map encode alike), so
+    the engine does not branch on it.
     """
 
     step: str

@@ -66,6 +66,9 @@ class ComposeOptions:
     """Fetch required resources as classic render's FilteringFetcher does: the
     selector's namespace is ignored and items are sorted by name only (§3.5)."""
 
+    claim_labels_from_claim_ref: bool = False
+    """Take claim labels from a legacy XR's ``spec.claimRef`` when the XR has none (classic render)."""
+
     classic_ready: bool = False
     """Compute the XR as classic render prints it: the whole desired composite, its
     identity, the Ready condition and function conditions (§3.5 step 6)."""
@@ -90,5 +93,6 @@ class ComposeOptions:
             garbage_collect=False,
             sort_composed=True,
             classic_required_resources=True,
+            claim_labels_from_claim_ref=True,
             classic_ready=True,
         )
