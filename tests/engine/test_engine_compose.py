@@ -537,3 +537,53 @@ async def test_resource_refs_patch(schema: engine.CompositeSchema, namespace: st
     result = await run(_desire_obj(composed("n")), the_xr=xr(namespace=namespace), options=engine.ComposeOptions.controller(schema))
     assert result.resource_refs_patch["spec"] == want_spec, reason
     assert result.resource_refs_patch["metadata"] == ({"name": "cool-xr", "namespace": namespace} if namespace else {"name": "cool-xr"}), reason
+
+
+def _desire_xr(obj: dict[str, Any]) -> Compose:
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct(obj))
+
+    return fn
+
+
+@pytest.mark.parametrize(
+    ("fn", "the_xr", "options", "want", "reason"),
+    [
+        pytest.param(
+            _desire_obj({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"labels": ["a"]}}), None, None,
+            'cannot unmarshal desired composed resource "cool-resource" from RunFunctionResponse: metadata.labels must map strings to strings',
+            "Labels must be a string map.", id="ComposedLabelsNotAMap",
+        ),
+        pytest.param(
+            _desire_obj({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": 3}}), None, None,
+            'cannot unmarshal desired composed resource "cool-resource" from RunFunctionResponse: metadata.name must be a string',
+            "A name must be a string.", id="ComposedNameNotAString",
+        ),
+        pytest.param(
+            _desire_obj({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"ownerReferences": "me"}}), None, None,
+            'cannot unmarshal desired composed resource "cool-resource" from RunFunctionResponse: metadata.ownerReferences must be a list of objects',
+            "Owner references must be a list.", id="ComposedOwnersNotAList",
+        ),
+        pytest.param(
+            _desire_xr({"status": "ready"}), None, None,
+            "cannot unmarshal desired composite resource status from RunFunctionResponse: status must be an object",
+            "The desired XR status must be an object.", id="DesiredStatusNotAnObject",
+        ),
+        pytest.param(
+            _desire_xr({"status": {"conditions": "all good"}}), None, engine.ComposeOptions.classic_render(),
+            "cannot render desired composite resource: status.conditions must be a list of objects",
+            "Classic render's text for a bad desired XR.", id="ClassicDesiredConditionsNotAList",
+        ),
+        pytest.param(
+            noop, {"apiVersion": "example.org/v1", "kind": "XR", "metadata": {"name": "x", "labels": "oops"}}, None,
+            "cannot compose resources: composite resource metadata.labels must map strings to strings",
+            "A malformed XR is refused before any function runs.", id="CompositeLabelsNotAMap",
+        ),
+    ],
+)
+async def test_malformed_objects_are_clear_errors(
+    fn: Compose, the_xr: dict[str, Any] | None, options: engine.ComposeOptions | None, want: str, reason: str
+) -> None:
+    with pytest.raises(errors.InputError) as exc:
+        await run(fn, the_xr=the_xr, options=options)
+    assert str(exc.value) == want, reason

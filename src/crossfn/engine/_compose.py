@@ -132,6 +132,9 @@ async def compose(
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
     legacy = options.composite_schema is _model.CompositeSchema.LEGACY
+    problem = _metadata.shape_problem(xr, status=True)
+    if problem is not None:
+        raise errors.InputError(f"cannot compose resources: composite resource {problem}")
     seen = observed_resources(xr, observed, strict=options.strict_observed)
     state = _observed_state(xr, seen, (xr_connection_details or {}) if legacy else {})
     run = await _pipeline.run_pipeline(
@@ -186,12 +189,12 @@ async def _composed(
 ) -> _model.ComposedResource:
     """One desired composed resource made ready to apply (§2.10 steps 1–8)."""
     obj = resource.struct_to_dict(dr.resource)
-    meta = obj.setdefault("metadata", {})
-    if not isinstance(meta, dict):
+    problem = _metadata.shape_problem(obj)
+    if problem is not None:
         raise errors.InputError(
-            f"cannot unmarshal desired composed resource {errors.quote(name)} from RunFunctionResponse: "
-            "metadata must be an object"
+            f"cannot unmarshal desired composed resource {errors.quote(name)} from RunFunctionResponse: {problem}"
         )
+    meta = obj.setdefault("metadata", {})
     if name in seen:
         _keep_observed_identity(meta, seen[name].resource)
     xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
@@ -289,6 +292,14 @@ def _composite(
 ) -> dict[str, Any]:
     """The XR to write: the status patch (controller, §2.14) or the output XR (classic render, §3.5 step 6)."""
     out = resource.struct_to_dict(desired.composite.resource) if desired.composite.HasField("resource") else {}
+    problem = _metadata.shape_problem(out, status=True)
+    if problem is not None:
+        text = (
+            "cannot render desired composite resource"
+            if options.classic_ready
+            else "cannot unmarshal desired composite resource status from RunFunctionResponse"
+        )
+        raise errors.InputError(f"{text}: {problem}")
     xr_meta = xr.get("metadata") or {}
     out["apiVersion"], out["kind"] = xr.get("apiVersion", ""), xr.get("kind", "")
     meta = out.setdefault("metadata", {})

@@ -20,12 +20,48 @@ __all__ = [
     "LABEL_COMPOSITE",
     "composite_prefix",
     "render_metadata",
+    "shape_problem",
 ]
 
 LABEL_COMPOSITE = "crossplane.io/composite"
 LABEL_CLAIM_NAME = "crossplane.io/claim-name"
 LABEL_CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
+
+
+_STRING_FIELDS = ("name", "namespace", "generateName", "uid")
+_MAP_FIELDS = ("labels", "annotations")
+
+
+def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None:
+    """What makes ``obj`` unusable as a Kubernetes object, or ``None``.
+
+    Functions and users may send anything a Struct can hold; the engine writes
+    into ``metadata`` (and, for the XR, ``status.conditions``), so those must
+    have the types Kubernetes gives them. Crossplane would fail to unmarshal.
+    """
+    meta = obj.get("metadata", {})
+    if not isinstance(meta, Mapping):
+        return "metadata must be an object"
+    for key in _STRING_FIELDS:
+        if key in meta and not isinstance(meta[key], str):
+            return f"metadata.{key} must be a string"
+    for key in _MAP_FIELDS:
+        value = meta.get(key)
+        if value is not None and not (isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())):
+            return f"metadata.{key} must map strings to strings"
+    owners = meta.get("ownerReferences")
+    if owners is not None and not (isinstance(owners, list) and all(isinstance(o, Mapping) for o in owners)):
+        return "metadata.ownerReferences must be a list of objects"
+    if not status:
+        return None
+    st = obj.get("status", {})
+    if not isinstance(st, Mapping):
+        return "status must be an object"
+    conditions = st.get("conditions")
+    if conditions is not None and not (isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)):
+        return "status.conditions must be a list of objects"
+    return None
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
