@@ -587,3 +587,9 @@ async def test_malformed_objects_are_clear_errors(
     with pytest.raises(errors.InputError) as exc:
         await run(fn, the_xr=the_xr, options=options)
     assert str(exc.value) == want, reason
+
+
+def test_malformed_observed_resource_is_an_input_error() -> None:
+    with pytest.raises(errors.InputError) as exc:
+        engine._compose.observed_resources(xr(), [engine.ObservedResource({"metadata": "nope"})])
+    assert str(exc.value) == "cannot get existing composed resources: observed resource metadata must be an object"

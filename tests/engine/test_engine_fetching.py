@@ -332,3 +332,13 @@ async def test_in_memory_resources_follow_selector_rules() -> None:
     got = await _required.fetch_resources(src, sel(match_labels=fnv1.MatchLabels(labels={"x": "1"})))
     assert names(got) == ["a", "b"], "labels across all namespaces, sorted by namespace/name"
     assert names(await _required.fetch_resources(src, sel(namespace="ns2"))) == ["a", "b"], "all of a kind in one namespace"
+
+
+async def test_unencodable_required_resource_is_an_input_error() -> None:
+    bad = obj("a")
+    bad["spec"] = {"when": object()}
+    with pytest.raises(errors.InputError) as exc:
+        await _required.fetch_resources(FakeResources([bad]), sel(match_name="a"))
+    assert str(exc.value) == (
+        'cannot encode required resource "a" to protocol buffer Struct well-known type: cannot convert object to a protobuf Value'
+    )

@@ -67,6 +67,9 @@ def observed_resources(
     xr_uid = str((xr.get("metadata") or {}).get("uid") or "")
     out: dict[str, ObservedResource] = {}
     for o in observed:
+        problem = _metadata.shape_problem(o.resource)
+        if problem is not None:
+            raise errors.InputError(f"cannot get existing composed resources: observed resource {problem}")
         ref = _gc.controller_ref(o.resource)
         if strict and ref is not None and str(ref.get("uid") or "") != xr_uid:
             continue

@@ -75,8 +75,16 @@ def _meta(obj: Mapping[str, Any], key: str) -> str:
 def _to_resources(items: list[dict[str, Any]]) -> fnv1.Resources:
     out = fnv1.Resources()
     for obj in items:
-        out.items.add().resource.CopyFrom(resource.dict_to_struct(obj))
+        out.items.add().resource.CopyFrom(_struct(obj, f"required resource {errors.quote(_meta(obj, 'name'))}"))
     return out
+
+
+def _struct(obj: Mapping[str, Any], what: str) -> Any:
+    """``obj`` as a Struct; a source returning something JSON cannot hold is an input error."""
+    try:
+        return resource.dict_to_struct(obj)
+    except (TypeError, ValueError) as exc:
+        raise errors.InputError(f"cannot encode {what} to protocol buffer Struct well-known type: {exc}") from exc
 
 
 async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelector | None) -> fnv1.Schema:
@@ -91,4 +99,4 @@ async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelec
         raise errors.CrossfnError(f"cannot get OpenAPI schema for {selector.api_version}: {exc}") from exc
     if found is None:
         return fnv1.Schema()
-    return fnv1.Schema(openapi_v3=resource.dict_to_struct(found))
+    return fnv1.Schema(openapi_v3=_struct(found, f"schema of {selector.api_version} {selector.kind}"))
