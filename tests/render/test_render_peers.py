@@ -122,7 +122,7 @@ def test_process_that_exits_is_a_clear_error(tmp_path: Path) -> None:
     (tmp_path / "fns.yaml").write_text(
         "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-greet\n  annotations:\n"
         "    render.crossplane.io/runtime: Process\n"
-        '    render.crossfn.io/runtime-process-command: "{python} -c pass"\n'
+        '    render.crossfn.io/runtime-process-command: "{python} -c \'raise SystemExit(\\"no port for me\\")\'"\n'
         "spec:\n  package: example/function-greet:v1\n"
     )
     req = render.Request(
@@ -133,7 +133,9 @@ def test_process_that_exits_is_a_clear_error(tmp_path: Path) -> None:
     with pytest.raises(errors.FunctionRunError) as info:
         render.render(req)
     assert 'cannot start Function "function-greet" (Process ' in str(info.value)
-    assert "exited with status 0 before serving" in str(info.value)
+    assert str(info.value).endswith("exited with status 1 before serving: no port for me"), (
+        "the log's last line"
+    )
 
 
 def test_docker_without_engine_names_the_alternatives(tmp_path: Path) -> None:

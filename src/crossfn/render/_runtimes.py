@@ -35,9 +35,10 @@ import shlex
 import shutil
 import socket
 import sys
+import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 from crossfn import errors, functions
 from crossfn.render import _load
@@ -274,6 +275,7 @@ class Started:
         self.targets: dict[str, str] = {}
         self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
         self._containers: list[tuple[str, Docker]] = []
+        self._logs: list[IO[bytes]] = []
 
     async def start(self, deadline: float) -> None:
         """Start every Function; raise on the first that cannot start (the rest are stopped by :meth:`stop`)."""
@@ -291,10 +293,14 @@ class Started:
         port = _free_port()
         argv = _process_argv(rt.command, port)
         who = f"Function {errors.quote(rt.function)} (Process {errors.quote(argv[0])})"
+        # The function's log goes to a file, not a pipe nobody reads (which could fill
+        # and block it); its last line explains a function that fails to start.
+        log = tempfile.TemporaryFile()  # noqa: SIM115 -- lives until stop(), which closes it
+        self._logs.append(log)
         try:
             proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=self._cwd, stdin=asyncio.subprocess.DEVNULL, stdout=asyncio.subprocess.DEVNULL,
-                stderr=asyncio.subprocess.DEVNULL, start_new_session=True,
+                *argv, cwd=self._cwd, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
+                start_new_session=True,
             )  # fmt: skip
         except OSError as exc:
             raise errors.InputError(f"cannot start {who}: {exc.strerror or exc}") from exc
@@ -303,7 +309,7 @@ class Started:
         try:
             await _wait_serving(target, deadline, proc, who)
         except errors.FunctionRunError as exc:
-            raise errors.FunctionRunError(f"cannot start {who}: {exc}") from exc
+            raise errors.FunctionRunError(f"cannot start {who}: {exc}{_last_line(log)}") from exc
         return target
 
     async def _start_container(self, rt: Runtime, deadline: float) -> str:
@@ -359,6 +365,17 @@ class Started:
                     await self._docker_cli("rm", "-f", container)
                 elif d.cleanup == "Stop":
                     await self._docker_cli("stop", "-t", str(int(_STOP_GRACE)), container)
+        for log in self._logs:
+            log.close()
+
+
+def _last_line(log: IO[bytes]) -> str:
+    """``: <the last non-empty line>`` of a process log, or nothing."""
+    log.seek(0)
+    lines = [
+        line.strip() for line in log.read()[-4096:].decode(errors="replace").splitlines() if line.strip()
+    ]
+    return f": {lines[-1]}" if lines else ""
 
 
 _PULL = {"Always": "never", "Never": "never", "IfNotPresent": "missing"}
