@@ -225,3 +225,48 @@ def test_timeout_flag(capsys: pytest.CaptureFixture[str], files: Path, value: st
     if not ok:
         assert out == ""
         assert err == f'crossfn: error: --timeout: time: invalid duration "{value}"\n'
+
+
+@pytest.mark.parametrize(
+    ("flags", "want", "reason"),
+    [
+        pytest.param(
+            ["--function-credentials", "{d}/xr.yaml"],
+            'crossfn: error: cannot load secrets from "{d}/xr.yaml": document 1 is a XNopResource, not a v1 Secret',
+            "credentials must be Secrets", id="CredentialsNotSecrets",
+        ),
+        pytest.param(
+            ["-o", "{d}/missing.yaml"],
+            'crossfn: error: cannot load observed composed resources from "{d}/missing.yaml": open {d}/missing.yaml: '
+            "no such file or directory", "a missing observed file", id="NoSuchObserved",
+        ),
+        pytest.param(
+            ["--extra-resources", "{d}/xr.yaml", "--extra-resources", "{d}/missing.yaml"],
+            'crossfn: error: cannot load extra resources from "{d}/missing.yaml": ',
+            "every --extra-resources occurrence is loaded", id="NoSuchExtra",
+        ),
+        pytest.param(
+            ["-e", "{d}/empty"],
+            'crossfn: error: cannot load required resources from "{d}/empty": no YAML files found in "{d}/empty" '
+            "(.yaml or .yml)", "an empty directory", id="EmptyRequiredDirectory",
+        ),
+        pytest.param(
+            ["--context-files", "k={d}/missing.json"],
+            'crossfn: error: cannot read context file "{d}/missing.json" for key "k": ',
+            "a missing context file", id="NoSuchContextFile",
+        ),
+        pytest.param(
+            ["-s", "{d}/empty"],
+            'crossfn: error: cannot load required schemas from "{d}/empty": no JSON files found in "{d}/empty"',
+            "a schema directory without JSON documents", id="NoSchemas",
+        ),
+    ],
+)  # fmt: skip
+def test_step9_load_errors(
+    capsys: pytest.CaptureFixture[str], files: Path, flags: list[str], want: str, reason: str
+) -> None:
+    (files / "empty").mkdir()
+    code, out, err = _run(capsys, files, *(f.format(d=files) for f in flags))
+    assert (code, out) == (1, ""), reason
+    assert err.startswith(want.format(d=files)), f"{reason}: {err}"
+    assert err.count("\n") == 1
