@@ -5,6 +5,7 @@ the caller, not the engine, and are not here.
 """
 
 import datetime
+import hashlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -593,3 +594,10 @@ def test_malformed_observed_resource_is_an_input_error() -> None:
     with pytest.raises(errors.InputError) as exc:
         engine._compose.observed_resources(xr(), [engine.ObservedResource({"metadata": "nope"})])
     assert str(exc.value) == "cannot get existing composed resources: observed resource metadata must be an object"
+
+
+def test_composed_field_owner() -> None:
+    the_xr = {"apiVersion": "example.org/v1", "kind": "XBucket", "metadata": {"name": "cool-xr"}}
+    want = "apiextensions.crossplane.io/composed/" + hashlib.sha256(b"cool-xrXBucket.example.org").hexdigest()
+    assert _metadata.composed_field_owner(the_xr) == want, "sha256 of the XR name and Kind.group, all 64 hex characters"
+    assert len(_metadata.composed_field_owner(the_xr).rpartition("/")[2]) == 64

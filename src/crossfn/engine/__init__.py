@@ -70,6 +70,7 @@ from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._grpc import GrpcRunner, TlsConfig
 from crossfn.engine._inprocess import InProcessRunner
 from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
+from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner
 from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
 from crossfn.engine._model import (
     ComposedResource,
@@ -120,6 +121,7 @@ __all__ = [
     "DiskStore",
     "DocumentSchemaSource",
     "Event",
+    "FIELD_OWNER_COMPOSITE",
     "FetchingRunner",
     "FunctionResult",
     "FunctionRunner",
@@ -161,6 +163,7 @@ __all__ = [
     "check_capabilities",
     "child_name",
     "compose",
+    "composed_field_owner",
     "default_tracer",
     "run_pipeline",
     "runner_from",

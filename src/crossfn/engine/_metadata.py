@@ -8,6 +8,7 @@ XR's namespace for namespaced XRs, and a controller owner reference to the XR.
 
 from __future__ import annotations
 
+import hashlib
 from collections.abc import Mapping
 from typing import Any
 
@@ -15,9 +16,11 @@ from crossfn import errors
 
 __all__ = [
     "ANNOTATION_RESOURCE_NAME",
+    "FIELD_OWNER_COMPOSITE",
     "LABEL_CLAIM_NAME",
     "LABEL_CLAIM_NAMESPACE",
     "LABEL_COMPOSITE",
+    "composed_field_owner",
     "composite_prefix",
     "render_metadata",
     "shape_problem",
@@ -27,6 +30,22 @@ LABEL_COMPOSITE = "crossplane.io/composite"
 LABEL_CLAIM_NAME = "crossplane.io/claim-name"
 LABEL_CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
+FIELD_OWNER_COMPOSITE = "apiextensions.crossplane.io/composite"
+"""The server-side apply field owner of the XR's refs and status (§2.12, §2.14)."""
+
+
+def composed_field_owner(xr: Mapping[str, Any]) -> str:
+    """The field owner for applying the XR's composed resources (§2.13).
+
+    ``apiextensions.crossplane.io/composed/`` plus the hex SHA-256 of the XR's
+    name and its GroupKind (``Kind.group``, or ``Kind`` for the core group), so
+    two XRs never fight over a field.
+    """
+    group = str(xr.get("apiVersion") or "").rpartition("/")[0]
+    kind = str(xr.get("kind") or "")
+    group_kind = f"{kind}.{group}" if group else kind
+    name = str(_meta(xr).get("name") or "")
+    return "apiextensions.crossplane.io/composed/" + hashlib.sha256((name + group_kind).encode()).hexdigest()
 
 
 _STRING_FIELDS = ("name", "namespace", "generateName", "uid")
