@@ -110,6 +110,7 @@ from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, defau
 
 __all__ = [
     "CAPABILITIES",
+    "FIELD_OWNER_COMPOSITE",
     "MAX_REQUIREMENTS_ITERATIONS",
     "CachingRunner",
     "ComposeOptions",
@@ -121,7 +122,6 @@ __all__ = [
     "DiskStore",
     "DocumentSchemaSource",
     "Event",
-    "FIELD_OWNER_COMPOSITE",
     "FetchingRunner",
     "FunctionResult",
     "FunctionRunner",
