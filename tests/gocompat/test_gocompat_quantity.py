@@ -82,3 +82,39 @@ def test_integers_with_suffix(n: int, suffix: str) -> None:
     if suffix.endswith("i") and abs(want) > 2**63 - 1:
         want = (2**63 - 1) * (1 if want > 0 else -1)
     assert math.isclose(quantity.parse(f"{n}{suffix}").approximate_float(), float(want), rel_tol=1e-15, abs_tol=0)
+
+
+CANONICAL = [
+    pytest.param("1.5", "1500m", "Kubernetes' documented example", id="DecimalFraction"),
+    pytest.param("1.5Gi", "1536Mi", "Kubernetes' documented example", id="BinaryFraction"),
+    pytest.param("1024Ki", "1Mi", "the largest binary suffix", id="BinaryPromote"),
+    pytest.param("0.5Gi", "512Mi", "binary fractions that are whole", id="BinaryHalf"),
+    pytest.param("1000", "1k", "the largest decimal suffix", id="DecimalPromote"),
+    pytest.param("12e2", "1200", "exponents are multiples of three", id="ExponentMultipleOfThree"),
+    pytest.param("1000e3", "1e6", "exponent form keeps its family", id="ExponentForm"),
+    pytest.param("1.5e-3", "1500e-6", "negative exponents round down to a multiple of three", id="NegativeExponent"),
+    pytest.param("0.1n", "1n", "rounded up to 1n", id="RoundedUp"),
+    pytest.param("-1.5Ki", "-1536", "no binary suffix divides it", id="NegativeBinary"),
+    pytest.param("1.1Ki", "1126400m", "a binary value that is not whole shows as decimal", id="BinaryNotWhole"),
+    pytest.param("0.5Ki", "512", "binary below 1024 shows as decimal", id="SmallBinary"),
+    pytest.param("100m", "100m", "canonical text is kept", id="KeptText"),
+    pytest.param("+1Ki", "+1Ki", "kept text keeps even its plus sign", id="KeptPlus"),
+    pytest.param("-", "0", "zero", id="Zero"),
+    pytest.param("8Ei", "9223372036854775807", "the capped value has no binary suffix", id="Capped"),
+    pytest.param("1000E", "1", "past E there is no DecimalSI suffix; Kubernetes prints the mantissa alone",
+                 id="PastExa"),
+]
+
+
+@pytest.mark.parametrize(("text", "want", "reason"), CANONICAL)
+def test_canonical_string(text: str, want: str, reason: str) -> None:
+    assert str(quantity.parse(text)) == want, reason
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.integers(-(10**12), 10**12), st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "e3", "e-2"]))
+def test_canonical_string_parses_to_the_same_value(n: int, suffix: str) -> None:
+    """The canonical text is a quantity of exactly the same value (within Kubernetes' range)."""
+    q = quantity.parse(f"{n}{suffix}")
+    again = quantity.parse(str(q))
+    assert again.unscaled * 10 ** (again.exponent + 30) == q.unscaled * 10 ** (q.exponent + 30)

@@ -16,6 +16,10 @@ see its last digits:
   ``math.Pow10`` of the exponent, which is a product of two table entries and
   so not always the correctly rounded power of ten.
 
+``str(quantity)`` is Kubernetes' ``String()``: the canonical form (``1.5`` is
+``1500m``, ``1.5Gi`` is ``1536Mi``), or the parsed text itself when Kubernetes
+judged it canonical already (so ``+1Ki`` stays ``+1Ki``).
+
 Errors carry Kubernetes' texts; the format error quotes a regular expression
 that describes the grammar (it is not used to parse).
 """
@@ -53,6 +57,39 @@ class Quantity:
 
     unscaled: int
     exponent: int
+    format: str = "DecimalSI"
+    """``DecimalSI``, ``BinarySI`` or ``DecimalExponent``: the suffix family it was written with."""
+    decimal: bool = False
+    """Whether Kubernetes holds it as an arbitrary-precision decimal (inf.Dec) rather than an int64."""
+    text: str | None = None
+    """The parsed text, kept when Kubernetes judged it canonical already (it then prints it back)."""
+
+    def __str__(self) -> str:
+        """Kubernetes' ``String()``: the canonical form, e.g. ``1.5`` prints as ``1500m``."""
+        if self.text is not None:
+            return self.text
+        if self.unscaled == 0:
+            return "0"
+        fmt = self.format
+        rounded = 0
+        if fmt == "BinarySI":
+            if _compare(self, -1024) > 0 and _compare(self, 1024) < 0:
+                fmt = "DecimalSI"
+            else:
+                rounded, exact = _round_up_to_integer(self)
+                if not exact:
+                    fmt = "DecimalSI"
+        if fmt == "BinarySI":
+            number, times = _remove_factors(rounded, 1024)
+            return f"{number}{_BINARY_NAMES.get(times * 10, '')}"
+        number, exp = _remove_factors(self.unscaled, 10)
+        exp += self.exponent
+        number, exp = number * 10 ** (exp % 3), exp - exp % 3
+        if fmt == "DecimalExponent":
+            return f"{number}e{exp}" if exp else str(number)
+        # An exponent past E (1e21 and up) has no DecimalSI suffix; Kubernetes
+        # then prints the mantissa alone, and so does this.
+        return f"{number}{_DECIMAL_NAMES.get(exp, '')}"
 
     def approximate_float(self) -> float:
         """Kubernetes' ``AsApproximateFloat64``."""
@@ -63,6 +100,39 @@ class Quantity:
         if self.exponent == 0:
             return base
         return base * _go_pow10(self.exponent)
+
+
+_DECIMAL_NAMES = {v: k for k, v in _DECIMAL_SUFFIXES.items()}
+_BINARY_NAMES = {v: k for k, v in _BINARY_SUFFIXES.items()}
+
+
+def _compare(q: Quantity, n: int) -> int:
+    """Compare the exact value of ``q`` with the integer ``n`` (-1, 0 or 1)."""
+    if q.exponent >= 0:
+        left, right = q.unscaled * 10**q.exponent, n
+    else:
+        left, right = q.unscaled, n * 10**-q.exponent
+    return int(left > right) - int(left < right)
+
+
+def _round_up_to_integer(q: Quantity) -> tuple[int, bool]:
+    """The value rounded away from zero to an integer, and whether that was exact."""
+    if q.exponent >= 0:
+        return q.unscaled * 10**q.exponent, True
+    divisor = 10**-q.exponent
+    whole, rest = divmod(abs(q.unscaled), divisor)
+    if rest:
+        whole += 1
+    return (whole if q.unscaled > 0 else -whole), rest == 0
+
+
+def _remove_factors(n: int, base: int) -> tuple[int, int]:
+    """``n`` without its factors of ``base``, and how many there were (sign kept)."""
+    times, magnitude = 0, abs(n)
+    while magnitude >= base and magnitude % base == 0:
+        magnitude //= base
+        times += 1
+    return (magnitude if n >= 0 else -magnitude), times
 
 
 def _go_pow10(n: int) -> float:
@@ -82,9 +152,10 @@ def parse(s: str) -> Quantity:
     if not s:
         raise errors.GoError(_FORMAT_ERROR)
     if s == "0":
-        return Quantity(0, 0)
+        return Quantity(0, 0, text=s)
     positive, value, num, denom, suffix = _split(s)
-    base, exponent, binary = _interpret(suffix)
+    base, exponent, fmt = _interpret(suffix)
+    binary = fmt == "BinarySI"
     if binary:
         if exponent >= 0 and not denom:
             mantissa = 1 << exponent
@@ -98,14 +169,20 @@ def parse(s: str) -> Quantity:
     if precision >= 0:
         scale = _int32(scale - len(denom))
         if scale >= _NANO:
-            shifted = int(num + denom)
+            digits = num + denom
+            shifted = int(digits)
             result = shifted * mantissa
             if shifted <= _INT64_MAX and _INT64_MIN <= result <= _INT64_MAX:
-                return Quantity(result if positive else -result, scale)
-    return _parse_decimal(value, base, exponent, binary)
+                # Kubernetes keeps the text when it is already canonical.
+                if binary:
+                    canonical = exponent % 10 == 0 and shifted & 7 != 0
+                else:
+                    canonical = scale % 3 == 0 and not digits.endswith("000") and digits[0] != "0"
+                return Quantity(result if positive else -result, scale, fmt, text=s if canonical else None)
+    return _parse_decimal(value, base, exponent, fmt)
 
 
-def _parse_decimal(value: str, base: int, exponent: int, binary: bool) -> Quantity:
+def _parse_decimal(value: str, base: int, exponent: int, fmt: str) -> Quantity:
     """The arbitrary-precision path (inf.Dec): round up to 1n, cap binary values."""
     unscaled, scale = _dec(value)
     if base == 10:
@@ -123,9 +200,11 @@ def _parse_decimal(value: str, base: int, exponent: int, binary: bool) -> Quanti
         unscaled *= 10 ** (-_NANO - scale)
         scale = -_NANO
     # Every non-zero amount now has scale 9. Binary-SI amounts are capped at 2^63-1.
-    if binary and unscaled > _INT64_MAX * 10**-_NANO:
+    if fmt == "BinarySI" and unscaled > _INT64_MAX * 10**-_NANO:
         unscaled, scale = _INT64_MAX, 0
-    return Quantity(-unscaled if negative else unscaled, -scale)
+    if fmt == "BinarySI" and 0 < unscaled < 10**scale:
+        fmt = "DecimalSI"  # below one, binary suffixes would only round
+    return Quantity(-unscaled if negative else unscaled, -scale, fmt, decimal=True)
 
 
 def _dec(value: str) -> tuple[int, int]:
@@ -176,17 +255,17 @@ def _split(s: str) -> tuple[bool, str, str, str, str]:
     return positive, value, num, denom, s[suffix_start:]
 
 
-def _interpret(suffix: str) -> tuple[int, int, bool]:
-    """Base, exponent and whether the suffix is binary SI."""
+def _interpret(suffix: str) -> tuple[int, int, str]:
+    """Base, exponent and format of a suffix."""
     if suffix in _DECIMAL_SUFFIXES:
-        return 10, _DECIMAL_SUFFIXES[suffix], False
+        return 10, _DECIMAL_SUFFIXES[suffix], "DecimalSI"
     if suffix in _BINARY_SUFFIXES:
-        return 2, _BINARY_SUFFIXES[suffix], True
+        return 2, _BINARY_SUFFIXES[suffix], "BinarySI"
     if len(suffix) > 1 and suffix[0] in "eE":
         digits = suffix[1:]
         body = digits[1:] if digits[:1] in ("+", "-") else digits
         if body and body.isdigit() and body.isascii():
             parsed = int(digits)
             if _INT64_MIN <= parsed <= _INT64_MAX:
-                return 10, _int32(parsed), False
+                return 10, _int32(parsed), "DecimalExponent"
     raise errors.GoError(_SUFFIX_ERROR)
