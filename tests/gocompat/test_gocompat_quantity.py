@@ -112,9 +112,9 @@ def test_canonical_string(text: str, want: str, reason: str) -> None:
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.integers(-(10**12), 10**12), st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "e3", "e-2"]))
+@given(st.integers(-(10**9), 10**9), st.sampled_from(["", "m", "k", "M", "G", "Ki", "Mi", "e3", "e-2"]))
 def test_canonical_string_parses_to_the_same_value(n: int, suffix: str) -> None:
-    """The canonical text is a quantity of exactly the same value (within Kubernetes' range)."""
+    """The canonical text is a quantity of exactly the same value (below 1e21, where suffixes run out)."""
     q = quantity.parse(f"{n}{suffix}")
     again = quantity.parse(str(q))
     assert again.unscaled * 10 ** (again.exponent + 30) == q.unscaled * 10 ** (q.exponent + 30)
