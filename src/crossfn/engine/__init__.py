@@ -66,6 +66,7 @@ from __future__ import annotations
 from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
 from crossfn.engine._caching import CachingRunner
 from crossfn.engine._compose import ObservedResource, compose
+from crossfn.engine._connection import connection_secret, secret_ref
 from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._grpc import GrpcRunner, TlsConfig
 from crossfn.engine._inprocess import InProcessRunner
@@ -164,9 +165,11 @@ __all__ = [
     "child_name",
     "compose",
     "composed_field_owner",
+    "connection_secret",
     "default_tracer",
     "run_pipeline",
     "runner_from",
+    "secret_ref",
     "stable_n_and_some_more",
     "tag",
 ]

@@ -22,6 +22,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.engine import (
+    _connection,
     _events,
     _gc,
     _metadata,
@@ -166,6 +167,7 @@ async def compose(
     )
     namespaced = bool((xr.get("metadata") or {}).get("namespace"))
     refs = _refs.resource_refs((c.resource for c in composed), namespaced_xr=namespaced)
+    details = dict(desired.composite.connection_details) if legacy else {}
     return _model.CompositionResult(
         pipeline=run,
         composite=_composite(xr, desired, run, ready, options),
@@ -174,8 +176,9 @@ async def compose(
         resource_refs=tuple(refs),
         resource_refs_patch=_refs.refs_patch(xr, refs, options.composite_schema.value),
         ready_condition=ready,
-        connection_details=dict(desired.composite.connection_details) if legacy else {},
+        connection_details=details,
         events=tuple(events),
+        connection_secret=_connection.connection_secret(xr, details) if legacy else None,
     )
 
 

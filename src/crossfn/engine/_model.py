@@ -345,6 +345,9 @@ class CompositionResult:
     ready_condition: Condition | None = None
     connection_details: Mapping[str, bytes] = dataclasses.field(default_factory=dict)
     events: tuple[Event, ...] = ()
+    connection_secret: Object | None = None
+    """The Secret a legacy XR publishes, with all its details, else ``None``. To honour the
+    XRD's ``connectionSecretKeys`` call :func:`crossfn.engine.connection_secret` with them."""
 
     @property
     def fatal(self) -> errors.PipelineFatalError | None:
