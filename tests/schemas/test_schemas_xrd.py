@@ -97,6 +97,7 @@ def test_legacy_xrd_crd() -> None:
         "SYNCED",
         "READY",
         "COMPOSITION",
+        "COMPOSITIONREVISION",
         "AGE",
     ]
 
@@ -116,6 +117,14 @@ def test_legacy_xrd_claim_crd() -> None:
     assert spec["properties"]["writeConnectionSecretToRef"]["required"] == ["name"], (
         "claims write to their own namespace"
     )
+    assert "default" not in spec["properties"]["compositionUpdatePolicy"], (
+        "only the XR gets the default update policy"
+    )
+    status = _schema(claim)["properties"]["status"]["properties"]
+    assert {"conditions", "connectionDetails", "claimConditionTypes"} <= set(status), (
+        "claims get legacy status fields"
+    )
+    assert _schema(claim)["properties"]["metadata"]["properties"]["name"]["maxLength"] == 63
 
 
 @pytest.mark.parametrize(
@@ -155,7 +164,11 @@ def test_modern_namespaced_xrd_crd() -> None:
     )
     assert machinery["resourceRefs"]["x-kubernetes-list-type"] == "atomic"
     status = _schema(crd, 1)["properties"]["status"]["properties"]
-    assert set(status) == {"conditions", "lastHandledReconcileAt", "vpcId"}
+    assert set(status) == {"conditions", "crossplane", "vpcId"}
+    assert (
+        status["crossplane"]["properties"]["connectionDetails"]["properties"]["lastPublishedTime"]["format"]
+        == "date-time"
+    )
     columns = crd["spec"]["versions"][1]["additionalPrinterColumns"]
     assert columns[2]["jsonPath"] == ".spec.crossplane.compositionRef.name"
 

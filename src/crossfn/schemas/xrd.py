@@ -13,14 +13,16 @@ spec §5). Which fields depends on the XR's scope:
   ``status.claimConditionTypes``. A v1 XRD may also offer a claim
   (:func:`claim_crd_from_xrd`).
 * ``Namespaced`` (the default of a ``v2`` XRD) and ``Cluster``: the same
-  machinery under ``spec.crossplane``; namespaced XRs' ``resourceRefs`` carry
-  no namespace. No claims, no connection secrets.
+  machinery under ``spec.crossplane``, without claim or connection secret;
+  namespaced XRs' ``resourceRefs`` carry no namespace. Their status has
+  ``status.crossplane.connectionDetails``.
 
-Both get ``status.conditions`` and ``status.lastHandledReconcileAt``, the
-``composite`` category, a status subresource, the XRD's printer columns
-followed by Crossplane's, and ``metadata.name`` limited to 63 characters.
-The XRD's ``spec``/``status`` ``required``, ``x-kubernetes-validations``,
-``oneOf`` and ``anyOf`` are carried over; its top-level ones too.
+All get ``status.conditions``, the ``composite`` category, a status
+subresource, the XRD's printer columns followed by Crossplane's, and
+``metadata.name`` limited to 63 characters (names are label values). What of
+the XRD's own schema is kept is listed on :func:`_crd_version`; Crossplane's
+machinery fields win over XRD fields of the same name. The facts follow
+Crossplane's ``internal/xcrd`` (v2).
 
 Neighbours: :mod:`crossfn.schemas.store` registers the generated CRDs;
 render's ``--xrd`` picks the version and defaults the XR with
@@ -104,18 +106,16 @@ def claim_crd_from_xrd(xrd: Mapping[str, Any]) -> dict[str, Any] | None:
         return None
     names = copy.deepcopy(dict(claim_names))
     names["categories"] = [*names.get("categories", []), "claim"]
-    update = spec.get("defaultCompositionUpdatePolicy")
     delete = spec.get("defaultCompositeDeletePolicy")
     versions = []
     for v in spec["versions"]:
-        version = _crd_version(v, None)
+        version = _crd_version(v, _NAME_MAX_LENGTH)
         schema = version["schema"]["openAPIV3Schema"]
         schema["properties"]["spec"]["properties"].update(
-            _claim_spec_props(
-                update if isinstance(update, str) else None, delete if isinstance(delete, str) else None
-            )
+            _claim_spec_props(delete if isinstance(delete, str) else None)
         )
-        schema["properties"]["status"]["properties"].update(_claim_status_props())
+        # As upstream, claims get the legacy XR's status fields (claimConditionTypes included).
+        schema["properties"]["status"]["properties"].update(_composite_status_props(LEGACY_CLUSTER))
         version["additionalPrinterColumns"] = [*version["additionalPrinterColumns"], *_columns("Claim")]
         versions.append(version)
     return {
@@ -170,10 +170,8 @@ def _mapping(value: Any) -> Mapping[str, Any]:
     return value if isinstance(value, Mapping) else {}
 
 
-def _base_props(name_max_length: int | None) -> dict[str, Any]:
-    name: dict[str, Any] = {"type": "string"}
-    if name_max_length is not None:
-        name["maxLength"] = name_max_length
+def _base_props(name_max_length: int) -> dict[str, Any]:
+    name: dict[str, Any] = {"type": "string", "maxLength": name_max_length}
     return {
         "type": "object",
         "required": ["spec"],
@@ -187,62 +185,57 @@ def _base_props(name_max_length: int | None) -> dict[str, Any]:
     }
 
 
-def _crd_version(v: Mapping[str, Any], name_max_length: int | None) -> dict[str, Any]:
-    """One CRD version: the base schema with the XRD version's schema merged in."""
+def _crd_version(v: Mapping[str, Any], name_max_length: int) -> dict[str, Any]:
+    """One CRD version: the base schema with the XRD version's schema merged in, as Crossplane merges it.
+
+    Only these parts of the XRD's schema are taken: the top level's
+    description; ``metadata.name.maxLength`` when it is stricter; ``spec``'s
+    properties, description, ``required``, ``x-kubernetes-validations`` and
+    ``oneOf`` (appended to the CRD's) and ``x-kubernetes-preserve-unknown-fields``;
+    ``status``'s properties, description, ``required``,
+    ``x-kubernetes-validations`` and ``oneOf``.
+    """
     xs = copy.deepcopy(dict(_mapping(_mapping(v.get("schema")).get("openAPIV3Schema"))))
     props = _mapping(xs.get("properties"))
     old_max = _mapping(_mapping(_mapping(props.get("metadata")).get("properties")).get("name")).get(
         "maxLength"
     )
-    if isinstance(old_max, int) and (name_max_length is None or old_max < name_max_length):
+    if isinstance(old_max, int) and old_max < name_max_length:
         name_max_length = old_max
     schema = _base_props(name_max_length)
     if "description" in xs:
         schema["description"] = xs["description"]
-    _merge_constraints(schema, xs)
-    for key in ("spec", "status"):
-        _merge_object(schema["properties"][key], _mapping(props.get(key)))
-    for key, value in props.items():
-        if key not in {"apiVersion", "kind", "metadata", "spec", "status"}:
-            schema["properties"][key] = value
+    _merge_spec(schema["properties"]["spec"], _mapping(props.get("spec")))
+    _merge_status(schema["properties"]["status"], _mapping(props.get("status")))
     version: dict[str, Any] = {
         "name": v["name"],
         "served": bool(v.get("served", False)),
-        "storage": bool(v.get("referenceable", v.get("storage", False))),
+        "storage": bool(v.get("referenceable", False)),
+        "deprecated": bool(v.get("deprecated", False)),
         "schema": {"openAPIV3Schema": schema},
         "subresources": {"status": {}},
         "additionalPrinterColumns": list(v.get("additionalPrinterColumns") or ()),
     }
-    for key in ("deprecated", "deprecationWarning"):
-        if key in v:
-            version[key] = v[key]
+    if "deprecationWarning" in v:
+        version["deprecationWarning"] = v["deprecationWarning"]
     return version
 
 
-def _merge_constraints(target: dict[str, Any], source: Mapping[str, Any]) -> None:
-    """Append the source's required fields, CEL rules and oneOf/anyOf to the target's."""
-    for key in ("required", "x-kubernetes-validations", "oneOf", "anyOf"):
+def _merge_spec(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    for key in ("required", "x-kubernetes-validations", "oneOf"):
         extra = source.get(key)
         if isinstance(extra, list) and extra:
             target[key] = [*target.get(key, []), *extra]
+    for key in ("description", "x-kubernetes-preserve-unknown-fields"):
+        if key in source:
+            target[key] = source[key]
+    target["properties"].update(_mapping(source.get("properties")))
 
 
-def _merge_object(target: dict[str, Any], source: Mapping[str, Any]) -> None:
-    """Merge an XRD ``spec`` or ``status`` schema into the CRD's (which holds only properties)."""
-    _merge_constraints(target, source)
-    if "description" in source:
-        target["description"] = source["description"]
-    for key, value in source.items():
-        if key not in {
-            "required",
-            "x-kubernetes-validations",
-            "oneOf",
-            "anyOf",
-            "description",
-            "properties",
-            "type",
-        }:
-            target[key] = value
+def _merge_status(target: dict[str, Any], source: Mapping[str, Any]) -> None:
+    for key in ("required", "x-kubernetes-validations", "oneOf", "description"):
+        if key in source:
+            target[key] = source[key]
     target["properties"].update(_mapping(source.get("properties")))
 
 
@@ -322,15 +315,21 @@ def _connection_details() -> dict[str, Any]:
 
 
 def _composite_status_props(scope: str) -> dict[str, Any]:
-    props: dict[str, Any] = {"conditions": _conditions(), "lastHandledReconcileAt": _string()}
+    props: dict[str, Any] = {"conditions": _conditions()}
     if scope == LEGACY_CLUSTER:
         props["connectionDetails"] = _connection_details()
         props["claimConditionTypes"] = {"type": "array", "x-kubernetes-list-type": "set", "items": _string()}
+    else:
+        props["crossplane"] = {
+            "type": "object",
+            "description": "Indicates how Crossplane is reconciling this composite resource",
+            "properties": {"connectionDetails": _connection_details()},
+        }
     return props
 
 
-def _claim_spec_props(update_policy: str | None, delete_policy: str | None) -> dict[str, Any]:
-    props = _composition_props(update_policy)
+def _claim_spec_props(delete_policy: str | None) -> dict[str, Any]:
+    props = _composition_props(None)
     delete: dict[str, Any] = {"type": "string", "enum": ["Background", "Foreground"]}
     if delete_policy:
         delete["default"] = delete_policy
@@ -340,30 +339,31 @@ def _claim_spec_props(update_policy: str | None, delete_policy: str | None) -> d
     return props
 
 
-def _claim_status_props() -> dict[str, Any]:
-    return {"conditions": _conditions(), "connectionDetails": _connection_details()}
-
-
 def _columns(scope: str) -> list[dict[str, Any]]:
     """Crossplane's printer columns, appended after the XRD's own."""
-    composition = (
-        ".spec.crossplane.compositionRef.name"
-        if scope in {"Namespaced", "Cluster"}
-        else ".spec.compositionRef.name"
-    )
-    columns = [
+    columns: list[dict[str, Any]] = [
         {"name": "SYNCED", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Synced')].status"},
         {"name": "READY", "type": "string", "jsonPath": ".status.conditions[?(@.type=='Ready')].status"},
     ]
     if scope == "Claim":
+        secret = {
+            "name": "CONNECTION-SECRET",
+            "type": "string",
+            "jsonPath": ".spec.writeConnectionSecretToRef.name",
+        }
+        columns.append(secret)
+    else:
+        machinery = ".spec" if scope == LEGACY_CLUSTER else ".spec.crossplane"
+        columns.append(
+            {"name": "COMPOSITION", "type": "string", "jsonPath": f"{machinery}.compositionRef.name"}
+        )
         columns.append(
             {
-                "name": "CONNECTION-SECRET",
+                "name": "COMPOSITIONREVISION",
                 "type": "string",
-                "jsonPath": ".spec.writeConnectionSecretToRef.name",
+                "jsonPath": f"{machinery}.compositionRevisionRef.name",
+                "priority": 1,
             }
         )
-    else:
-        columns.append({"name": "COMPOSITION", "type": "string", "jsonPath": composition})
     columns.append({"name": "AGE", "type": "date", "jsonPath": ".metadata.creationTimestamp"})
     return columns
