@@ -205,3 +205,33 @@ def test_load_function_errors(reason: str, spec: str, message: str) -> None:
 
 def test_load_function_dotted() -> None:
     assert runtime.load_function("crossfn.sdk.settings:ServerSettings.__name__") == "ServerSettings"
+
+
+async def test_threaded_server_calls_sync_functions_on_its_threads() -> None:
+    sink = _RecordingMetrics()
+    server = runtime.ThreadedFunctionServer(_compose, _INSECURE, server_metrics=sink)
+    port = server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            v1 = fnv1grpc.FunctionRunnerServiceStub(channel)
+            ok = await v1.RunFunction(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="a")))
+            fatal = await v1.RunFunction(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="raise")))
+            beta = await fnv1beta1grpc.FunctionRunnerServiceStub(channel).RunFunction(
+                fnv1beta1.RunFunctionRequest()
+            )
+            health = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+    finally:
+        server.stop(0).wait(10)
+    assert ok.meta.tag == "a" and "thread=crossfn-fn" in ok.results[0].message
+    assert (fatal.results[0].severity, fatal.results[0].message) == (fnv1.SEVERITY_FATAL, "ValueError: boom")
+    assert beta.results[0].severity == fnv1beta1.SEVERITY_NORMAL
+    assert health.status == health_pb2.HealthCheckResponse.SERVING
+    assert sink.seen == {("v1", "success"): 1, ("v1", "fatal"): 1, ("v1beta1", "success"): 1}
+
+
+def test_threaded_server_refuses_async_functions() -> None:
+    async def compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        return None
+
+    with pytest.raises(TypeError, match="is async"):
+        runtime.ThreadedFunctionServer(compose, _INSECURE)

@@ -28,7 +28,7 @@ from typing import Protocol
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
-__all__ = ["Handler", "to_handler"]
+__all__ = ["Handler", "SyncHandler", "is_async", "to_handler", "to_sync_handler"]
 
 _log = logging.getLogger("crossfn.sdk.function")
 
@@ -37,6 +37,18 @@ class Handler(Protocol):
     """An async composition function: a request in, a response out."""
 
     def __call__(self, req: fnv1.RunFunctionRequest, /) -> Awaitable[fnv1.RunFunctionResponse]: ...
+
+
+class SyncHandler(Protocol):
+    """A sync composition function: a request in, a response out, on the caller's thread."""
+
+    def __call__(self, req: fnv1.RunFunctionRequest, /) -> fnv1.RunFunctionResponse: ...
+
+
+def is_async(fn: object) -> bool:
+    """Tell whether ``fn`` (a compose function or a servicer) is async, seeing through partials and wrappers."""
+    run_function = getattr(fn, "RunFunction", None)
+    return _is_async(run_function if run_function is not None else fn)
 
 
 def _is_async(fn: object) -> bool:
@@ -109,5 +121,47 @@ def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Hand
         if isinstance(out, fnv1.RunFunctionResponse):
             return out
         return rsp
+
+    return handle
+
+
+def to_sync_handler(fn: object) -> SyncHandler:
+    """Adapt a *sync* compose function or servicer into a :class:`SyncHandler`.
+
+    The threaded server calls it straight from its worker threads: no event
+    loop, no thread hop. Exceptions become a Fatal result, as with
+    :func:`to_handler`. Raises ``TypeError`` for an async function.
+    """
+    if is_async(fn):
+        raise TypeError(f"{fn!r} is async; use to_handler")
+    run_function = getattr(fn, "RunFunction", None)
+    if run_function is not None:
+        return _sync_servicer_handler(run_function)
+    if not callable(fn):
+        raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
+    return _sync_compose_handler(fn)
+
+
+def _sync_servicer_handler(run_function: Callable[..., object]) -> SyncHandler:
+    def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        try:
+            out = run_function(req, None)
+        except Exception as exc:
+            return _fatal_from(req, exc)
+        if not isinstance(out, fnv1.RunFunctionResponse):
+            return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+        return out
+
+    return handle
+
+
+def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
+    def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        rsp = response.to(req)
+        try:
+            out = compose(req, rsp)
+        except Exception as exc:
+            return _fatal_from(req, exc)
+        return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
 
     return handle

@@ -72,6 +72,10 @@ class ProcessSettings:
     """Processes serving on one port (SO_REUSEPORT). One asyncio loop uses one core; a
     CPU-bound function needs one worker per core to use them all."""
 
+    threads: int = 4
+    """Threads calling a sync function in each process. More help only functions that wait
+    on I/O; a CPU-bound function is held to one core by the GIL, so use ``workers``."""
+
     grace_period_seconds: float = 5.0
     """On SIGTERM, how long in-flight calls may finish before they are cancelled. Five
     seconds, as the official SDK: shorter than Kubernetes' 30 s termination grace."""

@@ -40,3 +40,8 @@ def pid(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
 def raises(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     """Fail the way buggy function code does."""
     raise RuntimeError("kaput")
+
+
+async def apid(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Say which process answered, from an async function (served by the asyncio server)."""
+    response.normal(rsp, str(os.getpid()))

@@ -223,16 +223,26 @@ def test_metrics_count_calls(workers: int) -> None:
     assert count == 6, text
 
 
-def test_two_workers_share_the_port() -> None:
-    with _crossfn_serve("peer_functions:pid", "--insecure", "--workers", "2", workers=2) as (address, p):
+_ENGINES = [
+    pytest.param("peer_functions:pid", "threads", id="SyncThreads"),
+    pytest.param("peer_functions:apid", "asyncio", id="AsyncAsyncio"),
+]
+
+
+@pytest.mark.parametrize(("function", "engine"), _ENGINES)
+def test_two_workers_share_the_port(function: str, engine: str) -> None:
+    with _crossfn_serve(function, "--insecure", "--workers", "2", workers=2) as (address, p):
         pids = {_call(address).results[0].message for _ in range(40)}
     assert len(pids) == 2, f"calls on 40 connections reached {pids}"
+    assert sum(f'"engine": "{engine}"' in line for line in p.lines) == 2
     assert p.proc.returncode == 0, "SIGTERM stops every worker cleanly"
 
 
-def test_sigterm_stops_gracefully() -> None:
-    with _crossfn_serve("peer_functions:pid", "--insecure") as (address, p):
-        _call(address)
+@pytest.mark.parametrize(("function", "engine"), _ENGINES)
+def test_sigterm_stops_gracefully(function: str, engine: str) -> None:
+    with _crossfn_serve(function, "--insecure") as (address, p):
+        assert _call(address).results[0].severity == fnv1.SEVERITY_NORMAL
         start = time.monotonic()
     assert p.proc.returncode == 0
     assert time.monotonic() - start < 10
+    assert any(f'"engine": "{engine}"' in line for line in p.lines)

@@ -1,0 +1,165 @@
+"""The gRPC services a function server offers, and how it listens: shared by both servers.
+
+The asyncio server (for async functions) and the threaded server (for sync
+functions) differ only in how they call the function. What they offer is the
+same and lives here: RunFunction on ``apiextensions.fn.proto.v1`` and
+``v1beta1`` (wire-identical, so both decode into v1 messages), the standard
+health service, server reflection, the choice between mTLS and plaintext, and
+binding the address.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import time
+from collections.abc import Callable
+from typing import Any
+
+import grpc
+from grpc_health.v1 import health, health_pb2_grpc
+from grpc_reflection.v1alpha import reflection
+
+from crossfn import errors
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
+from crossfn.sdk import logging as fnlogging
+from crossfn.sdk import metrics, settings
+
+__all__ = [
+    "HEALTH_NAMES",
+    "SERVICE_NAMES",
+    "V1BETA1_SERVICE",
+    "V1_SERVICE",
+    "Call",
+    "announce",
+    "bind",
+    "load_credentials",
+    "outcome",
+    "register",
+]
+
+V1_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
+V1BETA1_SERVICE = fnv1beta1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
+SERVICE_NAMES = (reflection.SERVICE_NAME, health.SERVICE_NAME, V1_SERVICE, V1BETA1_SERVICE)
+HEALTH_NAMES = ("", V1_SERVICE, V1BETA1_SERVICE)
+"""Health reports these as SERVING: the server as a whole and each function service."""
+
+_log = logging.getLogger("crossfn.sdk.runtime")
+
+
+def outcome(rsp: fnv1.RunFunctionResponse) -> metrics.Outcome:
+    """The worst result severity of a response, as a metrics label."""
+    worst: metrics.Outcome = "success"
+    for r in rsp.results:
+        if r.severity == fnv1.SEVERITY_FATAL:
+            return "fatal"
+        if r.severity == fnv1.SEVERITY_WARNING:
+            worst = "warning"
+    return worst
+
+
+class Call:
+    """What every call shares, whichever server runs it: the tag bound to logs, debug line, metrics."""
+
+    def __init__(self, server_metrics: metrics.ServerMetrics) -> None:
+        self._metrics = server_metrics
+
+    def begin(self, req: fnv1.RunFunctionRequest, version: str) -> tuple[float, Any]:
+        """Bind the request tag and note the start; pass the result to :meth:`end`."""
+        token = fnlogging.tag_var.set(req.meta.tag)
+        if _log.isEnabledFor(logging.DEBUG):
+            _log.debug("running function", extra={"version": version})
+        return time.perf_counter(), token
+
+    def end(self, state: tuple[float, Any], rsp: fnv1.RunFunctionResponse | None, version: str) -> None:
+        """Unbind the tag and record the call; a failing metrics sink is logged, never raised."""
+        start, token = state
+        fnlogging.tag_var.reset(token)
+        if rsp is None:
+            return
+        try:
+            self._metrics.observe(version, outcome(rsp), time.perf_counter() - start)
+        except Exception:
+            _log.exception("cannot record metrics")
+
+
+def register(
+    server: Any, run_v1: Callable[..., Any], run_v1beta1: Callable[..., Any], health_servicer: Any
+) -> None:
+    """Add RunFunction (v1 and v1beta1), health and reflection to a sync or asyncio gRPC server."""
+    for service, method in ((V1_SERVICE, run_v1), (V1BETA1_SERVICE, run_v1beta1)):
+        handlers = {
+            "RunFunction": grpc.unary_unary_rpc_method_handler(
+                method,
+                # v1beta1 is v1 on the wire: both decode into v1 messages.
+                request_deserializer=fnv1.RunFunctionRequest.FromString,
+                response_serializer=fnv1.RunFunctionResponse.SerializeToString,
+            )
+        }
+        server.add_generic_rpc_handlers((grpc.method_handlers_generic_handler(service, handlers),))
+        server.add_registered_method_handlers(service, handlers)
+    health_pb2_grpc.add_HealthServicer_to_server(health_servicer, server)
+    reflection.enable_server_reflection(SERVICE_NAMES, server)
+
+
+def load_credentials(tls_certs_dir: str) -> grpc.ServerCredentials:
+    """Build mTLS server credentials from ``tls.crt``, ``tls.key`` and ``ca.crt`` in a directory.
+
+    Clients must present a certificate signed by ``ca.crt``. Raises
+    :class:`crossfn.errors.InputError` naming the file that cannot be read.
+    """
+    pem: dict[str, bytes] = {}
+    for name in ("tls.crt", "tls.key", "ca.crt"):
+        path = os.path.join(tls_certs_dir, name)
+        try:
+            with open(path, "rb") as f:
+                pem[name] = f.read()
+        except OSError as exc:
+            raise errors.InputError(
+                f"cannot load TLS certificates: cannot read {path}: {exc.strerror}"
+            ) from exc
+    return grpc.ssl_server_credentials(
+        [(pem["tls.key"], pem["tls.crt"])],
+        root_certificates=pem["ca.crt"],
+        require_client_auth=True,
+    )
+
+
+def bind(server: Any, listen: settings.ListenSettings) -> int:
+    """Open the one listener ``listen`` asks for and return its port.
+
+    With ``insecure`` only the plaintext port is opened, even when a
+    certificates directory is set. Raises :class:`crossfn.errors.InputError`
+    when there are neither certificates nor ``insecure``, or the address cannot
+    be bound.
+    """
+    if not listen.insecure and not listen.tls_certs_dir:
+        raise errors.InputError(
+            "cannot serve function: no TLS certificates directory given; "
+            "set --tls-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure"
+        )
+    creds = None if listen.insecure else load_credentials(str(listen.tls_certs_dir))
+    try:
+        port: int = (
+            server.add_insecure_port(listen.address)
+            if creds is None
+            else server.add_secure_port(listen.address, creds)
+        )
+    except RuntimeError as exc:
+        raise errors.InputError(f"cannot listen on {listen.address}: {exc}") from exc
+    return port
+
+
+def announce(listen: settings.ListenSettings, port: int, engine: str) -> None:
+    """Log that the server is up: the line tests and operators wait for."""
+    _log.info(
+        "serving function",
+        extra={
+            "address": listen.address,
+            "port": port,
+            "insecure": listen.insecure,
+            "engine": engine,
+            "pid": os.getpid(),
+        },
+    )
