@@ -6,6 +6,7 @@ the caller, not the engine, and are not here.
 
 import datetime
 import hashlib
+import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -601,3 +602,77 @@ def test_composed_field_owner() -> None:
     want = "apiextensions.crossplane.io/composed/" + hashlib.sha256(b"cool-xrXBucket.example.org").hexdigest()
     assert _metadata.composed_field_owner(the_xr) == want, "sha256 of the XR name and Kind.group, all 64 hex characters"
     assert len(_metadata.composed_field_owner(the_xr).rpartition("/")[2]) == 64
+
+
+class Taken(engine.NoResources):
+    """A name source where the first ``taken`` lookups find an existing object."""
+
+    def __init__(self, taken: int, fail: bool = False) -> None:
+        self.taken = taken
+        self.fail = fail
+        self.gets = 0
+
+    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        self.gets += 1
+        if self.fail:
+            raise RuntimeError("boom")
+        return composed(name) if self.gets <= self.taken else None
+
+
+@pytest.mark.parametrize(
+    ("uid", "generate_name", "source", "want", "reason"),
+    [
+        pytest.param(UID, "cool-xr-", Taken(0), "cool-xr-" + engine.child_name("", UID, "res"), "An owner UID gives ChildName.", id="SuccessComposite"),
+        pytest.param(
+            UID, "x" * 70 + "-", Taken(0), "x" * 50 + "-" + engine.child_name("", UID, "res"),
+            "A long prefix is truncated.", id="SuccessCompositeTruncated",
+        ),
+        pytest.param("", "cool-xr-", Taken(0), "cool-xr-?????", "No owner UID: a random free name.", id="SuccessMissingOwner"),
+        pytest.param("", "cool-xr-", Taken(2), "cool-xr-?????", "Taken names are retried.", id="SuccessAfterConflict"),
+    ],
+)
+async def test_TestGenerateName(uid: str, generate_name: str, source: Taken, want: str, reason: str) -> None:
+    obj = composed(generateName=generate_name)
+    got = await engine._compose._generate_name(obj, xr(uid=uid), "res", source, random.Random(7))
+    if want.endswith("?????"):
+        assert got.startswith(want[:-5]) and len(got) == len(want) and got[-5:].isalnum(), reason
+        assert source.gets == source.taken + 1, "each candidate is checked once"
+        return
+    assert got == want, reason
+    assert source.gets == 0, "deterministic names need no lookup"
+
+
+@pytest.mark.parametrize(
+    ("source", "want", "reason"),
+    [
+        pytest.param(Taken(99), 'cannot generate a name for composed resource "res": cannot generate a name for a resource', "Ten conflicts give up.", id="AlwaysConflict"),
+        pytest.param(Taken(0, fail=True), 'cannot generate a name for composed resource "res": boom', "A lookup error is returned.", id="NameGeneratorClientError"),
+    ],
+)
+async def test_TestGenerateName_errors(source: Taken, want: str, reason: str) -> None:
+    with pytest.raises(errors.CrossfnError) as exc:
+        await engine._compose._generate_name(composed(generateName="p-"), xr(uid=""), "res", source, random.Random(7))
+    assert str(exc.value) == want, reason
+
+
+async def test_TestGenerateName_SkipGenerateNamedResources() -> None:
+    result = await run(_desire_obj(composed("explicit-name")))
+    assert result.composed[0].resource["metadata"]["name"] == "explicit-name", "a named resource keeps its name"
+
+
+async def test_TestAsState_Success() -> None:
+    seen: list[fnv1.State] = []
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        seen.append(req.observed)
+
+    observed = composed("o", annotations={"crossplane.io/composition-resource-name": "cool"})
+    await run(
+        fn,
+        observed=(engine.ObservedResource(observed, {"key": b"value"}),),
+        options=engine.ComposeOptions.controller(engine.CompositeSchema.LEGACY),
+    )
+    state = seen[0]
+    assert resource.struct_to_dict(state.composite.resource) == xr(), "the whole XR is observed"
+    assert resource.struct_to_dict(state.resources["cool"].resource) == observed, "keyed by composition resource name"
+    assert dict(state.resources["cool"].connection_details) == {"key": b"value"}, "with its connection details"

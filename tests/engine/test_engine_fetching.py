@@ -342,3 +342,20 @@ async def test_unencodable_required_resource_is_an_input_error() -> None:
     assert str(exc.value) == (
         'cannot encode required resource "a" to protocol buffer Struct well-known type: cannot convert object to a protobuf Value'
     )
+
+
+@pytest.mark.parametrize(
+    ("selector", "want", "reason"),
+    [
+        pytest.param(sel(match_name="a", namespace="ns"), _model.RequiredResource("r", "test.crossplane.io/v1", "Foo", name="a", namespace="ns"), "A name match keeps name and namespace.", id="MatchName"),
+        pytest.param(
+            sel(match_labels=fnv1.MatchLabels(labels={"x": "1"})),
+            _model.RequiredResource("r", "test.crossplane.io/v1", "Foo", match_labels={"x": "1"}), "Labels are kept.", id="MatchLabels",
+        ),
+        pytest.param(sel(), _model.RequiredResource("r", "test.crossplane.io/v1", "Foo"), "No match means all of the kind.", id="MatchAll"),
+    ],
+)
+def test_TestReferenceFromSelector(selector: fnv1.ResourceSelector, want: _model.RequiredResource, reason: str) -> None:
+    got = _model.RequiredResource.from_selector("r", selector)
+    assert got == want, reason
+    assert got.selector() == selector, "TestSelectorFromReference: the round trip gives the selector back"

@@ -94,6 +94,19 @@ class RequiredResource:
     match_labels: Mapping[str, str] | None = None
     namespace: str | None = None
 
+    @classmethod
+    def from_selector(cls, requirement_name: str, sel: fnv1.ResourceSelector) -> RequiredResource:
+        """The requirement a protocol selector stands for (Crossplane's ``ReferenceFromSelector``)."""
+        match = sel.WhichOneof("match")
+        return cls(
+            requirement_name=requirement_name,
+            api_version=sel.api_version,
+            kind=sel.kind,
+            name=sel.match_name if match == "match_name" else None,
+            match_labels=dict(sel.match_labels.labels) if match == "match_labels" else None,
+            namespace=sel.namespace if sel.HasField("namespace") else None,
+        )
+
     def selector(self) -> fnv1.ResourceSelector:
         """The protocol selector for this requirement (``ToProtobufResourceSelector``, §4.5)."""
         sel = fnv1.ResourceSelector(api_version=self.api_version, kind=self.kind)
