@@ -137,6 +137,9 @@ TABLE = [
     row("%.0d", 0, "", "zero precision and zero value print nothing", "ZeroPrecisionZero"),
     row("%v", {"b": 1, "a": 2, "B": 3}, "map[B:3 a:2 b:1]", "keys sorted by bytes", "SortedKeys"),
     row("%v", [], "[]", "empty list", "EmptyList"),
+    row("%q", "a\udce2", '"a\\xe2"', "%q shows an invalid byte as \\x", "QuoteInvalidByte"),
+    row("%x", "\udce2\u00e9", "e2c3a9", "%x shows the raw bytes", "HexInvalidByte"),
+    row("%5s|", "a\udce2", "   a\udce2|", "an invalid byte counts as one rune for padding", "PadInvalidByte"),
     row("%v", {}, "map[]", "empty map", "EmptyMap"),
 ]
 
