@@ -70,14 +70,7 @@ def validate(t: Mapping[str, Any]) -> fielderrors.FieldError | None:
     cfg = t.get(ttype)
     if cfg is None:
         return fielderrors.required(ttype, f"given transform type {ttype} requires configuration")
-    check = {
-        "math": _validate_math,
-        "map": _validate_map,
-        "match": _validate_match,
-        "string": _validate_string,
-        "convert": _validate_convert,
-    }[ttype]
-    err = check(cfg)
+    err = _VALIDATORS[ttype](cfg)
     return err.under(ttype) if err is not None else None
 
 
@@ -99,15 +92,8 @@ def _resolve_one(t: Mapping[str, Any], value: Any) -> Any:
     cfg = t.get(ttype)
     if cfg is None:
         raise _ResolveError(f"given transform type {ttype} requires configuration")
-    run = {
-        "math": _resolve_math,
-        "map": _resolve_map,
-        "match": _resolve_match,
-        "string": _resolve_string,
-        "convert": _resolve_convert,
-    }[ttype]
     try:
-        return run(cfg, value)
+        return _RESOLVERS[ttype](cfg, value)
     except _ResolveError as e:
         raise _ResolveError(f"{ttype} transform could not resolve: {e}") from e
     except errors.GoError as e:
@@ -459,6 +445,22 @@ _CONVERSIONS: dict[tuple[str, str, str], Callable[[Any], Any]] = {
     ("float64", "string", "none"): lambda f: strconv.format_float(f, "f", -1),
     ("float64", "int64", "none"): _float_to_int64,
     ("float64", "bool", "none"): lambda f: f == 1.0,
+}
+
+
+_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], fielderrors.FieldError | None]] = {
+    "math": _validate_math,
+    "map": _validate_map,
+    "match": _validate_match,
+    "string": _validate_string,
+    "convert": _validate_convert,
+}
+_RESOLVERS: dict[str, Callable[[Mapping[str, Any], Any], Any]] = {
+    "math": _resolve_math,
+    "map": _resolve_map,
+    "match": _resolve_match,
+    "string": _resolve_string,
+    "convert": _resolve_convert,
 }
 
 
