@@ -51,7 +51,8 @@ How a controller calls it: ``ComposeOptions.controller(schema)``, sources
 backed by an API client, a runner built once (its cache and channels live
 across reconciles); then it applies ``resource_refs_patch``, each
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
-status subresource and sets conditions and events from the result.
+status subresource, and writes the conditions and emits the events
+:func:`reconcile_status` derives from the result (§2.17).
 :func:`active_endpoint` finds a Function's gRPC target among its
 FunctionRevisions and :func:`check_capabilities` gates a Composition
 revision (``ValidPipeline``); :class:`OpenAPISchemaSource` answers required
@@ -106,6 +107,7 @@ from crossfn.engine._sources import (
     Sources,
 )
 from crossfn.engine._stack import build_runner
+from crossfn.engine._status import ReconcileStatus, reconcile_status
 from crossfn.engine._tag import tag
 from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
 
@@ -147,6 +149,7 @@ __all__ = [
     "PipelineRun",
     "PipelineStep",
     "PrometheusMetrics",
+    "ReconcileStatus",
     "RequiredResource",
     "RequiredSchema",
     "ResourceSource",
@@ -167,6 +170,7 @@ __all__ = [
     "composed_field_owner",
     "connection_secret",
     "default_tracer",
+    "reconcile_status",
     "run_pipeline",
     "runner_from",
     "secret_ref",

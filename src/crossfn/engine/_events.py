@@ -103,5 +103,9 @@ def set_conditions(existing: list[dict[str, object]], *conditions: dict[str, obj
 
 
 def _equal_ignoring_time(a: dict[str, object], b: dict[str, object]) -> bool:
+    """Crossplane's ``Condition.Equal``: time ignored; generation compared only when both are set."""
     keys = ("type", "status", "reason", "message")
-    return all((a.get(k) or "") == (b.get(k) or "") for k in keys)
+    if any((a.get(k) or "") != (b.get(k) or "") for k in keys):
+        return False
+    ga, gb = a.get("observedGeneration") or 0, b.get("observedGeneration") or 0
+    return not (ga and gb) or ga == gb
