@@ -10,7 +10,8 @@ fresh processes:
   200 composed resources, three patches each.
 
 It also reports how long ``import crossfn.render`` and ``import crossfn.engine``
-take in a fresh process, since imports dominate a small render.
+take in a fresh process, and, inside one process, the split between importing
+the render stack and rendering, since imports dominate a small render.
 
 Run:  python benchmarks/render.py [--repeat N] [--no-write]
 It prints a table and rewrites the "render" section of docs/performance.md.
@@ -19,6 +20,7 @@ It prints a table and rewrites the "render" section of docs/performance.md.
 from __future__ import annotations
 
 import argparse
+import json
 import platform
 import statistics
 import subprocess
@@ -49,6 +51,31 @@ def _wall(argv: list[str], repeat: int) -> tuple[float, float]:
         times.append(time.perf_counter() - start)
     times.sort()
     return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.9))]
+
+
+_SPLIT = """
+import json, sys, time
+t0 = time.perf_counter()
+from pathlib import Path
+from crossfn import render
+from crossfn.render import _render
+t1 = time.perf_counter()
+req = render.Request(composite_resource=Path(sys.argv[1]), composition=Path(sys.argv[2]), functions=Path(sys.argv[3]))
+render.output.yaml_stream(render.render(req))
+t2 = time.perf_counter()
+print(json.dumps([t1 - t0, t2 - t1]))
+"""
+
+
+def _split(files: list[str], repeat: int) -> tuple[float, float]:
+    """Median seconds spent importing crossfn's render stack, and rendering (first call, function import included)."""
+    imports, runs = [], []
+    for _ in range(repeat):
+        out = subprocess.run([sys.executable, "-c", _SPLIT, *files], capture_output=True, check=True, text=True)
+        a, b = json.loads(out.stdout)
+        imports.append(a)
+        runs.append(b)
+    return statistics.median(imports), statistics.median(runs)
 
 
 def _big_composition(tmp: Path) -> list[str]:
@@ -108,8 +135,11 @@ def _measure(repeat: int) -> str:
     with tempfile.TemporaryDirectory() as d:
         big = _big_composition(Path(d))
         rows.append((f"`crossfn render` {RESOURCES} P&T resources", *_wall([*_crossfn(), "render", *big], repeat)))
+        splits = [("XBucket", *_split(xbucket, repeat)), (f"{RESOURCES} P&T resources", *_split(big, repeat))]
     lines = ["| command | median wall | p90 wall |", "|---|---:|---:|"]
     lines += [f"| {name} | {median * 1000:.0f} ms | {p90 * 1000:.0f} ms |" for name, median, p90 in rows]
+    lines += ["", "| in one process | importing render + engine | rendering (first call) |", "|---|---:|---:|"]
+    lines += [f"| {name} | {imp * 1000:.0f} ms | {run * 1000:.1f} ms |" for name, imp, run in splits]
     return "\n".join(lines)
 
 

@@ -162,6 +162,9 @@ def _resolves_to_non_string(s: str) -> bool:
 # --- scalar analysis (libyaml yaml_emitter_analyze_scalar) ----------------------
 
 _BREAKS = "\n\r\x85\u2028\u2029"
+_SIMPLE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_./ -]*[A-Za-z0-9_./-])?")
+"""Strings that start with an alphanumeric and hold no indicator, break or edge space: always plain-safe."""
+_LETTERS = re.compile(r"[A-Za-z]*")
 
 
 def _printable(ch: str) -> bool:
@@ -179,6 +182,10 @@ class _Analysis:
     def __init__(self, value: str) -> None:
         if not value:
             self.multiline, self.plain, self.single, self.block = False, True, True, False
+            return
+        if _SIMPLE.fullmatch(value):
+            # Most Kubernetes strings: nothing an indicator scan could object to.
+            self.multiline, self.plain, self.single, self.block = False, True, True, True
             return
         block_ind = line_breaks = special = False
         leading_space = leading_break = trailing_space = trailing_break = False
@@ -342,6 +349,9 @@ class _Key:
 
 
 def _sorted_items(m: Mapping[str, Any]) -> list[tuple[str, Any]]:
+    if all(isinstance(k, str) and _LETTERS.fullmatch(k) for k in m):
+        # For ASCII letters alone go-yaml's order is plain string order.
+        return sorted(m.items())
     return sorted(m.items(), key=lambda kv: _Key(kv[0]))
 
 
@@ -443,6 +453,12 @@ class _Emitter:
     def plain(self, text: str, indent: int, breaks: bool) -> None:
         if not self.whitespace:
             self.put(" ")
+        if not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH:
+            # No space can sit past the fold column: write it whole.
+            self.put(text)
+            self.whitespace = False
+            self.indention = False
+            return
         spaces = False
         for i, ch in enumerate(text):
             if ch == " ":
@@ -461,6 +477,12 @@ class _Emitter:
 
     def single_quoted(self, text: str, indent: int, breaks: bool) -> None:
         self.indicator("'", need_ws=True)
+        if "'" not in text and (not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH):
+            self.put(text)
+            self.indicator("'", need_ws=False)
+            self.whitespace = False
+            self.indention = False
+            return
         spaces = False
         last = len(text) - 1
         for i, ch in enumerate(text):
@@ -481,6 +503,12 @@ class _Emitter:
 
     def double_quoted(self, text: str, indent: int, breaks: bool) -> None:
         self.indicator('"', need_ws=True)
+        if _SIMPLE.fullmatch(text) and (not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH):
+            self.put(text)
+            self.indicator('"', need_ws=False)
+            self.whitespace = False
+            self.indention = False
+            return
         spaces = False
         last = len(text) - 1
         for i, ch in enumerate(text):
