@@ -15,7 +15,7 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["register"]
+__all__ = ["register", "settings_from"]
 
 _TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
 
@@ -62,8 +62,12 @@ def register(subparsers: Any) -> None:
         description="Serve MODULE:OBJECT (a compose(req, rsp) function or a servicer), or a built-in "
         "function's short name, to Crossplane.",
     )
-    serve.add_argument("function", metavar="MODULE:OBJECT", help="the function, e.g. myfn.fn:compose or auto-ready")
-    serve.add_argument("-d", "--debug", action="store_true", default=_env_flag("DEBUG"), help="emit debug logs (env DEBUG)")
+    serve.add_argument(
+        "function", metavar="MODULE:OBJECT", help="the function, e.g. myfn.fn:compose or auto-ready"
+    )
+    serve.add_argument(
+        "-d", "--debug", action="store_true", default=_env_flag("DEBUG"), help="emit debug logs (env DEBUG)"
+    )
     serve.add_argument(
         "--address",
         default=_env("ADDRESS", default="0.0.0.0:9443"),
@@ -121,10 +125,11 @@ def _function_spec(name: str) -> str:
     return functions.BUILTINS.get(name, name)
 
 
-def _serve(args: argparse.Namespace) -> int:
-    from crossfn.sdk import runtime, settings  # noqa: PLC0415 -- grpc is heavy; load it only to serve
+def settings_from(args: argparse.Namespace) -> Any:
+    """Map parsed flags (and the environment defaults behind them) onto ``ServerSettings``."""
+    from crossfn.sdk import settings  # noqa: PLC0415 -- keep `crossfn --help` fast
 
-    config = settings.ServerSettings(
+    return settings.ServerSettings(
         listen=settings.ListenSettings(
             address=args.address, tls_certs_dir=args.tls_certs_dir, insecure=args.insecure
         ),
@@ -135,6 +140,12 @@ def _serve(args: argparse.Namespace) -> int:
         process=settings.ProcessSettings(workers=args.workers, grace_period_seconds=args.grace_period),
         observability=settings.ObservabilitySettings(debug=args.debug, metrics_address=args.metrics_address),
     )
+
+
+def _serve(args: argparse.Namespace) -> int:
+    from crossfn.sdk import runtime  # noqa: PLC0415 -- grpc is heavy; load it only to serve
+
+    config = settings_from(args)
     spec = _function_spec(args.function)
     # As `python -m` and uvicorn do: the function's module may sit in the working directory.
     if os.getcwd() not in sys.path:

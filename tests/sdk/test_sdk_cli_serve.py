@@ -1,0 +1,161 @@
+"""Tests for ``crossfn function serve`` flag and environment mapping (no server started)."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+_PRINT_SETTINGS = """
+import dataclasses, json, sys
+from crossfn import cli
+from crossfn.cli import function
+args = cli.build_parser().parse_args(sys.argv[1:])
+print(json.dumps(dataclasses.asdict(function.settings_from(args))))
+"""
+
+_ENV_NAMES = (
+    "ADDRESS",
+    "TLS_SERVER_CERTS_DIR",
+    "INSECURE",
+    "DEBUG",
+    "MAX_RECV_MESSAGE_SIZE",
+    "MAX_GRPC_MESSAGE_SIZE",
+    "MAX_SEND_MESSAGE_SIZE",
+    "WORKERS",
+    "METRICS_ADDRESS",
+    "SHUTDOWN_GRACE_PERIOD",
+)
+
+
+def _settings(argv: list[str], env: dict[str, str]) -> dict[str, dict[str, object]]:
+    clean = {k: v for k, v in os.environ.items() if k not in _ENV_NAMES}
+    out = subprocess.run(
+        [sys.executable, "-c", _PRINT_SETTINGS, "function", "serve", "m:f", *argv],
+        env={**clean, **env},
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    parsed: dict[str, dict[str, object]] = json.loads(out.stdout)
+    return parsed
+
+
+_DEFAULTS = {
+    "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
+    "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None},
+    "process": {"workers": 1, "threads": 4, "grace_period_seconds": 5.0},
+    "observability": {"debug": False, "metrics_address": None},
+}
+
+
+@pytest.mark.parametrize(
+    ("reason", "argv", "env", "changes"),
+    [
+        pytest.param("No flags, no environment: the official SDK's defaults.", [], {}, {}, id="Defaults"),
+        pytest.param(
+            "Every standard flag, by its official spelling.",
+            [
+                "--address",
+                ":1",
+                "--tls-certs-dir",
+                "/tls",
+                "--insecure",
+                "-d",
+                "--max-recv-message-size",
+                "8",
+                "--max-send-message-size",
+                "16",
+                "--workers",
+                "3",
+                "--metrics-address",
+                ":8080",
+                "--grace-period",
+                "2.5",
+            ],
+            {},
+            {
+                "listen": {"address": ":1", "tls_certs_dir": "/tls", "insecure": True},
+                "grpc": {"max_recv_message_size_mb": 8, "max_send_message_size_mb": 16},
+                "process": {"workers": 3, "threads": 4, "grace_period_seconds": 2.5},
+                "observability": {"debug": True, "metrics_address": ":8080"},
+            },
+            id="Flags",
+        ),
+        pytest.param(
+            "The official SDK's environment variables, and the alternative flag spellings.",
+            ["--tls-server-certs-dir", "/flag", "--max-grpc-message-size", "5"],
+            {
+                "ADDRESS": "127.0.0.1:2",
+                "TLS_SERVER_CERTS_DIR": "/env",
+                "INSECURE": "true",
+                "DEBUG": "1",
+                "MAX_SEND_MESSAGE_SIZE": "7",
+                "WORKERS": "2",
+                "METRICS_ADDRESS": ":9",
+                "SHUTDOWN_GRACE_PERIOD": "1",
+            },
+            {
+                "listen": {"address": "127.0.0.1:2", "tls_certs_dir": "/flag", "insecure": True},
+                "grpc": {"max_recv_message_size_mb": 5, "max_send_message_size_mb": 7},
+                "process": {"workers": 2, "threads": 4, "grace_period_seconds": 1.0},
+                "observability": {"debug": True, "metrics_address": ":9"},
+            },
+            id="Environment",
+        ),
+        pytest.param(
+            "MAX_GRPC_MESSAGE_SIZE is the older name of the receive limit; false-ish INSECURE is off.",
+            [],
+            {"MAX_GRPC_MESSAGE_SIZE": "6", "INSECURE": "false"},
+            {"grpc": {"max_recv_message_size_mb": 6, "max_send_message_size_mb": None}},
+            id="LegacyEnvironment",
+        ),
+    ],
+)
+def test_flags_and_environment(
+    reason: str, argv: list[str], env: dict[str, str], changes: dict[str, object]
+) -> None:
+    assert _settings(argv, env) == {**_DEFAULTS, **changes}, reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "argv", "message"),
+    [
+        pytest.param("Zero workers makes no sense.", ["--workers", "0"], "want at least 1", id="ZeroWorkers"),
+        pytest.param(
+            "Sizes are whole MB.", ["--max-recv-message-size", "x"], "want a whole number", id="BadSize"
+        ),
+        pytest.param(
+            "A negative grace period.",
+            ["--grace-period", "-1"],
+            "want zero or more seconds",
+            id="NegativeGrace",
+        ),
+    ],
+)
+def test_bad_flags(reason: str, argv: list[str], message: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crossfn", "function", "serve", "m:f", *argv],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 2, reason
+    assert message in out.stderr and out.stdout == "", reason
+
+
+def test_bad_function_spec_is_one_line() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crossfn", "function", "serve", "no_such_module_abc:f", "--insecure"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert out.returncode == 1
+    assert out.stderr.strip().splitlines() == [
+        "crossfn: error: cannot load function 'no_such_module_abc:f': cannot import no_such_module_abc: "
+        "No module named 'no_such_module_abc'"
+    ]
