@@ -188,3 +188,12 @@ def test_TestGarbageCollectFilesNow(tmp_path: Path) -> None:
     deleted, freed = store.collect_garbage(NOW)
     assert deleted == 3 and freed > 0, "three of five entries have expired"
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["2", "5"], "live entries stay"
+
+
+@pytest.mark.parametrize("function", ["../escape", "a/b", "..", ""])
+async def test_disk_store_refuses_paths_outside_its_directory(tmp_path: Path, function: str) -> None:
+    store = _cache_store.DiskStore(tmp_path / "cache")
+    inner = Counting(rsp())
+    got = await _caching.CachingRunner(inner, store=store, clock=Clock(NOW)).run_function(function, req())
+    assert got.results[0].message == "fresh" and inner.calls == 1, "the call goes on"
+    assert not any(tmp_path.rglob("t")), "nothing is written outside (or inside) the cache for a bad name"

@@ -103,6 +103,10 @@ class DiskStore:
         self._root = Path(root)
 
     def _path(self, function: str, tag: str) -> Path:
+        """The entry's file; names that would leave the cache directory are refused."""
+        for part in (function, tag):
+            if not part or part in (".", "..") or "/" in part or "\\" in part or "\x00" in part:
+                raise ValueError(f"cannot cache under {part!r}: not a plain file name")
         return self._root / function / tag
 
     def get(self, function: str, tag: str) -> Entry | None:
@@ -114,7 +118,7 @@ class DiskStore:
 
     def put(self, function: str, tag: str, entry: Entry) -> int:
         data = encode(entry)
-        directory = self._root / function
+        directory = self._path(function, tag).parent
         directory.mkdir(mode=0o700, parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{tag}.")
         try:
