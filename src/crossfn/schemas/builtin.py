@@ -23,10 +23,13 @@ shared read-only: it is package data, not state.
 from __future__ import annotations
 
 import functools
-import importlib.resources
+import importlib.util
 import json
 import re
+from pathlib import Path
 from typing import Any
+
+from crossfn import errors
 
 __all__ = ["document", "kubernetes_version"]
 
@@ -47,8 +50,17 @@ def document() -> dict[str, Any]:
 
 
 @functools.cache
+def _base() -> Path:
+    """The package's schema directory, found without importing the package (it imports jsonschema)."""
+    spec = importlib.util.find_spec(_PACKAGE)
+    if spec is None or not spec.submodule_search_locations:
+        raise errors.CrossfnError(f"cannot find the {_PACKAGE} package's schemas: is it installed?")
+    return Path(next(iter(spec.submodule_search_locations))) / _DIR
+
+
+@functools.cache
 def _newest_dir() -> str:
-    base = importlib.resources.files(_PACKAGE) / _DIR
+    base = _base()
     versions = []
     for entry in base.iterdir():
         m = _VERSION_DIR.match(entry.name)
@@ -59,7 +71,7 @@ def _newest_dir() -> str:
 
 @functools.cache
 def _document() -> dict[str, Any]:
-    source = importlib.resources.files(_PACKAGE) / _DIR / _newest_dir() / "_definitions.json"
+    source = _base() / _newest_dir() / "_definitions.json"
     defs = json.loads(source.read_bytes())["$defs"]
     schemas = {name: _convert(schema) for name, schema in defs.items()}
     for schema in schemas.values():
