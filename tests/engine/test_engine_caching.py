@@ -185,9 +185,12 @@ def test_TestGarbageCollectFilesNow(tmp_path: Path) -> None:
     past, future = NOW - datetime.timedelta(minutes=1), NOW + datetime.timedelta(minutes=1)
     for fn, tag, deadline in [("a", "1", past), ("a", "2", future), ("b", "3", past), ("b", "4", past), ("b", "5", future)]:
         store.put(fn, tag, stored(deadline))
-    deleted, freed = store.collect_garbage(NOW)
-    assert deleted == 3 and freed > 0, "three of five entries have expired"
+    metrics = RecordingMetrics()
+    runner = _caching.CachingRunner(Counting(rsp()), store=store, clock=Clock(NOW), metrics=metrics)
+    assert runner.collect_garbage() == 3, "three of five entries have expired"
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["2", "5"], "live entries stay"
+    assert metrics.events.count("deletes") == 2 and metrics.events.count("bytes_deleted") == 2, "counted per function"
+    assert _caching.CachingRunner(Counting(rsp())).collect_garbage() == 0, "the memory store has nothing to collect"
 
 
 @pytest.mark.parametrize("function", ["../escape", "a/b", "..", ""])

@@ -130,12 +130,17 @@ class DiskStore:
             raise
         return len(data)
 
-    def collect_garbage(self, now: datetime.datetime) -> tuple[int, int]:
-        """Delete expired or unreadable entries and empty directories; returns (entries, bytes) deleted."""
-        deleted = freed = 0
+    def collect_garbage(self, now: datetime.datetime) -> dict[str, tuple[int, int]]:
+        """Delete expired or unreadable entries and empty directories.
+
+        Returns, per function, the entries and bytes deleted. Crossplane runs
+        this every minute; scheduling it is the caller's.
+        """
+        deleted: dict[str, tuple[int, int]] = {}
         if not self._root.is_dir():
-            return 0, 0
+            return deleted
         for directory in [d for d in self._root.iterdir() if d.is_dir()]:
+            count = freed = 0
             for path in [p for p in directory.iterdir() if p.is_file()]:
                 try:
                     data = path.read_bytes()
@@ -144,10 +149,12 @@ class DiskStore:
                     deadline, data = None, b""
                 if deadline is None or now > deadline:
                     path.unlink(missing_ok=True)
-                    deleted, freed = deleted + 1, freed + len(data)
+                    count, freed = count + 1, freed + len(data)
+            if count:
+                deleted[directory.name] = (count, freed)
             if not any(directory.iterdir()):
                 directory.rmdir()
-        return deleted, freed
+        return deleted
 
 
 def encode(entry: Entry) -> bytes:

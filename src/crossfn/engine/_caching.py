@@ -63,6 +63,26 @@ class CachingRunner:
         self._write(name, tag, req, rsp)
         return rsp
 
+    def collect_garbage(self) -> int:
+        """Delete expired entries if the store can (the disk store); returns how many went.
+
+        Counted as ``…_deletes_total`` and ``…_bytes_deleted_total`` per function.
+        A failure is logged and counted, never raised: the cache is a side concern.
+        """
+        collect = getattr(self._store, "collect_garbage", None)
+        if collect is None:
+            return 0
+        try:
+            deleted: dict[str, tuple[int, int]] = collect(self._clock())
+        except Exception:
+            _log.exception("cannot garbage collect the function response cache")
+            self._metrics.cache("errors", "")
+            return 0
+        for function, (entries, freed) in deleted.items():
+            self._metrics.cache("deletes", function, entries)
+            self._metrics.cache("bytes_deleted", function, freed)
+        return sum(entries for entries, _ in deleted.values())
+
     def _lookup(self, name: str, tag: str) -> fnv1.RunFunctionResponse | None:
         start = time.perf_counter()
         try:
