@@ -22,7 +22,7 @@ def warn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
 
 async def test_prometheus_metrics_use_crossplane_names() -> None:
     registry = prometheus_client.CollectorRegistry()
-    metrics = engine.PrometheusMetrics(registry, function_package="xpkg.example.org/fn")
+    metrics = engine.PrometheusMetrics(registry, packages={"fn": "xpkg.example.org/fn"})
     runner = engine.InProcessRunner({"fn": warn}, metrics=metrics)
     await engine.compose(XR, [engine.PipelineStep("s", "fn")], engine.build_runner(runner), tracer=engine.NoTracer())
     labels = {"function_name": "fn", "function_package": "xpkg.example.org/fn", "grpc_target": "in-process", "grpc_method": ""}

@@ -11,6 +11,7 @@ never fails a call.
 from __future__ import annotations
 
 import logging
+from collections.abc import Mapping
 from typing import Any, Protocol
 
 import prometheus_client as prom
@@ -79,8 +80,13 @@ class PrometheusMetrics:
     here is logged there and never reaches a call.
     """
 
-    def __init__(self, registry: Any, *, function_package: str = "") -> None:
+    def __init__(
+        self, registry: Any, *, function_package: str = "", packages: Mapping[str, str] | None = None
+    ) -> None:
+        """``packages`` maps function names to their package (the ``function_package`` label);
+        names it lacks get ``function_package``."""
         self._package = function_package
+        self._packages = dict(packages or {})
         labels = ["function_name", "function_package", "grpc_target", "grpc_method"]
         self._requests = prom.Counter(
             "function_run_function_request_total", "Total number of RunFunctionRequests sent.", labels,
@@ -114,12 +120,12 @@ class PrometheusMetrics:
         }
 
     def run_started(self, function: str, target: str, method: str) -> None:
-        self._requests.labels(function, self._package, target, method).inc()
+        self._requests.labels(function, self._packages.get(function, self._package), target, method).inc()
 
     def run_finished(
         self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
     ) -> None:
-        labels = (function, self._package, target, method, code, severity)
+        labels = (function, self._packages.get(function, self._package), target, method, code, severity)
         self._responses.labels(*labels).inc()
         self._seconds.labels(*labels).observe(seconds)
 
