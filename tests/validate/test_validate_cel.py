@@ -86,6 +86,20 @@ def _problems(spec: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[v
             id="LowerAscii",
         ),
         pytest.param(
+            "number fields are doubles in CEL even when written as integers.",
+            {"rule": "self.ratio + 0.5 > 1.0", "message": "ratio too small"},
+            {"ratio": 0},
+            ['spec: Invalid value: "object": ratio too small'],
+            id="NumberIsDouble",
+        ),
+        pytest.param(
+            "integer fields are ints in CEL even when written as whole floats.",
+            {"rule": "self.min + 1 == 3"},
+            {"min": 2.0},
+            [],
+            id="IntegerIsInt",
+        ),
+        pytest.param(
             "A runtime error is reported with the rule.",
             {"rule": "self.nothing == 1"},
             {"min": 1},
@@ -102,7 +116,7 @@ def _problems(spec: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[v
     ],
 )
 def test_rules(reason: str, rule: dict[str, Any], spec: dict[str, Any], want: list[str] | None) -> None:
-    problems = _problems(spec, _schema([rule], min=_INT, max=_INT, name=_STR))
+    problems = _problems(spec, _schema([rule], min=_INT, max=_INT, name=_STR, ratio={"type": "number"}))
     assert all(p.origin is validate.Origin.CEL for p in problems), reason
     if want is None:
         assert [p.type for p in problems] == [validate.ErrorType.INTERNAL], reason

@@ -1,7 +1,8 @@
 """``x-kubernetes-validations``: CEL rules, evaluated as the API server evaluates them.
 
 Each rule of a schema node is evaluated with ``self`` bound to the (pruned,
-defaulted) value at that node; a rule that mentions ``oldSelf`` is a
+defaulted) value at that node, its numbers typed by the schema (``number``
+fields are doubles even when written ``2``); a rule that mentions ``oldSelf`` is a
 transition rule and runs only when an old object is given (``--old-resources``)
 and has a value there, unless the rule sets ``optionalOldSelf``. Rules run
 for every element of ``items`` and every value of ``additionalProperties``.
@@ -82,8 +83,35 @@ def _compile(expression: str) -> tuple[Any, bool] | str:
 def check_rules(value: Any, schema: Mapping[str, Any], path: str, *, old: Any = _ABSENT) -> list[_Problem]:
     """Every failed CEL rule of ``value`` under ``schema``, outermost first."""
     out: list[_Problem] = []
-    _walk(value, schema, path, old, out)
+    if old is not _ABSENT:
+        old = _typed(old, schema)
+    _walk(_typed(value, schema), schema, path, old, out)
     return out
+
+
+def _typed(value: Any, schema: Any) -> Any:
+    """``value`` with numbers typed as CEL sees them: ``number`` fields are doubles, ``integer`` fields ints.
+
+    YAML gives ``2`` for a ``number`` field; the API server's CEL sees
+    ``2.0``, and CEL does not mix ints and doubles in arithmetic.
+    """
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        props = schema.get("properties")
+        props = props if isinstance(props, dict) else {}
+        extra = schema.get("additionalProperties")
+        return {k: _typed(v, props.get(k, extra)) for k, v in value.items()}
+    if isinstance(value, list):
+        items = schema.get("items")
+        return [_typed(v, items) for v in value]
+    if isinstance(value, bool):
+        return value
+    kind = schema.get("type")
+    if kind == "number" and isinstance(value, int):
+        return float(value)
+    if kind == "integer" and isinstance(value, float) and value.is_integer():
+        return int(value)
+    return value
 
 
 def _walk(value: Any, schema: Mapping[str, Any], path: str, old: Any, out: list[_Problem]) -> None:
