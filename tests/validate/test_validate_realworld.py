@@ -115,3 +115,22 @@ def test_provider_defaults_applied_before_cel(schemas: store.SchemaStore) -> Non
 
 def test_unknown_kind_is_none(schemas: store.SchemaStore) -> None:
     assert validate.validate_resource({"apiVersion": "x.io/v1", "kind": "Nope"}, schemas) is None
+
+
+def test_openapi_document_kind() -> None:
+    from crossfn.schemas import openapi
+
+    s = store.SchemaStore.from_objects(openapi.load_documents(DATA / "openapi"), builtins=False)
+    widget = {
+        "apiVersion": "example.org/v1",
+        "kind": "Widget",
+        "metadata": {"name": "w", "ownerReferences": [{"apiVersion": "v1", "kind": "X", "name": "x"}]},
+        "spec": {"size": 0, "colour": "red"},
+    }
+    problems = validate.validate_resource(widget, s)
+    assert problems is not None
+    assert [p.message for p in problems] == [
+        "metadata.ownerReferences[0].uid: Required value",
+        "spec.size: Invalid value: 0: spec.size in body should be greater than or equal to 1",
+        'spec.colour: Invalid value: "colour": unknown field: "colour"',
+    ], "a published schema validates through allOf-wrapped refs; metadata's fields are checked, not pruned"
