@@ -353,6 +353,12 @@ def test_published_allof_properties_are_known() -> None:
         pytest.param("Whole floats print as integers.", 3.0, "3", id="WholeFloat"),
         pytest.param("Fractions print shortest.", 0.5, "0.5", id="Float"),
         pytest.param("Large floats use Go's exponent form.", 1e21, "1e+21", id="Exponent"),
+        pytest.param(
+            "Small floats keep their shortest digits.", 1.23456789e-7, "1.23456789e-07", id="SmallExponent"
+        ),
+        pytest.param(
+            "Large whole floats print in full below 1e21.", 1e20, "100000000000000000000", id="LargeWhole"
+        ),
         pytest.param("Booleans are bare.", True, "true", id="Bool"),
         pytest.param(
             "Lists are %#v.", [1, "a", None], '[]interface {}{1, "a", interface {}(nil)}', id="List"

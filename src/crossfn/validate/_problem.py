@@ -113,17 +113,18 @@ def go_value(value: Any) -> str:
 
 
 def _go_float(f: float) -> str:
-    """Go's ``%v`` of a float64: shortest repr, exponent form outside [1e-4, 1e21)."""
+    """Go's ``%v`` of a float64: shortest digits, exponent form below 1e-4 and from 1e21.
+
+    Python's ``repr`` has the same shortest digits and exponent spelling
+    (``1e-05``, ``1e+21``); it only switches to exponents earlier (1e16),
+    where every float is whole and printed as an integer here.
+    """
     if math.isinf(f):
         return "+Inf" if f > 0 else "-Inf"
     if math.isnan(f):
         return "NaN"
-    if f == int(f) and abs(f) < 1e21:
+    if f.is_integer() and abs(f) < 1e21:
         return str(int(f))
-    if abs(f) < 1e-4 or abs(f) >= 1e21:
-        mantissa, exp = f"{f:e}".split("e")
-        mantissa = repr(float(mantissa)).rstrip("0").rstrip(".")
-        return f"{mantissa}e{int(exp):+03d}"
     return repr(f)
 
 
