@@ -676,3 +676,30 @@ async def test_TestAsState_Success() -> None:
     assert resource.struct_to_dict(state.composite.resource) == xr(), "the whole XR is observed"
     assert resource.struct_to_dict(state.resources["cool"].resource) == observed, "keyed by composition resource name"
     assert dict(state.resources["cool"].connection_details) == {"key": b"value"}, "with its connection details"
+
+
+async def test_seeded_requirements_resolve_in_one_call() -> None:
+    calls: list[fnv1.RunFunctionRequest] = []
+
+    class Source(engine.NoResources):
+        async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+            if kind == "Nope":
+                raise RuntimeError("forbidden")
+            return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name}}
+
+    sources = engine.Sources(resources=Source())
+    step = [engine.PipelineStep(STEP, "fn")]
+
+    def fn_ok(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        calls.append(req)
+        rsp.requirements.resources["cfg"].CopyFrom(fnv1.ResourceSelector(api_version="v1", kind="ConfigMap", match_name="cfg"))
+
+    runner = engine.build_runner(engine.InProcessRunner({"fn": fn_ok}), sources=sources)
+    first = await engine.compose(xr(), step, runner, sources=sources, tracer=engine.NoTracer())
+    assert len(calls) == 2, "without a seed the function asks, then receives"
+    calls.clear()
+    seed = dict(first.pipeline.requirements)
+    seed[STEP].resources["gone"].CopyFrom(fnv1.ResourceSelector(api_version="v1", kind="Nope", match_name="x"))
+    await engine.compose(xr(), step, runner, sources=sources, tracer=engine.NoTracer(), seed=seed)
+    assert len(calls) == 1, "seeded with last reconcile's requirements, one call suffices (HEAD)"
+    assert "cfg" in calls[0].required_resources and "gone" not in calls[0].required_resources, "seed errors are ignored"

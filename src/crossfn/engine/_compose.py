@@ -126,12 +126,15 @@ async def compose(
     trace_id: str | None = None,
     rng: random.Random | None = None,
     composition_name: str = "",
+    seed: Mapping[str, fnv1.Requirements] | None = None,
 ) -> _model.CompositionResult:
     """Run ``pipeline`` for ``xr`` and decide the composite's and composed resources' desired state.
 
     ``xr_connection_details`` are sent only for legacy XRs (§5.4). A fatal
     result returns early with :attr:`CompositionResult.fatal` set and no
     composed resources; other failures raise a :class:`~crossfn.errors.CrossfnError`.
+    ``seed`` is the last reconcile's ``result.pipeline.requirements`` (see
+    :func:`~crossfn.engine.run_pipeline`).
     """
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
@@ -143,7 +146,7 @@ async def compose(
     state = _observed_state(xr, seen, (xr_connection_details or {}) if legacy else {})
     run = await _pipeline.run_pipeline(
         state, pipeline, runner, context=context, sources=sources, options=options,
-        clock=clock, tracer=tracer, trace_id=trace_id, composition_name=composition_name,
+        clock=clock, tracer=tracer, trace_id=trace_id, composition_name=composition_name, seed=seed,
     )  # fmt: skip
     if run.fatal is not None:
         return _model.CompositionResult(pipeline=run, composite={}, events=run.events)

@@ -69,6 +69,7 @@ async def run_pipeline(
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
     composition_name: str = "",
+    seed: Mapping[str, fnv1.Requirements] | None = None,
 ) -> _model.PipelineRun:
     """Run ``steps`` in order against ``observed`` and return what they produced.
 
@@ -78,7 +79,10 @@ async def run_pipeline(
     :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
     to OpenTelemetry spans when it is installed; ``trace_id`` to a new UUID
     (one per reconcile, as Crossplane's inspector). ``composition_name`` only
-    labels what the pipeline inspector emits.
+    labels what the pipeline inspector emits. ``seed`` is the previous run's
+    :attr:`PipelineRun.requirements`: each step's required resources are
+    fetched up front (HEAD's dependency tracker), so a function whose
+    requirements have not changed is called once; seed fetch errors are ignored.
     """
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
@@ -91,7 +95,7 @@ async def run_pipeline(
     req = fnv1.RunFunctionRequest()
     req.observed.CopyFrom(observed)
     for index, step in enumerate(steps):
-        await _build_request(req, step, state, sources, options)
+        await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
         try:
             with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
@@ -128,9 +132,11 @@ async def _build_request(
     state: _State,
     sources: _sources.Sources,
     options: _options.ComposeOptions,
+    *,
+    seed: fnv1.Requirements | None = None,
 ) -> None:
     """Make ``req`` (which holds ``observed``) the request for ``step``: the previous
-    desired state and context, input, credentials, bootstrap requirements, meta."""
+    desired state and context, input, credentials, bootstrap and seeded requirements, meta."""
     for field in _PER_STEP_FIELDS:
         req.ClearField(field)
     if state.desired is not None:
@@ -154,6 +160,8 @@ async def _build_request(
                 f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}: {exc}"
             ) from exc
         req.required_resources[rr.requirement_name].CopyFrom(found)
+    if seed is not None:
+        await _seed(req, seed, sources, options)
     for rs in step.required_schemas:
         sel = fnv1.SchemaSelector(api_version=rs.api_version, kind=rs.kind)
         try:
@@ -169,6 +177,24 @@ async def _build_request(
     if tag:
         req.meta.tag = tag
     req.meta.capabilities.extend(CAPABILITIES)
+
+
+async def _seed(
+    req: fnv1.RunFunctionRequest, seed: fnv1.Requirements, sources: _sources.Sources, options: _options.ComposeOptions
+) -> None:
+    """Pre-fetch what the step required last time (§2.3 seeding): best effort, bootstrap wins."""
+    for group in (seed.resources, seed.extra_resources):
+        for name, sel in group.items():
+            if name in req.required_resources:
+                continue
+            try:
+                found = await _required.fetch_resources(
+                    sources.resources, sel, classic=options.classic_required_resources
+                )
+            except errors.CrossfnError:
+                _log.debug("cannot seed required resources %r; the function will ask again", name)
+                continue
+            req.required_resources[name].CopyFrom(found)
 
 
 def _input(step: _model.PipelineStep) -> Any:
