@@ -26,7 +26,7 @@ Entry points
 
 :func:`build_runner`
     Wraps a transport runner in the requirements loop and, optionally, the
-    response cache, in Crossplane's order.
+    response cache and the pipeline inspector, in Crossplane's order.
 
 Runners (the :class:`FunctionRunner` protocol, one async method
 ``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
@@ -49,7 +49,8 @@ How render calls it (classic contract, §3.5)::
 
 How a controller calls it: ``ComposeOptions.controller(schema)``, sources
 backed by an API client, a runner built once (its cache and channels live
-across reconciles); then it applies ``resource_refs_patch``, each
+across reconciles), and last reconcile's ``result.pipeline.requirements`` as
+``seed``; then it applies ``resource_refs_patch``, each
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
 status subresource, and writes the conditions and emits the events
 :func:`reconcile_status` derives from the result (§2.17).
