@@ -73,6 +73,7 @@ from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._grpc import GrpcRunner, TlsConfig
 from crossfn.engine._inprocess import InProcessRunner
 from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
+from crossfn.engine._inspector_socket import SocketInspector
 from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner
 from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
 from crossfn.engine._model import (
@@ -157,6 +158,7 @@ __all__ = [
     "ResponseStore",
     "RunFunction",
     "SchemaSource",
+    "SocketInspector",
     "Sources",
     "StepCredential",
     "StepMeta",
