@@ -84,7 +84,7 @@ async def test_TestSocketPipelineInspector_GRPCCallFails(sidecar: tuple[Sidecar,
     car, path = sidecar
     car.fail = True
     inspector = _inspector_socket.SocketInspector(path)
-    with pytest.raises(errors.CrossfnError, match="cannot emit to pipeline inspector: rpc error: code = UNAVAILABLE"):
+    with pytest.raises(errors.CrossfnError, match="cannot emit to pipeline inspector: rpc error: code = Unavailable desc = sidecar down"):
         await inspector.emit_request(b"{}", META)
     await inspector.aclose()
 

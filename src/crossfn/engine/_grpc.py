@@ -28,7 +28,7 @@ from crossfn import errors
 from crossfn.engine import _metrics
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
-__all__ = ["METHOD_V1", "METHOD_V1BETA1", "GrpcRunner", "TlsConfig"]
+__all__ = ["METHOD_V1", "METHOD_V1BETA1", "GrpcRunner", "TlsConfig", "go_code"]
 
 _log = logging.getLogger("crossfn.engine.grpc")
 
@@ -51,7 +51,7 @@ class TlsConfig:
     """Override the name checked against the server certificate (its SAN)."""
 
 
-def _go_code(code: grpc.StatusCode) -> str:
+def go_code(code: grpc.StatusCode) -> str:
     """A status code as Go prints it: ``DEADLINE_EXCEEDED`` -> ``DeadlineExceeded``."""
     return "".join(part.capitalize() for part in code.name.split("_"))
 
@@ -167,7 +167,7 @@ class GrpcRunner:
             raw: bytes = await ch.unary_unary(method)(data, timeout=self._timeout, wait_for_ready=self._wait)
         except grpc.aio.AioRpcError as exc:
             self._metrics.run_finished(
-                name, target=target, method=method, code=_go_code(exc.code()), severity="",
+                name, target=target, method=method, code=go_code(exc.code()), severity="",
                 seconds=time.perf_counter() - start,
             )
             raise
@@ -187,5 +187,5 @@ class GrpcRunner:
 def _translate(name: str, exc: grpc.aio.AioRpcError) -> errors.FunctionRunError:
     """Crossplane's text for a failed call: ``cannot run Function "x": rpc error: code = … desc = …``."""
     return errors.FunctionRunError(
-        f"cannot run Function {errors.quote(name)}: rpc error: code = {_go_code(exc.code())} desc = {exc.details()}"
+        f"cannot run Function {errors.quote(name)}: rpc error: code = {go_code(exc.code())} desc = {exc.details()}"
     )

@@ -19,7 +19,7 @@ import grpc.aio
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2
 
 from crossfn import errors
-from crossfn.engine import _inspected
+from crossfn.engine import _grpc, _inspected
 
 __all__ = ["DEFAULT_SOCKET", "METHOD_EMIT_REQUEST", "METHOD_EMIT_RESPONSE", "SocketInspector", "messages"]
 
@@ -131,7 +131,7 @@ class SocketInspector:
             await self._ch().unary_unary(method)(data)
         except grpc.aio.AioRpcError as exc:
             raise errors.CrossfnError(
-                f"cannot emit to pipeline inspector: rpc error: code = {exc.code().name} desc = {exc.details()}"
+                f"cannot emit to pipeline inspector: rpc error: code = {_grpc.go_code(exc.code())} desc = {exc.details()}"
             ) from exc
 
     async def emit_request(self, request: bytes, meta: _inspected.StepMeta) -> None:
