@@ -220,3 +220,17 @@ async def test_closed_channel_is_redialled(v1_server: tuple[V1, str]) -> None:
     assert rsp.meta.tag == "again", "a channel closed elsewhere is dialled again"
     assert await runner.channel("fn") is not ch, "the closed channel is replaced"
     await runner.aclose()
+
+
+@pytest.mark.parametrize(
+    ("code", "want"),
+    [
+        pytest.param(grpc.StatusCode.OK, "OK", id="OK"),
+        pytest.param(grpc.StatusCode.CANCELLED, "Canceled", id="Canceled"),
+        pytest.param(grpc.StatusCode.DEADLINE_EXCEEDED, "DeadlineExceeded", id="DeadlineExceeded"),
+        pytest.param(grpc.StatusCode.UNIMPLEMENTED, "Unimplemented", id="Unimplemented"),
+        pytest.param(grpc.StatusCode.RESOURCE_EXHAUSTED, "ResourceExhausted", id="ResourceExhausted"),
+    ],
+)
+def test_go_code_names(code: grpc.StatusCode, want: str) -> None:
+    assert engine._grpc.go_code(code) == want, "status codes read as Go prints them"

@@ -52,8 +52,12 @@ class TlsConfig:
 
 
 def go_code(code: grpc.StatusCode) -> str:
-    """A status code as Go prints it: ``DEADLINE_EXCEEDED`` -> ``DeadlineExceeded``."""
-    return "".join(part.capitalize() for part in code.name.split("_"))
+    """A status code as Go's ``codes.Code.String()`` prints it: ``DEADLINE_EXCEEDED`` -> ``DeadlineExceeded``."""
+    return _GO_CODE_EXCEPTIONS.get(code) or "".join(part.capitalize() for part in code.name.split("_"))
+
+
+_GO_CODE_EXCEPTIONS = {grpc.StatusCode.OK: "OK", grpc.StatusCode.CANCELLED: "Canceled"}
+"""Where Go's names are not the CamelCase of Python's: Go spells it ``OK`` and ``Canceled``."""
 
 
 class GrpcRunner:
