@@ -703,3 +703,15 @@ async def test_seeded_requirements_resolve_in_one_call() -> None:
     await engine.compose(xr(), step, runner, sources=sources, tracer=engine.NoTracer(), seed=seed)
     assert len(calls) == 1, "seeded with last reconcile's requirements, one call suffices (HEAD)"
     assert "cfg" in calls[0].required_resources and "gone" not in calls[0].required_resources, "seed errors are ignored"
+
+
+async def test_run_pipeline_without_observed_state() -> None:
+    seen: list[fnv1.RunFunctionRequest] = []
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        seen.append(req)
+
+    runner = engine.build_runner(engine.InProcessRunner({"fn": fn}))
+    await engine.run_pipeline(None, [engine.PipelineStep("op", "fn")], runner, tracer=engine.NoTracer())
+    assert not seen[0].HasField("observed"), "an Operation's request has no observed state"
+    assert seen[0].HasField("desired") and seen[0].HasField("context"), "desired and context still start present and empty"

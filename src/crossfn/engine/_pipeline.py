@@ -58,7 +58,7 @@ class _State:
 
 
 async def run_pipeline(
-    observed: fnv1.State,
+    observed: fnv1.State | None,
     steps: Sequence[_model.PipelineStep],
     runner: _runner.FunctionRunner,
     *,
@@ -72,6 +72,8 @@ async def run_pipeline(
     seed: Mapping[str, fnv1.Requirements] | None = None,
 ) -> _model.PipelineRun:
     """Run ``steps`` in order against ``observed`` and return what they produced.
+
+    ``observed`` ``None`` sends no observed state at all, as Operations do.
 
     ``context`` seeds the first step's context (classic render's
     ``--context-values``; the controller passes nothing). A fatal result ends
@@ -93,7 +95,8 @@ async def run_pipeline(
     # and copying it is much of a step's cost. Runners may not keep a request
     # past the call (see FunctionRunner), so reusing it is safe.
     req = fnv1.RunFunctionRequest()
-    req.observed.CopyFrom(observed)
+    if observed is not None:
+        req.observed.CopyFrom(observed)
     for index, step in enumerate(steps):
         await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
