@@ -2,6 +2,7 @@
 
 import datetime
 import json
+import tempfile
 from collections.abc import AsyncIterator
 from pathlib import Path
 from typing import Any
@@ -48,15 +49,17 @@ class Sidecar:
 
 
 @pytest.fixture
-async def sidecar(tmp_path: Path) -> AsyncIterator[tuple[Sidecar, str]]:
+async def sidecar() -> AsyncIterator[tuple[Sidecar, str]]:
     car = Sidecar()
     server = grpc.aio.server()
     server.add_generic_rpc_handlers((car.handler(),))
-    path = str(tmp_path / "socket")
-    server.add_insecure_port(f"unix://{path}")
-    await server.start()
-    yield car, path
-    await server.stop(None)
+    # Unix socket paths are limited to about 100 bytes: keep the directory short.
+    with tempfile.TemporaryDirectory(prefix="xfn", dir="/tmp" if Path("/tmp").is_dir() else None) as d:
+        path = str(Path(d) / "s")
+        server.add_insecure_port(f"unix://{path}")
+        await server.start()
+        yield car, path
+        await server.stop(None)
 
 
 async def test_TestSocketPipelineInspectorEmitRequest_SuccessfulEmission(sidecar: tuple[Sidecar, str]) -> None:
