@@ -37,11 +37,15 @@ if args[0] == "run":
         port = s.getsockname()[1]
     proc = subprocess.Popen([{python!r}, "function.py", "--insecure", f"--address=127.0.0.1:{{port}}"],
                             cwd={example!r}, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    cid = f"c{{proc.pid}}"
+    cid = args[args.index("--name") + 1] if "--name" in args else f"c{{proc.pid}}"
     db[cid] = {{"pid": proc.pid, "port": port}}
     print(cid)
 elif args[0] == "port":
     print(f"127.0.0.1:{{db[args[1]]['port']}}")
+elif args[0] == "inspect":
+    if args[-1] not in db:
+        sys.exit("Error: No such object: " + args[-1])
+    print("true")
 elif args[0] in ("rm", "stop"):
     os.kill(db[args[-1]]["pid"], signal.SIGTERM)
 json.dump(db, open(state, "w"))
@@ -123,9 +127,32 @@ async def test_docker_runtime(
     runs = [c for c in calls if c[0] == "run"]
     assert runs == [want_run], reason
     if annotations.get("render.crossplane.io/runtime-docker-pull-policy") == "Always":
-        assert calls[0] == ["pull", "example/other:v2"], "Always pulls before run"
+        assert calls[calls.index(want_run) - 1] == ["pull", "example/other:v2"], "Always pulls right before run"
     cleanup = [c for c in calls if c[0] in ("rm", "stop")]
     assert len(cleanup) == 1 and cleanup[0][: len(want_cleanup)] == want_cleanup, reason
+    if "render.crossplane.io/runtime-docker-name" in annotations:
+        assert calls[0][0] == "inspect", "a named container is looked up first, to be reused"
+
+
+async def test_docker_reuses_a_named_container(tmp_path: Path, fake_docker: tuple[Path, Path]) -> None:
+    """An existing container with the annotated name is reused, not run again (Orphan keeps it for the next render)."""
+    script, log = fake_docker
+    fn = _function({"render.crossplane.io/runtime-docker-name": "greet",
+                    "render.crossplane.io/runtime-docker-cleanup": "Orphan"})  # fmt: skip
+    loop = asyncio.get_running_loop()
+    targets = []
+    for _ in range(2):
+        started = _runtimes.Started(
+            _runtimes.plan([fn]), cwd=tmp_path, docker=str(script), docker_reachable=lambda: True
+        )
+        await started.start(loop.time() + 30)
+        targets.append(started.targets["function-greet"])
+        await started.stop()
+    calls = [json.loads(line)[0] for line in log.read_text().splitlines()]
+    assert calls.count("run") == 1, "the second render found the container by name"
+    assert targets[0] == targets[1]
+    for c in json.loads((tmp_path / "state.json").read_text()).values():
+        os.kill(c["pid"], signal.SIGTERM)
 
 
 async def test_docker_orphan_leaves_the_container(tmp_path: Path, fake_docker: tuple[Path, Path]) -> None:

@@ -322,6 +322,27 @@ class Started:
                 f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
                 "(a local command) or Development (an already running function); see docs/render.md"
             )
+        container = await self._existing_container(d.name) if d.name else None
+        if container is None:
+            container = await self._run_container(d)
+        self._containers.append((container, d))
+        published = (await self._docker_cli("port", container, "9443/tcp")).splitlines()[0].strip()
+        host, _, port = published.rpartition(":")
+        target = f"{d.target_host or host}:{port}"
+        await _wait_serving(target, deadline, None, who)
+        return target
+
+    async def _existing_container(self, name: str) -> str | None:
+        """A container of that name, started if it was stopped, or ``None``: Crossplane reuses named containers."""
+        try:
+            running = (await self._docker_cli("inspect", "--format", "{{.State.Running}}", name)).strip()
+        except errors.FunctionRunError:
+            return None
+        if running != "true":
+            await self._docker_cli("start", name)
+        return name
+
+    async def _run_container(self, d: Docker) -> str:
         if d.pull_policy == "Always":
             await self._docker_cli("pull", d.image)
         args = ["run", "-d", "-p", f"{d.publish_address}::9443/tcp", f"--pull={_PULL[d.pull_policy]}"]
@@ -329,13 +350,7 @@ class Started:
             args += ["--name", d.name]
         for e in d.env:
             args += ["-e", e]
-        container = (await self._docker_cli(*args, d.image, "--insecure")).strip()
-        self._containers.append((container, d))
-        published = (await self._docker_cli("port", container, "9443/tcp")).splitlines()[0].strip()
-        host, _, port = published.rpartition(":")
-        target = f"{d.target_host or host}:{port}"
-        await _wait_serving(target, deadline, None, who)
-        return target
+        return (await self._docker_cli(*args, d.image, "--insecure")).strip()
 
     async def _docker_cli(self, *args: str) -> str:
         proc = await asyncio.create_subprocess_exec(

@@ -503,7 +503,9 @@ class _Emitter:
 
     def double_quoted(self, text: str, indent: int, breaks: bool) -> None:
         self.indicator('"', need_ws=True)
-        if _SIMPLE.fullmatch(text) and (not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH):
+        if _SIMPLE.fullmatch(text) and (
+            not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH
+        ):
             self.put(text)
             self.indicator('"', need_ws=False)
             self.whitespace = False
