@@ -177,8 +177,8 @@ def _write(table: str, repeat: int) -> None:
         f"then {STEPS} pass-through steps, observed state holding the same resources; per-step time is the\n"
         "difference from the one-step pipeline divided by the step count, and the engine overhead is that minus\n"
         "the pass-through function's own cost. Target: engine overhead ≤ 0.5 ms per step at 10 composed resources.\n"
-        f"Measured with `python benchmarks/engine.py` (best of {repeat} runs, so that other load on the machine\n"
-        f"does not count) on "
+        f"Measured with `python benchmarks/engine.py` (process CPU time, best of {repeat} runs, so that other load\n"
+        f"on the machine does not count) on "
         f"Python {platform.python_version()}, {platform.machine()}.\n\n{table}\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
