@@ -154,6 +154,23 @@ async def test_classic_fetch_ignores_namespace_and_sorts_by_name() -> None:
             fnv1.ResourceSelector(api_version="v1", kind="Foo", match_labels=fnv1.MatchLabels()),
             "Empty non-nil labels set match_labels with no labels.", id="OperationSelectorWithEmptyLabels",
         ),
+        pytest.param(_model.RequiredResource("r", "v1", "Foo"), fnv1.ResourceSelector(api_version="v1", kind="Foo"), "Operations share the converter.", id="BasicOperationSelector"),
+        pytest.param(_model.RequiredResource("r", "v1", "Foo", name="n"), fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="n"), "A name becomes match_name.", id="OperationSelectorWithName"),
+        pytest.param(
+            _model.RequiredResource("r", "v1", "Foo", match_labels={"a": "b"}),
+            fnv1.ResourceSelector(api_version="v1", kind="Foo", match_labels=fnv1.MatchLabels(labels={"a": "b"})),
+            "Labels become match_labels.", id="OperationSelectorWithLabels",
+        ),
+        pytest.param(
+            _model.RequiredResource("r", "v1", "Foo", name="n", namespace="ns"),
+            fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="n", namespace="ns"),
+            "Name and namespace are carried over.", id="OperationSelectorWithNameAndNamespace",
+        ),
+        pytest.param(
+            _model.RequiredResource("r", "v1", "Foo", match_labels={"a": "b"}, namespace="ns"),
+            fnv1.ResourceSelector(api_version="v1", kind="Foo", match_labels=fnv1.MatchLabels(labels={"a": "b"}), namespace="ns"),
+            "Labels and namespace are carried over.", id="OperationSelectorWithLabelsAndNamespace",
+        ),
     ],
 )
 def test_TestToProtobufResourceSelector(rr: _model.RequiredResource, want: fnv1.ResourceSelector, reason: str) -> None:
