@@ -64,6 +64,11 @@ GOOD = Discovery({"apis/apps/v1": json.dumps(APPS).encode(), "api/v1": json.dump
         pytest.param(GOOD, "apps/v1", "DeleteOptions", None, "Entries with several GVKs are skipped.", id="MultiGVKSchemaSkipped"),
         pytest.param(GOOD, "v1", "Pod", {"type": "object", "x-kubernetes-group-version-kind": gvk("", "v1", "Pod")}, "The core group lives at api/v1.", id="SuccessCoreGVK"),
         pytest.param(
+            Discovery({"apis/apps/v1": json.dumps(doc(StatefulSet={"type": "object", "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet")})).encode()}),
+            "apps/v1", "StatefulSet", {"type": "object", "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet")},
+            "Other groups live at apis/<group>/<version>.", id="SuccessNonCoreGVK",
+        ),
+        pytest.param(
             Discovery({"api/v1": json.dumps(doc(
                 Pod={"x-kubernetes-group-version-kind": gvk("", "v1", "Pod"), "properties": {"metadata": {"$ref": "#/components/schemas/OwnerReference"}}},
                 OwnerReference=OWNER_REFERENCE,
