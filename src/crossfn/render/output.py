@@ -18,8 +18,9 @@ the bytes users see (and diff in CI) follow go-yaml v2's rules, not PyYAML's:
   indented.
 
 This module is a small emitter of exactly that, written from libyaml's
-documented emitter rules; PyYAML cannot be configured to match them. It is pure
-(no I/O) and its functions take plain JSON-like data.
+documented emitter rules; PyYAML cannot be configured to match them. Which
+strings need quotes, how floats print and how keys sort live in ``_goyaml``.
+It is pure (no I/O) and its functions take plain JSON-like data.
 
 Known limit: a map key longer than 128 characters or containing a line break
 uses YAML's explicit ``? key`` form, as go-yaml does; such keys do not occur in
@@ -29,11 +30,11 @@ Kubernetes objects and are only lightly tested.
 from __future__ import annotations
 
 import json
-import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
+
+from crossfn.render import _goyaml
 
 __all__ = ["to_json", "to_yaml", "yaml_stream"]
 
@@ -43,128 +44,11 @@ _MAX_SIMPLE_KEY = 128
 
 _PLAIN, _SINGLE, _DOUBLE, _LITERAL = "plain", "single", "double", "literal"
 
-# --- what an unquoted scalar would resolve to (go-yaml v2 resolve.go) --------
-
-_RESOLVE_MAP = frozenset(
-    [
-        "y",
-        "Y",
-        "yes",
-        "Yes",
-        "YES",
-        "true",
-        "True",
-        "TRUE",
-        "on",
-        "On",
-        "ON",
-        "n",
-        "N",
-        "no",
-        "No",
-        "NO",
-        "false",
-        "False",
-        "FALSE",
-        "off",
-        "Off",
-        "OFF",
-        "~",
-        "null",
-        "Null",
-        "NULL",
-        ".nan",
-        ".NaN",
-        ".NAN",
-        ".inf",
-        ".Inf",
-        ".INF",
-        "+.inf",
-        "+.Inf",
-        "+.INF",
-        "-.inf",
-        "-.Inf",
-        "-.INF",
-    ]
-) | {""}
-_HINTS = {"+": "S", "-": "S", ".": "."} | dict.fromkeys("0123456789", "D") | dict.fromkeys("yYnNtTfFoO~", "M")
-_GO_INT = re.compile(r"[-+]?(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]*|[1-9][0-9]*)")
-_YAML_FLOAT = re.compile(r"[-+]?(\.[0-9]+|[0-9]+(\.[0-9]*)?)([eE][-+]?[0-9]+)?")
-_DOT_FLOAT = re.compile(r"\.[0-9]+([eE][-+]?[0-9]+)?")
-_BASE60_FLOAT = re.compile(r"[-+]?[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?")
-_DATE = r"([0-9]{4})-([0-9]{1,2})-([0-9]{1,2})"
-_CLOCK = r"([0-9]{1,2}):([0-9]{1,2}):([0-9]{1,2})(?:[.,][0-9]+)?"
-_TIMESTAMPS = (
-    re.compile(_DATE + r"[Tt]" + _CLOCK + r"(?:Z|[-+][0-9]{2}:[0-9]{2})"),
-    re.compile(_DATE + r" " + _CLOCK),
-    re.compile(_DATE),
-)
-
-
-def _is_go_int(plain: str) -> bool:
-    """Whether Go's ``ParseInt(s, 0, 64)`` or ``ParseUint(s, 0, 64)`` accepts ``plain``."""
-    if not _GO_INT.fullmatch(plain):
-        return False
-    body = plain.lstrip("+-")
-    prefix = body[:2].lower()
-    if prefix in ("0x", "0o", "0b"):
-        value = int(body[2:], {"0x": 16, "0o": 8, "0b": 2}[prefix])
-    else:
-        value = int(body, 8 if len(body) > 1 and body[0] == "0" else 10)
-    if plain[0] == "-":
-        value = -value
-    if -(2**63) <= value < 2**63:
-        return True
-    return plain[0] not in "+-" and value < 2**64  # ParseUint takes no sign
-
-
-def _days_in_month(year: int, month: int) -> int:
-    if month == 2:
-        return 29 if year % 4 == 0 and (year % 100 != 0 or year % 400 == 0) else 28
-    return 30 if month in (4, 6, 9, 11) else 31
-
-
-def _is_timestamp(s: str) -> bool:
-    """Whether go-yaml's ``parseTimestamp`` (Go ``time.Parse`` with its four layouts) accepts ``s``."""
-    for pattern in _TIMESTAMPS:
-        m = pattern.fullmatch(s)
-        if m is None:
-            continue
-        year, month, day = int(m[1]), int(m[2]), int(m[3])
-        if not (1 <= month <= 12 and 1 <= day <= _days_in_month(year, month)):
-            return False
-        if m.lastindex and m.lastindex >= 6:
-            return int(m[4]) < 24 and int(m[5]) < 60 and int(m[6]) < 60
-        return True
-    return False
-
-
-def _resolves_to_non_string(s: str) -> bool:
-    """Whether go-yaml would read ``s``, written unquoted, as anything but a string."""
-    hint = _HINTS.get(s[:1], "N" if not s else "")
-    if not hint:
-        return False
-    if s in _RESOLVE_MAP:
-        return True
-    if hint == ".":
-        return bool(_DOT_FLOAT.fullmatch(s))
-    if hint in "DS":
-        if hint == "D" and _is_timestamp(s):
-            return True
-        plain = s.replace("_", "")
-        if plain and _is_go_int(plain):
-            return True
-        if _YAML_FLOAT.fullmatch(plain):
-            return not math.isinf(float(plain))
-    return False
-
-
 # --- scalar analysis (libyaml yaml_emitter_analyze_scalar) ----------------------
 
 _BREAKS = "\n\r\x85\u2028\u2029"
 _SIMPLE = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9_./ -]*[A-Za-z0-9_./-])?")
 """Strings that start with an alphanumeric and hold no indicator, break or edge space: always plain-safe."""
-_LETTERS = re.compile(r"[A-Za-z]*")
 
 
 def _printable(ch: str) -> bool:
@@ -232,43 +116,6 @@ class _Analysis:
             self.plain = False
 
 
-# --- numbers as Go prints them ---------------------------------------------------
-
-
-def _go_float(f: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 64)``, with go-yaml's spellings of infinities and NaN.
-
-    Go picks the shortest digits that round-trip (as Python's ``repr`` does),
-    then uses exponent form when the decimal exponent is below -4 or at least
-    6; ``%e`` writes at least two exponent digits.
-    """
-    if math.isnan(f):
-        return ".nan"
-    if math.isinf(f):
-        return ".inf" if f > 0 else "-.inf"
-    if f == 0:
-        return "-0" if math.copysign(1, f) < 0 else "0"
-    mantissa, _, exp_text = repr(abs(f)).partition("e")
-    int_part, _, frac = mantissa.partition(".")
-    all_digits = int_part + frac
-    stripped = all_digits.lstrip("0")
-    # The decimal point sits after int_part, shifted by the exponent and by the leading zeros removed.
-    point = len(int_part) + int(exp_text or 0) - (len(all_digits) - len(stripped))
-    digits = stripped.rstrip("0")
-    exponent = point - 1
-    sign = "-" if f < 0 else ""
-    if exponent < -4 or exponent >= 6:
-        tail = digits[1:]
-        return (
-            f"{sign}{digits[0]}{'.' + tail if tail else ''}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-        )
-    if exponent < 0:
-        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    whole = digits[: exponent + 1].ljust(exponent + 1, "0")
-    frac = digits[exponent + 1 :]
-    return f"{sign}{whole}{'.' + frac if frac else ''}"
-
-
 def _scalar(value: object) -> tuple[str, str]:
     """The text of a scalar and the style go-yaml asks the emitter for."""
     if value is None:
@@ -283,76 +130,12 @@ def _scalar(value: object) -> tuple[str, str]:
         # The Kubernetes JSON round trip turns whole numbers into int64.
         if value.is_integer() and -(2**63) <= value < 2**63:
             return str(int(value)), _PLAIN
-        return _go_float(value), _PLAIN
+        return _goyaml.go_float(value), _PLAIN
     if isinstance(value, str):
         if "\n" in value:
             return value, _LITERAL
-        plain_ok = not _resolves_to_non_string(value) and not _BASE60_FLOAT.fullmatch(value)
-        return value, _PLAIN if plain_ok else _DOUBLE
+        return value, _DOUBLE if _goyaml.needs_quotes(value) else _PLAIN
     raise TypeError(f"cannot write {type(value).__name__} as YAML")
-
-
-# --- natural key order (go-yaml v2 sorter.go keyList.Less) ------------------------
-
-
-def _is_letter(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("L")
-
-
-def _is_digit(ch: str) -> bool:
-    return unicodedata.category(ch) == "Nd"
-
-
-def _key_less(a: str, b: str) -> bool:
-    """go-yaml's key order: runs of digits compare as numbers, non-letters before letters."""
-    for i in range(min(len(a), len(b))):
-        ca, cb = a[i], b[i]
-        if ca == cb:
-            continue
-        al, bl = _is_letter(ca), _is_letter(cb)
-        if al and bl:
-            return ca < cb
-        if al or bl:
-            return bl
-        an = bn = 0
-        if ca == "0" or cb == "0":
-            j = i - 1
-            while j >= 0 and _is_digit(a[j]):
-                if a[j] != "0":
-                    an = bn = 1
-                    break
-                j -= 1
-        ai = i
-        while ai < len(a) and _is_digit(a[ai]):
-            an = an * 10 + ord(a[ai]) - 48
-            ai += 1
-        bi = i
-        while bi < len(b) and _is_digit(b[bi]):
-            bn = bn * 10 + ord(b[bi]) - 48
-            bi += 1
-        if an != bn:
-            return an < bn
-        if ai != bi:
-            return ai < bi
-        return ca < cb
-    return len(a) < len(b)
-
-
-class _Key:
-    __slots__ = ("s",)
-
-    def __init__(self, s: str) -> None:
-        self.s = s
-
-    def __lt__(self, other: _Key) -> bool:
-        return _key_less(self.s, other.s)
-
-
-def _sorted_items(m: Mapping[str, Any]) -> list[tuple[str, Any]]:
-    if all(isinstance(k, str) and _LETTERS.fullmatch(k) for k in m):
-        # For ASCII letters alone go-yaml's order is plain string order.
-        return sorted(m.items())
-    return sorted(m.items(), key=lambda kv: _Key(kv[0]))
 
 
 # --- the emitter (libyaml's block-style writer, the parts go-yaml uses) -------------
@@ -412,7 +195,7 @@ class _Emitter:
             self.scalar(text, style, indent + _BEST_INDENT, simple_key=simple_key)
 
     def mapping(self, m: Mapping[str, Any], indent: int) -> None:
-        for key, value in _sorted_items(m):
+        for key, value in _goyaml.sorted_items(m):
             if not isinstance(key, str):
                 raise TypeError(f"cannot write a {type(key).__name__} map key as YAML")
             self.write_indent(indent)
