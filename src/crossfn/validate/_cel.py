@@ -13,7 +13,7 @@ type>": <message>`` (the API server's text), where the message is the rule's
 <rule>``; ``fieldPath`` extends the path, ``reason`` picks the error type.
 
 The CEL library is ``common-expression-language`` (a Rust CEL interpreter,
-about twenty times faster than cel-python here). Kubernetes' string and list
+about twenty times faster than cel-python here), loaded by :func:`_interpreter`. Kubernetes' string and list
 extension functions that it lacks are supplied below. Programs are compiled
 once per rule text and cached for the process.
 """
@@ -21,8 +21,11 @@ once per rule text and cached for the process.
 from __future__ import annotations
 
 import functools
+import importlib.machinery
+import importlib.util
 import itertools
 from collections.abc import Callable, Mapping
+from pathlib import Path
 from typing import Any
 
 from crossfn.validate import _problem
@@ -71,10 +74,8 @@ _EXTENSIONS: dict[str, Callable[..., Any]] = {
 @functools.lru_cache(maxsize=4096)
 def _compile(expression: str) -> tuple[Any, bool] | str:
     """A compiled program and whether it reads ``oldSelf``, or the compile error's text."""
-    import cel  # noqa: PLC0415 -- its package imports a REPL (~0.2 s); load it only for schemas with rules
-
     try:
-        program = cel.compile(expression)
+        program = _interpreter().compile(expression)
     except ValueError as exc:
         return f"compilation failed: {exc}"
     return program, "oldSelf" in program.variables()
@@ -177,9 +178,34 @@ def _evaluate(
 
 
 def _context(activation: dict[str, Any]) -> Any:
-    import cel  # noqa: PLC0415 -- see _compile
+    return _interpreter().Context(variables=activation, functions=_EXTENSIONS)
 
-    return cel.Context(variables=activation, functions=_EXTENSIONS)
+
+@functools.cache
+def _interpreter() -> Any:
+    """The CEL interpreter's native module, loaded on first use.
+
+    The ``cel`` package's ``__init__`` also imports its command-line REPL
+    (typer, prompt_toolkit, rich, pygments: 0.2 s on an idle machine, over a
+    second on a busy one), which validation never uses. So the native module
+    it re-exports is loaded on its own, through the standard extension
+    loader; if it cannot be found there (another layout), the package is
+    imported as usual.
+    """
+    spec = importlib.util.find_spec("cel")
+    for location in (spec.submodule_search_locations or ()) if spec is not None else ():
+        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+            path = Path(location) / f"cel{suffix}"
+            if path.is_file():
+                loader = importlib.machinery.ExtensionFileLoader("cel.cel", str(path))
+                module_spec = importlib.util.spec_from_file_location("cel.cel", path, loader=loader)
+                if module_spec is not None:
+                    module = importlib.util.module_from_spec(module_spec)
+                    loader.exec_module(module)
+                    return module
+    import cel  # noqa: PLC0415 -- fallback: the whole package, REPL included
+
+    return cel
 
 
 def _message(rule: Mapping[str, Any], context: Any) -> str:
