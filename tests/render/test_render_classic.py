@@ -139,6 +139,7 @@ def test_success_with_resources(tmp_path: Path) -> None:
         **{**req.__dict__, "required_resources": [tmp_path / "extra.yaml"], "include_context": True}
     )
     docs = render.render(req)
+    _check_golden("SuccessWithResources", render.output.yaml_stream(docs))
     assert docs[0]["status"]["widgets"] == 42, "the function read the resource it asked for"
     assert docs[-1] == {
         "apiVersion": "render.crossplane.io/v1beta1",
@@ -164,6 +165,7 @@ def test_namespaced_xr_propagates_to_composed(tmp_path: Path) -> None:
     xr = {**_XR, "metadata": {"name": "test-render", "namespace": "test-namespace"}}
     req = _write(tmp_path, "namespaced", xr=xr)
     docs = render.render(req)
+    _check_golden("NamespacedXRPropagatesToComposed", render.output.yaml_stream(docs))
     assert docs[1]["metadata"]["namespace"] == "test-namespace"
     assert docs[1]["metadata"]["generateName"] == "test-render-"
 
