@@ -59,8 +59,7 @@ FunctionRevisions and :func:`check_capabilities` gates a Composition
 revision (``ValidPipeline``); :class:`OpenAPISchemaSource` answers required
 schemas from OpenAPI v3 discovery.
 
-Runners must not keep or mutate the request they get (the pipeline reuses
-one request object across steps); see :class:`FunctionRunner`.
+Runners must not mutate the request they get; see :class:`FunctionRunner`.
 """
 
 from __future__ import annotations

@@ -18,7 +18,7 @@ import datetime
 import logging
 import uuid
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any, Literal
+from typing import Any
 
 from crossfn import errors
 from crossfn.engine import _callctx, _events, _model, _options, _required, _runner, _sources, _tag, _tracing
@@ -91,13 +91,11 @@ async def run_pipeline(
     tracer = tracer or _tracing.default_tracer()
     trace_id = trace_id or str(uuid.uuid4())
     state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
-    # One request object for every step: observed is the same for all of them
-    # and copying it is much of a step's cost. Runners may not keep a request
-    # past the call (see FunctionRunner), so reusing it is safe.
-    req = fnv1.RunFunctionRequest()
-    if observed is not None:
-        req.observed.CopyFrom(observed)
     for index, step in enumerate(steps):
+        # A fresh request per step: a runner (or a test) may keep the one it got.
+        req = fnv1.RunFunctionRequest()
+        if observed is not None:
+            req.observed.CopyFrom(observed)
         await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
         try:
@@ -121,14 +119,6 @@ async def run_pipeline(
     )
 
 
-_StepField = Literal[
-    "meta", "desired", "input", "context", "extra_resources", "credentials", "required_resources", "required_schemas"
-]
-_PER_STEP_FIELDS: tuple[_StepField, ...] = (
-    "meta", "desired", "input", "context", "extra_resources", "credentials", "required_resources", "required_schemas",
-)  # fmt: skip
-
-
 async def _build_request(
     req: fnv1.RunFunctionRequest,
     step: _model.PipelineStep,
@@ -138,10 +128,8 @@ async def _build_request(
     *,
     seed: fnv1.Requirements | None = None,
 ) -> None:
-    """Make ``req`` (which holds ``observed``) the request for ``step``: the previous
-    desired state and context, input, credentials, bootstrap and seeded requirements, meta."""
-    for field in _PER_STEP_FIELDS:
-        req.ClearField(field)
+    """Fill ``req`` (which holds ``observed``) for ``step``: the previous desired state
+    and context, input, credentials, bootstrap and seeded requirements, meta."""
     if state.desired is not None:
         req.desired.CopyFrom(state.desired)
     if state.context is not None:

@@ -25,10 +25,8 @@ class FunctionRunner(Protocol):
     """Runs the named composition function with a request and returns its response.
 
     Transport failures raise :class:`crossfn.errors.FunctionRunError`; a fatal
-    *result* is a normal response. ``req`` belongs to the caller and is valid
-    only during the call: runners must not mutate it (the fetching runner
-    builds each iteration from it) and must copy it to keep it (the pipeline
-    reuses one request object for every step).
+    *result* is a normal response. Runners must not mutate ``req``: the
+    fetching runner builds each iteration from it.
     """
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse: ...
