@@ -159,3 +159,30 @@ def test_bad_function_spec_is_one_line() -> None:
         "crossfn: error: cannot load function 'no_such_module_abc:f': cannot import no_such_module_abc: "
         "No module named 'no_such_module_abc'"
     ]
+
+
+def test_bad_metrics_address_is_one_line() -> None:
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "crossfn",
+            "function",
+            "serve",
+            "crossfn.sdk.resource:child_name",
+            "--insecure",
+            "--address",
+            "127.0.0.1:0",
+            "--metrics-address",
+            "nonsense",
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
+        timeout=60,
+    )
+    assert out.returncode == 1
+    assert (
+        out.stderr.strip().splitlines()[-1]
+        == "crossfn: error: cannot serve metrics on nonsense: want host:port, got 'nonsense'"
+    )

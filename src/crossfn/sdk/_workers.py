@@ -56,11 +56,25 @@ def supervise(fn: object | str, config: settings.ServerSettings) -> None:
         for p in procs:
             p.start()
         if metrics_dir is not None and config.observability.metrics_address:
-            metrics.serve_multiprocess(config.observability.metrics_address, metrics_dir)
+            try:
+                metrics.serve_multiprocess(config.observability.metrics_address, metrics_dir)
+            except (ValueError, OSError) as exc:
+                _stop(procs)
+                raise errors.InputError(
+                    f"cannot serve metrics on {config.observability.metrics_address}: {exc}"
+                ) from exc
         _wait(procs, config.process.grace_period_seconds)
     finally:
         if metrics_dir is not None:
             shutil.rmtree(metrics_dir, ignore_errors=True)
+
+
+def _stop(procs: Sequence[multiprocessing.process.BaseProcess]) -> None:
+    for p in procs:
+        if p.is_alive() and p.pid is not None:
+            os.kill(p.pid, signal.SIGTERM)
+    for p in procs:
+        p.join()
 
 
 def _wait(procs: Sequence[multiprocessing.process.BaseProcess], grace: float) -> None:

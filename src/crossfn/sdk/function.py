@@ -11,10 +11,11 @@ A function author writes one of:
   and ``None`` when run in-process.
 
 :func:`to_handler` turns either into one async ``Handler``: request in, response
-out. The server runtime and the engine's in-process runner both call handlers,
-so a function behaves the same whether it is served or run in-process. An
-exception raised by the function becomes a Fatal result carrying its message;
-the traceback goes to the log.
+out. The asyncio server and the engine's in-process runner call handlers; the
+threaded server calls a sync function through :func:`to_sync_handler`, with the
+same contract, straight from its threads. So a function behaves the same
+whether it is served or run in-process. An exception raised by the function
+becomes a Fatal result carrying its message; the traceback goes to the log.
 """
 
 from __future__ import annotations

@@ -225,8 +225,11 @@ def _build_metrics(config: settings.ServerSettings, *, multiprocess: bool) -> me
     if not multiprocess:
         import prometheus_client  # noqa: PLC0415 -- only servers with metrics pay for the import
 
-        host, port = metrics.split_address(address)
-        prometheus_client.start_http_server(port, addr=host)
+        try:
+            host, port = metrics.split_address(address)
+            prometheus_client.start_http_server(port, addr=host)
+        except (ValueError, OSError) as exc:
+            raise errors.InputError(f"cannot serve metrics on {address}: {exc}") from exc
     return sink
 
 
