@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import copy
+import os
 import platform
 import resource
 import statistics
@@ -123,15 +124,20 @@ def _write(table: str, repeat: int) -> None:
         f"loading, validation with CEL, report): {KINDS} copies of the upjet-shaped provider CRD (two versions,\n"
         f"3,300 lines each) and {RESOURCES:,} resources over them, one in ten invalid. Target: at most 2 s.\n"
         f"Measured with `python benchmarks/validate.py` (median of {repeat} runs) on\n"
-        f"Python {platform.python_version()}, {platform.machine()}.\n\n{table}\n"
+        f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average\n"
+        f"{os.getloadavg()[0]:.1f} at the end: wall time grows with the load of other processes, the CPU\n"
+        "time of the command does not.\n\n"
+        f"{table}\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
     if SECTION + "\n" in text:
         start = text.index(SECTION + "\n")
         nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + body + (text[nxt + 1 :] if nxt >= 0 else "")
+        text = text[:start] + body + ("\n" + text[nxt + 1 :] if nxt >= 0 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + body
+    if not text[: text.index(SECTION)].endswith("\n\n"):
+        text = text[: text.index(SECTION)].rstrip("\n") + "\n\n" + text[text.index(SECTION) :]
     DOC.write_text(text, encoding="utf-8")
 
 
