@@ -70,6 +70,7 @@ def register(subparsers: Any) -> None:
     )
     serve.add_argument(
         "--address",
+        metavar="HOST:PORT",
         default=_env("ADDRESS", default="0.0.0.0:9443"),
         help="address to listen on (env ADDRESS; default %(default)s)",
     )
@@ -77,6 +78,7 @@ def register(subparsers: Any) -> None:
         "--tls-server-certs-dir",
         "--tls-certs-dir",
         dest="tls_certs_dir",
+        metavar="DIR",
         default=_env("TLS_SERVER_CERTS_DIR"),
         help="serve mTLS with tls.crt, tls.key and ca.crt from this directory (env TLS_SERVER_CERTS_DIR)",
     )
@@ -89,29 +91,34 @@ def register(subparsers: Any) -> None:
     serve.add_argument(
         "--max-recv-message-size",
         "--max-grpc-message-size",
+        metavar="MB",
         type=_positive_int,
         default=_env("MAX_RECV_MESSAGE_SIZE", "MAX_GRPC_MESSAGE_SIZE", default="4"),
         help="largest request in MB (env MAX_RECV_MESSAGE_SIZE; default 4)",
     )
     serve.add_argument(
         "--max-send-message-size",
+        metavar="MB",
         type=_positive_int,
         default=_env("MAX_SEND_MESSAGE_SIZE"),
         help="largest response in MB (env MAX_SEND_MESSAGE_SIZE; default: the receive size)",
     )
     serve.add_argument(
         "--workers",
+        metavar="N",
         type=_positive_int,
         default=_env("WORKERS", default="1"),
         help="processes serving on the one port (env WORKERS; default 1)",
     )
     serve.add_argument(
         "--metrics-address",
+        metavar="HOST:PORT",
         default=_env("METRICS_ADDRESS"),
         help="serve Prometheus metrics at host:port (env METRICS_ADDRESS; default: none)",
     )
     serve.add_argument(
         "--grace-period",
+        metavar="SECONDS",
         type=_seconds,
         default=_env("SHUTDOWN_GRACE_PERIOD", default="5"),
         help="seconds in-flight calls may take to finish on SIGTERM (env SHUTDOWN_GRACE_PERIOD; default 5)",
