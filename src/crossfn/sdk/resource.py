@@ -153,9 +153,10 @@ def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
     """
     fields = target.fields
     target.SetInParent()
-    for k in d:
-        if k in fields:
-            del fields[k]
+    if fields:
+        for k in d:
+            if k in fields:
+                del fields[k]
     _fill(target, d)
 
 

@@ -250,9 +250,11 @@ def set_desired_composed_resource(
     ``ready=None`` leaves readiness to Crossplane (or a later auto-ready step).
     """
     r = rsp.desired.resources[name]
-    r.resource.Clear()
+    if r.resource.fields:
+        r.resource.Clear()
     resource.fill_struct(r.resource, composed)
-    r.ready = _ready(ready)
+    if ready is not None or r.ready:
+        r.ready = _ready(ready)
 
 
 def set_desired_composed_resources(
