@@ -246,3 +246,10 @@ def test_sigterm_stops_gracefully(function: str, engine: str) -> None:
     assert p.proc.returncode == 0
     assert time.monotonic() - start < 10
     assert any(f'"engine": "{engine}"' in line for line in p.lines)
+
+
+def test_builtin_short_name_is_served() -> None:
+    with _crossfn_serve("auto-ready", "--insecure") as (address, _):
+        rsp = _call(address, tag="builtin")
+    assert rsp.meta.tag == "builtin"
+    assert all(r.severity != fnv1.SEVERITY_FATAL for r in rsp.results), rsp.results
