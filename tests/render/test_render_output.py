@@ -233,3 +233,11 @@ _DATA = st.recursive(
 def test_round_trip(doc: dict[str, Any]) -> None:
     text = output.to_yaml(doc)
     assert _load.parse_value(text) == doc, text
+
+
+def test_long_key_uses_explicit_form() -> None:
+    """go-yaml writes keys over 128 characters with ``? key`` / ``: value``; the result reads back."""
+    key = "k" * 130
+    text = output.to_yaml({key: {"a": 1}, "b": [1]})
+    assert text.startswith("b:\n- 1\n? " + key + "\n:"), text
+    assert _load.parse_value(text) == {key: {"a": 1}, "b": [1]}
