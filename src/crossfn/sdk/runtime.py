@@ -8,7 +8,7 @@ plaintext) and differ in how they call the function:
   async functions (and sync ones in worker threads, when embedded in a loop);
 * :class:`ThreadedFunctionServer` runs gRPC's thread-pool server and calls a
   sync function straight from its threads: no event loop and no thread hop.
-  On this machine that costs about 40% less CPU per call than even a bare
+  For a trivial function that costs 20-30% less CPU per call than even a bare
   ``grpc.aio`` echo (``benchmarks/function_server.py``).
 
 :func:`serve` is the blocking entry point the CLI uses: it picks the server
