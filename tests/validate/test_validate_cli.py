@@ -29,6 +29,7 @@ def _crossfn(*args: str, stdin: str | None = None) -> subprocess.CompletedProces
         input=stdin,
         capture_output=True,
         text=True,
+        encoding="utf-8",
         check=False,
         timeout=60,
     )
