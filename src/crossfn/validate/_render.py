@@ -29,6 +29,10 @@ def validate_render(
 ) -> list[_problem.Problem]:
     """Every problem of a render, each labelled with its resource; empty when all known kinds are valid.
 
+    Pass the *input* XR (after ``--xrd`` defaulting): the XR render prints
+    holds only what the functions returned, often no ``spec`` at all, which
+    its CRD requires.
+
     ``inputs`` are ``(step name, step input)`` pairs; an input is labelled
     ``step "<name>" input``. Order: the XR, then the inputs in pipeline
     order, then the composed resources in the order given.
