@@ -151,14 +151,19 @@ def _flatten(node: Any, schemas: Mapping[str, Any], stack: tuple[str, ...]) -> A
 def load_documents(path: Path) -> list[dict[str, Any]]:
     """Load every ``*.json`` file under ``path`` (recursively, sorted) as one OpenAPI v3 document each.
 
-    This is render's ``--required-schemas``/``-s DIR``. Errors are Crossplane's:
+    This is render's ``--required-schemas``/``-s DIR``; like Go's
+    ``filepath.Walk``, a single ``.json`` file is accepted too. Errors are Crossplane's:
     ``no JSON files found in "<dir>"`` for a directory without any, and the
     file name plus the cause for one that cannot be read or is not a JSON
     object. All raise :class:`~crossfn.errors.InputError`.
     """
-    if not path.is_dir():
-        raise errors.InputError(f"cannot read directory {errors.quote(str(path))}: not a directory")
-    files = sorted(p for p in path.rglob("*.json") if p.is_file())
+    if not path.exists():
+        # Go's filepath.Walk reports the lstat failure.
+        raise errors.InputError(f"lstat {path}: no such file or directory")
+    if path.is_file():
+        files = [path] if path.suffix == ".json" else []
+    else:
+        files = sorted(p for p in path.rglob("*.json") if p.is_file())
     if not files:
         raise errors.InputError(f"no JSON files found in {errors.quote(str(path))}")
     return [_load_document(f) for f in files]
