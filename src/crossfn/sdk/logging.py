@@ -17,7 +17,6 @@ import contextvars
 import json
 import logging
 import sys
-import time
 from collections.abc import Iterator
 from typing import Any, TextIO
 
@@ -80,7 +79,6 @@ def configure(*, debug: bool = False, stream: TextIO | None = None) -> None:
     # Their debug output is about event-loop plumbing, not the function.
     for noisy in ("asyncio", "grpc"):
         logging.getLogger(noisy).setLevel(logging.INFO)
-    logging.Formatter.converter = time.gmtime
 
 
 def get_logger(name: str = "crossfn.function") -> logging.Logger:
