@@ -21,6 +21,7 @@ import threading
 import time
 import urllib.request
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import peer_certs
@@ -30,6 +31,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
+from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
+from crossfn.proto.v1beta1 import run_function_pb2_grpc as fnv1beta1grpc
 
 pytestmark = pytest.mark.peer
 
@@ -127,22 +130,26 @@ def test_official_client_round_trips_every_field(version: str) -> None:
     assert got["response_equal"], f"the official client decoded a different response: {got['response']}"
 
 
-def test_official_server_round_trips_every_field() -> None:
+@pytest.mark.parametrize(
+    ("pb", "stub"),
+    [pytest.param(fnv1, fnv1grpc, id="V1"), pytest.param(fnv1beta1, fnv1beta1grpc, id="V1beta1")],
+)
+def test_official_server_round_trips_every_field(pb: Any, stub: Any) -> None:
     port = _free_port()
     server = _Process([sys.executable, str(HERE / "official_server.py"), f"127.0.0.1:{port}"])
     req = json_format.ParseDict(
-        json.loads((FIXTURES / "full_request.json").read_text()), fnv1.RunFunctionRequest()
+        json.loads((FIXTURES / "full_request.json").read_text()), pb.RunFunctionRequest()
     )
     want = json_format.ParseDict(
-        json.loads((FIXTURES / "full_response.json").read_text()), fnv1.RunFunctionResponse()
+        json.loads((FIXTURES / "full_response.json").read_text()), pb.RunFunctionResponse()
     )
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             grpc.channel_ready_future(channel).result(timeout=30)
-            got = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction(req, timeout=10)
+            got = stub.FunctionRunnerServiceStub(channel).RunFunction(req, timeout=10)
     finally:
         server.stop()
-    seen = fnv1.RunFunctionRequest.FromString(base64.b64decode(got.context.fields["request"].string_value))
+    seen = pb.RunFunctionRequest.FromString(base64.b64decode(got.context.fields["request"].string_value))
     del got.context.fields["request"]
     assert seen == req, "the official server decoded a different request"
     assert got == want, "crossfn decoded a different response from the official server"
