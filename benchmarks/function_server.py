@@ -232,7 +232,7 @@ async def _drive(port: int, payload: bytes, calls: int, concurrency: int, channe
     return elapsed
 
 
-async def _wait_ready(port: int, payload: bytes) -> None:
+async def _wait_ready(port: int, payload: bytes, poll: float = 0.1) -> None:
     import grpc
 
     deadline = time.monotonic() + 30
@@ -244,7 +244,7 @@ async def _wait_ready(port: int, payload: bytes) -> None:
         except grpc.aio.AioRpcError:
             if time.monotonic() > deadline:
                 raise
-            await asyncio.sleep(0.1)
+            await asyncio.sleep(poll)
 
 
 class _Server:
@@ -299,6 +299,29 @@ def _measure_all(
         for server in servers.values():
             server.stop()
     return {name: server.best for name, server in servers.items()}
+
+
+def _cold_start(role: list[str], runs: int = 5) -> tuple[float, float]:
+    """Seconds from process start to the first answered call, and from SIGTERM to exit (best of ``runs``)."""
+    payload = _request_bytes("trivial")
+    starts, stops = [], []
+    path = f"{pathlib.Path(__file__).parent}{os.pathsep}{os.environ.get('PYTHONPATH', '')}"
+    for _ in range(runs):
+        port = _free_port()
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(
+            [sys.executable, __file__, *role, str(port), "1"],
+            env={**os.environ, "PYTHONPATH": path},
+            stderr=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+        )
+        asyncio.run(_wait_ready(port, payload, poll=0.005))
+        starts.append(time.perf_counter() - t0)
+        t1 = time.perf_counter()
+        proc.terminate()
+        proc.wait(timeout=20)
+        stops.append(time.perf_counter() - t1)
+    return min(starts), min(stops)
 
 
 # --- conversions ---------------------------------------------------------------------------------
@@ -370,6 +393,20 @@ def _report(requests: int) -> str:
             {"w": (["serve-crossfn", "compose10", "sync"], payload)}, requests, workers=workers, channels=8
         )["w"]
         lines.append(f"| {workers} | {r['rps']:.0f} | {r['load_cores']:.2f} |")
+    lines.append("")
+    lines.append(
+        "Start-up (process start to first answered call) and SIGTERM to exit, idle server, best of 5:"
+    )
+    lines.append("")
+    lines.append("| Server | start-up s | stop s |")
+    lines.append("|---|---:|---:|")
+    for label, role in (
+        ("official SDK 0.15.1 runtime", ["serve-official", "trivial"]),
+        ("crossfn, `def compose` (threaded server)", ["serve-crossfn", "trivial", "sync"]),
+        ("crossfn, `async def compose` (asyncio server)", ["serve-crossfn", "trivial", "async"]),
+    ):
+        start, stop = _cold_start(role)
+        lines.append(f"| {label} | {start:.2f} | {stop:.2f} |")
     lines.append("")
     lines.append("dict <-> Struct conversion of one composed resource (~25 values):")
     lines.append("")
