@@ -64,15 +64,13 @@ Runners must not mutate the request they get; see :class:`FunctionRunner`.
 
 from __future__ import annotations
 
-from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
-from crossfn.engine._caching import CachingRunner
+import importlib as _importlib
+import typing as _typing
+
 from crossfn.engine._compose import ObservedResource, compose
 from crossfn.engine._connection import connection_secret, secret_ref
 from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
-from crossfn.engine._grpc import GrpcRunner, TlsConfig
 from crossfn.engine._inprocess import InProcessRunner
-from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
-from crossfn.engine._inspector_socket import SocketInspector
 from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner
 from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
 from crossfn.engine._model import (
@@ -111,6 +109,54 @@ from crossfn.engine._stack import build_runner
 from crossfn.engine._status import ReconcileStatus, reconcile_status
 from crossfn.engine._tag import tag
 from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
+
+if _typing.TYPE_CHECKING:
+    from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
+    from crossfn.engine._caching import CachingRunner
+    from crossfn.engine._grpc import GrpcRunner, TlsConfig
+    from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
+    from crossfn.engine._inspector_socket import SocketInspector
+
+_LAZY = {
+    "DiskStore": "_cache_store",
+    "MemoryStore": "_cache_store",
+    "ResponseStore": "_cache_store",
+    "CachingRunner": "_caching",
+    "GrpcRunner": "_grpc",
+    "TlsConfig": "_grpc",
+    "InspectedRunner": "_inspected",
+    "InspectorMetrics": "_inspected",
+    "PipelineInspector": "_inspected",
+    "StepMeta": "_inspected",
+    "SocketInspector": "_inspector_socket",
+}
+"""Public names whose modules load on first use, and those modules.
+
+They are the runners and stores that pull in heavy libraries (grpc; the
+protobuf descriptor machinery of the disk cache) and that a render of
+in-process functions never touches, so ``import crossfn.engine`` stays cheap.
+The ``TYPE_CHECKING`` imports above name the same objects for type checkers.
+"""
+
+
+if not _typing.TYPE_CHECKING:
+    # Hidden from type checkers, which would otherwise accept any attribute
+    # of the package: they see the names through the imports above instead.
+
+    def __getattr__(name: str) -> object:
+        """Load a :data:`_LAZY` name's module on first access (PEP 562) and keep the name here."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+
+
+def __dir__() -> list[str]:
+    """Module attributes, lazy names included, so completion and ``dir()`` see the whole API."""
+    return sorted({*globals(), *_LAZY})
+
 
 __all__ = [
     "CAPABILITIES",

@@ -1,7 +1,9 @@
 """Engine metrics: a collaborator with a no-op default, and a Prometheus implementation (§2.5, §2.19).
 
-The runner stack reports through :class:`Metrics`; nothing in the engine
-imports a metrics library or touches a global registry. Names and labels are
+The runner stack reports through :class:`Metrics` and touches no global
+registry. ``prometheus_client`` is imported only when a
+:class:`PrometheusMetrics` is built, so a process that asks for no metrics
+(render, most tests) never pays its import time. Names and labels are
 Crossplane's, so existing dashboards work: the gRPC interceptor's
 ``function_run_function_*`` and the response cache's
 ``function_run_function_response_cache_*``. A metrics failure is logged and
@@ -13,8 +15,6 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
-
-import prometheus_client as prom
 
 __all__ = ["Metrics", "NoMetrics", "PrometheusMetrics", "guarded", "result_severity"]
 
@@ -85,6 +85,8 @@ class PrometheusMetrics:
     ) -> None:
         """``packages`` maps function names to their package (the ``function_package`` label);
         names it lacks get ``function_package``."""
+        import prometheus_client as prom  # noqa: PLC0415 -- only real metrics load it (module docstring)
+
         self._package = function_package
         self._packages = dict(packages or {})
         labels = ["function_name", "function_package", "grpc_target", "grpc_method"]

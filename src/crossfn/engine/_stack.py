@@ -15,23 +15,22 @@ response and skips the whole loop. The inspector sits outside everything, as
 in Crossplane, so it shows what the pipeline sent and got, cache hits
 included. The fetcher wraps the transport directly
 because the transport must see each iteration's request as built.
+
+The optional layers are imported only when asked for: the cache store pulls
+in protobuf's descriptor machinery, and a render (no cache, no inspector)
+should not pay for it at start-up.
 """
 
 from __future__ import annotations
 
 import datetime
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-from crossfn.engine import (
-    _cache_store,
-    _caching,
-    _fetching,
-    _inspected,
-    _metrics,
-    _options,
-    _runner,
-    _sources,
-)
+from crossfn.engine import _fetching, _options, _runner, _sources
+
+if TYPE_CHECKING:
+    from crossfn.engine import _cache_store, _inspected, _metrics
 
 __all__ = ["build_runner"]
 
@@ -46,7 +45,7 @@ def build_runner(
     sources: _sources.Sources | None = None,
     options: _options.ComposeOptions | None = None,
     cache: _cache_store.ResponseStore | None = None,
-    cache_max_ttl: datetime.timedelta = _caching.DEFAULT_MAX_TTL,
+    cache_max_ttl: datetime.timedelta | None = None,
     clock: Callable[[], datetime.datetime] = _utcnow,
     metrics: _metrics.Metrics | None = None,
     inspector: _inspected.PipelineInspector | None = None,
@@ -56,6 +55,8 @@ def build_runner(
 
     ``cache`` ``None`` disables the response cache (Crossplane's default; and
     classic render sends no tags, so it could not hit anyway).
+    ``cache_max_ttl`` ``None`` keeps Crossplane's default clamp of 24 hours
+    (``DEFAULT_MAX_TTL`` of the caching runner).
     """
     sources = sources or _sources.Sources()
     options = options or _options.ComposeOptions()
@@ -68,7 +69,12 @@ def build_runner(
         shortcut=not options.classic_texts,
     )
     if cache is not None:
-        runner = _caching.CachingRunner(runner, store=cache, max_ttl=cache_max_ttl, clock=clock, metrics=metrics)
+        from crossfn.engine import _caching  # noqa: PLC0415 -- only a configured cache loads it (module docstring)
+
+        max_ttl = _caching.DEFAULT_MAX_TTL if cache_max_ttl is None else cache_max_ttl
+        runner = _caching.CachingRunner(runner, store=cache, max_ttl=max_ttl, clock=clock, metrics=metrics)
     if inspector is not None:
+        from crossfn.engine import _inspected  # noqa: PLC0415 -- only a configured inspector loads it
+
         runner = _inspected.InspectedRunner(runner, inspector, metrics=inspector_metrics, clock=clock)
     return runner
