@@ -123,10 +123,10 @@ def _run(capsys: pytest.CaptureFixture[str], d: Path, *extra: str) -> tuple[int,
             id="LabelMismatch",
         ),
         pytest.param(
-            {"composition.yaml": _COMP.replace("mode: Pipeline", "mode: Resources")},
+            {"composition.yaml": _COMP.replace("mode: Pipeline", "mode: Composed")},
             "crossfn: error: render only supports Composition Function pipelines: "
             'Composition "xnop" must use spec.mode: Pipeline',
-            "step 6: mode Resources",
+            "step 6: a mode other than Pipeline (or Resources, which crossfn converts)",
             id="NotPipeline",
         ),
         pytest.param(

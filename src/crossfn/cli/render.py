@@ -69,7 +69,7 @@ def register(subparsers: Any) -> None:
         "composition",
         metavar="COMPOSITION",
         type=Path,
-        help="A YAML file with the Composition (mode: Pipeline).",
+        help="A YAML file with the Composition (mode: Pipeline, or a legacy mode: Resources).",
     )
     p.add_argument("functions", metavar="FUNCTIONS", type=Path, help="A YAML file or directory of Functions.")
     p.add_argument(
@@ -141,6 +141,19 @@ def register(subparsers: Any) -> None:
         "--xrd", type=Path, metavar="FILE", help="XRD whose schema defaults are applied to the XR."
     )
     p.add_argument(
+        "--crds",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="CRDs and XRDs (file or directory, searched recursively; repeatable) for --validate and required schemas.",
+    )
+    p.add_argument(
+        "--validate",
+        action="store_true",
+        help="Check the XR, step inputs and composed resources against their schemas; fail listing the problems.",
+    )
+    p.add_argument(
         "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
@@ -170,13 +183,22 @@ def _run(args: argparse.Namespace) -> int:
         function_annotations=args.function_annotations,
         xrd=args.xrd,
         timeout=parse_duration(args.timeout),
+        crds=args.crds,
     )
 
     def report(line: str) -> None:
         if args.verbose:
             print(f"crossfn: {line}", file=sys.stderr)
 
-    docs = render.render(req, report=report)
+    def note(line: str) -> None:
+        print(f"crossfn: note: {line}", file=sys.stderr)
+
+    validator = None
+    if args.validate:
+        from crossfn import validate  # noqa: PLC0415 -- only --validate needs the validator
+
+        validator = validate.validate_render
+    docs = render.render(req, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     sys.stdout.write(text)
     sys.stdout.flush()

@@ -10,7 +10,10 @@ Use it from Python as the CLI does::
 
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
-them (:func:`render_async` inside a running event loop). Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
+them (:func:`render_async` inside a running event loop). Unlike Crossplane,
+render also accepts a legacy ``mode: Resources`` Composition (converted to a
+Pipeline) and, given a ``validator``, checks the render against its
+schemas. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
 The annotations render understands are in ``docs/render.md``.
 """
 
@@ -23,6 +26,7 @@ from crossfn.render import output
 from crossfn.render._inputs import Inputs, Request, load
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
+from crossfn.render._validate import Validator
 
 __all__ = [
     "CONNECTION_DETAILS_ANNOTATION",
@@ -32,6 +36,7 @@ __all__ = [
     "RUNTIME",
     "Inputs",
     "Request",
+    "Validator",
     "load",
     "output",
     "render",
@@ -39,22 +44,43 @@ __all__ = [
 ]
 
 
-def render(req: Request, *, report: Callable[[str], None] = lambda _: None) -> list[dict[str, Any]]:
+def render(
+    req: Request,
+    *,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[dict[str, Any]]:
     """Load, check and render ``req``; returns the output documents in crossplane render's order.
 
-    ``report`` gets one line per Function naming its runtime (``--verbose``).
+    ``report`` gets one line per Function naming its runtime (``--verbose``);
+    ``note`` gets what the user should know however verbose they asked it to
+    be (a ``mode: Resources`` Composition rendered as a Pipeline), before the
+    render runs. ``validator`` (``crossfn.validate.validate_render``, what
+    ``--validate`` passes) checks the XR, the step inputs and the composed
+    resources against the schemas of ``--xrd``, ``-s`` and ``--crds``; a
+    problem fails the render with ``cannot validate render: <n> problems``
+    and one line per problem.
     """
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 
     inputs = load(req)
-    return _render.render_documents(inputs, req, report=report)
+    for line in inputs.notes:
+        note(line)
+    return _render.render_documents(inputs, req, report=report, validator=validator)
 
 
 async def render_async(
-    req: Request, *, report: Callable[[str], None] = lambda _: None
+    req: Request,
+    *,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 
     inputs = load(req)
-    return await _render.render_documents_async(inputs, req, report=report)
+    for line in inputs.notes:
+        note(line)
+    return await _render.render_documents_async(inputs, req, report=report, validator=validator)

@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.render import _load
+from crossfn.render import _legacy, _load
 
 __all__ = ["Inputs", "Request", "load"]
 
@@ -51,6 +51,8 @@ class Request:
     xrd: Path | None = None
     timeout: float = 60.0
     """Seconds for the whole render, as ``--timeout`` (default ``1m``)."""
+    crds: Sequence[Path] = ()
+    """``--crds``: files or directories (searched recursively) of CRDs and XRDs, for validation and required schemas."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +70,13 @@ class Inputs:
     credentials: list[dict[str, Any]] = dataclasses.field(default_factory=list)
     context: dict[str, Any] = dataclasses.field(default_factory=dict)
     schema_documents: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """The ``-s`` OpenAPI v3 documents."""
+    crd_documents: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """The CRDs and XRDs of ``--crds``."""
+    xrd_document: dict[str, Any] | None = None
+    """The ``--xrd`` document, for ``--validate``."""
+    notes: list[str] = dataclasses.field(default_factory=list)
+    """What the user should know about how their inputs were read (a converted legacy Composition)."""
 
 
 def _wrap(text: str, path: Path | str) -> str:
@@ -100,7 +109,7 @@ def _load_composition(path: Path) -> dict[str, Any]:
 
 
 def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
-    """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode."""
+    """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode (or ``Resources``, which ``_legacy`` converts)."""
     spec = _load.object_at(comp, "spec")
     ref = _load.object_at(spec, "compositeTypeRef")
     if ref.get("kind") != xr.get("kind"):
@@ -125,7 +134,7 @@ def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
                 f"composition {errors.quote(name)} has incorrect value for label {errors.quote(key)}: "
                 f"want {errors.quote(str(want))}, got {errors.quote(str(labels[key]))}"
             )
-    if spec.get("mode") != "Pipeline":
+    if spec.get("mode") not in ("Pipeline", _legacy.LEGACY_MODE):
         raise errors.InputError(
             "render only supports Composition Function pipelines: "
             f"Composition {errors.quote(name)} must use spec.mode: Pipeline"
@@ -142,6 +151,12 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
     for fn in fns:
         if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
             raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
+    _annotate(fns, annotations)
+    return fns
+
+
+def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None:
+    """Set the ``-a KEY=VALUE`` annotations on every Function (again on those a legacy Composition adds)."""
     overrides: dict[str, str] = {}
     for a in annotations:
         key, sep, value = a.partition("=")
@@ -153,11 +168,10 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
     for fn in fns:
         if overrides:
             fn.setdefault("metadata", {}).setdefault("annotations", {}).update(overrides)
-    return fns
 
 
-def _default_from_xrd(xr: dict[str, Any], path: Path) -> None:
-    """§3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing values."""
+def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
+    """§3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing values; returns the XRD."""
     from crossfn.schemas import defaults, xrd  # noqa: PLC0415 -- only --xrd needs the schema machinery; keep startup fast
 
     try:
@@ -170,6 +184,7 @@ def _default_from_xrd(xr: dict[str, Any], path: Path) -> None:
         raise errors.InputError(f"cannot derive composite CRD from XRD: {exc}") from exc
     schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
     defaults.apply_defaults(xr, schema)
+    return doc
 
 
 def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
@@ -213,14 +228,60 @@ def _load_schemas(path: Path) -> list[dict[str, Any]]:
         raise errors.InputError(f"{_wrap('cannot load required schemas from', path)}: {exc}") from exc
 
 
+def _crd_files(path: Path) -> list[Path]:
+    """``--crds`` PATH: a file, or a directory's ``*.yaml``, ``*.yml`` and ``*.json`` files at any depth."""
+    if not path.is_dir():
+        return [path]
+    files = sorted(p for p in path.rglob("*") if p.is_file() and p.suffix in (".yaml", ".yml", ".json"))
+    if not files:
+        raise errors.InputError(f"no YAML or JSON files found in {errors.quote(str(path))}")
+    return files
+
+
+def _load_crds(paths: Sequence[Path]) -> list[dict[str, Any]]:
+    """The CRDs and XRDs of ``--crds``, each checked by a schema store; other documents are ignored.
+
+    A directory may hold whole packages (``crossplane.yaml``, examples), so
+    only extensions count, as in ``crossfn validate``.
+    """
+    if not paths:
+        return []
+    from crossfn.schemas import store  # noqa: PLC0415 -- only --crds needs it; keep startup fast
+
+    check = store.SchemaStore(builtins=False)
+    out: list[dict[str, Any]] = []
+    for path in paths:
+        what = _wrap("cannot load CRDs from", path)
+        try:
+            for file in _crd_files(path):
+                for doc in _load.load_documents(file):
+                    if store.is_extension(doc):
+                        _add_checked(check, doc, file)
+                        out.append(doc)
+        except errors.InputError as exc:
+            raise errors.InputError(f"{what}: {exc}") from exc
+    return out
+
+
+def _add_checked(check: Any, doc: dict[str, Any], file: Path) -> None:
+    try:
+        check.add(doc)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{file}: {exc}") from exc
+
+
 def load(req: Request) -> Inputs:
     """Load and check everything ``req`` names, in §3.3's order; the first problem raises InputError."""
     xr = _load_xr(req.composite_resource)
     comp = _load_composition(req.composition)
     _check_composition(xr, comp)
     fns = _load_functions(req.functions, req.function_annotations)
-    if req.xrd is not None:
-        _default_from_xrd(xr, req.xrd)
+    notes: list[str] = []
+    if _load.object_at(comp, "spec").get("mode") == _legacy.LEGACY_MODE:
+        comp, fns, note = _legacy.to_pipeline(comp, fns)
+        _annotate(fns, req.function_annotations)
+        notes.append(note)
+    xrd_doc = _default_from_xrd(xr, req.xrd) if req.xrd is not None else None
     creds = _load_many(
         [req.function_credentials] if req.function_credentials else [], "cannot load secrets from"
     )
@@ -246,4 +307,7 @@ def load(req: Request) -> Inputs:
         credentials=creds,
         context=_load_context(req.context_files, req.context_values),
         schema_documents=_load_schemas(req.required_schemas) if req.required_schemas else [],
+        crd_documents=_load_crds(req.crds),
+        xrd_document=xrd_doc,
+        notes=notes,
     )

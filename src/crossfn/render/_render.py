@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.render import _inputs, _load, _runtimes, _sources
+from crossfn.render import _inputs, _load, _runtimes, _sources, _validate
 
 __all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
 
@@ -61,14 +61,14 @@ def _steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
 
 
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
-    if not inputs.schema_documents:
+    if not inputs.schema_documents and not inputs.crd_documents:
         return engine.NoSchemas()
-    from crossfn.schemas import store  # noqa: PLC0415 -- only -s needs it; keep startup fast
+    from crossfn.schemas import store  # noqa: PLC0415 -- only -s and --crds need it; keep startup fast
 
     # Render's FilteringSchemaFetcher searches only the documents given, and
-    # compares group and version case-insensitively (§3.5).
+    # compares group and version case-insensitively (§3.5); --crds adds CRDs and XRDs.
     schemas = store.SchemaStore(builtins=False, case_insensitive_group_version=True)
-    for doc in inputs.schema_documents:
+    for doc in [*inputs.schema_documents, *inputs.crd_documents]:
         schemas.add(doc)
     return schemas
 
@@ -132,7 +132,7 @@ async def _compose(
 
 async def _run(
     inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]
-) -> list[dict[str, Any]]:
+) -> engine.CompositionResult:
     runtimes = {}
     for fn in inputs.functions:
         name = str((fn.get("metadata") or {}).get("name") or "")
@@ -155,30 +155,43 @@ async def _run(
             await grpc.aclose()
         await started.stop()
     result.raise_for_fatal()
-    return _documents(inputs, req, result)
+    return result
 
 
 async def render_documents_async(
-    inputs: _inputs.Inputs, req: _inputs.Request, *, report: Callable[[str], None] = lambda _: None
+    inputs: _inputs.Inputs,
+    req: _inputs.Request,
+    *,
+    report: Callable[[str], None] = lambda _: None,
+    validator: _validate.Validator | None = None,
 ) -> list[dict[str, Any]]:
     """Render ``inputs`` under ``req.timeout``; any failure is ``cannot render composite resource: ...``.
 
     ``report`` receives one line per Function saying which runtime it uses
-    (the CLI's ``--verbose``).
+    (the CLI's ``--verbose``). With a ``validator`` a render whose XR, step
+    inputs or composed resources break their schemas fails with
+    ``cannot validate render: ...`` and one line per problem.
     """
     try:
         async with asyncio.timeout(req.timeout):
-            return await _run(inputs, req, report)
+            result = await _run(inputs, req, report)
     except TimeoutError as exc:
         raise errors.CrossfnError("cannot render composite resource: context deadline exceeded") from exc
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
         raise type(exc)(f"cannot render composite resource: {exc}") from exc
+    if validator is not None:
+        _validate.check(inputs, [c.resource for c in result.composed], validator)
+    return _documents(inputs, req, result)
 
 
 def render_documents(
-    inputs: _inputs.Inputs, req: _inputs.Request, *, report: Callable[[str], None] = lambda _: None
+    inputs: _inputs.Inputs,
+    req: _inputs.Request,
+    *,
+    report: Callable[[str], None] = lambda _: None,
+    validator: _validate.Validator | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`render_documents_async` for synchronous callers (the CLI): runs its own event loop."""
-    return asyncio.run(render_documents_async(inputs, req, report=report))
+    return asyncio.run(render_documents_async(inputs, req, report=report, validator=validator))

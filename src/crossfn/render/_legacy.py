@@ -1,0 +1,116 @@
+"""Rendering a legacy ``mode: Resources`` Composition, which ``crossplane render`` rejects.
+
+Crossplane v1 Compositions carry patch-and-transform inside the Composition
+(``spec.resources``, ``spec.patchSets``, ``spec.environment``). Render accepts
+one spelled ``mode: Resources`` by converting it, as
+``crossfn convert pipeline-composition`` does
+(:func:`crossfn.functions.patch_and_transform.convert.to_pipeline`), into a
+Pipeline that calls ``function-patch-and-transform`` and, when the Composition
+uses the native environment, ``function-environment-configs``.
+
+The converted steps name Functions the user's Functions file may not define:
+
+* patch-and-transform is a crossfn built-in, so a Function entry for it is
+  supplied when the file has none (it then runs in-process);
+* environment-configs is not a built-in: if the converted pipeline needs it
+  and the file does not define it, render fails with an error saying so.
+
+A Function counts as defining one of these when its name is the converter's
+default name or its package is that function's package (any registry, tag or
+digest); the converted steps then call it by its name.
+
+A Composition without ``spec.mode`` is left alone (render rejects it, as
+upstream does): it may just as well be a Pipeline that lost its mode.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from crossfn import errors
+from crossfn.functions.patch_and_transform import convert
+
+__all__ = ["LEGACY_MODE", "to_pipeline"]
+
+LEGACY_MODE = "Resources"
+_FUNCTION_API = "pkg.crossplane.io/v1"
+_PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION
+
+
+def _package_name(fn: Mapping[str, Any]) -> str:
+    """A Function's package without registry, tag or digest (``function-patch-and-transform``)."""
+    spec = fn.get("spec")
+    package = str(spec.get("package") or "") if isinstance(spec, Mapping) else ""
+    return package.rsplit("/", 1)[-1].split("@", 1)[0].split(":", 1)[0]
+
+
+def _function_name(fn: Mapping[str, Any]) -> str:
+    meta = fn.get("metadata")
+    return str(meta.get("name") or "") if isinstance(meta, Mapping) else ""
+
+
+def _find(fns: Sequence[Mapping[str, Any]], default: str) -> str | None:
+    """The name of the user's Function for ``default``: by name first, then by package."""
+    names = [_function_name(fn) for fn in fns]
+    if default in names:
+        return default
+    for fn, name in zip(fns, names, strict=True):
+        if _package_name(fn) == default and name:
+            return name
+    return None
+
+
+def _builtin_function(name: str) -> dict[str, Any]:
+    """The Function entry render supplies for the built-in patch-and-transform."""
+    return {
+        "apiVersion": _FUNCTION_API,
+        "kind": "Function",
+        "metadata": {"name": name},
+        "spec": {"package": _PT_PACKAGE},
+    }
+
+
+def _uses(comp: Mapping[str, Any], function: str) -> bool:
+    pipeline = (comp.get("spec") or {}).get("pipeline") or []
+    return any(
+        isinstance(step, Mapping) and (step.get("functionRef") or {}).get("name") == function
+        for step in pipeline
+    )
+
+
+def to_pipeline(
+    comp: dict[str, Any], fns: list[dict[str, Any]]
+) -> tuple[dict[str, Any], list[dict[str, Any]], str]:
+    """Convert a ``mode: Resources`` Composition; returns it, the Functions to use, and a note for the user.
+
+    The Functions are ``fns`` plus, when they lack one, a built-in
+    patch-and-transform entry. Raises :class:`~crossfn.errors.InputError`
+    when the conversion fails or needs function-environment-configs that
+    ``fns`` does not define.
+    """
+    name = errors.quote(_function_name(comp))
+    pt = _find(fns, convert.DEFAULT_FUNCTION)
+    env = _find(fns, convert.DEFAULT_ENVIRONMENT_FUNCTION)
+    try:
+        converted = convert.to_pipeline(
+            comp,
+            function_name=pt or convert.DEFAULT_FUNCTION,
+            environment_function_name=env or convert.DEFAULT_ENVIRONMENT_FUNCTION,
+        )
+    except errors.InputError as exc:
+        raise errors.InputError(f"cannot convert Composition {name} to a pipeline: {exc}") from exc
+    assert converted is not None, "the caller converts only mode: Resources, which the converter never skips"
+    if env is None and _uses(converted, convert.DEFAULT_ENVIRONMENT_FUNCTION):
+        raise errors.InputError(
+            f"cannot render Composition {name}: it uses mode: Resources with spec.environment, which needs "
+            f"Function {errors.quote(convert.DEFAULT_ENVIRONMENT_FUNCTION)} (not a crossfn built-in); "
+            "add it to the Functions file"
+        )
+    if pt is None:
+        fns = [*fns, _builtin_function(convert.DEFAULT_FUNCTION)]
+    note = (
+        f"Composition {name} uses mode: Resources; rendering it as a Pipeline with "
+        f"{pt or convert.DEFAULT_FUNCTION} (see crossfn convert pipeline-composition)"
+    )
+    return converted, fns, note

@@ -1,0 +1,192 @@
+"""``crossfn render`` of a legacy ``mode: Resources`` Composition, converted to a Pipeline on the fly.
+
+Upstream render rejects such a Composition (crossplane-core §3.3 step 6);
+crossfn converts it as ``crossfn convert pipeline-composition`` does and
+notes it on stderr (a divergence listed in ``docs/compatibility.md``).
+Regenerate the golden file with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/render``.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from crossfn import cli, errors, render
+
+_ROOT = Path(__file__).resolve().parents[2]
+_EXAMPLE = _ROOT / "examples" / "legacy-resources"
+_GOLDEN = Path(__file__).parent / "golden" / "LegacyResources.yaml"
+_UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
+_NOTE = (
+    'crossfn: note: Composition "xdatabases.example.crossplane.io" uses mode: Resources; rendering it as a '
+    "Pipeline with {fn} (see crossfn convert pipeline-composition)\n"
+)
+_ENV_FN = """apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: my-environment-configs
+spec:
+  package: xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.4.0
+"""
+_ENVIRONMENT = """  environment:
+    environmentConfigs:
+    - type: Reference
+      ref:
+        name: defaults
+"""
+
+
+def _main(
+    capsys: pytest.CaptureFixture[str], functions: Path, *flags: str, comp: Path | None = None
+) -> tuple[int, str, str]:
+    code = cli.main(
+        [
+            "render",
+            str(_EXAMPLE / "xr.yaml"),
+            str(comp or _EXAMPLE / "composition.yaml"),
+            str(functions),
+            *flags,
+        ]
+    )
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _with_environment(tmp_path: Path) -> Path:
+    text = (
+        (_EXAMPLE / "composition.yaml")
+        .read_text()
+        .replace("  mode: Resources\n", "  mode: Resources\n" + _ENVIRONMENT)
+    )
+    comp = tmp_path / "composition.yaml"
+    comp.write_text(text)
+    return comp
+
+
+def test_example_golden(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _main(capsys, _EXAMPLE / "functions.yaml")
+    assert code == 0, err
+    assert err == _NOTE.format(fn="crossplane-contrib-function-patch-and-transform"), (
+        "one note, naming the user's Function"
+    )
+    if _UPDATE:
+        _GOLDEN.write_text(out)
+    assert out == _GOLDEN.read_text(), (
+        "output differs; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/render"
+    )
+
+
+def test_builtin_supplied_when_functions_lack_it(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    functions = tmp_path / "functions.yaml"
+    functions.write_text("# no Functions: render supplies patch-and-transform\n")
+    code, out, err = _main(capsys, functions)
+    assert code == 0, err
+    assert err == _NOTE.format(fn="function-patch-and-transform")
+    assert out == _GOLDEN.read_text(), "the built-in renders what the user's Function entry renders"
+
+
+@pytest.mark.parametrize(
+    ("functions", "want_fns", "want_steps", "reason"),
+    [
+        pytest.param(
+            "", ["function-patch-and-transform"], ["patch-and-transform"],
+            "no Functions: a built-in entry with the converter's default name", id="SuppliedBuiltin",
+        ),
+        pytest.param(
+            _ENV_FN, ["my-environment-configs", "function-patch-and-transform"],
+            ["environment-configs", "patch-and-transform"],
+            "environment-configs found by package, called by its name", id="EnvironmentByPackage",
+        ),
+        pytest.param(
+            _ENV_FN.replace("name: my-environment-configs", "name: function-environment-configs")
+            + "---\n" + _ENV_FN.replace("function-environment-configs:", "function-patch-and-transform:")
+            .replace("my-environment-configs", "my-pt"),
+            ["function-environment-configs", "my-pt"], ["environment-configs", "patch-and-transform"],
+            "both found: by name and by package; nothing supplied", id="BothDefined",
+        ),
+    ],
+)  # fmt: skip
+def test_functions_for_converted_pipeline(
+    tmp_path: Path, functions: str, want_fns: list[str], want_steps: list[str], reason: str
+) -> None:
+    (tmp_path / "functions.yaml").write_text(functions or "# none\n")
+    comp = _with_environment(tmp_path) if "environment" in want_steps[0] else _EXAMPLE / "composition.yaml"
+    inputs = render.load(
+        render.Request(
+            composite_resource=_EXAMPLE / "xr.yaml", composition=comp, functions=tmp_path / "functions.yaml"
+        )
+    )
+    assert [f["metadata"]["name"] for f in inputs.functions] == want_fns, reason
+    pipeline = inputs.composition["spec"]["pipeline"]
+    assert [s["step"] for s in pipeline] == want_steps, reason
+    assert [s["functionRef"]["name"] for s in pipeline] == want_fns, (
+        f"{reason}: steps call the Functions by name"
+    )
+    assert inputs.composition["spec"]["mode"] == "Pipeline"
+    assert len(inputs.notes) == 1
+
+
+def test_annotations_reach_the_supplied_function(tmp_path: Path) -> None:
+    (tmp_path / "functions.yaml").write_text("# none\n")
+    inputs = render.load(
+        render.Request(
+            composite_resource=_EXAMPLE / "xr.yaml",
+            composition=_EXAMPLE / "composition.yaml",
+            functions=tmp_path / "functions.yaml",
+            function_annotations=["render.crossplane.io/runtime=Development"],
+        )
+    )
+    assert inputs.functions[0]["metadata"]["annotations"] == {
+        "render.crossplane.io/runtime": "Development"
+    }, "-a sets an annotation on every Function, the supplied one too"
+
+
+def test_environment_needs_its_function(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    code, out, err = _main(capsys, _EXAMPLE / "functions.yaml", comp=_with_environment(tmp_path))
+    assert (code, out) == (1, "")
+    assert err == (
+        'crossfn: error: cannot render Composition "xdatabases.example.crossplane.io": it uses mode: Resources '
+        'with spec.environment, which needs Function "function-environment-configs" (not a crossfn built-in); '
+        "add it to the Functions file\n"
+    )
+
+
+def test_pipeline_composition_is_not_converted() -> None:
+    xbucket = _ROOT / "examples" / "xbucket"
+    inputs = render.load(
+        render.Request(
+            composite_resource=xbucket / "xr.yaml",
+            composition=xbucket / "composition.yaml",
+            functions=xbucket / "functions.yaml",
+        )
+    )
+    assert inputs.notes == [], "no note for a Pipeline Composition"
+    assert [f["metadata"]["name"] for f in inputs.functions] == ["function-patch-and-transform"], (
+        "nothing supplied"
+    )
+
+
+def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
+    notes: list[str] = []
+    docs = render.render(
+        render.Request(
+            composite_resource=_EXAMPLE / "xr.yaml",
+            composition=_EXAMPLE / "composition.yaml",
+            functions=_EXAMPLE / "functions.yaml",
+        ),
+        note=notes.append,
+    )
+    assert notes == [
+        _NOTE.format(fn="crossplane-contrib-function-patch-and-transform")[len("crossfn: note: ") : -1]
+    ]
+    assert [d["kind"] for d in docs] == ["XDatabase", "Instance", "SubnetGroup"]
+    with pytest.raises(errors.InputError):
+        render.load(
+            render.Request(
+                composite_resource=_EXAMPLE / "xr.yaml",
+                composition=_with_environment(tmp_path),
+                functions=_EXAMPLE / "functions.yaml",
+            )
+        )
