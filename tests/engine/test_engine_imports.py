@@ -16,11 +16,24 @@ import pytest
 _HEAVY = (
     "grpc",
     "prometheus_client",
+    "opentelemetry",
     "crossfn.engine._cache_store",
     "crossfn.engine._caching",
     "crossfn.engine._grpc",
     "crossfn.engine._inspected",
 )
+
+_ONE_STEP_PIPELINE = """
+import asyncio
+from crossfn import engine
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+
+async def answer(name, req):
+    return fnv1.RunFunctionResponse()
+
+step = engine.PipelineStep.from_dict({"step": "s", "functionRef": {"name": "f"}})
+asyncio.run(engine.run_pipeline(None, [step], engine.runner_from(answer)))
+"""
 
 
 def _loaded_after(code: str) -> list[str]:
@@ -58,6 +71,19 @@ def _loaded_after(code: str) -> list[str]:
             ["grpc", "crossfn.engine._grpc"],
             "the gRPC runner loads grpc on first access",
             id="GrpcRunnerOnAccess",
+        ),
+        pytest.param(
+            _ONE_STEP_PIPELINE + "assert isinstance(engine.default_tracer(), engine.NoTracer)",
+            [],
+            "a process that never imported OpenTelemetry gets no spans and no OpenTelemetry import",
+            id="NoTracingUnlessUsed",
+        ),
+        pytest.param(
+            "import opentelemetry.trace\nfrom crossfn import engine\n"
+            "assert isinstance(engine.default_tracer(), engine.OpenTelemetryTracer)",
+            ["opentelemetry"],
+            "a process that uses OpenTelemetry gets a span per step",
+            id="TracingWhenUsed",
         ),
         pytest.param(
             "import prometheus_client\nfrom crossfn import engine\n"

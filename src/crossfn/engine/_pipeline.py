@@ -79,7 +79,7 @@ async def run_pipeline(
     ``--context-values``; the controller passes nothing). A fatal result ends
     the run early with :attr:`PipelineRun.fatal` set; other failures raise a
     :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
-    to OpenTelemetry spans when it is installed; ``trace_id`` to a new UUID
+    to OpenTelemetry spans when the process has imported OpenTelemetry; ``trace_id`` to a new UUID
     (one per reconcile, as Crossplane's inspector). ``composition_name`` only
     labels what the pipeline inspector emits. ``seed`` is the previous run's
     :attr:`PipelineRun.requirements`: each step's required resources are

@@ -1,9 +1,9 @@
-"""A span per pipeline step, when OpenTelemetry is installed.
+"""A span per pipeline step, when the process uses OpenTelemetry.
 
 Crossplane itself has no tracing (§2.5); its pipeline inspector carries a
 per-reconcile trace id. We keep that id (the pipeline makes one per run) and,
-when ``opentelemetry`` is importable, wrap each step in a span carrying the
-step, function and trace id. Tracing is a side concern: any failure to start
+when the process uses OpenTelemetry (see :func:`default_tracer`), wrap each
+step in a span carrying the step, function and trace id. Tracing is a side concern: any failure to start
 or end a span is logged and the step runs regardless.
 """
 
@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import importlib
 import logging
+import sys
 from collections.abc import Iterator
 from typing import Protocol
 
@@ -69,11 +70,18 @@ class OpenTelemetryTracer:
 
 
 def default_tracer() -> Tracer:
-    """OpenTelemetry spans when the optional dependency is installed, else nothing."""
-    try:
-        return OpenTelemetryTracer()
-    except ImportError:
+    """OpenTelemetry spans when this process uses OpenTelemetry, else nothing.
+
+    "Uses" means ``opentelemetry.trace`` is already imported: setting a tracer
+    provider, by hand or through ``opentelemetry-instrument``, imports it, and
+    without a provider every span would go nowhere. Looking instead of
+    importing keeps OpenTelemetry's imports (tens of milliseconds) out of every
+    process that does not trace, such as a render. The pipeline asks once per
+    run, so a provider set up later is used from the next run on.
+    """
+    if "opentelemetry.trace" not in sys.modules:
         return NoTracer()
+    return OpenTelemetryTracer()
 
 
 @contextlib.contextmanager
