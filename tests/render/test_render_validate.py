@@ -10,6 +10,7 @@ Bucket.
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
@@ -150,3 +151,56 @@ def test_crds_errors(
     code, out, err = _render(capsys, data, "--crds", flag)
     assert (code, out) == (1, ""), reason
     assert err == f"crossfn: error: {want.format(d=data)}\n", reason
+
+
+_SCHEMA_FUNCTION = """
+from crossfn.sdk import request, response
+
+
+def compose(req, rsp):
+    response.require_schema(rsp, "xr", "example.crossplane.io/v1", "XBucket")
+    response.require_schema(rsp, "bucket", "s3.example.org/v1beta1", "Bucket")
+    for name in ("xr", "bucket"):
+        schema = request.get_required_schema(req, name)
+        fields = sorted(schema["properties"]["spec"]["properties"]) if schema else None
+        response.normal(rsp, f"{name}: {fields}")
+"""
+_LEGACY_XR_SPEC = sorted([
+    "acl", "claimRef", "compositionRef", "compositionRevisionRef", "compositionRevisionSelector",
+    "compositionSelector", "compositionUpdatePolicy", "region", "resourceRefs", "writeConnectionSecretToRef",
+])  # fmt: skip
+"""The XR's spec fields: the test XRD's own and those Crossplane adds to a v1 (legacy) XR."""
+_SCHEMA_FUNCTIONS = """apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-patch-and-transform
+  annotations:
+    render.crossplane.io/runtime: InProcess
+    render.crossfn.io/runtime-inprocess-object: crossfn_render_schemafn:compose
+spec:
+  package: xpkg.crossplane.io/example/function-schemas:v0.1.0
+"""
+
+
+@pytest.mark.parametrize(
+    ("flags", "want", "reason"),
+    [
+        pytest.param(
+            ["--crds", "{d}/crds"], [f"xr: {_LEGACY_XR_SPEC}", "bucket: ['forProvider']"],
+            "an XRD and a CRD from --crds answer required schemas", id="FromCRDs",
+        ),
+        pytest.param(
+            ["--xrd", "{d}/xrd.yaml"], ["xr: None", "bucket: None"],
+            "--xrd alone does not, as upstream: a kind nobody gave is an empty schema", id="NotFromXRD",
+        ),
+    ],
+)  # fmt: skip
+def test_crds_answer_required_schemas(
+    capsys: pytest.CaptureFixture[str], data: Path, flags: list[str], want: list[str], reason: str
+) -> None:
+    (data / "functions.yaml").write_text(_SCHEMA_FUNCTIONS)
+    (data / "crossfn_render_schemafn.py").write_text(_SCHEMA_FUNCTION)
+    code, out, err = _render(capsys, data, "-r", "--output", "json", *flags)
+    assert code == 0, f"{reason}: {err}"
+    results = [d["message"] for d in json.loads(out) if d["kind"] == "Result"]
+    assert results == want, reason
