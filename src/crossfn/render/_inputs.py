@@ -14,10 +14,13 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from crossfn import errors
 from crossfn.render import _legacy, _load
+
+if TYPE_CHECKING:
+    from crossfn.schemas import store as schema_store
 
 __all__ = ["Inputs", "Request", "load"]
 
@@ -263,7 +266,7 @@ def _load_crds(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return out
 
 
-def _add_checked(check: Any, doc: dict[str, Any], file: Path) -> None:
+def _add_checked(check: schema_store.SchemaStore, doc: dict[str, Any], file: Path) -> None:
     try:
         check.add(doc)
     except errors.InputError as exc:
