@@ -88,9 +88,7 @@ from crossfn.engine._model import (
     Target,
 )
 from crossfn.engine._naming import child_name
-from crossfn.engine._openapi import DocumentSchemaSource, OpenAPIDiscovery, OpenAPISchemaSource
 from crossfn.engine._options import ComposeOptions
-from crossfn.engine._packages import active_endpoint, check_capabilities
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
 from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
@@ -106,7 +104,6 @@ from crossfn.engine._sources import (
     Sources,
 )
 from crossfn.engine._stack import build_runner
-from crossfn.engine._status import ReconcileStatus, reconcile_status
 from crossfn.engine._tag import tag
 from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
 
@@ -116,6 +113,9 @@ if _typing.TYPE_CHECKING:
     from crossfn.engine._grpc import GrpcRunner, TlsConfig
     from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
     from crossfn.engine._inspector_socket import SocketInspector
+    from crossfn.engine._openapi import DocumentSchemaSource, OpenAPIDiscovery, OpenAPISchemaSource
+    from crossfn.engine._packages import active_endpoint, check_capabilities
+    from crossfn.engine._status import ReconcileStatus, reconcile_status
 
 _LAZY = {
     "DiskStore": "_cache_store",
@@ -129,12 +129,21 @@ _LAZY = {
     "PipelineInspector": "_inspected",
     "StepMeta": "_inspected",
     "SocketInspector": "_inspector_socket",
+    "DocumentSchemaSource": "_openapi",
+    "OpenAPIDiscovery": "_openapi",
+    "OpenAPISchemaSource": "_openapi",
+    "active_endpoint": "_packages",
+    "check_capabilities": "_packages",
+    "ReconcileStatus": "_status",
+    "reconcile_status": "_status",
 }
 """Public names whose modules load on first use, and those modules.
 
-They are the runners and stores that pull in heavy libraries (grpc; the
-protobuf descriptor machinery of the disk cache) and that a render of
-in-process functions never touches, so ``import crossfn.engine`` stays cheap.
+They are what a render of in-process functions never touches: the runners
+and stores that pull in heavy libraries (grpc; the protobuf descriptor
+machinery of the disk cache), and the controller's helpers (schema discovery,
+package revisions, reconcile status). So ``import crossfn.engine`` stays
+cheap, which matters for a CLI that starts once per render.
 The ``TYPE_CHECKING`` imports above name the same objects for type checkers.
 """
 
