@@ -1,17 +1,25 @@
 """Benchmark: wall time of ``crossfn render``, process start included, against a bare ``python -c pass``.
 
-Three measurements, each the median (and 90th percentile) of ``--repeat``
-fresh processes:
+Each row is the median (and 90th percentile) of ``--repeat`` fresh processes:
 
 * ``python -c pass``: the floor any Python command pays;
+* ``import crossfn.engine`` and the whole render stack's imports;
 * the README's first command, the XBucket example (patch-and-transform
   in-process); target ≤ 0.3 s median wall;
+* the same with crossfn's own modules compiled from source on every run;
 * a 200-resource patch-and-transform render: a generated Composition with
   200 composed resources, three patches each.
 
-It also reports how long ``import crossfn.render`` and ``import crossfn.engine``
-take in a fresh process, and, inside one process, the split between importing
-the render stack and rendering, since imports dominate a small render.
+Bytecode: an installed crossfn has its ``.pyc`` files, but a checkout run
+with ``PYTHONDONTWRITEBYTECODE=1`` (as this project's machines are) compiles
+every crossfn module at every start, which costs about a third of a small
+render. So that the figures do not depend on what happens to be cached in
+``src/``, every process gets its own bytecode directory
+(``PYTHONPYCACHEPREFIX``): warmed once for the ordinary rows, and with
+crossfn's part removed (and writing off) for the "from source" row.
+
+Inside one process it also splits importing the render stack from rendering,
+since imports dominate a small render.
 
 Run:  python benchmarks/render.py [--repeat N] [--no-write]
 It prints a table and rewrites the "render" section of docs/performance.md.
@@ -21,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import platform
+import shutil
 import statistics
 import subprocess
 import sys
@@ -42,12 +52,29 @@ def _crossfn() -> list[str]:
     return [sys.executable, "-m", "crossfn"]
 
 
-def _wall(argv: list[str], repeat: int) -> tuple[float, float]:
-    """Median and 90th percentile wall time of running ``argv`` to completion."""
+def _env(pycache: Path, *, crossfn_from_source: bool = False) -> dict[str, str]:
+    """The environment of a measured process: bytecode in ``pycache``, crossfn's own removed if asked.
+
+    ``pycache`` mirrors absolute source paths, so crossfn's part of it is
+    ``pycache/<path of src/crossfn>``; removing it and turning writing off
+    makes every crossfn module compile from source, while the standard
+    library and dependencies keep their bytecode.
+    """
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env["PYTHONPYCACHEPREFIX"] = str(pycache)
+    if crossfn_from_source:
+        env["PYTHONDONTWRITEBYTECODE"] = "1"
+        shutil.rmtree(pycache / (ROOT / "src" / "crossfn").relative_to("/"), ignore_errors=True)
+    return env
+
+
+def _wall(argv: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median and 90th percentile wall time of running ``argv`` to completion (after one unmeasured run)."""
+    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
     times = []
     for _ in range(repeat):
         start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True)
+        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
         times.append(time.perf_counter() - start)
     times.sort()
     return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.9))]
@@ -67,11 +94,13 @@ print(json.dumps([t1 - t0, t2 - t1]))
 """
 
 
-def _split(files: list[str], repeat: int) -> tuple[float, float]:
-    """Median seconds spent importing crossfn's render stack, and rendering (first call, function import included)."""
+def _split(files: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float]:
+    """Median seconds spent importing crossfn's render stack, and rendering (first call)."""
     imports, runs = [], []
     for _ in range(repeat):
-        out = subprocess.run([sys.executable, "-c", _SPLIT, *files], capture_output=True, check=True, text=True)
+        out = subprocess.run(
+            [sys.executable, "-c", _SPLIT, *files], capture_output=True, check=True, text=True, env=env
+        )
         a, b = json.loads(out.stdout)
         imports.append(a)
         runs.append(b)
@@ -126,16 +155,29 @@ def _big_composition(tmp: Path) -> list[str]:
     return [str(tmp / "xr.yaml"), str(tmp / "composition.yaml"), str(tmp / "functions.yaml")]
 
 
-def _measure(repeat: int) -> str:
-    rows = [("`python -c pass`", *_wall([sys.executable, "-c", "pass"], repeat))]
-    rows.append(("`python -c 'import crossfn.render'`", *_wall([sys.executable, "-c", "import crossfn.render"], repeat)))
-    rows.append(("`python -c 'import crossfn.engine'`", *_wall([sys.executable, "-c", "import crossfn.engine"], repeat)))
+_RENDER_STACK = "import crossfn.cli.render, crossfn.render, crossfn.engine"
+
+
+def _measure(repeat: int, pycache: Path) -> str:
+    warm = _env(pycache)
     xbucket = [str(XBUCKET / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
-    rows.append(("`crossfn render` XBucket (target ≤ 0.3 s)", *_wall([*_crossfn(), "render", *xbucket], repeat)))
+    rows = [
+        ("`python -c pass`", *_wall([sys.executable, "-c", "pass"], repeat, warm)),
+        ("`python -c 'import crossfn.engine'`", *_wall([sys.executable, "-c", "import crossfn.engine"], repeat, warm)),
+        (f"`python -c '{_RENDER_STACK}'`", *_wall([sys.executable, "-c", _RENDER_STACK], repeat, warm)),
+        ("`crossfn render` XBucket (target ≤ 0.3 s)", *_wall([*_crossfn(), "render", *xbucket], repeat, warm)),
+    ]
     with tempfile.TemporaryDirectory() as d:
         big = _big_composition(Path(d))
-        rows.append((f"`crossfn render` {RESOURCES} P&T resources", *_wall([*_crossfn(), "render", *big], repeat)))
-        splits = [("XBucket", *_split(xbucket, repeat)), (f"{RESOURCES} P&T resources", *_split(big, repeat))]
+        rows.append((f"`crossfn render` {RESOURCES} P&T resources", *_wall([*_crossfn(), "render", *big], repeat, warm)))
+        splits = [
+            ("XBucket", *_split(xbucket, repeat, warm)),
+            (f"{RESOURCES} P&T resources", *_split(big, repeat, warm)),
+        ]
+    cold = _env(pycache, crossfn_from_source=True)
+    rows.append(
+        ("`crossfn render` XBucket, crossfn compiled from source", *_wall([*_crossfn(), "render", *xbucket], repeat, cold))
+    )
     lines = ["| command | median wall | p90 wall |", "|---|---:|---:|"]
     lines += [f"| {name} | {median * 1000:.0f} ms | {p90 * 1000:.0f} ms |" for name, median, p90 in rows]
     lines += ["", "| in one process | importing render + engine | rendering (first call) |", "|---|---:|---:|"]
@@ -143,20 +185,26 @@ def _measure(repeat: int) -> str:
     return "\n".join(lines)
 
 
-def _write(table: str, repeat: int) -> None:
+def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
     body = (
         f"{SECTION}\n\n"
         "Wall time of whole `crossfn render` processes (start, imports, render, output), next to a bare\n"
         "`python -c pass`. Target: the README's XBucket render ≤ 0.3 s median wall.\n"
-        f"Measured with `python benchmarks/render.py` ({repeat} runs each) on\n"
-        f"Python {platform.python_version()}, {platform.machine()}. Other processes shared the machine, so\n"
-        "compare rows with the `python -c pass` floor rather than across runs.\n\n"
+        f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python\n"
+        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the\n"
+        f"start and {load[1]:.1f} at the end. Other processes shared the machine, so compare rows with the\n"
+        "`python -c pass` floor rather than across runs. Every row but the last runs with bytecode\n"
+        "cached, as an installed crossfn does; the last compiles crossfn's own modules at each start, as\n"
+        "a checkout under `PYTHONDONTWRITEBYTECODE=1` does (see the script's docstring).\n\n"
         f"{table}\n\n"
-        "Imports dominate a small render: the render itself (in-process patch-and-transform, engine,\n"
-        "output) takes milliseconds, the first call also imports patch-and-transform, and importing\n"
-        "`crossfn.engine` loads grpc, prometheus_client and the response-cache store even when every\n"
-        "function runs in-process (its package `__init__` imports all runners eagerly). Making those\n"
-        "imports lazy in the engine is the remaining step towards the 0.3 s target.\n"
+        "A small render is almost all imports: rendering XBucket itself (engine, in-process\n"
+        "patch-and-transform, YAML output) takes a few milliseconds. The engine loads its gRPC runner,\n"
+        "response cache, pipeline inspector and `prometheus_client` only on first use, and OpenTelemetry\n"
+        "only in a process that already uses it, so an in-process render loads none of them, nor\n"
+        "pydantic or jsonschema (`tests/render/test_render_imports.py` keeps it so). What remains is\n"
+        "mostly what render needs: protobuf (the messages), asyncio (the engine is async), PyYAML,\n"
+        "patch-and-transform with re2 and its Go-compatible helpers, and crossfn's own modules, whose\n"
+        "many frozen dataclasses cost a little each to create.\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
     if SECTION + "\n" in text:
@@ -173,10 +221,14 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=15, help="processes per measurement")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
     args = parser.parse_args()
-    table = _measure(args.repeat)
+    start_load = os.getloadavg()[0]
+    with tempfile.TemporaryDirectory() as pycache:
+        table = _measure(args.repeat, Path(pycache))
+    load = (start_load, os.getloadavg()[0])
     print(table)
+    print(f"\nload average: {load[0]:.1f} at the start, {load[1]:.1f} at the end")
     if not args.no_write:
-        _write(table, args.repeat)
+        _write(table, args.repeat, load)
 
 
 if __name__ == "__main__":
