@@ -63,3 +63,37 @@ def test_fill_struct_is_dict_update(base: dict[str, Any], update: dict[str, Any]
     s = resource.dict_to_struct(base)
     resource.fill_struct(s, update)
     assert resource.struct_to_dict(s) == _normalise({**base, **update})
+
+
+def _keys_in_map_order(value: Any) -> Any:
+    """Every dict's keys, nested, in the order they come: to compare orders, not just contents."""
+    if isinstance(value, dict):
+        return [(k, _keys_in_map_order(v)) for k, v in value.items()]
+    if isinstance(value, list):
+        return [_keys_in_map_order(v) for v in value]
+    return None
+
+
+def _reference_to_python(v: struct_pb2.Value) -> Any:
+    """A plain walk of the upb message with ``items()``: the order YAML output relies on."""
+    kind = v.WhichOneof("kind")
+    if kind == "struct_value":
+        return {k: _reference_to_python(x) for k, x in v.struct_value.fields.items()}
+    if kind == "list_value":
+        return [_reference_to_python(x) for x in v.list_value.values]
+    return None if kind in (None, "null_value") else getattr(v, kind)
+
+
+@given(_OBJECTS)
+def test_struct_to_dict_keeps_map_order(d: dict[str, Any]) -> None:
+    s = json_format.ParseDict(d, struct_pb2.Struct())
+    want = {k: _reference_to_python(v) for k, v in s.fields.items()}
+    assert _keys_in_map_order(resource.struct_to_dict(s)) == _keys_in_map_order(want)
+
+
+@given(_OBJECTS)
+def test_struct_to_dict_without_integers_matches_json_format(d: dict[str, Any]) -> None:
+    s = json_format.ParseDict(d, struct_pb2.Struct())
+    got = resource.struct_to_dict(s, integers=False)
+    assert got == json_format.MessageToDict(s)
+    assert _typed(got) == _typed(json_format.MessageToDict(s)), "every number stays a float"
