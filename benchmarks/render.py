@@ -15,8 +15,10 @@ with ``PYTHONDONTWRITEBYTECODE=1`` (as this project's machines are) compiles
 every crossfn module at every start, which costs about a third of a small
 render. So that the figures do not depend on what happens to be cached in
 ``src/``, every process gets its own bytecode directory
-(``PYTHONPYCACHEPREFIX``): warmed once for the ordinary rows, and with
-crossfn's part removed (and writing off) for the "from source" row.
+(``PYTHONPYCACHEPREFIX``): warmed once for the ordinary rows, and a copy
+with crossfn's part removed (and writing off) for the "from source" row.
+The rows take turns, one process each per round, so that the load of other
+processes falls on all of them alike.
 
 Inside one process it also splits importing the render stack from rendering,
 since imports dominate a small render.
@@ -52,32 +54,43 @@ def _crossfn() -> list[str]:
     return [sys.executable, "-m", "crossfn"]
 
 
-def _env(pycache: Path, *, crossfn_from_source: bool = False) -> dict[str, str]:
-    """The environment of a measured process: bytecode in ``pycache``, crossfn's own removed if asked.
+def _envs(pycache: Path, warm_up: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+    """Environments of measured processes: all bytecode cached, and crossfn's own compiled from source.
 
-    ``pycache`` mirrors absolute source paths, so crossfn's part of it is
-    ``pycache/<path of src/crossfn>``; removing it and turning writing off
-    makes every crossfn module compile from source, while the standard
-    library and dependencies keep their bytecode.
+    Each has its own ``PYTHONPYCACHEPREFIX`` directory, filled by running
+    ``warm_up`` once. That directory mirrors absolute source paths, so
+    removing ``<dir>/<path of src/crossfn>`` from the second one (and turning
+    writing off) makes every crossfn module compile from source while the
+    standard library and dependencies keep their bytecode.
     """
-    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    env["PYTHONPYCACHEPREFIX"] = str(pycache)
-    if crossfn_from_source:
-        env["PYTHONDONTWRITEBYTECODE"] = "1"
-        shutil.rmtree(pycache / (ROOT / "src" / "crossfn").relative_to("/"), ignore_errors=True)
-    return env
+    base = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    warm = {**base, "PYTHONPYCACHEPREFIX": str(pycache / "warm")}
+    subprocess.run(warm_up, stdout=subprocess.DEVNULL, check=True, env=warm)
+    shutil.copytree(pycache / "warm", pycache / "cold")
+    shutil.rmtree(pycache / "cold" / (ROOT / "src" / "crossfn").relative_to("/"))
+    cold = {**base, "PYTHONPYCACHEPREFIX": str(pycache / "cold"), "PYTHONDONTWRITEBYTECODE": "1"}
+    return warm, cold
 
 
-def _wall(argv: list[str], repeat: int, env: dict[str, str]) -> tuple[float, float]:
-    """Median and 90th percentile wall time of running ``argv`` to completion (after one unmeasured run)."""
-    subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
-    times = []
-    for _ in range(repeat):
-        start = time.perf_counter()
-        subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return statistics.median(times), times[min(len(times) - 1, int(len(times) * 0.9))]
+def _walls(commands: list[tuple[list[str], dict[str, str]]], repeat: int) -> list[tuple[float, float]]:
+    """Median and 90th percentile wall time of each command, run to completion.
+
+    The commands take turns, one run each per round (after one unmeasured
+    round), so load from other processes that comes and goes falls on all
+    rows alike instead of on whichever row was running.
+    """
+    times: list[list[float]] = [[] for _ in commands]
+    for i in range(repeat + 1):
+        for (argv, env), out in zip(commands, times, strict=True):
+            start = time.perf_counter()
+            subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
+            if i:
+                out.append(time.perf_counter() - start)
+    results = []
+    for t in times:
+        t.sort()
+        results.append((statistics.median(t), t[min(len(t) - 1, int(len(t) * 0.9))]))
+    return results
 
 
 _SPLIT = """
@@ -159,27 +172,26 @@ _RENDER_STACK = "import crossfn.cli.render, crossfn.render, crossfn.engine"
 
 
 def _measure(repeat: int, pycache: Path) -> str:
-    warm = _env(pycache)
     xbucket = [str(XBUCKET / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
-    rows = [
-        ("`python -c pass`", *_wall([sys.executable, "-c", "pass"], repeat, warm)),
-        ("`python -c 'import crossfn.engine'`", *_wall([sys.executable, "-c", "import crossfn.engine"], repeat, warm)),
-        (f"`python -c '{_RENDER_STACK}'`", *_wall([sys.executable, "-c", _RENDER_STACK], repeat, warm)),
-        ("`crossfn render` XBucket (target ≤ 0.3 s)", *_wall([*_crossfn(), "render", *xbucket], repeat, warm)),
-    ]
+    render_xbucket = [*_crossfn(), "render", *xbucket]
+    warm, cold = _envs(pycache, render_xbucket)
     with tempfile.TemporaryDirectory() as d:
         big = _big_composition(Path(d))
-        rows.append((f"`crossfn render` {RESOURCES} P&T resources", *_wall([*_crossfn(), "render", *big], repeat, warm)))
+        rows = [
+            ("`python -c pass`", [sys.executable, "-c", "pass"], warm),
+            ("`python -c 'import crossfn.engine'`", [sys.executable, "-c", "import crossfn.engine"], warm),
+            (f"`python -c '{_RENDER_STACK}'`", [sys.executable, "-c", _RENDER_STACK], warm),
+            ("`crossfn render` XBucket (target ≤ 0.3 s)", render_xbucket, warm),
+            (f"`crossfn render` {RESOURCES} P&T resources", [*_crossfn(), "render", *big], warm),
+            ("`crossfn render` XBucket, crossfn compiled from source", render_xbucket, cold),
+        ]
+        walls = _walls([(argv, env) for _, argv, env in rows], repeat)
         splits = [
             ("XBucket", *_split(xbucket, repeat, warm)),
             (f"{RESOURCES} P&T resources", *_split(big, repeat, warm)),
         ]
-    cold = _env(pycache, crossfn_from_source=True)
-    rows.append(
-        ("`crossfn render` XBucket, crossfn compiled from source", *_wall([*_crossfn(), "render", *xbucket], repeat, cold))
-    )
     lines = ["| command | median wall | p90 wall |", "|---|---:|---:|"]
-    lines += [f"| {name} | {median * 1000:.0f} ms | {p90 * 1000:.0f} ms |" for name, median, p90 in rows]
+    lines += [f"| {name} | {m * 1000:.0f} ms | {p90 * 1000:.0f} ms |" for (name, _, _), (m, p90) in zip(rows, walls, strict=True)]
     lines += ["", "| in one process | importing render + engine | rendering (first call) |", "|---|---:|---:|"]
     lines += [f"| {name} | {imp * 1000:.0f} ms | {run * 1000:.1f} ms |" for name, imp, run in splits]
     return "\n".join(lines)
@@ -190,12 +202,15 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         f"{SECTION}\n\n"
         "Wall time of whole `crossfn render` processes (start, imports, render, output), next to a bare\n"
         "`python -c pass`. Target: the README's XBucket render ≤ 0.3 s median wall.\n"
-        f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python\n"
-        f"{platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the\n"
-        f"start and {load[1]:.1f} at the end. Other processes shared the machine, so compare rows with the\n"
-        "`python -c pass` floor rather than across runs. Every row but the last runs with bytecode\n"
-        "cached, as an installed crossfn does; the last compiles crossfn's own modules at each start, as\n"
-        "a checkout under `PYTHONDONTWRITEBYTECODE=1` does (see the script's docstring).\n\n"
+        f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python {platform.python_version()},\n"
+        f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end.\n"
+        "Other processes shared the machine, so compare rows with the `python -c pass` floor rather\n"
+        "than across runs. Every row but the last runs with bytecode cached, as an installed crossfn\n"
+        "does; the last compiles crossfn's own modules at each start, as a checkout run with\n"
+        "`PYTHONDONTWRITEBYTECODE=1` does (this project's machines set it), so the difference between\n"
+        "the two XBucket rows is compile time (see the script's docstring). Before the engine's imports\n"
+        "were made lazy, the XBucket render took 0.34-0.44 s from source and imported grpc,\n"
+        "prometheus_client and OpenTelemetry.\n\n"
         f"{table}\n\n"
         "A small render is almost all imports: rendering XBucket itself (engine, in-process\n"
         "patch-and-transform, YAML output) takes a few milliseconds. The engine loads its gRPC runner,\n"
