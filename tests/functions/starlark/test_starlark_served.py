@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import time
 from collections.abc import AsyncIterator
 
 import grpc
@@ -34,7 +33,7 @@ def _request(script: str) -> fnv1.RunFunctionRequest:
 @pytest.fixture
 async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceStub]:
     fn = starlark.Starlark(
-        timeout=datetime.timedelta(seconds=1), grace=datetime.timedelta(seconds=1), workers=2
+        timeout=datetime.timedelta(seconds=3), grace=datetime.timedelta(seconds=1), workers=2
     )
     server = runtime.FunctionServer(
         fn, settings.ServerSettings(listen=settings.ListenSettings(address="127.0.0.1:0", insecure=True))
@@ -52,9 +51,9 @@ async def test_served_function_survives_a_stuck_script(stub: fnv1grpc.FunctionRu
     """A script stuck inside one builtin call is killed; calls before, during and after it succeed."""
     runaway = asyncio.ensure_future(stub.RunFunction(_request(RUNAWAY)))
     await asyncio.sleep(0.05)
-    started = time.monotonic()
+    # No wall-clock bound here (CI machines are loaded): the claim is the order.
+    # The quick call is answered while the stuck one is still held, 3 s + 1 s grace.
     quick = await stub.RunFunction(_request(QUICK))
-    assert time.monotonic() - started < 1.5
     assert not runaway.done(), "the stuck script should still be running"
     assert (list(quick.results), quick.meta.ttl.seconds) == ([], 3)
     stuck = await runaway
