@@ -33,6 +33,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -72,24 +73,31 @@ def _envs(pycache: Path, warm_up: list[str]) -> tuple[dict[str, str], dict[str, 
     return warm, cold
 
 
-def _walls(commands: list[tuple[list[str], dict[str, str]]], repeat: int) -> list[tuple[float, float]]:
-    """Median and 90th percentile wall time of each command, run to completion.
+def _walls(commands: list[tuple[list[str], dict[str, str]]], repeat: int) -> list[tuple[float, float, float]]:
+    """Median and 90th percentile wall time, and median CPU time, of each command run to completion.
 
     The commands take turns, one run each per round (after one unmeasured
     round), so load from other processes that comes and goes falls on all
-    rows alike instead of on whichever row was running.
+    rows alike instead of on whichever row was running. CPU time (user +
+    system of the child) hardly grows with load, so it is the figure to
+    compare when the machine was busy.
     """
-    times: list[list[float]] = [[] for _ in commands]
+    walls: list[list[float]] = [[] for _ in commands]
+    cpus: list[list[float]] = [[] for _ in commands]
     for i in range(repeat + 1):
-        for (argv, env), out in zip(commands, times, strict=True):
+        for (argv, env), wall, cpu in zip(commands, walls, cpus, strict=True):
+            before = resource.getrusage(resource.RUSAGE_CHILDREN)
             start = time.perf_counter()
             subprocess.run(argv, stdout=subprocess.DEVNULL, check=True, env=env)
+            elapsed = time.perf_counter() - start
+            after = resource.getrusage(resource.RUSAGE_CHILDREN)
             if i:
-                out.append(time.perf_counter() - start)
+                wall.append(elapsed)
+                cpu.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
     results = []
-    for t in times:
-        t.sort()
-        results.append((statistics.median(t), t[min(len(t) - 1, int(len(t) * 0.9))]))
+    for wall, cpu in zip(walls, cpus, strict=True):
+        wall.sort()
+        results.append((statistics.median(wall), wall[min(len(wall) - 1, int(len(wall) * 0.9))], statistics.median(cpu)))
     return results
 
 
@@ -190,8 +198,11 @@ def _measure(repeat: int, pycache: Path) -> str:
             ("XBucket", *_split(xbucket, repeat, warm)),
             (f"{RESOURCES} P&T resources", *_split(big, repeat, warm)),
         ]
-    lines = ["| command | median wall | p90 wall |", "|---|---:|---:|"]
-    lines += [f"| {name} | {m * 1000:.0f} ms | {p90 * 1000:.0f} ms |" for (name, _, _), (m, p90) in zip(rows, walls, strict=True)]
+    lines = ["| command | median wall | p90 wall | median CPU |", "|---|---:|---:|---:|"]
+    lines += [
+        f"| {name} | {m * 1000:.0f} ms | {p90 * 1000:.0f} ms | {cpu * 1000:.0f} ms |"
+        for (name, _, _), (m, p90, cpu) in zip(rows, walls, strict=True)
+    ]
     lines += ["", "| in one process | importing render + engine | rendering (first call) |", "|---|---:|---:|"]
     lines += [f"| {name} | {imp * 1000:.0f} ms | {run * 1000:.1f} ms |" for name, imp, run in splits]
     return "\n".join(lines)
@@ -205,12 +216,12 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python {platform.python_version()},\n"
         f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end.\n"
         "Other processes shared the machine, so compare rows with the `python -c pass` floor rather\n"
-        "than across runs. Every row but the last runs with bytecode cached, as an installed crossfn\n"
-        "does; the last compiles crossfn's own modules at each start, as a checkout run with\n"
-        "`PYTHONDONTWRITEBYTECODE=1` does (this project's machines set it), so the difference between\n"
-        "the two XBucket rows is compile time (see the script's docstring). Before the engine's imports\n"
-        "were made lazy, the XBucket render took 0.34-0.44 s from source and imported grpc,\n"
-        "prometheus_client and OpenTelemetry.\n\n"
+        "than across runs, and prefer CPU time (user + system), which load hardly changes. Every row\n"
+        "but the last runs with bytecode cached, as an installed crossfn does; the last compiles\n"
+        "crossfn's own modules at each start, as a checkout run with `PYTHONDONTWRITEBYTECODE=1` does\n"
+        "(this project's machines set it), so the difference between the two XBucket rows is compile\n"
+        "time (see the script's docstring). Before the engine's imports were made lazy, the XBucket\n"
+        "render took 0.34-0.44 s from source and imported grpc, prometheus_client and OpenTelemetry.\n\n"
         f"{table}\n\n"
         "A small render is almost all imports: rendering XBucket itself (engine, in-process\n"
         "patch-and-transform, YAML output) takes a few milliseconds. The engine loads its gRPC runner,\n"
