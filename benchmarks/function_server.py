@@ -21,7 +21,9 @@ Workloads: ``trivial`` (``response.to(req)`` only) and ``compose10`` (read the
 XR, compose 10 resources from it, mark them ready).
 
 Also measured: dict <-> Struct conversion of a typical resource, crossfn's
-converters against ``json_format`` and ``Struct.update``.
+converters against ``json_format`` and ``Struct.update``, and where a compose10
+call's CPU goes inside the function (parse, ``response.to``, conversions,
+serialise), measured in-process.
 
 Results go to stdout and, unless ``--no-write``, to the "Function server"
 section of ``docs/performance.md``.
@@ -345,6 +347,30 @@ def _conversions() -> list[tuple[str, float]]:
     return [(name, min(timeit.repeat(fn, number=n, repeat=5)) / n * 1e6) for name, fn in cases]
 
 
+def _breakdown() -> list[tuple[str, float]]:
+    """Where a compose10 call's CPU goes inside the function server, measured in-process."""
+    from crossfn.proto.v1 import run_function_pb2 as fnv1
+    from crossfn.sdk import request, resource, response
+
+    payload = _request_bytes("compose10")
+    req = fnv1.RunFunctionRequest.FromString(payload)
+    xr = request.get_observed_composite_resource(req)
+    bodies = [_body(xr, i) for i in range(10)]
+    rsp = response.to(req)
+    for i, body in enumerate(bodies):
+        response.set_desired_composed_resource(rsp, f"bucket-{i}", body, ready=True)
+    cases = [
+        ("parse the request (upb)", lambda: fnv1.RunFunctionRequest.FromString(payload)),
+        ("`response.to(req)`: copy tag, TTL, desired state, context", lambda: response.to(req)),
+        ("observed XR -> dict (`struct_to_dict`)", lambda: request.get_observed_composite_resource(req)),
+        ("build the 10 bodies (the function's own logic)", lambda: [_body(xr, i) for i in range(10)]),
+        ("10 × dict -> Struct (`dict_to_struct`)", lambda: [resource.dict_to_struct(b) for b in bodies]),
+        ("serialise the response (upb)", rsp.SerializeToString),
+    ]
+    n = 1000
+    return [(name, min(timeit.repeat(fn, number=n, repeat=5)) / n * 1e6) for name, fn in cases]
+
+
 # --- report --------------------------------------------------------------------------------------
 
 
@@ -408,6 +434,13 @@ def _report(requests: int) -> str:
         start, stop = _cold_start(role)
         lines.append(f"| {label} | {start:.2f} | {stop:.2f} |")
     lines.append("")
+    lines.append("Where a compose10 call's CPU goes in the function itself (in-process, one thread):")
+    lines.append("")
+    lines.append("| Step | µs |")
+    lines.append("|---|---:|")
+    for name, us in _breakdown():
+        lines.append(f"| {name} | {us:.1f} |")
+    lines.append("")
     lines.append("dict <-> Struct conversion of one composed resource (~25 values):")
     lines.append("")
     lines.append("| Conversion | µs |")
@@ -417,16 +450,18 @@ def _report(requests: int) -> str:
     return "\n".join(lines)
 
 
-def _write(table: str, requests: int) -> None:
+def _write(table: str, requests: int, load: tuple[float, float]) -> None:
     header = (
         f"{SECTION}\n\n"
         f"Measured with `python benchmarks/function_server.py --requests {requests}` on "
         f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python {platform.python_version()}, "
-        f"{time.strftime('%Y-%m-%d', time.gmtime())}. CPU µs/request counts only the server process(es), "
+        f"{time.strftime('%Y-%m-%d', time.gmtime())}, 1-minute load average {load[0]:.2f} at the start and "
+        f"{load[1]:.2f} at the end (the benchmark's own processes count). CPU µs/request counts only the server process(es), "
         "best of five interleaved windows (other load on the machine only adds to it). Targets: trivial ≤ 1.15× the bare "
         "echo; compose10 ≤ 0.6× the official SDK. The load generator runs on the same machine and competes "
         f"with the servers for its {os.cpu_count()} cores, so more workers raise throughput only where cores "
-        "are left over.\n\n"
+        "are left over. On a shared, loaded machine the ratios move by about ±0.1 from run to run (the "
+        "official runtime suffers more from load than crossfn), so compare runs made under similar load.\n\n"
     )
     text = DOC.read_text() if DOC.exists() else "# Performance\n"
     pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
@@ -450,10 +485,13 @@ def main() -> None:
     parser.add_argument("--requests", type=int, default=5000, help="measured calls per server (default 5000)")
     parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
     args = parser.parse_args()
+    load_before = os.getloadavg()[0]
     table = _report(args.requests)
+    load = (load_before, os.getloadavg()[0])
     print(table)
+    print(f"\nload average: {load[0]:.2f} at the start, {load[1]:.2f} at the end")
     if not args.no_write:
-        _write(table, args.requests)
+        _write(table, args.requests, load)
 
 
 if __name__ == "__main__":
