@@ -79,8 +79,8 @@ def _walls(commands: list[tuple[list[str], dict[str, str]]], repeat: int) -> lis
     The commands take turns, one run each per round (after one unmeasured
     round), so load from other processes that comes and goes falls on all
     rows alike instead of on whichever row was running. CPU time (user +
-    system of the child) hardly grows with load, so it is the figure to
-    compare when the machine was busy.
+    system of the child) next to wall time shows whether a process computed
+    or waited.
     """
     walls: list[list[float]] = [[] for _ in commands]
     cpus: list[list[float]] = [[] for _ in commands]
@@ -216,12 +216,13 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python {platform.python_version()},\n"
         f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end.\n"
         "Other processes shared the machine, so compare rows with the `python -c pass` floor rather\n"
-        "than across runs, and prefer CPU time (user + system), which load hardly changes. Every row\n"
-        "but the last runs with bytecode cached, as an installed crossfn does; the last compiles\n"
-        "crossfn's own modules at each start, as a checkout run with `PYTHONDONTWRITEBYTECODE=1` does\n"
-        "(this project's machines set it), so the difference between the two XBucket rows is compile\n"
-        "time (see the script's docstring). Before the engine's imports were made lazy, the XBucket\n"
-        "render took 0.34-0.44 s from source and imported grpc, prometheus_client and OpenTelemetry.\n\n"
+        "than across runs. CPU time (user + system) matching wall time says start-up is computation,\n"
+        "not waiting; on this shared VM it grows with contention too. Every row but the last runs with\n"
+        "bytecode cached, as an installed crossfn does; the last compiles crossfn's own modules at each\n"
+        "start, as a checkout run with `PYTHONDONTWRITEBYTECODE=1` does (this project's machines set\n"
+        "it), so the difference between the two XBucket rows is compile time (see the script's\n"
+        "docstring). Before the engine's imports were made lazy, the XBucket render took 0.34-0.44 s\n"
+        "from source and imported grpc, prometheus_client and OpenTelemetry.\n\n"
         f"{table}\n\n"
         "A small render is almost all imports: rendering XBucket itself (engine, in-process\n"
         "patch-and-transform, YAML output) takes a few milliseconds. The engine loads its gRPC runner,\n"
