@@ -33,7 +33,7 @@ def _request(script: str) -> fnv1.RunFunctionRequest:
 @pytest.fixture
 async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceStub]:
     fn = starlark.Starlark(
-        timeout=datetime.timedelta(seconds=3), grace=datetime.timedelta(seconds=1), workers=2
+        timeout=datetime.timedelta(seconds=1), grace=datetime.timedelta(seconds=1), workers=2
     )
     server = runtime.FunctionServer(
         fn, settings.ServerSettings(listen=settings.ListenSettings(address="127.0.0.1:0", insecure=True))
@@ -52,7 +52,7 @@ async def test_served_function_survives_a_stuck_script(stub: fnv1grpc.FunctionRu
     runaway = asyncio.ensure_future(stub.RunFunction(_request(RUNAWAY)))
     await asyncio.sleep(0.05)
     # No wall-clock bound here (CI machines are loaded): the claim is the order.
-    # The quick call is answered while the stuck one is still held, 3 s + 1 s grace.
+    # The quick call is answered while the stuck one is still held, 1 s + 1 s grace.
     quick = await stub.RunFunction(_request(QUICK))
     assert not runaway.done(), "the stuck script should still be running"
     assert (list(quick.results), quick.meta.ttl.seconds) == ([], 3)
