@@ -6,18 +6,22 @@ which has only doubles for numbers. A whole number therefore arrives as ``3.0``;
 and JSON encoding see what the user wrote. Integers wider than 2**53 cannot
 survive a Struct at all; that is Crossplane's limitation too.
 
-The conversions are hand-written rather than ``json_format``: they dispatch on
-the exact type first (``type(v) is str``), which is the common case, and fill
-the target message in place. They are two to four times faster than
-``json_format.ParseDict``/``MessageToDict`` and ``Struct.update`` (see
-``benchmarks/function_server.py``), and conversion dominates a function's CPU
-time once it composes more than a handful of resources.
+Conversion dominates a function's CPU time once it composes more than a
+handful of resources, so it has two implementations with one behaviour:
 
-Writing the Struct's wire bytes in Python and handing them to upb in one
-``MergeFromString`` (or serialising once and decoding the bytes in Python) was
-measured and is no faster, even with encoded entries cached: the Python work
-per value matches the cost of a upb setter, and upb still inserts every map
-entry when it parses. The remaining cost is per value, on both paths.
+* ``crossfn.sdk._structpb``, a small C extension built at install time, turns
+  a whole dict into the Struct's wire bytes (one upb ``MergeFromString`` then
+  fills the message) and a Struct's serialised bytes back into a dict. It is
+  about five times faster than the Python path (``benchmarks/function_server.py``).
+  It handles trees of exact ``dict``/``list``/``tuple``/``str``/``int``/
+  ``float``/``bool``/``None`` and declines anything else.
+* The pure-Python path below dispatches on the exact type first
+  (``type(v) is str``) and fills the target message in place; it is two to
+  four times faster than ``json_format`` and ``Struct.update``. It converts
+  whatever the C path declines (mappings and sequences of other types, keys
+  that are not ``str``, very deep nesting) and raises the errors; it is the
+  only path when the extension was not built or ``CROSSFN_PURE_PYTHON=1`` is
+  set. :data:`ACCELERATED` tells which is in use.
 
 Names and signatures match the official SDK's ``crossplane.function.resource``
 (``update``, ``update_status``, ``dict_to_struct``, ``struct_to_dict``,
@@ -32,6 +36,7 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import hashlib
+import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
@@ -43,6 +48,7 @@ if TYPE_CHECKING:
     import pydantic
 
 __all__ = [
+    "ACCELERATED",
     "Condition",
     "child_name",
     "dict_to_struct",
@@ -56,6 +62,16 @@ __all__ = [
 
 _NULL = struct_pb2.NULL_VALUE
 _INT_RANGE = 2.0**63
+
+try:
+    if os.environ.get("CROSSFN_PURE_PYTHON", "") not in ("", "0"):
+        raise ImportError("CROSSFN_PURE_PYTHON is set")
+    from crossfn.sdk import _structpb
+except ImportError:
+    _structpb = None  # type: ignore[assignment]
+
+ACCELERATED: bool = _structpb is not None
+"""Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
 
 
 def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
@@ -91,8 +107,20 @@ def _to_python(v: struct_pb2.Value, integers: bool) -> Any:
 
 def struct_to_dict(s: struct_pb2.Struct, *, integers: bool = True) -> dict[str, Any]:
     """Convert a Struct to a plain dict; whole numbers come back as ``int`` unless ``integers=False``."""
+    if _structpb is not None:
+        return _structpb.decode(s.SerializeToString(), integers)
     fields = s.fields
     return {k: _to_python(fields[k], integers) for k in fields}
+
+
+def _encoded(d: Mapping[str, Any]) -> bytes | None:
+    """The Struct wire bytes of ``d`` from the C path, or ``None`` where the Python path must convert it."""
+    if _structpb is None or type(d) is not dict:
+        return None
+    try:
+        return _structpb.encode(d)
+    except _structpb.UnsupportedError:
+        return None
 
 
 def _set_value(target: struct_pb2.Value, value: Any) -> None:
@@ -171,7 +199,12 @@ def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
         for k in d:
             if k in fields:
                 del fields[k]
-    _fill(target, d)
+    data = _encoded(d)
+    if data is None:
+        _fill(target, d)
+    else:
+        # The keys of d are gone from target, so merging adds entries and replaces none.
+        target.MergeFromString(data)
 
 
 def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -180,7 +213,11 @@ def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     Raises ``TypeError`` for a value JSON cannot hold (bytes, sets, objects).
     """
     s = struct_pb2.Struct()
-    _fill(s, d)
+    data = _encoded(d)
+    if data is None:
+        _fill(s, d)
+    else:
+        s.MergeFromString(data)
     return s
 
 
