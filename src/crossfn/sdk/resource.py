@@ -41,6 +41,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from google.protobuf import struct_pb2
+from google.protobuf.internal import api_implementation
 
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
@@ -66,6 +67,9 @@ _INT_RANGE = 2.0**63
 try:
     if os.environ.get("CROSSFN_PURE_PYTHON", "") not in ("", "0"):
         raise ImportError("CROSSFN_PURE_PYTHON is set")
+    if api_implementation.Type() != "upb":
+        # The C decoder gives keys in upb's iteration order (the reverse of its wire order).
+        raise ImportError("protobuf is not the upb implementation")
     from crossfn.sdk import _structpb
 except ImportError:
     _structpb = None  # type: ignore[assignment]
