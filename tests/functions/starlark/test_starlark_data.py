@@ -55,6 +55,7 @@ VIEWS = [
     pytest.param("req['context']", {}, {}, "context is a dict without a context", id="EmptyContext"),
     pytest.param("req['required_resources']", {}, {}, "required resources exist before any fetch", id="EmptyRequired"),
     pytest.param("req['required_schemas']", {}, {}, "required schemas exist before any fetch", id="EmptySchemas"),
+    pytest.param("req['credentials']", {}, {}, "credentials exist with none configured", id="EmptyCredentials"),
     pytest.param(
         "req['desired']['composite']", {},
         {"resource": {}, "connection_details": {}, "ready": "READY_UNSPECIFIED"},
@@ -74,7 +75,7 @@ VIEWS = [
     pytest.param(
         "req['observed']['resources']['db']['connection_details']['password']",
         {"observed": {"composite": {"resource": {}}, "resources": {"db": {"resource": {}, "connection_details": {"password": "c2VjcmV0"}}}}},
-        "secret", "connection details are strings", id="ConnectionDetails",
+        {"base64": "c2VjcmV0"}, "connection details are bytes values, never decoded", id="ConnectionDetails",
     ),
     pytest.param(
         "req['required_schemas']['xr']['openapi_v3']['type']",

@@ -3,9 +3,11 @@
 Input: ``apiVersion: starlark.fn.crossfn.io/v1alpha1``, ``kind:
 StarlarkScript``, ``script: <source>``. The script defines ``main(req)``,
 which receives the request as plain data (``_data``) and returns a
-RunFunctionResponse-shaped dict. Predeclared helpers: ``response_to``,
-``normal``/``warning``/``fatal``, ``set_condition``, ``set_ready``,
-``require_resources``, ``required_resources``, ``child_name`` and ``json``.
+RunFunctionResponse-shaped dict. Connection details and credentials are
+``{"base64": ...}`` bytes values, exact both ways. Predeclared helpers:
+``response_to``, ``normal``/``warning``/``fatal``, ``set_condition``,
+``set_ready``, ``require_resources``, ``required_resources``, ``credentials``,
+``text``, ``from_base64``, ``child_name`` and ``json``.
 
 Scripts run in a separate sandbox process (``_pool``, ``_worker``): no file
 system, network, clock, randomness or ``load()``; bounded time, memory and

@@ -2,15 +2,24 @@
 
 The request is protobuf's JSON shape with proto field names (``required_resources``,
 ``connection_details``), except that Struct numbers that are whole come back
-as ints and connection details are strings. Every map is present even when
+as ints and ``bytes`` fields are *bytes values*. Every map is present even when
 empty (``req["desired"]["resources"]`` on the first step, ``req["context"]``,
-``req["input"]``), so scripts need no defensive code. Credentials are not
-passed: a script has no business with them.
+``req["input"]``, ``req["credentials"]``), so scripts need no defensive code.
+
+Why bytes values are ``{"base64": "<standard base64>"}`` dicts: starlark-rust
+has no bytes type, and starlark-pyo3 converts values through JSON, so a
+connection detail or credential cannot reach a script as bytes. Decoding them
+as UTF-8 mangles binary secrets (a DER certificate), and a bare base64 string
+would be indistinguishable from text on the way back: ``response_to(req)``
+hands the request's desired connection details back, and a returned string is
+text. A tagged dict survives that round trip exactly, copies as it is, and
+still works with ``json.encode`` and ``==``.
 
 The response is a dict with any of ``desired``, ``results``, ``conditions``,
 ``context``, ``requirements``, ``output`` and ``ttl``. A missing ``desired`` or
 ``context`` passes the request's through, as the protocol requires. ``ready``
-may be a bool or an enum name, ``ttl`` seconds or a ``"60s"`` string.
+may be a bool or an enum name, ``ttl`` seconds or a ``"60s"`` string; each
+connection detail a string (sent as its UTF-8) or a bytes value.
 """
 
 from __future__ import annotations
@@ -26,15 +35,33 @@ from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
-__all__ = ["apply_response", "request_data"]
+__all__ = ["BYTES_KEY", "apply_response", "bytes_value", "request_data"]
+
+BYTES_KEY = "base64"
+"""The one key of a bytes value: ``{"base64": "<standard base64>"}``."""
+
+
+def bytes_value(data: bytes) -> dict[str, str]:
+    """The script-side form of ``data``; see the module docstring for why a tagged dict."""
+    return {BYTES_KEY: base64.b64encode(data).decode("ascii")}
+
+
+def _bytes_map(m: Mapping[str, bytes]) -> dict[str, dict[str, str]]:
+    return {k: bytes_value(v) for k, v in m.items()}
 
 
 def _resource(r: fnv1.Resource) -> dict[str, Any]:
     return {
         "resource": resource.struct_to_dict(r.resource),
-        "connection_details": {k: v.decode("utf-8", "replace") for k, v in r.connection_details.items()},
+        "connection_details": _bytes_map(r.connection_details),
         "ready": fnv1.Ready.Name(r.ready),
     }
+
+
+def _credentials(c: fnv1.Credentials) -> dict[str, Any]:
+    if not c.HasField("credential_data"):
+        return {}
+    return {"credential_data": {"data": _bytes_map(c.credential_data.data)}}
 
 
 def _state(s: fnv1.State) -> dict[str, Any]:
@@ -55,6 +82,7 @@ def request_data(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
         "context": resource.struct_to_dict(req.context),
         "required_resources": _resources(req.required_resources),
         "extra_resources": _resources(req.extra_resources),
+        "credentials": {name: _credentials(c) for name, c in req.credentials.items()},
         "required_schemas": {
             name: {"openapi_v3": resource.struct_to_dict(s.openapi_v3) if s.HasField("openapi_v3") else None}
             for name, s in req.required_schemas.items()
@@ -76,9 +104,30 @@ def _wire_resource(where: str, r: Any) -> Any:
     details = out.get("connection_details")
     if isinstance(details, Mapping):
         out["connection_details"] = {
-            k: base64.b64encode(v.encode() if isinstance(v, str) else v).decode() for k, v in details.items()
+            k: _wire_detail(f"{where}.connection_details[{k}]", v) for k, v in details.items()
         }
     return out
+
+
+def _wire_detail(where: str, value: Any) -> str:
+    """One connection detail as protobuf JSON's base64: a string is text (UTF-8), a bytes value exact."""
+    if isinstance(value, str):
+        return base64.b64encode(value.encode()).decode("ascii")
+    if isinstance(value, Mapping) and set(value) == {BYTES_KEY} and isinstance(value[BYTES_KEY], str):
+        try:
+            data = base64.b64decode(value[BYTES_KEY], validate=True)
+        except ValueError as exc:  # binascii.Error, or non-ASCII text
+            raise errors.FunctionInputError(f"{where}: {BYTES_KEY}: invalid base64: {exc}") from exc
+        return base64.b64encode(data).decode("ascii")
+    raise errors.FunctionInputError(
+        f'{where} must be a string or a bytes value {{"{BYTES_KEY}": ...}}, not {_describe(value)}'
+    )
+
+
+def _describe(value: Any) -> str:
+    if isinstance(value, Mapping):
+        return f"a dict with keys {', '.join(sorted(map(str, value))) or '(none)'}"
+    return type(value).__name__
 
 
 def _wire_state(state: Any) -> Any:

@@ -18,10 +18,16 @@ The limits, in depth:
 * Memory: ``RLIMIT_AS`` makes a runaway allocation fail here instead of in the
   server; the process then dies and the parent reports it.
 * Output: the JSON response is measured before it is sent.
+
+Bytes (connection details, credentials) travel as ``{"base64": ...}`` dicts,
+as ``crossfn.functions.starlark._data`` explains; ``text`` and ``from_base64``
+are the helpers for them, written here because this process imports nothing
+from crossfn.
 """
 
 from __future__ import annotations
 
+import base64
 import contextlib
 import hashlib
 import json
@@ -29,6 +35,7 @@ import re
 import resource
 import sys
 import time
+from collections.abc import Callable
 from typing import Any
 
 import starlark
@@ -84,6 +91,13 @@ def require_resources(rsp, name, api_version, kind, match_name = None, match_lab
     reqs.setdefault("resources", {})[name] = sel
     return rsp
 
+def credentials(req, name):
+    """The data of the step's credentials name (key -> bytes value), or None without them."""
+    found = req["credentials"].get(name)
+    if found == None:
+        return None
+    return found.get("credential_data", {}).get("data", {})
+
 def required_resources(req, name):
     """The resources fetched for requirement name, or None while Crossplane has not resolved it."""
     found = req["required_resources"].get(name) or req["extra_resources"].get(name)
@@ -107,6 +121,50 @@ def child_name(parent: str, uid: str, name: str) -> str:
     return prefix + suffix
 
 
+_BYTES_KEY = "base64"
+
+
+class HelperError(Exception):
+    """A helper was given something it cannot use; the message reaches the user without this name."""
+
+
+def _decode(helper: str, b64: object) -> bytes:
+    if not isinstance(b64, str):
+        raise HelperError(f"{helper}: want a base64 string, not {type(b64).__name__}")
+    try:
+        return base64.b64decode(b64, validate=True)
+    except ValueError as exc:  # binascii.Error, or non-ASCII text
+        raise HelperError(f"{helper}: invalid base64: {exc}") from exc
+
+
+def text_of(value: object) -> str:
+    """``text(value)``: the UTF-8 text a bytes value holds; a string is already text and comes back as it is."""
+    if isinstance(value, str):
+        return value
+    if not (isinstance(value, dict) and set(value) == {_BYTES_KEY}):
+        raise HelperError(f'text: want a bytes value {{"{_BYTES_KEY}": ...}} or a string, not {type(value).__name__}')
+    data = _decode("text", value[_BYTES_KEY])
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise HelperError(
+            f"text: the value is not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            f'copy the bytes value as it is, or use its "{_BYTES_KEY}" string'
+        ) from exc
+
+
+def from_base64(b64: object) -> dict[str, str]:
+    """``from_base64(b64)``: the bytes value a base64 string encodes (a Secret's ``data`` field, say), checked."""
+    return {_BYTES_KEY: base64.b64encode(_decode("from_base64", b64)).decode("ascii")}
+
+
+_HELPERS: dict[str, Callable[..., object]] = {
+    "child_name": child_name,
+    "text": text_of,
+    "from_base64": from_base64,
+}
+"""The helpers written in Python, by their Starlark name."""
+
 _SPAN = re.compile(r"^\s*--> (\S+:\d+:\d+)", re.MULTILINE)
 _ERROR = re.compile(r"^error: (.*)$", re.MULTILINE)
 
@@ -119,9 +177,10 @@ def where(exc: BaseException) -> str | None:
 
 def one_line(exc: BaseException) -> str:
     """Reduce a multi-line Starlark diagnostic to ``<file>:<line>:<col>: <message>``."""
-    text = str(exc).strip()
-    errors = _ERROR.findall(text)
-    message = errors[-1] if errors else (text.splitlines()[-1] if text else type(exc).__name__)
+    body = str(exc).strip()
+    errors = _ERROR.findall(body)
+    message = errors[-1] if errors else (body.splitlines()[-1] if body else type(exc).__name__)
+    message = message.removeprefix(f"{HelperError.__name__}: ")
     span = where(exc)
     return f"{span}: {message}" if span else message
 
@@ -141,7 +200,8 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     dialect.enable_load = False
     env = starlark.Globals.extended_by([starlark.LibraryExtension.Json])
     module = starlark.Module()
-    module.add_callable("child_name", child_name)
+    for name, helper in _HELPERS.items():
+        module.add_callable(name, helper)
     try:
         starlark.eval_with(options, module, starlark.parse("crossfn.star", _PRELUDE, dialect), env)
         starlark.eval_with(options, module, starlark.parse(SCRIPT_FILE, script, dialect), env)
