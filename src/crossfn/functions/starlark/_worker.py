@@ -148,7 +148,8 @@ def text_of(value: object) -> str:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise HelperError(
-            f"text: the value is not UTF-8 text (byte {data[exc.start]:#04x} at offset {exc.start}); "
+            # The offset but never the byte: the value may be a secret, and this message becomes an event.
+            f"text: the value is not UTF-8 text (invalid at byte offset {exc.start}); "
             f'copy the bytes value as it is, or use its "{_BYTES_KEY}" string'
         ) from exc
 
