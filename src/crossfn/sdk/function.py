@@ -7,15 +7,24 @@ A function author writes one of:
   context passed through); the function edits it in place. Returning a
   ``RunFunctionResponse`` instead replaces it.
 * a servicer object with ``RunFunction(req, context)``, sync or async, as the
-  official SDK's ``FunctionRunner``; ``context`` is the gRPC context when served
-  and ``None`` when run in-process.
+  official SDK's ``FunctionRunner``; ``context`` is the server's
+  ``grpc.ServicerContext`` (``grpc.aio.ServicerContext`` under the asyncio
+  server) when served, and ``None`` when run in-process.
 
-:func:`to_handler` turns either into one async ``Handler``: request in, response
-out. The asyncio server and the engine's in-process runner call handlers; the
-threaded server calls a sync function through :func:`to_sync_handler`, with the
-same contract, straight from its threads. So a function behaves the same
-whether it is served or run in-process. An exception raised by the function
-becomes a Fatal result carrying its message; the traceback goes to the log.
+:func:`to_handler` turns either into one async ``Handler``: request in (with the
+gRPC context, when there is one), response out. The asyncio server and the
+engine's in-process runner call handlers; the threaded server calls a sync
+function through :func:`to_sync_handler`, with the same contract, straight from
+its threads. So a function behaves the same whether it is served or run
+in-process. An exception raised by the function becomes a Fatal result carrying
+its message; the traceback goes to the log.
+
+One exception to that: a servicer that set a gRPC status on its context and
+then raised (``context.abort(code, details)`` does both) asked for that status,
+not for a result. The exception is re-raised so gRPC sends the status, exactly
+as under the official SDK's runtime. grpc signals an abort with a bare
+``Exception`` (sync) or ``grpc.aio.AbortError`` (asyncio); both set the code
+first, so ``context.code()`` is what tells them apart from a bug.
 """
 
 from __future__ import annotations
@@ -29,21 +38,38 @@ from typing import Protocol
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
-__all__ = ["Handler", "SyncHandler", "is_async", "to_handler", "to_sync_handler"]
+__all__ = ["Handler", "ServicerContext", "SyncHandler", "is_async", "to_handler", "to_sync_handler"]
 
 _log = logging.getLogger("crossfn.sdk.function")
 
 
-class Handler(Protocol):
-    """An async composition function: a request in, a response out."""
+class ServicerContext(Protocol):
+    """The part of a gRPC servicer context (sync or asyncio) the adapters read.
 
-    def __call__(self, req: fnv1.RunFunctionRequest, /) -> Awaitable[fnv1.RunFunctionResponse]: ...
+    A structural type so this module need not import grpc: in-process runs
+    (the engine, :mod:`crossfn.sdk.testing`) never load it. The servicer gets
+    the whole context object, not just this.
+    """
+
+    def code(self) -> object:
+        """The status code the servicer set (``abort`` sets one), or ``None``."""
+        ...
+
+
+class Handler(Protocol):
+    """An async composition function: a request in (with the gRPC context when served), a response out."""
+
+    def __call__(
+        self, req: fnv1.RunFunctionRequest, context: ServicerContext | None = None, /
+    ) -> Awaitable[fnv1.RunFunctionResponse]: ...
 
 
 class SyncHandler(Protocol):
-    """A sync composition function: a request in, a response out, on the caller's thread."""
+    """A sync composition function, called on the caller's thread: as :class:`Handler`, without await."""
 
-    def __call__(self, req: fnv1.RunFunctionRequest, /) -> fnv1.RunFunctionResponse: ...
+    def __call__(
+        self, req: fnv1.RunFunctionRequest, context: ServicerContext | None = None, /
+    ) -> fnv1.RunFunctionResponse: ...
 
 
 def is_async(fn: object) -> bool:
@@ -63,6 +89,11 @@ def _is_async(fn: object) -> bool:
         fn = inner
 
 
+def _status_set(context: ServicerContext | None) -> bool:
+    """Tell whether the servicer set a gRPC status, so a raised exception must go to gRPC (see module doc)."""
+    return context is not None and context.code() is not None
+
+
 def _fatal_from(req: fnv1.RunFunctionRequest, exc: BaseException) -> fnv1.RunFunctionResponse:
     _log.exception("function raised an exception", exc_info=exc)
     rsp = response.to(req)
@@ -76,6 +107,12 @@ def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
     ``offload_sync`` runs sync functions in a worker thread so they never block
     the event loop (what a server needs). The in-process engine runner turns it
     off: it calls one function at a time and a thread hop only costs time.
+
+    The handler passes the ``context`` it is called with to a servicer's
+    ``RunFunction``; compose functions never see it. A sync servicer served by
+    the asyncio server gets the ``grpc.aio`` context in its worker thread, whose
+    coroutine methods (``abort``) it cannot await: serve sync functions with
+    the threaded server, as :func:`crossfn.sdk.runtime.serve` does.
     """
     run_function = getattr(fn, "RunFunction", None)
     if run_function is not None:
@@ -88,18 +125,24 @@ def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
 def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -> Handler:
     is_async = _is_async(run_function)
 
-    async def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    async def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
         try:
             if is_async:
-                out = await run_function(req, None)  # type: ignore[misc] # checked async above
+                out = await run_function(req, context)  # type: ignore[misc] # checked async above
             elif offload_sync:
-                out = await asyncio.to_thread(run_function, req, None)
+                out = await asyncio.to_thread(run_function, req, context)
             else:
-                out = run_function(req, None)
+                out = run_function(req, context)
         except Exception as exc:
+            if _status_set(context):
+                raise
             return _fatal_from(req, exc)
         if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+            return _fatal_from(
+                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
+            )
         return out
 
     return handle
@@ -108,7 +151,9 @@ def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -
 def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Handler:
     is_async = _is_async(compose)
 
-    async def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    async def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
         rsp = response.to(req)
         try:
             if is_async:
@@ -144,20 +189,28 @@ def to_sync_handler(fn: object) -> SyncHandler:
 
 
 def _sync_servicer_handler(run_function: Callable[..., object]) -> SyncHandler:
-    def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
         try:
-            out = run_function(req, None)
+            out = run_function(req, context)
         except Exception as exc:
+            if _status_set(context):
+                raise
             return _fatal_from(req, exc)
         if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+            return _fatal_from(
+                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
+            )
         return out
 
     return handle
 
 
 def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
-    def handle(req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
         rsp = response.to(req)
         try:
             out = compose(req, rsp)

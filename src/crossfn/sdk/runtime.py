@@ -102,20 +102,26 @@ class FunctionServer:
         self._health = health.aio.HealthServicer()
         self._server: Any = None
 
-    async def _run(self, req: fnv1.RunFunctionRequest, version: str) -> fnv1.RunFunctionResponse:
+    async def _run(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext, version: str
+    ) -> fnv1.RunFunctionResponse:
         state = self._call.begin(req, version)
         rsp = None
         try:
-            rsp = await self._handler(req)
+            rsp = await self._handler(req, context)
         finally:
             self._call.end(state, rsp, version)
         return rsp
 
-    async def _run_v1(self, req: fnv1.RunFunctionRequest, context: object) -> fnv1.RunFunctionResponse:
-        return await self._run(req, "v1")
+    async def _run_v1(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
+    ) -> fnv1.RunFunctionResponse:
+        return await self._run(req, context, "v1")
 
-    async def _run_v1beta1(self, req: fnv1.RunFunctionRequest, context: object) -> fnv1.RunFunctionResponse:
-        return await self._run(req, "v1beta1")
+    async def _run_v1beta1(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
+    ) -> fnv1.RunFunctionResponse:
+        return await self._run(req, context, "v1beta1")
 
     async def start(self) -> int:
         """Bind the address and start serving; returns the bound port.
@@ -170,20 +176,26 @@ class ThreadedFunctionServer:
         self._health = health.HealthServicer()
         self._server: Any = None
 
-    def _run(self, req: fnv1.RunFunctionRequest, version: str) -> fnv1.RunFunctionResponse:
+    def _run(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext, version: str
+    ) -> fnv1.RunFunctionResponse:
         state = self._call.begin(req, version)
         rsp = None
         try:
-            rsp = self._handler(req)
+            rsp = self._handler(req, context)
         finally:
             self._call.end(state, rsp, version)
         return rsp
 
-    def _run_v1(self, req: fnv1.RunFunctionRequest, context: object) -> fnv1.RunFunctionResponse:
-        return self._run(req, "v1")
+    def _run_v1(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
+    ) -> fnv1.RunFunctionResponse:
+        return self._run(req, context, "v1")
 
-    def _run_v1beta1(self, req: fnv1.RunFunctionRequest, context: object) -> fnv1.RunFunctionResponse:
-        return self._run(req, "v1beta1")
+    def _run_v1beta1(
+        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
+    ) -> fnv1.RunFunctionResponse:
+        return self._run(req, context, "v1beta1")
 
     def start(self) -> int:
         """Bind the address and start serving; returns the bound port (errors as :meth:`FunctionServer.start`)."""
