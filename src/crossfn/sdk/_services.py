@@ -76,10 +76,10 @@ class Call:
         """Unbind the tag and record the call; a failing metrics sink is logged, never raised."""
         start, token = state
         fnlogging.tag_var.reset(token)
-        if rsp is None:
-            return
         try:
-            self._metrics.observe(version, outcome(rsp), time.perf_counter() - start)
+            self._metrics.observe(
+                version, "aborted" if rsp is None else outcome(rsp), time.perf_counter() - start
+            )
         except Exception:
             _log.exception("cannot record metrics")
 

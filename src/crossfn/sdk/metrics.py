@@ -24,8 +24,9 @@ __all__ = [
     "split_address",
 ]
 
-Outcome = Literal["success", "warning", "fatal"]
-"""How a call ended: no result worse than Normal, a Warning result, or a Fatal result."""
+Outcome = Literal["success", "warning", "fatal", "aborted"]
+"""How a call ended: no result worse than Normal, a Warning result, a Fatal result, or no
+response at all (a servicer ended the call with a gRPC status, e.g. ``context.abort``)."""
 
 
 class ServerMetrics(Protocol):

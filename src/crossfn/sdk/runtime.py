@@ -14,8 +14,9 @@ plaintext) and differ in how they call the function:
 :func:`serve` is the blocking entry point the CLI uses: it picks the server
 by the function's kind, configures logging and metrics, runs one server (or
 supervises several worker processes, see ``_workers``) and stops gracefully on
-SIGTERM. An exception raised by the function becomes a Fatal result; metrics
-and logging never fail a call.
+SIGTERM. An exception raised by the function becomes a Fatal result, unless a
+servicer set a gRPC status first (``context.abort``): then the client gets that
+status. Metrics and logging never fail a call.
 """
 
 from __future__ import annotations
