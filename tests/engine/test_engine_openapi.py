@@ -9,6 +9,7 @@ import pytest
 from crossfn import engine, errors
 from crossfn.engine import _required
 from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.schemas import store
 from crossfn.sdk import resource
 
 OBJECT_META = {"type": "object", "properties": {"name": {"type": "string"}, "ownerReferences": {"type": "array", "items": {"$ref": "#/components/schemas/OwnerReference"}}}}
@@ -105,7 +106,7 @@ async def test_TestOpenAPISchemasFetcherFetch(
 @pytest.mark.parametrize(
     ("discovery", "api_version", "want", "reason"),
     [
-        pytest.param(GOOD, "a/b/c", 'cannot parse apiVersion "a/b/c": unexpected GroupVersion string', "A malformed apiVersion is an error.", id="InvalidApiVersion"),
+        pytest.param(GOOD, "a/b/c", 'cannot parse apiVersion "a/b/c": unexpected GroupVersion string: a/b/c', "A malformed apiVersion is an error.", id="InvalidApiVersion"),
         pytest.param(Discovery({}, paths_error="boom"), "apps/v1", "cannot get OpenAPI v3 paths: boom", "Discovery failing is an error.", id="PathsError"),
         pytest.param(Discovery({"apis/apps/v1": b""}, fetch_error="boom"), "apps/v1", "cannot get OpenAPI schema for apis/apps/v1: boom", "A failed fetch is an error.", id="SchemaFetchError"),
         pytest.param(Discovery({"apis/apps/v1": b"{nope"}), "apps/v1", "cannot parse OpenAPI schema for apis/apps/v1: ", "A bad document is an error.", id="InvalidJSON"),
@@ -134,7 +135,9 @@ async def test_TestOpenAPISchemasFetcherFetch_NilSelector() -> None:
     ],
 )
 async def test_TestFilteringSchemaFetcher(documents: list[dict[str, Any]], api_version: str, kind: str, found: bool, reason: str) -> None:
-    got = await engine.DocumentSchemaSource(documents).schema(api_version, kind)
-    assert (got is not None) is found, reason
-    if got is not None and kind == "Deployment":
-        assert "$ref" not in json.dumps(got), "no reference is left"
+    # Render's -s fetcher is a SchemaStore of the documents, as render builds it.
+    source = store.SchemaStore.from_objects(documents, builtins=False, case_insensitive_group_version=True)
+    got = await _required.fetch_schema(source, fnv1.SchemaSelector(api_version=api_version, kind=kind))
+    assert got.HasField("openapi_v3") is found, reason
+    if found:
+        assert "$ref" not in json.dumps(resource.struct_to_dict(got.openapi_v3)), "no reference is left"

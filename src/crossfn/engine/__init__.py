@@ -113,7 +113,7 @@ if _typing.TYPE_CHECKING:
     from crossfn.engine._grpc import GrpcRunner, TlsConfig
     from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
     from crossfn.engine._inspector_socket import SocketInspector
-    from crossfn.engine._openapi import DocumentSchemaSource, OpenAPIDiscovery, OpenAPISchemaSource
+    from crossfn.engine._openapi import OpenAPIDiscovery, OpenAPISchemaSource
     from crossfn.engine._packages import active_endpoint, check_capabilities
     from crossfn.engine._status import ReconcileStatus, reconcile_status
 
@@ -129,7 +129,6 @@ _LAZY = {
     "PipelineInspector": "_inspected",
     "StepMeta": "_inspected",
     "SocketInspector": "_inspector_socket",
-    "DocumentSchemaSource": "_openapi",
     "OpenAPIDiscovery": "_openapi",
     "OpenAPISchemaSource": "_openapi",
     "active_endpoint": "_packages",
@@ -179,7 +178,6 @@ __all__ = [
     "Condition",
     "CredentialsSource",
     "DiskStore",
-    "DocumentSchemaSource",
     "Event",
     "FetchingRunner",
     "FunctionResult",

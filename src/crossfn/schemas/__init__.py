@@ -3,8 +3,12 @@
 One store serves both users of schemas: the engine answers a function's
 required schemas from it (through the engine's ``SchemaSource`` protocol,
 which :class:`crossfn.schemas.store.SchemaStore` satisfies structurally), and
-:mod:`crossfn.validate` validates objects with it. This package may read
-package data and files; it never imports the engine, render or the CLI.
+:mod:`crossfn.validate` validates objects with it. The engine's discovery
+source finds kinds with :mod:`~crossfn.schemas.openapi` too, so this package
+sits one layer below the engine and imports nothing above it (an import
+contract checks it). It reads package data and files only when a function
+asks it to (never at import time) and never imports ``yaml``: the engine,
+which reads no files, can import it.
 
 Modules, one concept each:
 

@@ -38,13 +38,18 @@ _REF_PREFIX = "#/components/schemas/"
 def split_api_version(api_version: str) -> tuple[str, str]:
     """Split ``group/version`` (or a core ``version``) into ``(group, version)``.
 
-    Raises :class:`~crossfn.errors.InputError` with Crossplane's text
-    ``cannot parse apiVersion "<v>"`` when it has more than one slash or an
-    empty part, as Go's ``schema.ParseGroupVersion`` does.
+    Raises :class:`~crossfn.errors.InputError` ``cannot parse apiVersion
+    "<v>": <cause>``. More than one slash is Crossplane's error word for word
+    (Go's ``schema.ParseGroupVersion`` cause). An empty apiVersion, group or
+    version is an error here too, where Go parses it and then finds nothing
+    (``docs/compatibility.md``).
     """
+    what = f"cannot parse apiVersion {errors.quote(api_version)}"
     parts = api_version.split("/")
-    if api_version == "" or len(parts) > 2 or any(p == "" for p in parts):
-        raise errors.InputError(f"cannot parse apiVersion {errors.quote(api_version)}")
+    if len(parts) > 2:
+        raise errors.InputError(f"{what}: unexpected GroupVersion string: {api_version}")
+    if "" in parts:
+        raise errors.InputError(f"{what}: group and version must not be empty")
     if len(parts) == 1:
         return "", parts[0]
     return parts[0], parts[1]

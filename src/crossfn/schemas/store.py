@@ -145,7 +145,7 @@ class SchemaStore:
         """The published OpenAPI v3 schema of ``kind`` (a fresh copy), or ``None`` when unknown.
 
         Raises :class:`~crossfn.errors.InputError` (``cannot parse apiVersion
-        "<v>"``) when ``api_version`` does not parse.
+        "<v>": <cause>``) when ``api_version`` does not parse.
         """
         openapi.split_api_version(api_version)
         found = self._published_schema(api_version, kind)
