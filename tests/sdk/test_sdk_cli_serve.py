@@ -47,7 +47,7 @@ def _settings(argv: list[str], env: dict[str, str]) -> dict[str, dict[str, objec
 _DEFAULTS = {
     "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
     "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None},
-    "process": {"workers": 1, "threads": 4, "grace_period_seconds": 5.0},
+    "process": {"workers": 1, "threads": 2, "grace_period_seconds": 5.0},
     "observability": {"debug": False, "metrics_address": None},
 }
 
@@ -71,6 +71,8 @@ _DEFAULTS = {
                 "16",
                 "--workers",
                 "3",
+                "--threads",
+                "8",
                 "--metrics-address",
                 ":8080",
                 "--grace-period",
@@ -80,7 +82,7 @@ _DEFAULTS = {
             {
                 "listen": {"address": ":1", "tls_certs_dir": "/tls", "insecure": True},
                 "grpc": {"max_recv_message_size_mb": 8, "max_send_message_size_mb": 16},
-                "process": {"workers": 3, "threads": 4, "grace_period_seconds": 2.5},
+                "process": {"workers": 3, "threads": 8, "grace_period_seconds": 2.5},
                 "observability": {"debug": True, "metrics_address": ":8080"},
             },
             id="Flags",
@@ -95,13 +97,14 @@ _DEFAULTS = {
                 "DEBUG": "1",
                 "MAX_SEND_MESSAGE_SIZE": "7",
                 "WORKERS": "2",
+                "THREADS": "3",
                 "METRICS_ADDRESS": ":9",
                 "SHUTDOWN_GRACE_PERIOD": "1",
             },
             {
                 "listen": {"address": "127.0.0.1:2", "tls_certs_dir": "/flag", "insecure": True},
                 "grpc": {"max_recv_message_size_mb": 5, "max_send_message_size_mb": 7},
-                "process": {"workers": 2, "threads": 4, "grace_period_seconds": 1.0},
+                "process": {"workers": 2, "threads": 3, "grace_period_seconds": 1.0},
                 "observability": {"debug": True, "metrics_address": ":9"},
             },
             id="Environment",
@@ -125,6 +128,7 @@ def test_flags_and_environment(
     ("reason", "argv", "message"),
     [
         pytest.param("Zero workers makes no sense.", ["--workers", "0"], "want at least 1", id="ZeroWorkers"),
+        pytest.param("Zero threads would serve nothing.", ["--threads", "0"], "want at least 1", id="ZeroThreads"),
         pytest.param(
             "Sizes are whole MB.", ["--max-recv-message-size", "x"], "want a whole number", id="BadSize"
         ),

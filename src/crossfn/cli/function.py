@@ -111,6 +111,14 @@ def register(subparsers: Any) -> None:
         help="processes serving on the one port (env WORKERS; default 1)",
     )
     serve.add_argument(
+        "--threads",
+        metavar="N",
+        type=_positive_int,
+        default=_env("THREADS", default="2"),
+        help="threads calling a sync function in each process; raise it for functions that wait on I/O "
+        "(env THREADS; default 2)",
+    )
+    serve.add_argument(
         "--metrics-address",
         metavar="HOST:PORT",
         default=_env("METRICS_ADDRESS"),
@@ -144,7 +152,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             max_recv_message_size_mb=args.max_recv_message_size,
             max_send_message_size_mb=args.max_send_message_size,
         ),
-        process=settings.ProcessSettings(workers=args.workers, grace_period_seconds=args.grace_period),
+        process=settings.ProcessSettings(
+            workers=args.workers, threads=args.threads, grace_period_seconds=args.grace_period
+        ),
         observability=settings.ObservabilitySettings(debug=args.debug, metrics_address=args.metrics_address),
     )
 
