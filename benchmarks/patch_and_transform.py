@@ -146,7 +146,7 @@ def _write(table: str, repeat: int) -> None:
     if SECTION in text:
         start = text.index(SECTION)
         nxt = text.find("\n## ", start + len(SECTION))
-        text = text[:start] + body + (text[nxt + 1 :] if nxt >= 0 else "")
+        text = text[:start] + body + ("\n" + text[nxt + 1 :] if nxt >= 0 else "")
     else:
         text = text.rstrip("\n") + "\n\n" + body
     DOC.parent.mkdir(parents=True, exist_ok=True)
