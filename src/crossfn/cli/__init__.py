@@ -30,6 +30,7 @@ COMMANDS: tuple[str, ...] = (
     "init",
     "validate",
     "convert",
+    "test",
 )
 
 

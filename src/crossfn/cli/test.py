@@ -1,0 +1,76 @@
+"""``crossfn test``: run CompositionTest files and report PASS/FAIL per test (see ``docs/testing.md``).
+
+This module only parses flags; :mod:`crossfn.comptest` does the work. Exit
+status: 0 when every test passed, 1 when any failed, 2 for bad input (a
+flag, a test file, or a render input it names), which prints one
+``crossfn: error:`` line and no report. The report (and the ``--junit`` file)
+is written only once every test ran.
+"""
+
+from __future__ import annotations
+
+import argparse
+import re
+import sys
+from pathlib import Path
+from typing import Any
+
+from crossfn import errors
+
+__all__ = ["register"]
+
+_BAD_INPUT = 2
+
+
+def register(subparsers: Any) -> None:
+    """Add the ``test`` command."""
+    p = subparsers.add_parser(
+        "test",
+        help="Run CompositionTest files: render each test and check its assertions.",
+        description=(
+            "Run CompositionTest (test.crossplane.io/v1alpha1) files: render each test's XR with its "
+            "Composition and Functions, and check that the rendered objects match the expected ones. "
+            "A directory means every CompositionTest in its *.yaml/*.yml files, recursively."
+        ),
+    )
+    p.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="A test file or a directory of them.")
+    p.add_argument("--junit", type=Path, metavar="FILE", help="Also write a JUnit XML report to FILE.")
+    p.add_argument(
+        "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
+    )
+    p.set_defaults(handler=_run)  # fmt: skip
+
+
+def _run(args: argparse.Namespace) -> int:
+    from crossfn import comptest  # noqa: PLC0415 -- heavy imports only when the command runs
+
+    try:
+        pattern = re.compile(args.run) if args.run is not None else None
+    except re.error as exc:
+        return _bad_input(f"--run: cannot parse regular expression: {exc}")
+
+    def note(line: str) -> None:
+        print(f"crossfn: note: {line}", file=sys.stderr)
+
+    try:
+        cases = comptest.load(args.paths)
+        if pattern is not None:
+            cases = [c for c in cases if pattern.search(c.full_name)]
+        outcomes = comptest.run(cases, note=note)
+    except errors.InputError as exc:
+        return _bad_input(str(exc))
+    if args.junit is not None:
+        try:
+            args.junit.write_text(comptest.junit(outcomes), encoding="utf-8")
+        except OSError as exc:
+            raise errors.CrossfnError(
+                f"cannot write JUnit report {args.junit}: {exc.strerror or exc}"
+            ) from exc
+    sys.stdout.write(comptest.text(outcomes))
+    sys.stdout.flush()
+    return 0 if all(o.passed for o in outcomes) else 1
+
+
+def _bad_input(message: str) -> int:
+    print(f"crossfn: error: {message}", file=sys.stderr)
+    return _BAD_INPUT

@@ -1,0 +1,42 @@
+"""``crossfn test``: run ``CompositionTest`` files (Crossplane's proposed composition test API) without a cluster.
+
+A CompositionTest (``test.crossplane.io/v1alpha1``) lists test cases: the
+inputs of a render (XR, Composition, Functions, observed and extra
+resources, context), patches to the XR, and chainsaw-style assertions: partial
+objects that some rendered document must match. Use it from Python as the
+CLI does::
+
+    from crossfn import comptest
+    cases = comptest.load([Path("tests/")])      # InputError on a bad test file
+    outcomes = comptest.run(cases)               # renders with crossfn.render
+    print(comptest.text(outcomes), end="")
+
+The package sits above :mod:`crossfn.render` and :mod:`crossfn.validate` and
+reuses them: a test renders exactly as ``crossfn render -x -r`` would. The
+format, the matching rules and the differences from the upstream proposal
+are in ``docs/testing.md``.
+"""
+
+from __future__ import annotations
+
+from crossfn.comptest._load import API_VERSION, KIND, load
+from crossfn.comptest._match import Mismatch, mismatches
+from crossfn.comptest._model import Case, Expected, Source
+from crossfn.comptest._report import junit, text
+from crossfn.comptest._run import Failure, Outcome, run
+
+__all__ = [
+    "API_VERSION",
+    "KIND",
+    "Case",
+    "Expected",
+    "Failure",
+    "Mismatch",
+    "Outcome",
+    "Source",
+    "junit",
+    "load",
+    "mismatches",
+    "run",
+    "text",
+]

@@ -1,0 +1,99 @@
+"""Reports of a test run: the text the CLI prints, and JUnit XML for CI systems.
+
+Text: one line per case, ``PASS <suite>/<name>`` or ``FAIL <suite>/<name>``,
+then for a failure its reasons indented by four spaces (a mismatching field
+by eight), and a last line ``N passed, M failed``.
+
+JUnit XML follows the de-facto schema CI systems read (Jenkins, GitLab,
+GitHub test reporters): one ``<testsuite>`` per CompositionTest document, one
+``<testcase>`` per test; an assertion failure is a ``<failure>``, a render that
+failed (fatal result, timeout, schema problems) an ``<error>``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import xml.etree.ElementTree as ET
+from collections.abc import Sequence
+
+from crossfn.comptest import _run
+
+__all__ = ["junit", "reasons", "text"]
+
+
+def reasons(outcome: _run.Outcome) -> list[str]:
+    """Why ``outcome`` failed, as indented lines (empty for a pass)."""
+    lines: list[str] = []
+    if outcome.error is not None:
+        lines.extend(f"    {line}" for line in outcome.error.splitlines())
+    for failure in outcome.failures:
+        lines.append(f"    {failure.field}: {failure.summary}")
+        lines.extend(f"        {detail}" for detail in failure.details)
+    return lines
+
+
+def _summary(outcomes: Sequence[_run.Outcome]) -> str:
+    passed = sum(o.passed for o in outcomes)
+    return f"{passed} passed, {len(outcomes) - passed} failed"
+
+
+def text(outcomes: Sequence[_run.Outcome]) -> str:
+    """The CLI's report: a line per case, its reasons when it failed, and the summary line."""
+    lines: list[str] = []
+    for outcome in outcomes:
+        lines.append(f"{'PASS' if outcome.passed else 'FAIL'} {outcome.case.full_name}")
+        lines.extend(reasons(outcome))
+    lines.append(_summary(outcomes))
+    return "\n".join(lines) + "\n"
+
+
+def _seconds(value: float) -> str:
+    return f"{value:.3f}"
+
+
+def _counts(element: ET.Element, outcomes: Sequence[_run.Outcome]) -> None:
+    element.set("tests", str(len(outcomes)))
+    element.set("failures", str(sum(bool(o.failures) and o.error is None for o in outcomes)))
+    element.set("errors", str(sum(o.error is not None for o in outcomes)))
+    element.set("skipped", "0")
+    element.set("time", _seconds(sum(o.seconds for o in outcomes)))
+
+
+def _testcase(parent: ET.Element, outcome: _run.Outcome) -> None:
+    case = outcome.case
+    element = ET.SubElement(
+        parent,
+        "testcase",
+        {
+            "name": case.name,
+            "classname": case.suite,
+            "file": str(case.file),
+            "time": _seconds(outcome.seconds),
+        },
+    )
+    if outcome.passed:
+        return
+    body = "\n".join(line[4:] for line in reasons(outcome))
+    if outcome.error is not None:
+        detail = ET.SubElement(
+            element, "error", {"message": outcome.error.splitlines()[0], "type": "RenderError"}
+        )
+    else:
+        message = f"{len(outcome.failures)} expected object(s) matched no rendered object"
+        detail = ET.SubElement(element, "failure", {"message": message, "type": "AssertionError"})
+    detail.text = body
+
+
+def junit(outcomes: Sequence[_run.Outcome]) -> str:
+    """The run as a JUnit XML document (UTF-8, with an XML declaration)."""
+    root = ET.Element("testsuites", {"name": "crossfn test"})
+    _counts(root, outcomes)
+    for (where, suite), group in itertools.groupby(outcomes, key=lambda o: (o.case.where, o.case.suite)):
+        members = list(group)
+        element = ET.SubElement(root, "testsuite", {"name": suite, "file": str(members[0].case.file)})
+        _counts(element, members)
+        for outcome in members:
+            _testcase(element, outcome)
+        del where
+    ET.indent(root)
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(root, encoding="unicode") + "\n"
