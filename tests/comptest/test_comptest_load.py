@@ -82,7 +82,9 @@ def test_load_directory(tmp_path: Path) -> None:
     """A directory means every CompositionTest under it, recursively; other YAML is skipped silently."""
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "b.yml").write_text(_test("  - name: second\n" + _INPUTS))
-    (tmp_path / "a.yaml").write_text("kind: ConfigMap\n---\n" + _test("  - name: first\n    id: one\n" + _INPUTS))
+    (tmp_path / "a.yaml").write_text(
+        "kind: ConfigMap\n---\n" + _test("  - name: first\n    id: one\n" + _INPUTS)
+    )
     (tmp_path / "broken.yaml").write_text("not: [valid\n")
     (tmp_path / "notes.txt").write_text(_test("  - name: ignored\n"))
     cases = comptest.load([tmp_path])

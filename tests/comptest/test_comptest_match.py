@@ -99,7 +99,9 @@ _WEST = {
                      "no candidate has the name: fall back to every same-type candidate", id="NoNameMatch"),
     ],
 )  # fmt: skip
-def test_closest(expected: dict[str, Any], want_doc: dict[str, Any] | None, want: list[str], reason: str) -> None:
+def test_closest(
+    expected: dict[str, Any], want_doc: dict[str, Any] | None, want: list[str], reason: str
+) -> None:
     got = _match.closest(expected, [_XR, _EAST, _WEST])
     if want_doc is None:
         assert got is None, reason

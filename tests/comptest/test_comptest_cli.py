@@ -1,0 +1,113 @@
+"""``crossfn test`` end to end: reports compared with golden files, exit statuses, and the JUnit report.
+
+Regenerate the golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/comptest``.
+"""
+
+from __future__ import annotations
+
+import itertools
+import os
+import xml.etree.ElementTree as ET
+from pathlib import Path
+
+import pytest
+
+from crossfn import cli, comptest
+
+_ROOT = Path(__file__).resolve().parents[2]
+_DATA = Path(__file__).parent / "testdata"
+_GOLDEN = Path(__file__).parent / "golden"
+_UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
+_FAILING = str(_DATA / "cases" / "failing.yaml")
+
+
+def _golden(name: str, text: str, reason: str) -> None:
+    golden = _GOLDEN / name
+    if _UPDATE:
+        golden.write_text(text)
+    assert text == golden.read_text(), (
+        f"{reason}; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/comptest"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "golden", "status", "reason"),
+    [
+        pytest.param([str(_ROOT / "examples" / "xbucket" / "test.yaml")], "xbucket.txt", 0,
+                     "the bundled example passes: exit 0", id="ExamplePasses"),
+        pytest.param([str(_ROOT / "examples" / "xbucket")], "xbucket.txt", 0,
+                     "a directory runs the CompositionTests in it and skips the other YAML", id="ExampleDirectory"),
+        pytest.param([_FAILING], "failing.txt", 1,
+                     "every kind of failure, each with its reasons; exit 1", id="Failing"),
+        pytest.param([_FAILING, "--run", "fatal|passes"], "failing-run.txt", 1,
+                     "--run keeps the tests whose name matches", id="RunFilter"),
+    ],
+)  # fmt: skip
+def test_cli_report(
+    capsys: pytest.CaptureFixture[str], argv: list[str], golden: str, status: int, reason: str
+) -> None:
+    code = cli.main(["test", *argv])
+    out, err = capsys.readouterr()
+    assert code == status, f"{reason}: {err}"
+    assert err == "", reason
+    _golden(golden, out, reason)
+
+
+@pytest.mark.parametrize(
+    ("text", "argv", "want", "reason"),
+    [
+        pytest.param("apiVersion: test.crossplane.io/v1alpha1\nkind: CompositionTest\nspec: {tests: [{id: x}]}\n",
+                     [], "{file}: spec.tests[0].name: required", "a bad test file", id="BadTestFile"),
+        pytest.param("a: [\n", [], "cannot parse YAML in {file}: line 2 column 1: did not find expected node content",
+                     "bad YAML", id="BadYAML"),
+        pytest.param("kind: CompositionTest\n", ["--run", "("],
+                     "--run: cannot parse regular expression: missing ), unterminated subpattern at position 0",
+                     "a bad --run pattern", id="BadRunPattern"),
+    ],
+)  # fmt: skip
+def test_cli_bad_input(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *, text: str, argv: list[str], want: str, reason: str
+) -> None:
+    file = tmp_path / "t.yaml"
+    file.write_text(text)
+    junit = tmp_path / "junit.xml"
+    code = cli.main(["test", str(file), "--junit", str(junit), *argv])
+    out, err = capsys.readouterr()
+    assert code == 2, reason
+    assert out == "", f"{reason}: no partial report"
+    assert err == f"crossfn: error: {want.format(file=file)}\n", reason
+    assert not junit.exists(), f"{reason}: no JUnit report"
+
+
+def test_cli_junit(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """--junit writes one testsuite per CompositionTest: failures as <failure>, render errors as <error>."""
+    junit = tmp_path / "junit.xml"
+    assert cli.main(["test", _FAILING, "--junit", str(junit)]) == 1
+    capsys.readouterr()
+    root = ET.parse(junit).getroot()
+    assert root.tag == "testsuites"
+    assert {k: root.get(k) for k in ("tests", "failures", "errors")} == {
+        "tests": "5",
+        "failures": "2",
+        "errors": "2",
+    }
+    [suite] = root
+    assert (suite.tag, suite.get("name"), suite.get("file")) == ("testsuite", "failing", _FAILING)
+    assert [(c.get("name"), [d.tag for d in c]) for c in suite] == [
+        ("wrong region and a missing field", ["failure"]),
+        ("a number is not a string", ["failure"]),
+        ("a fatal result fails the test", ["error"]),
+        ("the render times out", ["error"]),
+        ("this one passes", []),
+    ]
+    assert all(float(c.get("time", "")) >= 0 for c in suite), "every testcase is timed"
+
+
+def test_junit_golden() -> None:
+    """The JUnit document itself, with an injected clock (each case takes 0.25 s)."""
+    cases = [c for c in comptest.load([Path(_FAILING)]) if c.name != "the render times out"]
+    ticks = itertools.count()
+    outcomes = comptest.run(cases, clock=lambda: next(ticks) * 0.25)
+    _golden(
+        "failing.xml", comptest.junit(outcomes).replace(str(_DATA), "testdata"), "the JUnit report's shape"
+    )
