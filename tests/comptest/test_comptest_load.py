@@ -56,6 +56,11 @@ def _test(body: str) -> str:
                      "spec.tests[0].assertions[0].chainsaw.resources[0].spec: key \"~.(items)\": "
                      "JMESPath expressions are not supported (use plain values)",
                      "projection modifiers are expressions too", id="JMESPathModifier"),
+        pytest.param(_test("  - name: a\n" + _INPUTS
+                           + "    assertions: [{type: chainsaw, chainsaw: {resources: [{metadata: {name: ($n)}}]}}]\n"),
+                     "spec.tests[0].assertions[0].chainsaw.resources[0].metadata.name: value \"($n)\": "
+                     "JMESPath expressions are not supported (use plain values)",
+                     "a value in parentheses is an expression in chainsaw", id="JMESPathValue"),
         pytest.param(_test("  - name: a\n    id: x\n" + _INPUTS + "  - name: b\n    id: x\n" + _INPUTS),
                      'spec.tests[1].id: duplicate id "x"',
                      "ids are unique within a CompositionTest", id="DuplicateID"),

@@ -269,7 +269,15 @@ def _assertions(value: Any, where: str, field: str) -> tuple[_model.Expected, ..
 
 
 def _reject_expressions(value: Any, where: str, field: str) -> None:
-    """Chainsaw's JMESPath keys (``(expr)``, ``~.(expr)``) are not supported: say so instead of never matching."""
+    """Chainsaw's JMESPath keys (``(expr)``, ``~.(expr)``) and values (``($binding)``) are not supported.
+
+    Refusing them says so at once; treating them as plain text would only
+    fail later, with a baffling diff.
+    """
+    if isinstance(value, str) and value.startswith("(") and value.endswith(")"):
+        raise errors.InputError(
+            f"{where}: {field}: value {errors.quote(value)}: JMESPath expressions are not supported (use plain values)"
+        )
     if isinstance(value, list):
         for i, item in enumerate(value):
             _reject_expressions(item, where, f"{field}[{i}]")
