@@ -123,3 +123,20 @@ def test_load_missing_path(tmp_path: Path) -> None:
     """A path that does not exist is bad input."""
     with pytest.raises(errors.InputError, match="no such file or directory"):
         comptest.load([tmp_path / "nope.yaml"])
+
+
+def test_load_yaml_types(tmp_path: Path) -> None:
+    """Expected values are read as Kubernetes (and crossfn render) read YAML, so types compare the same way."""
+    file = tmp_path / "t.yaml"
+    resource = "{a: 1e3, b: 2.0, c: 2024-01-01T00:00:00Z, d: '1.33', e: 1.33, f: yes}"
+    file.write_text(
+        _test(
+            "  - name: a\n"
+            + _INPUTS
+            + f"    assertions: [{{type: chainsaw, chainsaw: {{resources: [{resource}]}}}}]\n"
+        )
+    )
+    [case] = comptest.load([file])
+    assert case.expected[0].resource == {
+        "a": 1000, "b": 2, "c": "2024-01-01T00:00:00Z", "d": "1.33", "e": 1.33, "f": True,
+    }  # fmt: skip

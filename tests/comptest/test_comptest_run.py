@@ -160,17 +160,24 @@ def test_run_validate(tmp_path: Path) -> None:
     ]
 
 
-def test_run_timeout(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("functions", "reason"),
+    [
+        pytest.param("functions.yaml", "an in-process function that never answers is cancelled", id="InProcess"),
+        pytest.param("functions-process.yaml", "a local process that never serves is stopped", id="Process"),
+    ],
+)  # fmt: skip
+def test_run_timeout(tmp_path: Path, functions: str, reason: str) -> None:
     """timeoutSeconds bounds the whole render: a function that never answers fails its test, and the run goes on."""
     file = _file(
         tmp_path,
         {},
         composition={"path": str(_FNS / "composition-sleepy.yaml")},
-        functions={"path": str(_FNS / "functions.yaml")},
+        functions={"path": str(_FNS / functions)},
         timeoutSeconds=1,
     )
     outcome = _run(file)
-    assert outcome.error == "cannot render composite resource: context deadline exceeded"
+    assert outcome.error == "cannot render composite resource: context deadline exceeded", reason
 
 
 def test_run_remove_fields(tmp_path: Path) -> None:

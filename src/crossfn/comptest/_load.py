@@ -50,6 +50,12 @@ _Loader.yaml_implicit_resolvers = {
     first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
     for first, resolvers in _Loader.yaml_implicit_resolvers.items()
 }
+# go-yaml (and so crossfn render) also reads exponent floats without a dot (``1e3``); PyYAML needs the dot.
+_Loader.add_implicit_resolver(
+    "tag:yaml.org,2002:float",
+    re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
+    list("-+0123456789."),
+)
 
 
 def _json(value: Any) -> Any:
