@@ -41,6 +41,8 @@ def _golden(name: str, text: str, reason: str) -> None:
                      "every kind of failure, each with its reasons; exit 1", id="Failing"),
         pytest.param([_FAILING, "--run", "fatal|passes"], "failing-run.txt", 1,
                      "--run keeps the tests whose name matches", id="RunFilter"),
+        pytest.param([_FAILING, "--run", "fatal|passes|string", "-o", "json"], "failing-run.json", 1,
+                     "-o json: the same outcomes for tools", id="JSONOutput"),
     ],
 )  # fmt: skip
 def test_cli_report(
@@ -50,7 +52,7 @@ def test_cli_report(
     out, err = capsys.readouterr()
     assert code == status, f"{reason}: {err}"
     assert err == "", reason
-    _golden(golden, out, reason)
+    _golden(golden, out.replace(str(_DATA), "testdata"), f"{reason} (paths shown relative to tests/comptest)")
 
 
 @pytest.mark.parametrize(

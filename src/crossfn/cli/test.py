@@ -36,6 +36,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="A test file or a directory of them.")
     p.add_argument("--junit", type=Path, metavar="FILE", help="Also write a JUnit XML report to FILE.")
     p.add_argument(
+        "-o",
+        "--output",
+        choices=("text", "json"),
+        default="text",
+        help="Report format on stdout (default text).",
+    )
+    p.add_argument(
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
     p.set_defaults(handler=_run)  # fmt: skip
@@ -66,7 +73,7 @@ def _run(args: argparse.Namespace) -> int:
             raise errors.CrossfnError(
                 f"cannot write JUnit report {args.junit}: {exc.strerror or exc}"
             ) from exc
-    sys.stdout.write(comptest.text(outcomes))
+    sys.stdout.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
     sys.stdout.flush()
     return 0 if all(o.passed for o in outcomes) else 1
 

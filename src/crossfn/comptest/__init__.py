@@ -22,7 +22,7 @@ from __future__ import annotations
 from crossfn.comptest._load import API_VERSION, KIND, load
 from crossfn.comptest._match import Mismatch, mismatches
 from crossfn.comptest._model import Case, Expected, Source
-from crossfn.comptest._report import junit, text
+from crossfn.comptest._report import junit, text, to_json
 from crossfn.comptest._run import Failure, Outcome, run
 
 __all__ = [
@@ -39,4 +39,5 @@ __all__ = [
     "mismatches",
     "run",
     "text",
+    "to_json",
 ]

@@ -1,8 +1,12 @@
-"""Reports of a test run: the text the CLI prints, and JUnit XML for CI systems.
+"""Reports of a test run: the text the CLI prints, JSON for tools, and JUnit XML for CI systems.
 
 Text: one line per case, ``PASS <suite>/<name>`` or ``FAIL <suite>/<name>``,
 then for a failure its reasons indented by four spaces (a mismatching field
 by eight), and a last line ``N passed, M failed``.
+
+JSON (``-o json``) is one object: ``tests`` (suite, name, id, file, passed,
+error, failures with their field, summary and details) and the ``passed`` and
+``failed`` counts; it leaves out timings so that it is reproducible.
 
 JUnit XML follows the de-facto schema CI systems read (Jenkins, GitLab,
 GitHub test reporters): one ``<testsuite>`` per CompositionTest document, one
@@ -13,12 +17,13 @@ failed (fatal result, timeout, schema problems) an ``<error>``.
 from __future__ import annotations
 
 import itertools
+import json
 import xml.etree.ElementTree as ET
 from collections.abc import Sequence
 
 from crossfn.comptest import _run
 
-__all__ = ["junit", "reasons", "text"]
+__all__ = ["junit", "reasons", "text", "to_json"]
 
 
 def reasons(outcome: _run.Outcome) -> list[str]:
@@ -45,6 +50,27 @@ def text(outcomes: Sequence[_run.Outcome]) -> str:
         lines.extend(reasons(outcome))
     lines.append(_summary(outcomes))
     return "\n".join(lines) + "\n"
+
+
+def to_json(outcomes: Sequence[_run.Outcome]) -> str:
+    """The run as one JSON document, keys sorted, for tools that post-process results."""
+    tests = [
+        {
+            "suite": o.case.suite,
+            "name": o.case.name,
+            "id": o.case.id,
+            "file": str(o.case.file),
+            "passed": o.passed,
+            "error": o.error,
+            "failures": [
+                {"field": f.field, "summary": f.summary, "details": list(f.details)} for f in o.failures
+            ],
+        }
+        for o in outcomes
+    ]
+    passed = sum(o.passed for o in outcomes)
+    doc = {"tests": tests, "passed": passed, "failed": len(outcomes) - passed}
+    return json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False) + "\n"
 
 
 def _seconds(value: float) -> str:
