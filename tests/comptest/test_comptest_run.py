@@ -94,8 +94,10 @@ def test_run_passes(tmp_path: Path, test: dict[str, object], inputs: dict[str, o
 @pytest.mark.parametrize(
     ("test", "inputs", "want", "reason"),
     [
-        pytest.param({}, {"xr": {"path": "nope.yaml"}}, "spec.tests[0].inputs.xr.path: no such file: {dir}/nope.yaml",
+        pytest.param({}, {"xr": {"path": "nope.yaml"}}, "spec.tests[0].inputs.xr.path: no such file or directory: {dir}/nope.yaml",
                      "a missing XR file names the field", id="MissingXRFile"),
+        pytest.param({}, {"xr": {"path": "."}}, "spec.tests[0].inputs.xr.path: is a directory: {dir}",
+                     "the XR is one file", id="XRIsDirectory"),
         pytest.param({}, {"composition": {"path": "nope.yaml"}},
                      "spec.tests[0].inputs.composition.path: no such file or directory: {dir}/nope.yaml",
                      "a missing Composition file names the field", id="MissingCompositionFile"),
@@ -206,3 +208,12 @@ def test_public_exports() -> None:
     assert set(comptest.__all__) == public, "no public name outside __all__"
     for name in comptest.__all__:
         assert getattr(comptest, name) is not None
+
+
+def test_run_no_candidate(tmp_path: Path) -> None:
+    """An expectation of a kind nothing rendered lists what was rendered instead."""
+    outcome = _run(_file(tmp_path, _expect({"kind": "Secret"}, {"apiVersion": "v1", "kind": "ConfigMap"})))
+    assert [f.summary for f in outcome.failures] == [
+        'no rendered Secret (rendered: XBucket "example-render", Bucket "storage-bucket", Context)',
+        'no rendered v1 ConfigMap (rendered: XBucket "example-render", Bucket "storage-bucket", Context)',
+    ]

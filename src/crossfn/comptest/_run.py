@@ -100,8 +100,10 @@ def _delete(obj: dict[str, Any], path: str) -> None:
 def _xr(case: _model.Case) -> dict[str, Any]:
     """The case's XR with ``patches.addFields`` set, then ``patches.removeFields`` removed."""
     if case.xr.path is not None:
-        if not case.xr.path.is_file():
-            raise errors.InputError(f"{case.xr.field}.path: no such file: {case.xr.path}")
+        if not case.xr.path.exists():
+            raise errors.InputError(f"{case.xr.field}.path: no such file or directory: {case.xr.path}")
+        if case.xr.path.is_dir():
+            raise errors.InputError(f"{case.xr.field}.path: is a directory: {case.xr.path}")
         try:
             docs = _load.read_documents(case.xr.path)
         except errors.InputError as exc:
@@ -186,8 +188,8 @@ def _check(case: _model.Case, docs: Sequence[Mapping[str, Any]]) -> tuple[Failur
         best = _match.closest(expected.resource, docs)
         if best is None:
             rendered = ", ".join(_match.describe(d) for d in docs) or "nothing"
-            api = expected.resource.get("apiVersion", "")
-            out.append(Failure(field, f"no rendered {api} {want} (rendered: {rendered})"))
+            what = " ".join(str(w) for w in (expected.resource.get("apiVersion"), want) if w)
+            out.append(Failure(field, f"no rendered {what} (rendered: {rendered})"))
             continue
         doc, found = best
         summary = f"no rendered object matches {want}; closest is {_match.describe(doc)}:"
