@@ -113,3 +113,12 @@ def test_junit_golden() -> None:
     _golden(
         "failing.xml", comptest.junit(outcomes).replace(str(_DATA), "testdata"), "the JUnit report's shape"
     )
+
+
+def test_cli_junit_unwritable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A --junit file that cannot be written is a bad flag: exit 2, one line, no report on stdout."""
+    junit = tmp_path / "missing-dir" / "junit.xml"
+    code = cli.main(["test", str(_ROOT / "examples" / "xbucket"), "--junit", str(junit)])
+    out, err = capsys.readouterr()
+    assert (code, out) == (2, "")
+    assert err == f"crossfn: error: --junit: cannot write {junit}: no such file or directory\n"

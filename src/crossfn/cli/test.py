@@ -70,9 +70,7 @@ def _run(args: argparse.Namespace) -> int:
         try:
             args.junit.write_text(comptest.junit(outcomes), encoding="utf-8")
         except OSError as exc:
-            raise errors.CrossfnError(
-                f"cannot write JUnit report {args.junit}: {exc.strerror or exc}"
-            ) from exc
+            return _bad_input(f"--junit: cannot write {args.junit}: {(exc.strerror or str(exc)).lower()}")
     sys.stdout.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
     sys.stdout.flush()
     return 0 if all(o.passed for o in outcomes) else 1
