@@ -96,6 +96,14 @@ def _files(path: Path) -> Iterator[tuple[Path, bool]]:
     yield path, True
 
 
+def _mentions_tests(file: Path) -> bool:
+    """Whether a file that does not parse looks like a test file (one that cannot be read is reported too)."""
+    try:
+        return KIND in file.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return True
+
+
 def _is_test(doc: Any) -> bool:
     return isinstance(doc, Mapping) and doc.get("kind") == KIND
 
@@ -109,7 +117,7 @@ def load(paths: list[Path]) -> list[_model.Case]:
             try:
                 docs = read_documents(file)
             except errors.InputError:
-                if not explicit and KIND not in file.read_text(encoding="utf-8", errors="replace"):
+                if not explicit and not _mentions_tests(file):
                     continue
                 raise
             tests = [(i, d) for i, d in enumerate(docs) if _is_test(d)]
