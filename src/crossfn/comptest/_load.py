@@ -26,6 +26,7 @@ import yaml
 
 from crossfn import errors
 from crossfn.comptest import _model
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["API_VERSION", "KIND", "load"]
 
@@ -42,20 +43,7 @@ _INPUT_FIELDS = {
 _EXPRESSION_KEY = re.compile(r"^(?:~[\w-]*\.)?\(.*\)$", re.DOTALL)
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc] # the C loader has no stubs
-    """PyYAML's safe loader without the timestamp resolver: Kubernetes keeps timestamps as strings."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, rx) for tag, rx in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in _Loader.yaml_implicit_resolvers.items()
-}
-# go-yaml (and so crossfn render) also reads exponent floats without a dot (``1e3``); PyYAML needs the dot.
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
+_Loader = yaml_loader.Loader
 
 
 def _json(value: Any) -> Any:

@@ -12,11 +12,13 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.regexp`: ``regexp`` over RE2;
 * :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
-* :mod:`.quantity`: Kubernetes ``resource.Quantity``.
+* :mod:`.quantity`: Kubernetes ``resource.Quantity``;
+* :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (PyYAML, no timestamps).
 
 Failures raise :class:`crossfn.errors.GoError` whose text is Go's, so callers
 wrap it exactly as the Go code they port does. This layer sits just above the
-protocol and imports nothing else from crossfn but :mod:`crossfn.errors`.
+protocol and imports nothing else from crossfn but :mod:`crossfn.errors`;
+``yaml_loader`` needs PyYAML, and the engine never imports it.
 """
 
 __all__: list[str] = []

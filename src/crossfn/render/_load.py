@@ -20,7 +20,6 @@ from __future__ import annotations
 
 import base64
 import binascii
-import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
@@ -28,27 +27,11 @@ from typing import Any
 import yaml
 
 from crossfn import errors
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["load_documents", "load_one", "object_at", "parse_value", "secret_data"]
 
-_Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class _Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
-    """PyYAML's safe loader without the timestamp type: Kubernetes keeps timestamps as strings."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in _Base.yaml_implicit_resolvers.items()
-}
-# go-yaml also reads exponent floats without a dot (``1e3``, ``5e-324``); PyYAML's
-# YAML 1.1 float pattern needs the dot. Checked after PyYAML's own patterns.
-_Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
+_Loader = yaml_loader.Loader
 
 
 def object_at(obj: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:

@@ -25,6 +25,7 @@ from typing import IO, Any
 import yaml
 
 from crossfn import errors
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["Document", "load"]
 
@@ -32,14 +33,7 @@ _EXTENSIONS = (".yaml", ".yml", ".json")
 _COMPOSITION = ("apiextensions.crossplane.io/v1", "Composition")
 
 
-class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]  # the C loader has no stubs
-    """PyYAML's safe loader without the timestamp resolver (Kubernetes keeps timestamps as strings)."""
-
-
-_Loader.yaml_implicit_resolvers = {
-    first: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-}
+_Loader = yaml_loader.Loader
 
 
 @dataclasses.dataclass(frozen=True)
