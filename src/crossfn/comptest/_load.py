@@ -16,17 +16,13 @@ the field (``tests/x.yaml: spec.tests[0].inputs.xr: ...``). Neighbours:
 
 from __future__ import annotations
 
-import math
 import re
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
-from crossfn import errors
+from crossfn import errors, render
 from crossfn.comptest import _model
-from crossfn.gocompat import yaml_loader
 
 __all__ = ["API_VERSION", "KIND", "load"]
 
@@ -41,35 +37,6 @@ _INPUT_FIELDS = {
     "functionCredentialsPath", "context", "timeoutSeconds", "validate",
 }  # fmt: skip
 _EXPRESSION_KEY = re.compile(r"^(?:~[\w-]*\.)?\(.*\)$", re.DOTALL)
-
-
-_Loader = yaml_loader.Loader
-
-
-def _json(value: Any) -> Any:
-    """YAML data as a YAML -> JSON -> object round trip leaves it: string keys, whole floats as ints."""
-    if isinstance(value, Mapping):
-        return {str(k): _json(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_json(v) for v in value]
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
-    return value
-
-
-def read_documents(path: Path) -> list[Any]:
-    """Every non-empty YAML document of ``path``; a read or parse failure names the file."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise errors.InputError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from exc
-    try:
-        return [_json(d) for d in yaml.load_all(text, Loader=_Loader) if d is not None]
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        at = f"line {mark.line + 1} column {mark.column + 1}: " if mark is not None else ""
-        raise errors.InputError(f"cannot parse YAML in {path}: {at}{problem}") from exc
 
 
 def _files(path: Path) -> Iterator[tuple[Path, bool]]:
@@ -103,7 +70,7 @@ def load(paths: list[Path]) -> list[_model.Case]:
         found = 0
         for file, explicit in _files(root):
             try:
-                docs = read_documents(file)
+                docs = render.load_documents(file)
             except errors.InputError:
                 if not explicit and not _mentions_tests(file):
                     continue

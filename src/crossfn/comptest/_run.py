@@ -26,7 +26,7 @@ from typing import Any
 import yaml
 
 from crossfn import errors, render, validate
-from crossfn.comptest import _load, _match, _model
+from crossfn.comptest import _match, _model
 from crossfn.sdk import fieldpath
 
 __all__ = ["Failure", "Outcome", "Prepared", "prepare", "run", "run_prepared"]
@@ -105,7 +105,7 @@ def _xr(case: _model.Case) -> dict[str, Any]:
         if case.xr.path.is_dir():
             raise errors.InputError(f"{case.xr.field}.path: is a directory: {case.xr.path}")
         try:
-            docs = _load.read_documents(case.xr.path)
+            docs = render.load_documents(case.xr.path)
         except errors.InputError as exc:
             raise errors.InputError(f"{case.xr.field}.path: {exc}") from exc
         if not docs or not isinstance(docs[0], dict):

@@ -24,6 +24,7 @@ from typing import Any
 
 from crossfn.render import output
 from crossfn.render._inputs import Inputs, Request, load
+from crossfn.render._load import load_documents
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
@@ -38,6 +39,7 @@ __all__ = [
     "Request",
     "Validator",
     "load",
+    "load_documents",
     "output",
     "render",
     "render_async",
