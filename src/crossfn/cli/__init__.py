@@ -31,6 +31,7 @@ COMMANDS: tuple[str, ...] = (
     "validate",
     "convert",
     "test",
+    "controller",
 )
 
 
