@@ -32,6 +32,30 @@ def _merge(into: dict[str, Any], patch: Mapping[str, Any]) -> None:
             into[k] = copy.deepcopy(v)
 
 
+def _manage(obj: dict[str, Any], manager: str) -> None:
+    """Record ``manager`` in ``metadata.managedFields``, as server-side apply does (without the field sets)."""
+    fields = obj.setdefault("metadata", {}).setdefault("managedFields", [])
+    if not any(f.get("manager") == manager for f in fields):
+        fields.append({"manager": manager, "operation": "Apply"})
+
+
+def _json_patch(obj: dict[str, Any], ops: list[Any]) -> None:
+    """RFC 6902 ``test``, ``replace``, ``add`` and ``remove`` on object and list paths (enough for the reconcilers)."""
+    for op in ops:
+        *parents, last = op["path"].lstrip("/").split("/")
+        target: Any = obj
+        for part in parents:
+            target = target[int(part)] if isinstance(target, list) else target[part]
+        index: Any = int(last) if isinstance(target, list) else last
+        if op["op"] == "test":
+            if target[index] != op["value"]:
+                raise _api.Invalid(f"the test operation at {op['path']} failed", status=422)
+        elif op["op"] in ("replace", "add"):
+            target[index] = copy.deepcopy(op["value"])
+        elif op["op"] == "remove":
+            del target[index]
+
+
 class FakeApi:
     """The ``Api`` protocol over a dict, for tests."""
 
@@ -158,12 +182,15 @@ class FakeApi:
         if old is None:
             if status:
                 raise _api.NotFound(f'{obj.get("kind")} "{name}" not found', status=404)
-            return self._store_new({k: v for k, v in obj.items() if k != "status"})
+            new_obj = {k: v for k, v in obj.items() if k != "status"}
+            _manage(new_obj, field_manager)
+            return self._store_new(new_obj)
         new = copy.deepcopy(old)
         if status:
             _merge(new.setdefault("status", {}), obj.get("status") or {})
         else:
             _merge(new, {k: v for k, v in obj.items() if k != "status"})
+            _manage(new, field_manager)
         return self._bump(old, new)
 
     async def create(self, obj: Mapping[str, Any]) -> dict[str, Any]:
@@ -212,9 +239,11 @@ class FakeApi:
         old = self.objects.get(key)
         if old is None:
             raise _api.NotFound(f'{kind} "{name}" not found', status=404)
-        assert isinstance(patch, Mapping), "the fake supports merge patches only"
         new = copy.deepcopy(old)
-        _merge(new, patch)
+        if isinstance(patch, Mapping):
+            _merge(new, patch)
+        else:
+            _json_patch(new, patch)
         return self._bump(old, new)
 
     async def delete(

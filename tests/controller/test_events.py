@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from crossfn import engine
 from crossfn.controller import _api, _events
 
 from .fake_api import FakeApi
@@ -191,3 +192,32 @@ async def test_failed_create_is_not_remembered() -> None:
 
 async def test_no_events_records_nothing() -> None:
     await _events.NoEvents().event(XR, "Warning", "R", "m")
+
+
+CLAIMED_XR = {
+    "apiVersion": "example.org/v1", "kind": "XBucket", "metadata": {"name": "x", "uid": "u"},
+    "spec": {"claimRef": {"apiVersion": "example.org/v1", "kind": "Bucket", "namespace": "team", "name": "c"}},
+}  # fmt: skip
+TO_BOTH = engine.Event("Warning", "Slow", "disk is slow", engine.Target.COMPOSITE_AND_CLAIM, 'Pipeline step "s"')
+TO_XR = engine.Event("Normal", "Done", "composed", engine.Target.COMPOSITE, 'Pipeline step "s"')
+
+
+@pytest.mark.parametrize(
+    ("legacy", "want", "reason"),
+    [(True, [("Bucket", "Warning", "Slow", "disk is slow"), ("XBucket", "Warning", "Slow", 'Pipeline step "s": disk is slow'),
+             ("XBucket", "Normal", "Done", 'Pipeline step "s": composed')],
+      "a CompositeAndClaim event reaches the claim too, with the bare message"),
+     (False, [("XBucket", "Warning", "Slow", 'Pipeline step "s": disk is slow'),
+              ("XBucket", "Normal", "Done", 'Pipeline step "s": composed')],
+      "a modern XR has no claim")],
+    ids=["Legacy", "Modern"],
+)  # fmt: skip
+async def test_pipeline_events_reach_the_claim(legacy: bool, want: list[tuple[str, ...]], reason: str) -> None:
+    seen: list[tuple[str, ...]] = []
+
+    class Keep:
+        async def event(self, obj: Any, type: str, reason: str, message: str) -> None:
+            seen.append((obj["kind"], type, reason, message))
+
+    await _events.record_pipeline_events(Keep(), CLAIMED_XR, (TO_BOTH, TO_XR), legacy=legacy)
+    assert seen == want, reason

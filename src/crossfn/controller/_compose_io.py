@@ -102,6 +102,7 @@ class ComposeIO:
         clock: Callable[[], datetime.datetime],
         seed: Mapping[str, Any],
         recorder: _events.Recorder,
+        tracer: engine.Tracer | None = None,
     ) -> Outcome:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
         steps = self._steps(rev)
@@ -113,6 +114,7 @@ class ComposeIO:
             result = await engine.compose(
                 xr, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
                 options=engine.ComposeOptions.controller(schema), clock=clock, composition_name=name, seed=seed,
+                tracer=tracer,
             )  # fmt: skip
         except _api.Conflict:
             raise

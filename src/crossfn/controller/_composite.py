@@ -25,13 +25,10 @@ The status is written with one server-side apply of the status subresource
 desired status and the conditions together, and only when it differs from
 what was read, so a settled XR costs no writes.
 
-Not here: step 13, publishing a legacy XR's connection Secret, is issue 12.
-This reconciler publishes nothing (modern XRs publish nothing in Crossplane
-either); for a legacy XR it defaults ``writeConnectionSecretToRef`` (step 10)
-and reads that Secret as the observed connection details, but never writes
-it, nor ``status.connectionDetails``. Claims are not reconciled. The watch circuit breaker
-is not implemented: ``Responsive`` is always ``True``/``WatchCircuitClosed``
-(the work queue's de-duplication already bounds event storms).
+Step 13 publishes a legacy XR's connection Secret (``_connection``, §4);
+claims are ``_claims``'; a reconcile is a span when tracing (``_tracing``).
+Not here: the watch circuit breaker (``Responsive`` is always
+``True``/``WatchCircuitClosed``; the work queue's de-duplication bounds event storms).
 """
 
 from __future__ import annotations
@@ -48,12 +45,14 @@ from crossfn.controller import (
     _api,
     _compose_io,
     _conditions,
+    _connection,
     _controller,
     _events,
     _polling,
     _realtime,
     _selection,
     _sources,
+    _tracing,
 )
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -144,7 +143,9 @@ class CompositeReconciler:
         clock: Callable[[], datetime.datetime] = _utcnow,
         enqueue: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
+        tracer: _tracing.ReconcileTracer | None = None,
     ) -> None:
+        """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile."""
         self._api = api
         self._informers = informers
         self._recorder = recorder
@@ -153,6 +154,7 @@ class CompositeReconciler:
         self._settings = settings or CompositeSettings()
         self._clock = clock
         self._rng = rng or random.Random()
+        self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
         self.api_version, self.kind = xr_type(xrd)
         scope = xrd_schemas.scope_of(xrd)
@@ -171,8 +173,6 @@ class CompositeReconciler:
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
         self._started = False
-        self._handled: dict[str, str] = {}
-        self._status_has_token = _declares_status_field(xrd, self.api_version, "lastHandledReconcileAt")
 
     # Wiring ------------------------------------------------------------------------------------
 
@@ -227,7 +227,16 @@ class CompositeReconciler:
     # Reconcile ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: str) -> _controller.Result:
-        """Reconcile the XR ``key`` (§2.1 steps 1–14, in order)."""
+        """Reconcile the XR ``key`` (§2.1 steps 1–14, in order), in a span when tracing."""
+        tracer = self._tracer or _tracing.default_tracer()
+        with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
+            return await self._reconcile_key(key, tracer.steps)
+
+    @property
+    def xrd_name(self) -> str:
+        return str((self.xrd.get("metadata") or {}).get("name") or "")
+
+    async def _reconcile_key(self, key: str, steps: engine.Tracer) -> _controller.Result:
         namespace, name = _controller.split_key(key)
         try:
             xr = await self._io.get(self.api_version, self.kind, name, namespace)
@@ -236,7 +245,6 @@ class CompositeReconciler:
         if xr is None:
             self._deps.forget(key)
             self._backoff.pop(key, None)
-            self._handled.pop(key, None)
             return _controller.Result()
         read = copy.deepcopy(xr.get("status") or {})
         self._mark(xr, "Responsive", "True", "WatchCircuitClosed")
@@ -247,15 +255,13 @@ class CompositeReconciler:
             await self._write_status(xr, xr["status"], read)
             return _controller.Result()
         token = annotations.get(ANNOTATION_RECONCILE_REQUESTED)
-        if token and token not in (xr["status"].get("lastHandledReconcileAt"), self._handled.get(key)):
+        if token and token != xr["status"].get("lastHandledReconcileAt"):
             await self._event(xr, "Normal", "ReconcileRequestHandled", "Handling reconcile request")
-            self._handled[key] = str(token)
-            if self._status_has_token:
-                xr["status"]["lastHandledReconcileAt"] = token
+            xr["status"]["lastHandledReconcileAt"] = token
         if (xr.get("metadata") or {}).get("deletionTimestamp"):
             return await self._delete(key, xr, read)
         try:
-            return await self._reconcile(key, xr, read)
+            return await self._reconcile(key, xr, read, steps)
         except _Failure as failure:
             await self._event(xr, "Warning", failure.reason, str(failure))
             self._mark(xr, "Synced", "False", "ReconcileError", str(failure))
@@ -281,7 +287,9 @@ class CompositeReconciler:
         await self._write_status(xr, xr["status"], read)
         return _controller.Result()
 
-    async def _reconcile(self, key: str, xr: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
+    async def _reconcile(
+        self, key: str, xr: dict[str, Any], read: dict[str, Any], steps: engine.Tracer
+    ) -> _controller.Result:
         """Steps 6–14."""
         try:
             xr = await self._set_finalizer(xr, present=True)
@@ -291,19 +299,18 @@ class CompositeReconciler:
         try:
             outcome = await self._io.compose(
                 xr, rev, self._runner, fields=self._fields, sources=self._sources, clock=self._clock,
-                seed=self._deps.requirements(key), recorder=self._recorder,
+                seed=self._deps.requirements(key), recorder=self._recorder, tracer=steps,
             )  # fmt: skip
         except _compose_io.ComposeFailed as failed:
             await self._compose_failed(xr, read, failed)
             raise failed.error from failed
         if self._watches is not None:
             self._watches.ensure(self._deps.record(key, outcome.dependencies, outcome.required, outcome.result.pipeline.requirements))
-        # Step 13, publishing a legacy XR's connection details, is issue 12 (module docstring).
+        await self._publish(xr, outcome.result)
         status = engine.reconcile_status(
             xr, outcome.result, now=self._clock(), unsynced=outcome.unsynced, legacy=self._fields.legacy
         )
-        for e in status.events:
-            await self._event(xr, e.type, e.reason, e.xr_message)
+        await self._emit(xr, status.events)
         try:
             await self._write_status(xr, self._final_status(xr, outcome.result.composite, status), read)
         except _StatusRejected as rejected:
@@ -315,6 +322,23 @@ class CompositeReconciler:
             await self._compose_failed(xr, read, _compose_io.ComposeFailed(error, outcome.result, invalid=invalid))
             raise error from rejected
         return self._requeue(key, xr, outcome)
+
+    async def _publish(self, xr: dict[str, Any], result: engine.CompositionResult) -> None:
+        """Step 13: a legacy XR's connection Secret (§4); modern XRs publish nothing."""
+        if not self._fields.legacy:
+            return
+        keys = [str(k) for k in (self.xrd.get("spec") or {}).get("connectionSecretKeys") or ()]
+        try:
+            published = await _connection.publish(self._api, xr, result.connection_details, keys)
+        except errors.CrossfnError as exc:
+            raise _wrap("PublishConnectionSecret", "cannot publish connection details", exc) from exc
+        if published:
+            details = xr.setdefault("status", {}).setdefault("connectionDetails", {})
+            details["lastPublishedTime"] = _conditions.timestamp(self._clock())
+            await self._event(xr, "Normal", "PublishConnectionSecret", "Successfully published connection details")
+
+    async def _emit(self, xr: Mapping[str, Any], events: tuple[engine.Event, ...]) -> None:
+        await _events.record_pipeline_events(self._recorder, xr, events, legacy=self._fields.legacy)
 
     def _requeue(self, key: str, xr: Mapping[str, Any], outcome: _compose_io.Outcome) -> _controller.Result:
         waiting = bool(outcome.unsynced) or any(not c.ready for c in outcome.result.composed)
@@ -418,8 +442,7 @@ class CompositeReconciler:
         if failed.invalid:
             # API servers' Invalid messages are unstable; the condition points at the event instead.
             conditions = [{**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions]
-        for e in status.events:
-            await self._event(xr, e.type, e.reason, e.xr_message)
+        await self._emit(xr, status.events)
         new = copy.deepcopy(xr.get("status") or {})
         new["conditions"] = conditions
         if self._fields.legacy and status.claim_condition_types:
@@ -433,8 +456,9 @@ class CompositeReconciler:
         out = copy.deepcopy(dict(composite.get("status") or {}))
         current = xr.get("status") or {}
         out["conditions"] = list(status.conditions)
-        if "lastHandledReconcileAt" in current:
-            out["lastHandledReconcileAt"] = current["lastHandledReconcileAt"]
+        for kept in ("lastHandledReconcileAt", "connectionDetails"):
+            if kept in current:
+                out[kept] = current[kept]
         if self._fields.legacy and status.claim_condition_types:
             out["claimConditionTypes"] = list(status.claim_condition_types)
         return out
@@ -488,21 +512,6 @@ class CompositeReconciler:
             raise
         except _api.ApiError as exc:
             raise _StatusRejected(exc) from exc
-
-
-def _declares_status_field(xrd: Mapping[str, Any], api_version: str, field: str) -> bool:
-    """Whether the XR's CRD declares ``status.<field>``: server-side apply refuses undeclared fields.
-
-    The handled reconcile-request token goes to ``status.lastHandledReconcileAt``
-    only when the schema has it; otherwise it is remembered in memory (so a
-    restart handles a pending token once more).
-    """
-    try:
-        schema = xrd_schemas.version_schema(xrd_schemas.crd_from_xrd(xrd), api_version)
-    except errors.CrossfnError:
-        return False
-    status = (schema.get("properties") or {}).get("status") or {}
-    return field in (status.get("properties") or {})
 
 
 def _drop(key: str) -> None:

@@ -19,6 +19,8 @@ Two properties matter more than any single event:
   again.
 
 :class:`NoEvents` is the no-op recorder for tests and embeddings that want none.
+:func:`record_pipeline_events` records a composition's events on the XR and,
+for those a function aimed at ``CompositeAndClaim``, on a legacy XR's claim.
 """
 
 from __future__ import annotations
@@ -31,9 +33,10 @@ import socket
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
+from crossfn import engine
 from crossfn.controller import _api
 
-__all__ = ["MAX_REMEMBERED", "EventRecorder", "NoEvents", "Recorder"]
+__all__ = ["MAX_REMEMBERED", "EventRecorder", "NoEvents", "Recorder", "record_pipeline_events"]
 
 _log = logging.getLogger("crossfn.controller.events")
 
@@ -177,3 +180,26 @@ class EventRecorder:
         self._seen.move_to_end(key)
         while len(self._seen) > self._max:
             self._seen.popitem(last=False)
+
+
+async def record_pipeline_events(
+    recorder: Recorder, xr: Mapping[str, Any], events: tuple[engine.Event, ...], *, legacy: bool
+) -> None:
+    """The pipeline's events on the XR (``<detail>: <message>``); on its claim too when so targeted (§2.5).
+
+    A claim's copy carries the bare message, as Crossplane's ``AsEvent``; it
+    is recorded on the object ``spec.claimRef`` names (modern XRs have no claim).
+    """
+    claim = _claim_of(xr) if legacy else None
+    for e in events:
+        if claim is not None and e.target is engine.Target.COMPOSITE_AND_CLAIM:
+            await recorder.event(claim, e.type, e.reason, e.message)
+        await recorder.event(xr, e.type, e.reason, e.xr_message)
+
+
+def _claim_of(xr: Mapping[str, Any]) -> dict[str, Any] | None:
+    ref = (xr.get("spec") or {}).get("claimRef")
+    if not isinstance(ref, Mapping) or not ref.get("name"):
+        return None
+    meta = {"name": ref["name"], "namespace": ref.get("namespace") or ""}
+    return {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": meta}
