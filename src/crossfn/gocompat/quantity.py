@@ -20,6 +20,10 @@ see its last digits:
 ``1500m``, ``1.5Gi`` is ``1536Mi``), or the parsed text itself when Kubernetes
 judged it canonical already (so ``+1Ki`` stays ``+1Ki``).
 
+Work is bounded as Kubernetes bounds it: exponents outside ±(2^31-1) are
+refused, a sub-nano amount becomes 1n without computing 10^exponent, and
+thousands of digits cost one pass over the text (see ``_round_up_to_nano``).
+
 Errors carry Kubernetes' texts; the format error quotes a regular expression
 that describes the grammar (it is not used to parse).
 """
@@ -47,6 +51,7 @@ _INT32_DIGITS = 10
 _NANO = -9
 _MAX_DIGITS = 400
 _MULTIPLIER_DIGITS = 20
+_HUGE: int = 10**_MAX_DIGITS
 _MAX_INT64_FACTORS = 18
 
 # Go's math.Pow10 tables: 10^n is built from two exactly written entries.
@@ -214,22 +219,24 @@ def _round_up_to_nano(digits: str, scale: int, multiplier: int) -> int:
 
     ``digits`` is non-empty with no leading zeros; ``multiplier`` is below
     10^19. Digits too far right to reach 1n are only checked for being
-    non-zero (they round up). Amounts past 10^400 are held as 10^400: every
-    float of them is infinite, so their exact digits matter to nothing crossfn
-    computes, and the work stays bounded.
+    non-zero (they round up). An amount of more than 400 digits of nanos is
+    held as 10^400 nanos: every float of it is infinite, so its exact digits
+    matter to nothing crossfn computes, and the work stays bounded.
     """
     shift = scale + _NANO
     if len(digits) - shift > _MAX_DIGITS:
-        return 10**_MAX_DIGITS
+        return _HUGE
     if shift <= 0:
-        return int(digits) * multiplier * 10**-shift
+        exact: int = int(digits) * multiplier * 10**-shift
+        return exact
     keep = len(digits) - shift + _MULTIPLIER_DIGITS
     if keep <= 0:
         return 1  # below 1n, and not zero: Kubernetes gives 1n
     sticky = keep < len(digits) and digits[keep:].strip("0") != ""
     shift -= max(len(digits) - keep, 0)
     whole, rest = divmod(int(digits[:keep]) * multiplier, 10**shift)
-    return whole + int(bool(rest) or sticky)
+    rounded: int = whole + int(bool(rest) or sticky)
+    return rounded
 
 
 def _dec(value: str) -> tuple[bool, str, int]:
