@@ -19,7 +19,8 @@ may skip one), so the estimate errs high, never low, on those. Size-dependent
 costs of string and list functions are not modelled: only comprehensions grow
 an expression's cost beyond its length, and they are what runs away.
 
-A body whose ranges do not depend on the loop variable costs the same for
+An expression with no comprehension is not parsed at all (most rules: it
+spares validate loading the parser). A body whose ranges do not depend on the loop variable costs the same for
 every element and is estimated once; otherwise elements are walked until the
 limit is passed, so estimating costs at most as many steps as the limit.
 """
@@ -28,6 +29,7 @@ from __future__ import annotations
 
 import functools
 import importlib
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -39,6 +41,7 @@ PER_CALL_LIMIT = 1_000_000
 LIMIT_EXCEEDED = "operation cancelled: actual cost limit exceeded"
 """cel-go's error when an evaluation passes its cost limit."""
 
+_COMPREHENSION = re.compile(r"\.\s*(?:all|exists|exists_one|map|filter)\s*\(")
 _MACROS = frozenset({"all", "exists", "exists_one", "map", "filter"})
 _CHAINS = frozenset(
     {"expr", "conditionalor", "conditionaland", "relation", "addition", "multiplication", "unary",
@@ -58,6 +61,8 @@ def exceeds(expression: str, variables: Mapping[str, Any], limit: int = PER_CALL
     An expression this parser cannot read is not judged (False): the
     evaluator reports it.
     """
+    if not _COMPREHENSION.search(expression):
+        return False  # without a comprehension the cost is about the expression's length
     tree = _parse(expression)
     if tree is None:
         return False
