@@ -14,6 +14,7 @@ import asyncio
 import json
 import os
 import signal
+import socket
 import subprocess
 import sys
 import textwrap
@@ -242,25 +243,26 @@ import threading
 
 def compose(req, rsp):
     threading.Event().wait()  # never set: stuck in one C call
+
+async def compose_async(req, rsp):
+    while True:  # never awaits: the server's own event loop is blocked
+        pass
 """
 
 
-def _serve(tmp_path: Path, function: str, grace: float) -> tuple[subprocess.Popen[str], int]:
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _serve(tmp_path: Path, function: str, grace: float, *flags: str) -> tuple[subprocess.Popen[str], int]:
     (tmp_path / "stuckfn.py").write_text(textwrap.dedent(_STUCK_MODULE))
+    address = f"127.0.0.1:{_free_port() if flags else 0}"  # several workers need a fixed port
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "crossfn",
-            "function",
-            "serve",
-            function,
-            "--insecure",
-            "--address",
-            "127.0.0.1:0",
-            "--grace-period",
-            str(grace),
-        ],
+        [sys.executable, "-m", "crossfn", "function", "serve", function, "--insecure",
+         "--address", address, "--grace-period", str(grace), *flags],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
@@ -274,10 +276,23 @@ def _serve(tmp_path: Path, function: str, grace: float) -> tuple[subprocess.Pope
     raise AssertionError(f"the server did not start: {proc.wait()}")
 
 
-def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(tmp_path: Path) -> None:
-    """SIGTERM could not stop a server with a stuck call: the interpreter joined its thread forever."""
+@pytest.mark.parametrize(
+    ("function", "flags", "reason"),
+    [
+        pytest.param("stuckfn:compose", (), "threaded server, a sync call stuck in C: the interpreter joined "
+                     "its thread forever", id="ThreadedStuckInC"),
+        pytest.param("stuckfn:compose_async", (), "asyncio server, an async call blocking the loop: the loop's "
+                     "signal handler never ran", id="AsyncBlockingLoop"),
+        pytest.param("stuckfn:compose", ("--workers", "2"), "two workers under the supervisor, which gave "
+                     "them 5 s more", id="Workers"),
+    ],
+)  # fmt: skip
+def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(
+    tmp_path: Path, function: str, flags: tuple[str, ...], reason: str
+) -> None:
+    """SIGTERM ends a server with a stuck call within the grace period plus a second."""
     grace = 1.0
-    proc, port = _serve(tmp_path, "stuckfn:compose", grace)
+    proc, port = _serve(tmp_path, function, grace, *flags)
     try:
         with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
             call = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction.future(fnv1.RunFunctionRequest())
@@ -288,8 +303,8 @@ def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(tmp_path: Path)
             status = proc.wait(timeout=grace + 5)
             took = time.monotonic() - start
             assert _code(call) != grpc.StatusCode.OK
-        assert status == 0
-        assert took < grace + 1, f"exited {took:.2f}s after SIGTERM"
+        assert status == 0, reason
+        assert took < grace + 1, f"{reason}: exited {took:.2f}s after SIGTERM"
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -334,8 +334,16 @@ async def _serve_async(fn: object, config: settings.ServerSettings, *, worker: b
     await server.start()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
+    grace = config.process.grace_period_seconds
+
+    def stop(signum: int, frame: object) -> None:
+        # A plain signal handler, not the loop's: it runs even while a function blocks
+        # the loop, and the backstop ends the process if the loop never gets to stop.
+        _exit_after(grace + _BACKSTOP_SECONDS)
+        loop.call_soon_threadsafe(lambda: stopping.append(asyncio.ensure_future(server.stop())))
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: stopping.append(asyncio.ensure_future(server.stop())))
+        signal.signal(sig, stop)
     await server.wait_for_termination()
     if stopping:
         await asyncio.gather(*stopping)
@@ -348,12 +356,28 @@ def _serve_threaded(fn: object, config: settings.ServerSettings, *, worker: bool
     server.start()
 
     def stop(signum: int, frame: object) -> None:
+        _exit_after(config.process.grace_period_seconds + _BACKSTOP_SECONDS)
         server.stop()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
     server.wait_for_termination()
     _abandon_stuck_calls(server.in_flight)
+
+
+_BACKSTOP_SECONDS = 0.5
+"""After the grace period, how long stopping may take before the process just exits."""
+_BACKSTOP = "crossfn-exit-backstop"
+
+
+def _exit_after(seconds: float) -> None:
+    """Start (once) a timer that ends the process: SIGTERM must end it, whatever the calls do."""
+    if any(t.name == _BACKSTOP for t in threading.enumerate()):
+        return
+    timer = threading.Timer(seconds, _exit_now, args=("exiting: the server did not stop within the grace period",))
+    timer.name = _BACKSTOP
+    timer.daemon = True
+    timer.start()
 
 
 def _abandon_stuck_calls(in_flight: int) -> None:
@@ -363,9 +387,12 @@ def _abandon_stuck_calls(in_flight: int) -> None:
     in a worker thread) would still hold its thread, and the interpreter joins
     those at exit: the process would never end. SIGTERM must end it.
     """
-    if not in_flight:
-        return
-    _log.warning("exiting with calls still running after the grace period", extra={"calls": in_flight})
+    if in_flight:
+        _exit_now("exiting with calls still running after the grace period", calls=in_flight)
+
+
+def _exit_now(message: str, **extra: object) -> None:
+    _log.warning(message, extra=extra)
     logging.shutdown()
     sys.stdout.flush()
     sys.stderr.flush()
