@@ -1,6 +1,6 @@
 """Bounds on function calls that both servers share: how many, and for how long.
 
-A server must not be wedged by its functions or its clients. Three things
+A server must not be wedged by its functions or its clients. Four things
 see to that, each cheap on the fast path (a counter and a dict entry):
 
 * :class:`Gate` counts calls in flight (running or waiting for a thread) and
@@ -8,8 +8,8 @@ see to that, each cheap on the fast path (a counter and a dict entry):
 * :func:`deadline` is when a call must end: the client's deadline, capped by
   the server's own limit;
 * :class:`Expiry` cancels an asyncio call past its deadline, from one
-  sweeping task rather than a timer per call (which costs more than a
-  trivial function);
+  sweeping task rather than a timer per call (scheduling and cancelling a
+  timer is a measurable share of a trivial call);
 * :class:`Watchdog` interrupts a *sync* function that runs past its deadline.
   A thread cannot be killed in Python, but CPython can raise an exception in
   it (``PyThreadState_SetAsyncExc``) at its next bytecode: a function looping
@@ -20,6 +20,8 @@ see to that, each cheap on the fast path (a counter and a dict entry):
 The exception raised, :class:`DeadlineExceeded`, derives from
 ``BaseException`` so that a function's own ``except Exception`` cannot
 swallow it; the servers turn it into the ``DEADLINE_EXCEEDED`` status.
+:func:`interrupt` is the primitive underneath, which the engine's in-process
+runner also uses to stop a function whose caller timed out.
 """
 
 from __future__ import annotations
