@@ -225,7 +225,7 @@ class ThreadedFunctionServer:
         self._handler = function.to_sync_handler(fn)
         self._call = _services.Call(server_metrics)
         self._gate = _calls.Gate(self._config.calls.max_calls)
-        self._slots = threading.Semaphore(self._config.process.threads)
+        self._slots = _calls.Gate(self._config.process.threads)
         self._watchdog = _calls.Watchdog()
         self._reuse_port = reuse_port
         self._health = health.HealthServicer()
@@ -238,12 +238,12 @@ class ThreadedFunctionServer:
             due = _calls.deadline(context.time_remaining(), self._config.calls.timeout_seconds)
             # Only `threads` calls run the function at once (more only fight over the GIL);
             # the others wait here, on gRPC threads kept apart from health checks.
-            if not self._slots.acquire(timeout=max(due - time.monotonic(), 0)):
+            if not self._slots.enter(timeout=max(due - time.monotonic(), 0)):
                 _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
             try:
                 return self._call_function(req, context, version, due)
             finally:
-                self._slots.release()
+                self._slots.leave()
         finally:
             self._gate.leave()
 
