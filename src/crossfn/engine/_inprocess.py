@@ -51,7 +51,7 @@ class InProcessRunner:
         self._handlers = {name: function.to_handler(fn, offload_sync=False) for name, fn in functions.items()}
         self._fallback = fallback
         self._metrics = _metrics.guarded(metrics)
-        self._worker: _Worker | None = None
+        self._idle: list[_Worker] = []
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         handler = self._handlers.get(name)
@@ -74,29 +74,68 @@ class InProcessRunner:
         raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: no such in-process function")
 
     async def _off_loop(self, handler: function.Handler, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        if self._worker is None or not self._worker.usable:
-            self._worker = _Worker()
-        rsp: fnv1.RunFunctionResponse = await self._worker.call(lambda: handler(req))
-        return rsp
+        # An idle worker if there is one, else a new one: concurrent calls (several
+        # pipelines sharing this runner) still run side by side.
+        while True:
+            worker = self._idle.pop() if self._idle else _Worker()
+            try:
+                rsp: fnv1.RunFunctionResponse = await worker.call(lambda: handler(req))
+            except _WorkerEndedError:
+                continue  # it ended, idle, just before: take another
+            finally:
+                if worker.usable:
+                    self._idle.append(worker)
+            return rsp
+
+
+class _WorkerEndedError(Exception):
+    """The idle worker picked ended before it could take the call."""
 
 
 _Job = tuple[Callable[[], Awaitable[Any]], Callable[[Any, BaseException | None], None]]
 
+_IDLE_SECONDS = 5.0
+"""A worker with nothing to do for this long ends its thread; the next call starts another."""
+
 
 class _Worker:
-    """A daemon thread with its own event loop that runs one call at a time and can be abandoned."""
+    """A daemon thread with its own event loop that runs one call at a time and can be abandoned.
+
+    A worker ends by itself once idle for :data:`_IDLE_SECONDS`, so runners
+    that are done with (one per render) leave no threads behind.
+    Queuing a call and the idle exit agree under a lock, so that a call is
+    never handed to a worker that has just decided to end.
+    """
 
     def __init__(self) -> None:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
         self.usable = True
         self._thread = threading.Thread(target=self._serve, name="crossfn-in-process", daemon=True)
         self._thread.start()
+
+    def _submit(self, job: _Job) -> bool:
+        """Queue ``job``, unless this worker has ended (then False)."""
+        with self._lock:
+            if self.usable:
+                self._jobs.put(job)
+            return self.usable
+
+    def _next(self) -> _Job | None:
+        while True:
+            try:
+                return self._jobs.get(timeout=_IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():
+                        self.usable = False
+                        return None
 
     def _serve(self) -> None:
         try:
             loop = asyncio.new_event_loop()
             try:
-                while (job := self._jobs.get()) is not None:
+                while (job := self._next()) is not None:
                     make, done = job
                     try:
                         out = loop.run_until_complete(_coroutine(make))
@@ -119,11 +158,13 @@ class _Worker:
             with contextlib.suppress(RuntimeError):
                 caller.call_soon_threadsafe(_settle, answer, out, exc)
 
-        self._jobs.put((make, done))
+        if not self._submit((make, done)):
+            raise _WorkerEndedError
         try:
             return await answer
         except asyncio.CancelledError:
-            self.usable = False
+            with self._lock:
+                self.usable = False
             self._jobs.put(None)
             if self._thread.ident is not None:
                 _calls.interrupt(self._thread.ident)
