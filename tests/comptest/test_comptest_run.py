@@ -166,6 +166,8 @@ def test_run_validate(tmp_path: Path) -> None:
     ("functions", "reason"),
     [
         pytest.param("functions.yaml", "an in-process function that never answers is cancelled", id="InProcess"),
+        pytest.param("functions-runaway.yaml", "a sync in-process function looping in Python is interrupted "
+                     "(it ran on render's loop and ignored timeoutSeconds)", id="InProcessRunaway"),
         pytest.param("functions-process.yaml", "a local process that never serves is stopped", id="Process"),
     ],
 )  # fmt: skip

@@ -118,3 +118,41 @@ def test_canonical_string_parses_to_the_same_value(n: int, suffix: str) -> None:
     q = quantity.parse(f"{n}{suffix}")
     again = quantity.parse(str(q))
     assert again.unscaled * 10 ** (again.exponent + 30) == q.unscaled * 10 ** (q.exponent + 30)
+
+
+BOUNDED = [
+    pytest.param("1e-999999999", 1e-9, "a sub-nano exponent rounds up to 1n without building 10^999999990",
+                 id="SubNanoExponent"),
+    pytest.param("-1e-2147483647", -1e-9, "the smallest exponent Kubernetes accepts, negative", id="MinExponent"),
+    pytest.param("0e-2147483647", 0.0, "zero is never rounded up, whatever the exponent", id="ZeroTinyExponent"),
+    pytest.param("1000000000000000000001e-30", 2e-9, "a long mantissa reaches the rounding: 1.000..1n is 2n",
+                 id="LongMantissaRoundsUp"),
+    pytest.param("0.00000000000000000000001Ki", 1e-9, "a binary amount below 1n is 1n", id="TinyBinary"),
+    pytest.param("0.0000000001Ki", 1.03e-7, "binary amounts are multiplied before they are rounded",
+                 id="BinaryThenRounded"),
+    pytest.param("9" * 5000, math.inf, "5,000 digits: an amount no float holds, answered at once", id="ManyDigits"),
+    pytest.param("0." + "0" * 100_000 + "1", 1e-9, "100,000 fraction digits round up to 1n", id="LongFraction"),
+    pytest.param("1" * 100_000 + "Ki", 9.223372036854776e18, "a huge binary amount is capped", id="HugeBinary"),
+    pytest.param("1e2147483647", math.inf, "the largest exponent Kubernetes accepts", id="MaxExponent"),
+]
+
+
+@pytest.mark.parametrize(("text", "want", "reason"), BOUNDED)
+def test_parse_is_bounded(text: str, want: float, reason: str) -> None:
+    """Exponents and digit counts that once took hours answer Kubernetes' value at once."""
+    assert quantity.parse(text).approximate_float() == pytest.approx(want, rel=1e-12), reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        pytest.param("1e4294967297", "2^32+1 once wrapped to 1e1", id="WrapsInt32"),
+        pytest.param("1e-2147483648", "-2^31 cannot be negated into a scale", id="MinInt32"),
+        pytest.param("1e" + "9" * 5000, "5,000 exponent digits", id="LongExponent"),
+    ],
+)
+def test_exponents_outside_int32_are_refused(text: str, reason: str) -> None:
+    """Kubernetes refuses a decimal exponent outside ±(2^31-1) with its suffix error."""
+    with pytest.raises(GoError) as raised:
+        quantity.parse(text)
+    assert str(raised.value) == "unable to parse quantity's suffix", reason

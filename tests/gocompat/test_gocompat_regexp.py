@@ -69,6 +69,7 @@ def test_regexp_fails_only_with_go_errors(expr: str, subject: str) -> None:
 PARSE_INT = [
     pytest.param("42", 42, id="Plain"), pytest.param("-9223372036854775808", -(2**63), id="Min"),
     pytest.param("+7", 7, id="PlusSign"), pytest.param("007", 7, id="LeadingZeros"),
+    pytest.param("0" * 5000 + "7", 7, id="ManyLeadingZeros"),
 ]
 
 
@@ -81,7 +82,12 @@ def test_parse_int(text: str, want: int) -> None:
 @pytest.mark.parametrize(
     ("text", "kind"),
     [pytest.param(t, "invalid syntax", id=t or "Empty") for t in ["", "1_000", "0x10", " 1", "1.0", "abc", "+", "١"]]
-    + [pytest.param("9223372036854775808", "value out of range", id="Overflow")],
+    + [
+        pytest.param("9223372036854775808", "value out of range", id="Overflow"),
+        # 5,000 digits once escaped as Python's ValueError (its int-from-text digit limit).
+        pytest.param("9" * 5000, "value out of range", id="FiveThousandDigits"),
+        pytest.param("-" + "1" * 5000, "value out of range", id="FiveThousandDigitsNegative"),
+    ],
 )
 def test_parse_int_errors(text: str, kind: str) -> None:
     with pytest.raises(GoError) as raised:

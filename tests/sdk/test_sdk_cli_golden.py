@@ -21,6 +21,8 @@ _ENV = {
     "TLS_SERVER_CERTS_DIR": "",
     "MAX_RECV_MESSAGE_SIZE": "",
     "WORKERS": "",
+    "CALL_TIMEOUT": "",
+    "MAX_CALLS": "",
 }
 
 

@@ -28,6 +28,8 @@ _ENV_NAMES = (
     "WORKERS",
     "METRICS_ADDRESS",
     "SHUTDOWN_GRACE_PERIOD",
+    "CALL_TIMEOUT",
+    "MAX_CALLS",
 )
 
 
@@ -48,6 +50,7 @@ _DEFAULTS = {
     "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
     "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None},
     "process": {"workers": 1, "threads": 2, "grace_period_seconds": 5.0},
+    "calls": {"timeout_seconds": 120.0, "max_calls": 64},
     "observability": {"debug": False, "metrics_address": None},
 }
 
@@ -77,12 +80,17 @@ _DEFAULTS = {
                 ":8080",
                 "--grace-period",
                 "2.5",
+                "--call-timeout",
+                "30",
+                "--max-calls",
+                "10",
             ],
             {},
             {
                 "listen": {"address": ":1", "tls_certs_dir": "/tls", "insecure": True},
                 "grpc": {"max_recv_message_size_mb": 8, "max_send_message_size_mb": 16},
                 "process": {"workers": 3, "threads": 8, "grace_period_seconds": 2.5},
+                "calls": {"timeout_seconds": 30.0, "max_calls": 10},
                 "observability": {"debug": True, "metrics_address": ":8080"},
             },
             id="Flags",
@@ -100,11 +108,14 @@ _DEFAULTS = {
                 "THREADS": "3",
                 "METRICS_ADDRESS": ":9",
                 "SHUTDOWN_GRACE_PERIOD": "1",
+                "CALL_TIMEOUT": "9.5",
+                "MAX_CALLS": "4",
             },
             {
                 "listen": {"address": "127.0.0.1:2", "tls_certs_dir": "/flag", "insecure": True},
                 "grpc": {"max_recv_message_size_mb": 5, "max_send_message_size_mb": 7},
                 "process": {"workers": 2, "threads": 3, "grace_period_seconds": 1.0},
+                "calls": {"timeout_seconds": 9.5, "max_calls": 4},
                 "observability": {"debug": True, "metrics_address": ":9"},
             },
             id="Environment",
@@ -135,9 +146,58 @@ def test_flags_and_environment(
         pytest.param(
             "A negative grace period.",
             ["--grace-period", "-1"],
-            "want zero or more seconds",
+            "want a finite number of seconds, zero or more, got '-1'",
             id="NegativeGrace",
         ),
+        pytest.param(
+            "An infinite grace period was taken, and SIGTERM then never ended the server.",
+            ["--grace-period", "inf"],
+            "argument --grace-period: want a finite number of seconds, zero or more, got 'inf'",
+            id="InfiniteGrace",
+        ),
+        pytest.param(
+            "NaN compares false with everything, so it passed the negative check.",
+            ["--grace-period", "nan"],
+            "argument --grace-period: want a finite number of seconds, zero or more, got 'nan'",
+            id="NaNGrace",
+        ),
+        pytest.param(
+            "3000 MB overflows gRPC's C int of bytes: the server started, then crashed.",
+            ["--max-recv-message-size", "3000"],
+            "argument --max-recv-message-size/--max-grpc-message-size: want at most 2047 (MB), got 3000",
+            id="HugeReceiveSize",
+        ),
+        pytest.param(
+            "The send limit has the same bound.",
+            ["--max-send-message-size", "4096"],
+            "argument --max-send-message-size: want at most 2047 (MB), got 4096",
+            id="HugeSendSize",
+        ),
+        pytest.param(
+            "Port 99999 was silently served on another port.",
+            ["--address", "127.0.0.1:99999"],
+            "argument --address: want HOST:PORT with a port from 0 to 65535, got '127.0.0.1:99999'",
+            id="PortTooLarge",
+        ),
+        pytest.param(
+            "An address without a port.",
+            ["--address", "localhost"],
+            "argument --address: want HOST:PORT with a port from 0 to 65535, got 'localhost'",
+            id="NoPort",
+        ),
+        pytest.param(
+            "A call timeout must leave a call some time.",
+            ["--call-timeout", "0"],
+            "argument --call-timeout: want more than zero seconds, got '0'",
+            id="ZeroCallTimeout",
+        ),
+        pytest.param(
+            "An infinite call timeout is no bound.",
+            ["--call-timeout", "inf"],
+            "argument --call-timeout: want a finite number of seconds, zero or more, got 'inf'",
+            id="InfiniteCallTimeout",
+        ),
+        pytest.param("At least one call must be let in.", ["--max-calls", "0"], "want at least 1", id="ZeroMaxCalls"),
     ],
 )
 def test_bad_flags(reason: str, argv: list[str], message: str) -> None:

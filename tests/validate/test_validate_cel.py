@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from typing import Any
 
 import pytest
@@ -178,3 +179,26 @@ def test_transition_rules(reason: str, old: dict[str, Any] | None, want: list[st
     )
     problems = _problems({"min": 2}, schema, old=old)
     assert [p.message for p in problems] == want, reason
+
+
+def test_rule_past_the_cost_limit_stops_validation() -> None:
+    """A quadratic rule over 1,000 items ends at once with the API server's cost-limit error;
+    no further rule of the object runs (it once took minutes)."""
+    quadratic = {"rule": "self.l.all(x, self.l.all(y, x == y || x != y))"}
+    later = {"rule": "self.l.size() < 0", "message": "never reached"}
+    item = {"type": "object", "properties": {"n": _INT}, "x-kubernetes-validations": [later]}
+    schema = _schema([quadratic, later], l={"type": "array", "items": _INT}, o=item)
+    start = time.monotonic()
+    problems = _problems({"l": list(range(1000)), "o": {"n": 1}}, schema)
+    assert time.monotonic() - start < 5
+    assert [p.message for p in problems] == [
+        "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further "
+        "validation rules will be run due to call cost exceeds limit for rule: "
+        "self.l.all(x, self.l.all(y, x == y || x != y))"
+    ]
+
+
+def test_rule_within_the_cost_limit_runs() -> None:
+    """A linear rule over the same list is well under the limit."""
+    schema = _schema([{"rule": "self.l.all(x, x >= 0)", "message": "non-negative"}], l={"type": "array", "items": _INT})
+    assert _problems({"l": list(range(1000))}, schema) == []

@@ -11,6 +11,7 @@ additions. This module only maps them onto
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from typing import Any
@@ -18,6 +19,8 @@ from typing import Any
 __all__ = ["register", "settings_from"]
 
 _TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
+_MAX_PORT = 65535
+_MAX_MESSAGE_SIZE_MB = 2047  # crossfn.sdk.settings.MAX_MESSAGE_SIZE_MB, without importing the SDK for --help
 
 
 def _env_flag(*names: str) -> bool:
@@ -42,14 +45,37 @@ def _positive_int(text: str) -> int:
     return value
 
 
+def _message_size(text: str) -> int:
+    """Megabytes of a gRPC message limit: gRPC takes bytes as a C int, so at most 2047."""
+    value = _positive_int(text)
+    if value > _MAX_MESSAGE_SIZE_MB:
+        raise argparse.ArgumentTypeError(f"want at most {_MAX_MESSAGE_SIZE_MB} (MB), got {value}")
+    return value
+
+
 def _seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
         raise argparse.ArgumentTypeError(f"want a number of seconds, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"want zero or more seconds, got {value}")
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"want a finite number of seconds, zero or more, got {text!r}")
     return value
+
+
+def _positive_seconds(text: str) -> float:
+    value = _seconds(text)
+    if value == 0:
+        raise argparse.ArgumentTypeError(f"want more than zero seconds, got {text!r}")
+    return value
+
+
+def _address(text: str) -> str:
+    """``host:port`` with a port gRPC can bind (0 picks a free one); gRPC itself would pick another."""
+    _, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or not port.isascii() or not 0 <= int(port) <= _MAX_PORT:
+        raise argparse.ArgumentTypeError(f"want HOST:PORT with a port from 0 to {_MAX_PORT}, got {text!r}")
+    return text
 
 
 def register(subparsers: Any) -> None:
@@ -71,6 +97,7 @@ def register(subparsers: Any) -> None:
     serve.add_argument(
         "--address",
         metavar="HOST:PORT",
+        type=_address,
         default=_env("ADDRESS", default="0.0.0.0:9443"),
         help="address to listen on (env ADDRESS; default %(default)s)",
     )
@@ -92,14 +119,14 @@ def register(subparsers: Any) -> None:
         "--max-recv-message-size",
         "--max-grpc-message-size",
         metavar="MB",
-        type=_positive_int,
+        type=_message_size,
         default=_env("MAX_RECV_MESSAGE_SIZE", "MAX_GRPC_MESSAGE_SIZE", default="4"),
-        help="largest request in MB (env MAX_RECV_MESSAGE_SIZE; default 4)",
+        help="largest request in MB, 1 to 2047 (env MAX_RECV_MESSAGE_SIZE; default 4)",
     )
     serve.add_argument(
         "--max-send-message-size",
         metavar="MB",
-        type=_positive_int,
+        type=_message_size,
         default=_env("MAX_SEND_MESSAGE_SIZE"),
         help="largest response in MB (env MAX_SEND_MESSAGE_SIZE; default: the receive size)",
     )
@@ -131,6 +158,21 @@ def register(subparsers: Any) -> None:
         default=_env("SHUTDOWN_GRACE_PERIOD", default="5"),
         help="seconds in-flight calls may take to finish on SIGTERM (env SHUTDOWN_GRACE_PERIOD; default 5)",
     )
+    serve.add_argument(
+        "--call-timeout",
+        metavar="SECONDS",
+        type=_positive_seconds,
+        default=_env("CALL_TIMEOUT", default="120"),
+        help="longest a call may run; a client's shorter deadline wins (env CALL_TIMEOUT; default 120)",
+    )
+    serve.add_argument(
+        "--max-calls",
+        metavar="N",
+        type=_positive_int,
+        default=_env("MAX_CALLS", default="64"),
+        help="calls in flight (running or waiting) per process; more get RESOURCE_EXHAUSTED "
+        "(env MAX_CALLS; default 64)",
+    )
     serve.set_defaults(handler=_serve)
 
 
@@ -155,6 +197,7 @@ def settings_from(args: argparse.Namespace) -> Any:
         process=settings.ProcessSettings(
             workers=args.workers, threads=args.threads, grace_period_seconds=args.grace_period
         ),
+        calls=settings.CallSettings(timeout_seconds=args.call_timeout, max_calls=args.max_calls),
         observability=settings.ObservabilitySettings(debug=args.debug, metrics_address=args.metrics_address),
     )
 

@@ -6,17 +6,30 @@ message a server would have decoded, so a function behaves the same served
 or in-process, minus the encoding and the network. Names this runner does
 not know go to ``fallback`` (typically a :class:`GrpcRunner`), which is how
 one pipeline mixes in-process and remote functions.
+
+Functions run off the caller's event loop, on one worker thread with a loop
+of its own, so that ``render --timeout`` and a test's ``timeoutSeconds`` hold
+for them too: a function that never returns (a runaway built-in, a user's
+loop) cannot block the timeout. When the caller gives up, the function is
+interrupted at its next Python bytecode and its worker is abandoned (a daemon
+thread, which cannot keep the process alive); the next call gets a fresh one.
+The pipeline calls one step at a time, so one worker serves them all.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
+import queue
+import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
 
 from crossfn import errors
 from crossfn.engine import _metrics, _runner
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import function
+from crossfn.sdk import _calls, function
 
 __all__ = ["IN_PROCESS_TARGET", "InProcessRunner"]
 
@@ -34,11 +47,11 @@ class InProcessRunner:
         fallback: _runner.FunctionRunner | None = None,
         metrics: _metrics.Metrics | None = None,
     ) -> None:
-        # Sync functions run on the loop: the pipeline calls one function at a
-        # time, so a thread hop would only add latency.
+        # Sync functions run inline on the worker's loop: no second thread hop.
         self._handlers = {name: function.to_handler(fn, offload_sync=False) for name, fn in functions.items()}
         self._fallback = fallback
         self._metrics = _metrics.guarded(metrics)
+        self._idle: list[_Worker] = []
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         handler = self._handlers.get(name)
@@ -49,7 +62,7 @@ class InProcessRunner:
             own.CopyFrom(req)
             self._metrics.run_started(name, IN_PROCESS_TARGET, "")
             start = time.perf_counter()
-            rsp = await handler(own)
+            rsp = await self._off_loop(handler, own)
             severity = _metrics.result_severity([r.severity for r in rsp.results])
             self._metrics.run_finished(
                 name, target=IN_PROCESS_TARGET, method="", code="OK", severity=severity,
@@ -59,3 +72,113 @@ class InProcessRunner:
         if self._fallback is not None:
             return await self._fallback.run_function(name, req)
         raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: no such in-process function")
+
+    async def _off_loop(self, handler: function.Handler, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        # An idle worker if there is one, else a new one: concurrent calls (several
+        # pipelines sharing this runner) still run side by side.
+        while True:
+            worker = self._idle.pop() if self._idle else _Worker()
+            try:
+                rsp: fnv1.RunFunctionResponse = await worker.call(lambda: handler(req))
+            except _WorkerEndedError:
+                continue  # it ended, idle, just before: take another
+            finally:
+                if worker.usable:
+                    self._idle.append(worker)
+            return rsp
+
+
+class _WorkerEndedError(Exception):
+    """The idle worker picked ended before it could take the call."""
+
+
+_Job = tuple[Callable[[], Awaitable[Any]], Callable[[Any, BaseException | None], None]]
+
+_IDLE_SECONDS = 5.0
+"""A worker with nothing to do for this long ends its thread; the next call starts another."""
+
+
+class _Worker:
+    """A daemon thread with its own event loop that runs one call at a time and can be abandoned.
+
+    A worker ends by itself once idle for :data:`_IDLE_SECONDS`, so runners
+    that are done with (one per render) leave no threads behind.
+    Queuing a call and the idle exit agree under a lock, so that a call is
+    never handed to a worker that has just decided to end.
+    """
+
+    def __init__(self) -> None:
+        self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
+        self._lock = threading.Lock()
+        self.usable = True
+        self._thread = threading.Thread(target=self._serve, name="crossfn-in-process", daemon=True)
+        self._thread.start()
+
+    def _submit(self, job: _Job) -> bool:
+        """Queue ``job``, unless this worker has ended (then False)."""
+        with self._lock:
+            if self.usable:
+                self._jobs.put(job)
+            return self.usable
+
+    def _next(self) -> _Job | None:
+        while True:
+            try:
+                return self._jobs.get(timeout=_IDLE_SECONDS)
+            except queue.Empty:
+                with self._lock:
+                    if self._jobs.empty():
+                        self.usable = False
+                        return None
+
+    def _serve(self) -> None:
+        try:
+            loop = asyncio.new_event_loop()
+            try:
+                while (job := self._next()) is not None:
+                    make, done = job
+                    try:
+                        out = loop.run_until_complete(_coroutine(make))
+                    except BaseException as exc:  # handed to the caller, whatever it is
+                        done(None, exc)
+                    else:
+                        done(out, None)
+            finally:
+                loop.close()
+        except _calls.DeadlineExceeded:
+            return  # interrupted between jobs, after its caller gave up: it was retired anyway
+
+    async def call(self, make: Callable[[], Awaitable[Any]]) -> Any:
+        """Run ``make()`` on this worker's loop; if the caller is cancelled, interrupt it and retire."""
+        caller = asyncio.get_running_loop()
+        answer: asyncio.Future[Any] = caller.create_future()
+
+        def done(out: Any, exc: BaseException | None) -> None:
+            # A closed caller loop (RuntimeError) means nobody waits for this answer.
+            with contextlib.suppress(RuntimeError):
+                caller.call_soon_threadsafe(_settle, answer, out, exc)
+
+        if not self._submit((make, done)):
+            raise _WorkerEndedError
+        try:
+            return await answer
+        except asyncio.CancelledError:
+            with self._lock:
+                self.usable = False
+            self._jobs.put(None)
+            if self._thread.ident is not None:
+                _calls.interrupt(self._thread.ident)
+            raise
+
+
+async def _coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
+    return await make()
+
+
+def _settle(answer: asyncio.Future[Any], out: Any, exc: BaseException | None) -> None:
+    if answer.done():
+        return
+    if exc is not None:
+        answer.set_exception(exc)
+    else:
+        answer.set_result(out)

@@ -20,6 +20,10 @@ see its last digits:
 ``1500m``, ``1.5Gi`` is ``1536Mi``), or the parsed text itself when Kubernetes
 judged it canonical already (so ``+1Ki`` stays ``+1Ki``).
 
+Work is bounded as Kubernetes bounds it: exponents outside ±(2^31-1) are
+refused, a sub-nano amount becomes 1n without computing 10^exponent, and
+thousands of digits cost one pass over the text (see ``_round_up_to_nano``).
+
 Errors carry Kubernetes' texts; the format error quotes a regular expression
 that describes the grammar (it is not used to parse).
 """
@@ -42,7 +46,12 @@ _SUFFIX_CHARS = "eEinumkKMGTP"
 _DIGITS = "0123456789"
 _INT64_MAX = (1 << 63) - 1
 _INT64_MIN = -(1 << 63)
+_INT32_MAX = (1 << 31) - 1
+_INT32_DIGITS = 10
 _NANO = -9
+_MAX_DIGITS = 400
+_MULTIPLIER_DIGITS = 20
+_HUGE: int = 10**_MAX_DIGITS
 _MAX_INT64_FACTORS = 18
 
 # Go's math.Pow10 tables: 10^n is built from two exactly written entries.
@@ -183,22 +192,20 @@ def parse(s: str) -> Quantity:
 
 
 def _parse_decimal(value: str, base: int, exponent: int, fmt: str) -> Quantity:
-    """The arbitrary-precision path (inf.Dec): round up to 1n, cap binary values."""
-    unscaled, scale = _dec(value)
+    """The arbitrary-precision path (inf.Dec): round up to 1n, cap binary values.
+
+    Works on the digit string, so that neither a sub-nano exponent
+    (``1e-999999999`` is ``1n``, as Kubernetes now answers without building
+    10^999999990) nor thousands of digits cost more than a pass over the text.
+    """
+    negative, digits, scale = _dec(value)
     if base == 10:
         scale = _int32(scale - exponent)
-    else:
-        unscaled <<= exponent
-    negative = unscaled < 0
-    unscaled = abs(unscaled)
-    if unscaled != 0 and scale > -_NANO:
-        # Round up (away from zero) to scale 9: some resources, never none.
-        divisor = 10 ** (scale + _NANO)
-        unscaled = -(-unscaled // divisor)
-        scale = -_NANO
-    elif unscaled != 0 and scale < -_NANO:
-        unscaled *= 10 ** (-_NANO - scale)
-        scale = -_NANO
+    if not digits:
+        return Quantity(0, -scale, fmt, decimal=True)
+    multiplier = 1 << exponent if base == 2 else 1
+    unscaled = _round_up_to_nano(digits, scale, multiplier)
+    scale = -_NANO
     # Every non-zero amount now has scale 9. Binary-SI amounts are capped at 2^63-1.
     if fmt == "BinarySI" and unscaled > _INT64_MAX * 10**-_NANO:
         unscaled, scale = _INT64_MAX, 0
@@ -207,14 +214,43 @@ def _parse_decimal(value: str, base: int, exponent: int, fmt: str) -> Quantity:
     return Quantity(-unscaled if negative else unscaled, -scale, fmt, decimal=True)
 
 
-def _dec(value: str) -> tuple[int, int]:
-    """inf.Dec's SetString: optional sign, digits with at most one point."""
+def _round_up_to_nano(digits: str, scale: int, multiplier: int) -> int:
+    """``ceil(int(digits) * multiplier / 10**(scale - 9))`` without building huge numbers.
+
+    ``digits`` is non-empty with no leading zeros; ``multiplier`` is below
+    10^19. Digits too far right to reach 1n are only checked for being
+    non-zero (they round up). An amount of more than 400 digits of nanos is
+    held as 10^400 nanos: every float of it is infinite, so its exact digits
+    matter to nothing crossfn computes, and the work stays bounded.
+    """
+    shift = scale + _NANO
+    if len(digits) - shift > _MAX_DIGITS:
+        return _HUGE
+    if shift <= 0:
+        exact: int = int(digits) * multiplier * 10**-shift
+        return exact
+    keep = len(digits) - shift + _MULTIPLIER_DIGITS
+    if keep <= 0:
+        return 1  # below 1n, and not zero: Kubernetes gives 1n
+    sticky = keep < len(digits) and digits[keep:].strip("0") != ""
+    shift -= max(len(digits) - keep, 0)
+    whole, rest = divmod(int(digits[:keep]) * multiplier, 10**shift)
+    rounded: int = whole + int(bool(rest) or sticky)
+    return rounded
+
+
+def _dec(value: str) -> tuple[bool, str, int]:
+    """inf.Dec's SetString: optional sign, digits with at most one point.
+
+    Returns the sign, the significant digits (no leading zeros; empty for
+    zero) and the scale (digits after the point).
+    """
     sign, body = (value[0], value[1:]) if value[:1] in ("+", "-") else ("", value)
     whole, point, frac = body.partition(".")
     digits = whole + frac
     if not digits or not digits.isdigit() or not digits.isascii():
         raise errors.GoError(_NUMERIC_ERROR)
-    return int(sign + digits), len(frac) if point else 0
+    return sign == "-", digits.lstrip("0"), len(frac) if point else 0
 
 
 def _split(s: str) -> tuple[bool, str, str, str, str]:
@@ -264,8 +300,10 @@ def _interpret(suffix: str) -> tuple[int, int, str]:
     if len(suffix) > 1 and suffix[0] in "eE":
         digits = suffix[1:]
         body = digits[1:] if digits[:1] in ("+", "-") else digits
-        if body and body.isdigit() and body.isascii():
+        # Exponents outside ±(2^31-1) are refused, as Kubernetes now does, rather
+        # than wrapped into an unrelated int32 (and a huge computation).
+        if body and body.isdigit() and body.isascii() and len(body.lstrip("0")) <= _INT32_DIGITS:
             parsed = int(digits)
-            if _INT64_MIN <= parsed <= _INT64_MAX:
-                return 10, _int32(parsed), "DecimalExponent"
+            if -_INT32_MAX <= parsed <= _INT32_MAX:
+                return 10, parsed, "DecimalExponent"
     raise errors.GoError(_SUFFIX_ERROR)

@@ -33,6 +33,7 @@ __all__ = [
 
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+_INT64_DIGITS = 19
 _MAX_RUNE = 0x10FFFF
 _U64 = (1 << 64) - 1
 
@@ -180,7 +181,12 @@ def parse_int(s: str) -> int:
     """Go's ``strconv.ParseInt(s, 10, 64)``."""
     if not _INT_SYNTAX.fullmatch(s):
         raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: invalid syntax")
-    n = int(s)
+    # Past 19 significant digits no int64 fits: say so before int() (whose digit limit,
+    # and quadratic time, would otherwise meet a 5,000-digit string).
+    digits = s.lstrip("+-").lstrip("0")
+    if len(digits) > _INT64_DIGITS:
+        raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: value out of range")
+    n = -int(digits or "0") if s.startswith("-") else int(digits or "0")
     if not _INT64_MIN <= n <= _INT64_MAX:
         raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: value out of range")
     return n

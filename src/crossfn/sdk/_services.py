@@ -34,9 +34,11 @@ __all__ = [
     "Call",
     "announce",
     "bind",
+    "busy",
     "load_credentials",
     "outcome",
     "register",
+    "too_long",
 ]
 
 V1_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
@@ -57,6 +59,19 @@ def outcome(rsp: fnv1.RunFunctionResponse) -> metrics.Outcome:
         if r.severity == fnv1.SEVERITY_WARNING:
             worst = "warning"
     return worst
+
+
+def busy(limit: int) -> str:
+    """The RESOURCE_EXHAUSTED detail for a call beyond the bound on calls in flight."""
+    return f"cannot run function: {limit} calls are already in flight (--max-calls)"
+
+
+def too_long(calls: settings.CallSettings) -> str:
+    """The DEADLINE_EXCEEDED detail for a call that ran out of time."""
+    return (
+        "cannot run function: the call ran past its deadline "
+        f"(the client's, at most {calls.timeout_seconds:g}s: --call-timeout)"
+    )
 
 
 class Call:

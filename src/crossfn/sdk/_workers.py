@@ -24,6 +24,7 @@ import os
 import shutil
 import signal
 import tempfile
+import time
 import types
 from collections.abc import Sequence
 
@@ -89,8 +90,11 @@ def _wait(procs: Sequence[multiprocessing.process.BaseProcess], grace: float) ->
     try:
         multiprocessing.connection.wait([p.sentinel for p in procs])
         forward(signal.SIGTERM, None)
+        # Each worker ends itself within the grace period (it exits even with stuck
+        # calls); one that does not is killed, so the whole stop stays within grace + 1 s.
+        deadline = time.monotonic() + grace + 1
         for p in procs:
-            p.join(grace + 5)
+            p.join(max(deadline - time.monotonic(), 0))
             if p.is_alive():
                 p.kill()
                 p.join()

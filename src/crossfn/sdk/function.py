@@ -17,7 +17,8 @@ engine's in-process runner call handlers; the threaded server calls a sync
 function through :func:`to_sync_handler`, with the same contract, straight from
 its threads. So a function behaves the same whether it is served or run
 in-process. An exception raised by the function becomes a Fatal result carrying
-its message; the traceback goes to the log.
+its message, ``KeyboardInterrupt`` and ``SystemExit`` included; the traceback
+goes to the log.
 
 One exception to that: a servicer that set a gRPC status on its context and
 then raised (``context.abort(code, details)`` does both) asked for that status,
@@ -89,6 +90,13 @@ def _is_async(fn: object) -> bool:
         fn = inner
 
 
+_RAISED = (Exception, KeyboardInterrupt, SystemExit)
+"""What a function may raise and still get a Fatal result. ``KeyboardInterrupt`` and
+``SystemExit`` raised *by the function* must not stop the server (async) or leave the
+call unanswered (threaded); cancellation and the servers' own deadline exception are
+left to pass."""
+
+
 def _status_set(context: ServicerContext | None) -> bool:
     """Tell whether the servicer set a gRPC status, so a raised exception must go to gRPC (see module doc)."""
     return context is not None and context.code() is not None
@@ -135,7 +143,7 @@ def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -
                 out = await asyncio.to_thread(run_function, req, context)
             else:
                 out = run_function(req, context)
-        except Exception as exc:
+        except _RAISED as exc:
             if _status_set(context):
                 raise
             return _fatal_from(req, exc)
@@ -162,7 +170,7 @@ def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Hand
                 out = await asyncio.to_thread(compose, req, rsp)
             else:
                 out = compose(req, rsp)
-        except Exception as exc:
+        except _RAISED as exc:
             return _fatal_from(req, exc)
         if isinstance(out, fnv1.RunFunctionResponse):
             return out
@@ -194,7 +202,7 @@ def _sync_servicer_handler(run_function: Callable[..., object]) -> SyncHandler:
     ) -> fnv1.RunFunctionResponse:
         try:
             out = run_function(req, context)
-        except Exception as exc:
+        except _RAISED as exc:
             if _status_set(context):
                 raise
             return _fatal_from(req, exc)
@@ -214,7 +222,7 @@ def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
         rsp = response.to(req)
         try:
             out = compose(req, rsp)
-        except Exception as exc:
+        except _RAISED as exc:
             return _fatal_from(req, exc)
         return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
 

@@ -70,6 +70,10 @@ def to(req: fnv1.RunFunctionRequest, ttl: datetime.timedelta = DEFAULT_TTL) -> f
     return rsp
 
 
+def _valid_utf8(text: str) -> str:
+    return "".join("\ufffd" if "\ud800" <= ch <= "\udfff" else ch for ch in text)
+
+
 def _result(
     rsp: fnv1.RunFunctionResponse,
     severity: fnv1.Severity.ValueType,
@@ -77,7 +81,12 @@ def _result(
     reason: str | None,
     target: fnv1.Target.ValueType | None,
 ) -> None:
-    r = rsp.results.add(severity=severity, message=message)
+    try:
+        r = rsp.results.add(severity=severity, message=message)
+    except UnicodeEncodeError:
+        # Invalid UTF-8 from user data (carried as lone surrogates) cannot go into a
+        # protobuf string: each bad code point becomes U+FFFD, as Go's JSON encoding does.
+        r = rsp.results.add(severity=severity, message=_valid_utf8(message))
     if reason is not None:
         r.reason = reason
     if target is not None:

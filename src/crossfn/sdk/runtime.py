@@ -17,6 +17,16 @@ supervises several worker processes, see ``_workers``) and stops gracefully on
 SIGTERM. An exception raised by the function becomes a Fatal result, unless a
 servicer set a gRPC status first (``context.abort``): then the client gets that
 status. Metrics and logging never fail a call.
+
+No function and no client can wedge a server (``_calls``): each call has a
+deadline (the client's, capped by ``--call-timeout``) and ends with
+DEADLINE_EXCEEDED past it, a sync function being interrupted there; calls
+beyond ``--max-calls`` are refused with RESOURCE_EXHAUSTED; the threaded
+server keeps gRPC threads apart for health checks, which never wait behind
+function calls; and SIGTERM ends the process once the grace period is over,
+even if a call is stuck where it cannot be interrupted. An async function
+runs on the server's own loop: one that blocks it without awaiting stops
+everything, health checks included, so CPU-bound work belongs in ``def``.
 """
 
 from __future__ import annotations
@@ -24,16 +34,20 @@ from __future__ import annotations
 import asyncio
 import concurrent.futures
 import importlib
+import logging
+import os
 import signal
+import sys
 import threading
-from typing import Any
+import time
+from typing import Any, NoReturn
 
 import grpc
 from grpc_health.v1 import health, health_pb2
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import _services, function, metrics, settings
+from crossfn.sdk import _calls, _services, function, metrics, settings
 from crossfn.sdk import logging as fnlogging
 
 __all__ = [
@@ -58,6 +72,11 @@ SHUTDOWN_GRACE_PERIOD_SECONDS = settings.ProcessSettings.grace_period_seconds
 
 load_credentials = _services.load_credentials
 
+_log = logging.getLogger("crossfn.sdk.runtime")
+
+_SPARE_THREADS = 4
+"""gRPC threads beyond the calls in flight: health checks and reflection always find one."""
+
 
 def load_function(spec: str) -> object:
     """Import ``module:object`` (``object`` may be dotted) and return the object.
@@ -80,6 +99,18 @@ def load_function(spec: str) -> object:
     return obj
 
 
+def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
+    """End the call with a status: gRPC's ``abort`` raises, and so does this."""
+    context.abort(code, details)
+    raise AssertionError("grpc.ServicerContext.abort returned")
+
+
+async def _abort_async(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
+    """:func:`_abort` for ``grpc.aio``."""
+    await context.abort(code, details)
+    raise AssertionError("grpc.aio.ServicerContext.abort returned")
+
+
 class FunctionServer:
     """One ``grpc.aio`` server running a function in the current event loop.
 
@@ -99,19 +130,31 @@ class FunctionServer:
         self._config = config or settings.ServerSettings()
         self._handler = function.to_handler(fn)
         self._call = _services.Call(server_metrics)
+        self._gate = _calls.Gate(self._config.calls.max_calls)
+        self._expiry = _calls.Expiry()
         self._reuse_port = reuse_port
         self._health = health.aio.HealthServicer()
         self._server: Any = None
 
     async def _run(
-        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext, version: str
+        self, req: fnv1.RunFunctionRequest, context: Any, version: str
     ) -> fnv1.RunFunctionResponse:
-        state = self._call.begin(req, version)
-        rsp = None
+        if not self._gate.enter():
+            await _abort_async(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
         try:
-            rsp = await self._handler(req, context)
+            due = _calls.deadline(context.time_remaining(), self._config.calls.timeout_seconds)
+            state = self._call.begin(req, version)
+            rsp = None
+            try:
+                rsp = await self._expiry.run(due, self._handler(req, context))
+            except _calls.DeadlineExceeded:
+                await _abort_async(
+                    context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls)
+                )
+            finally:
+                self._call.end(state, rsp, version)
         finally:
-            self._call.end(state, rsp, version)
+            self._gate.leave()
         return rsp
 
     async def _run_v1(
@@ -130,7 +173,10 @@ class FunctionServer:
         Raises :class:`crossfn.errors.InputError` when neither certificates nor
         ``insecure`` are given, or the address cannot be bound.
         """
-        server = grpc.aio.server(options=self._config.grpc.options(reuse_port=self._reuse_port))
+        server = grpc.aio.server(
+            options=self._config.grpc.options(reuse_port=self._reuse_port),
+            maximum_concurrent_rpcs=self._config.calls.max_calls + _SPARE_THREADS,
+        )
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
         port = _services.bind(server, self._config.listen)
         await server.start()
@@ -147,6 +193,11 @@ class FunctionServer:
         await self._health.enter_graceful_shutdown()
         period = self._config.process.grace_period_seconds if grace is None else grace
         await self._server.stop(period)
+
+    @property
+    def in_flight(self) -> int:
+        """Function calls running or waiting now."""
+        return self._gate.in_flight
 
     async def wait_for_termination(self) -> None:
         """Block until the server has stopped."""
@@ -173,17 +224,38 @@ class ThreadedFunctionServer:
         self._config = config or settings.ServerSettings()
         self._handler = function.to_sync_handler(fn)
         self._call = _services.Call(server_metrics)
+        self._gate = _calls.Gate(self._config.calls.max_calls)
+        self._slots = _calls.Gate(self._config.process.threads)
+        self._watchdog = _calls.Watchdog()
         self._reuse_port = reuse_port
         self._health = health.HealthServicer()
         self._server: Any = None
 
-    def _run(
-        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext, version: str
+    def _run(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
+        if not self._gate.enter():
+            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
+        try:
+            due = _calls.deadline(context.time_remaining(), self._config.calls.timeout_seconds)
+            # Only `threads` calls run the function at once (more only fight over the GIL);
+            # the others wait here, on gRPC threads kept apart from health checks.
+            if not self._slots.enter(timeout=max(due - time.monotonic(), 0)):
+                _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
+            try:
+                return self._call_function(req, context, version, due)
+            finally:
+                self._slots.leave()
+        finally:
+            self._gate.leave()
+
+    def _call_function(
+        self, req: fnv1.RunFunctionRequest, context: Any, version: str, due: float
     ) -> fnv1.RunFunctionResponse:
         state = self._call.begin(req, version)
         rsp = None
         try:
-            rsp = self._handler(req, context)
+            rsp = self._watchdog.run(due, self._handler, req, context)
+        except _calls.DeadlineExceeded:
+            _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
         finally:
             self._call.end(state, rsp, version)
         return rsp
@@ -200,10 +272,15 @@ class ThreadedFunctionServer:
 
     def start(self) -> int:
         """Bind the address and start serving; returns the bound port (errors as :meth:`FunctionServer.start`)."""
-        pool = concurrent.futures.ThreadPoolExecutor(
-            max_workers=self._config.process.threads, thread_name_prefix="crossfn-fn"
+        # Threads are started as calls need them: one per call in flight, plus spares, so
+        # that a health check never queues behind function calls, however slow they are.
+        spare = self._config.calls.max_calls + _SPARE_THREADS
+        pool = concurrent.futures.ThreadPoolExecutor(max_workers=spare, thread_name_prefix="crossfn-fn")
+        server = grpc.server(
+            pool,
+            options=self._config.grpc.options(reuse_port=self._reuse_port),
+            maximum_concurrent_rpcs=spare,
         )
-        server = grpc.server(pool, options=self._config.grpc.options(reuse_port=self._reuse_port))
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
         port = _services.bind(server, self._config.listen)
         server.start()
@@ -223,6 +300,11 @@ class ThreadedFunctionServer:
         period = self._config.process.grace_period_seconds if grace is None else grace
         event: threading.Event = self._server.stop(period)
         return event
+
+    @property
+    def in_flight(self) -> int:
+        """Function calls running or waiting now."""
+        return self._gate.in_flight
 
     def wait_for_termination(self) -> None:
         """Block until the server has stopped (signals are still handled meanwhile)."""
@@ -252,11 +334,20 @@ async def _serve_async(fn: object, config: settings.ServerSettings, *, worker: b
     await server.start()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
+    grace = config.process.grace_period_seconds
+
+    def stop(signum: int, frame: object) -> None:
+        # A plain signal handler, not the loop's: it runs even while a function blocks
+        # the loop, and the backstop ends the process if the loop never gets to stop.
+        _exit_after(grace + _BACKSTOP_SECONDS)
+        loop.call_soon_threadsafe(lambda: stopping.append(asyncio.ensure_future(server.stop())))
+
     for sig in (signal.SIGTERM, signal.SIGINT):
-        loop.add_signal_handler(sig, lambda: stopping.append(asyncio.ensure_future(server.stop())))
+        signal.signal(sig, stop)
     await server.wait_for_termination()
     if stopping:
         await asyncio.gather(*stopping)
+    _abandon_stuck_calls(server.in_flight)
 
 
 def _serve_threaded(fn: object, config: settings.ServerSettings, *, worker: bool) -> None:
@@ -265,11 +356,47 @@ def _serve_threaded(fn: object, config: settings.ServerSettings, *, worker: bool
     server.start()
 
     def stop(signum: int, frame: object) -> None:
+        _exit_after(config.process.grace_period_seconds + _BACKSTOP_SECONDS)
         server.stop()
 
     for sig in (signal.SIGTERM, signal.SIGINT):
         signal.signal(sig, stop)
     server.wait_for_termination()
+    _abandon_stuck_calls(server.in_flight)
+
+
+_BACKSTOP_SECONDS = 0.5
+"""After the grace period, how long stopping may take before the process just exits."""
+_BACKSTOP = "crossfn-exit-backstop"
+
+
+def _exit_after(seconds: float) -> None:
+    """Start (once) a timer that ends the process: SIGTERM must end it, whatever the calls do."""
+    if any(t.name == _BACKSTOP for t in threading.enumerate()):
+        return
+    timer = threading.Timer(seconds, _exit_now, args=("exiting: the server did not stop within the grace period",))
+    timer.name = _BACKSTOP
+    timer.daemon = True
+    timer.start()
+
+
+def _abandon_stuck_calls(in_flight: int) -> None:
+    """Exit at once if calls outlived the grace period, rather than wait for their threads.
+
+    gRPC has cancelled them; a sync function stuck in one C call (or an async one
+    in a worker thread) would still hold its thread, and the interpreter joins
+    those at exit: the process would never end. SIGTERM must end it.
+    """
+    if in_flight:
+        _exit_now("exiting with calls still running after the grace period", calls=in_flight)
+
+
+def _exit_now(message: str, **extra: object) -> None:
+    _log.warning(message, extra=extra)
+    logging.shutdown()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
 
 
 def serve_worker(fn: object | str, config: settings.ServerSettings, *, worker: bool = False) -> None:

@@ -14,6 +14,8 @@ import dataclasses
 __all__ = [
     "DEFAULT_ADDRESS",
     "DEFAULT_MAX_MESSAGE_SIZE_MB",
+    "MAX_MESSAGE_SIZE_MB",
+    "CallSettings",
     "GrpcSettings",
     "ListenSettings",
     "ObservabilitySettings",
@@ -26,6 +28,10 @@ DEFAULT_ADDRESS = "0.0.0.0:9443"
 
 DEFAULT_MAX_MESSAGE_SIZE_MB = 4
 """gRPC's own default message limit, in MB; the official SDK keeps it too."""
+
+
+MAX_MESSAGE_SIZE_MB = 2047
+"""gRPC takes message limits as a C int of bytes: 2047 MB is the most that fits."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -84,6 +90,21 @@ class ProcessSettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class CallSettings:
+    """Bounds on calls, so that no client and no function can wedge the server."""
+
+    timeout_seconds: float = 120.0
+    """Longest a call may run: a client's shorter deadline wins. A call past it ends with
+    DEADLINE_EXCEEDED; a sync function still running Python is interrupted there. Two
+    minutes is Crossplane's whole reconcile timeout, which no function call outlives."""
+
+    max_calls: int = 64
+    """Calls in flight (running or waiting for a thread) per process; more are refused at
+    once with RESOURCE_EXHAUSTED, so requests cannot pile up in memory (each may be as
+    large as the receive limit). Health checks are never counted nor refused."""
+
+
+@dataclasses.dataclass(frozen=True)
 class ObservabilitySettings:
     """Logs and metrics: side concerns that never fail a request."""
 
@@ -102,4 +123,5 @@ class ServerSettings:
     listen: ListenSettings = dataclasses.field(default_factory=ListenSettings)
     grpc: GrpcSettings = dataclasses.field(default_factory=GrpcSettings)
     process: ProcessSettings = dataclasses.field(default_factory=ProcessSettings)
+    calls: CallSettings = dataclasses.field(default_factory=CallSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)

@@ -16,10 +16,16 @@ The CEL library is ``common-expression-language`` (a Rust CEL interpreter,
 about twenty times faster than cel-python here), loaded by :func:`_interpreter`. Kubernetes' string and list
 extension functions that it lacks are supplied below. Programs are compiled
 once per rule text and cached for the process.
+
+Each evaluation is bounded by Kubernetes' per-call cost limit, estimated before
+evaluating (:mod:`crossfn.gocompat.celcost`): a rule past it gives the API
+server's "call cost exceeds limit" error, and no further rules of that object
+run.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import importlib.machinery
 import importlib.util
@@ -28,6 +34,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from crossfn.gocompat import celcost
 from crossfn.validate import _problem
 
 __all__ = ["check_rules"]
@@ -86,8 +93,14 @@ def check_rules(value: Any, schema: Mapping[str, Any], path: str, *, old: Any = 
     out: list[_Problem] = []
     if old is not _ABSENT:
         old = _typed(old, schema)
-    _walk(_typed(value, schema), schema, path, old, out)
+    # A rule past the cost limit ends the object's validation, as in the API server.
+    with contextlib.suppress(_OutOfBudget):
+        _walk(_typed(value, schema), schema, path, old, out)
     return out
+
+
+class _OutOfBudget(Exception):  # noqa: N818 -- control flow inside this module
+    """A rule passed the per-call cost limit: the API server runs no further rules."""
 
 
 def _typed(value: Any, schema: Any) -> Any:
@@ -122,7 +135,11 @@ def _walk(value: Any, schema: Mapping[str, Any], path: str, old: Any, out: list[
     if isinstance(rules, list):
         for rule in rules:
             if isinstance(rule, dict) and isinstance(rule.get("rule"), str):
-                problem = _evaluate(rule, value, schema, path, old)
+                try:
+                    problem = _evaluate(rule, value, schema, path, old)
+                except _OutOfBudget as stop:
+                    out.append(stop.args[0])
+                    raise
                 if problem is not None:
                     out.append(problem)
     if isinstance(value, dict):
@@ -156,6 +173,12 @@ def _evaluate(
         if old is _ABSENT and not rule.get("optionalOldSelf"):
             return None
         activation["oldSelf"] = None if old is _ABSENT else old
+    if celcost.exceeds(text, activation):
+        detail = (
+            f"'{celcost.LIMIT_EXCEEDED}': no further validation rules will be run "
+            f"due to call cost exceeds limit for rule: {_rule_error_string(rule)}"
+        )
+        raise _OutOfBudget(_Problem(path, _T.INVALID, detail, shown, origin=_problem.Origin.CEL))
     context = _context(activation)
     try:
         result = program.execute(context)
@@ -223,6 +246,14 @@ def _message(rule: Mapping[str, Any], context: Any) -> str:
     if isinstance(message, str) and message:
         return message
     return f"failed rule: {rule['rule']}"
+
+
+def _rule_error_string(rule: Mapping[str, Any]) -> str:
+    """The API server's ``ruleErrorString``: the rule's message if it has one, else the rule."""
+    message = rule.get("message")
+    if isinstance(message, str) and message.strip():
+        return message.strip()
+    return str(rule["rule"]).strip()
 
 
 def _error_text(exc: BaseException) -> str:

@@ -8,6 +8,7 @@ inline and from context (inline wins), an evaluation error giving a Warning.
 from __future__ import annotations
 
 import datetime
+import time
 from typing import Any
 
 import pytest
@@ -177,6 +178,46 @@ def test_cel_warning_text() -> None:
         'cannot evaluate CEL health check apps_v1_Deployment for composed resource "d": '
         "celQuery does not return a bool type"
     )
+
+
+@pytest.mark.parametrize(
+    ("rule", "reason"),
+    [
+        pytest.param(
+            "object.spec.items.all(x, object.spec.items.all(y, x == y || x != y))",
+            "a quadratic rule over 1,000 items took 108 s in cel-python", id="Quadratic",
+        ),
+        pytest.param(
+            "object.spec.items.map(x, object.spec.items.filter(y, y > x)).all(l, l.all(z, z >= 0))",
+            "ranges built by map and filter are charged by the size of what they walk", id="ThroughMapFilter",
+        ),
+    ],
+)  # fmt: skip
+def test_cel_cost_limit(rule: str, reason: str) -> None:
+    """Kubernetes' per-call cost limit stops a runaway rule at once, with cel-go's error, as a Warning."""
+    deployment = {**DEPLOYMENT, "spec": {"items": list(range(1000))}}
+    req = _request(
+        {"d": {"resource": deployment}}, {"d": {"resource": deployment}},
+        input_={"celHealthCheckCustomization": {CEL_KEY: rule}},
+    )  # fmt: skip
+    start = time.monotonic()
+    (result,) = _run(req).results
+    assert time.monotonic() - start < 5, reason
+    assert result.message == (
+        'cannot evaluate CEL health check apps_v1_Deployment for composed resource "d": '
+        "failed to eval the program: operation cancelled: actual cost limit exceeded"
+    ), reason
+
+
+def test_cel_within_the_cost_limit_is_evaluated() -> None:
+    """A linear rule over the same 1,000 items stays well under the limit."""
+    deployment = {**DEPLOYMENT, "spec": {"items": list(range(1000))}}
+    req = _request(
+        {"d": {"resource": deployment}}, {"d": {"resource": deployment}},
+        input_={"celHealthCheckCustomization": {CEL_KEY: "object.spec.items.all(x, x >= 0)"}},
+    )  # fmt: skip
+    rsp = _run(req)
+    assert list(rsp.results) == [] and rsp.desired.resources["d"].ready == fnv1.READY_TRUE
 
 
 def test_cel_disabled_like_the_feature_gate() -> None:

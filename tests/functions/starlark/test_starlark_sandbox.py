@@ -105,6 +105,16 @@ SANDBOX = [
         "the output is bounded and the error points at main", id="OutputTooLarge",
     ),
     pytest.param(
+        _main("return {'ttl': 10000000000000000000000}"),
+        "ttl: want at most 315576000000 seconds, got 10000000000000000000000",
+        "a TTL past a protobuf Duration's range is named (it escaped as OverflowError)", id="TTLOutOfRange",
+    ),
+    pytest.param(
+        _main("fail('x' * 2000000)"),
+        "script.star:2:5: fail: " + "x" * 100,
+        "a fail() message larger than the output limit is kept, truncated below", id="HugeFail",
+    ),
+    pytest.param(
         _main("x = [0] * 1000000000", "return {}"),
         "script.star: script exceeded its memory limit of 512 MiB (its sandbox process was killed by signal 6)",
         "memory is bounded by the sandbox's address space", id="MemoryLimit",
@@ -122,6 +132,13 @@ SANDBOX = [
 def test_sandbox(fn: starlark.Starlark, script: str, want: str, reason: str) -> None:
     got = _fatal(fn, script)
     assert got.startswith(want), f"{reason}: {got}"
+
+
+def test_huge_fail_message_is_truncated(fn: starlark.Starlark) -> None:
+    """A 2 MB fail() message becomes a Fatal result a gRPC response can carry (it was RESOURCE_EXHAUSTED)."""
+    got = _fatal(fn, _main("fail('x' * 2000000)"))
+    assert len(got) < starlark.MAX_ERROR + 100
+    assert got.endswith(" more characters)")
 
 
 def test_recovers_after_a_killed_sandbox(fn: starlark.Starlark) -> None:

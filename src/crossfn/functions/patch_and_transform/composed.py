@@ -130,6 +130,13 @@ def render(t: ptinput.ComposedTemplate, state: State, warn: Callable[[str], None
     for i, p in enumerate(t.patches):
         try:
             _apply(p, obs.resource if obs is not None else None, dcd, state)
+        except RecursionError:
+            # A JSON string nested thousands deep decodes (Go allows 10,000 levels) but
+            # is more than Python's stack can copy: the patch fails, naming itself.
+            raise errors.CrossfnError(
+                f"cannot render composed resource {name} {errors.quote(p.type)} patch at index {i}: "
+                "value is nested too deeply"
+            ) from None
         except errors.CrossfnError as exc:
             if not patches.is_not_found(exc):
                 raise errors.CrossfnError(

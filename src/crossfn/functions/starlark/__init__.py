@@ -91,7 +91,7 @@ class Starlark:
             returned = self._run(script, _data.request_data(req))
             _data.apply_response(returned, rsp)
         except errors.FunctionInputError as exc:
-            response.fatal(rsp, f"cannot run starlark script: {exc}")
+            response.fatal(rsp, _truncate(f"cannot run starlark script: {exc}"))
 
     def _run(self, script: str, req: dict[str, Any]) -> dict[str, Any]:
         job = {"script": script, "req": req, "timeout": self._timeout, "max_output": self._max_output}
@@ -108,6 +108,17 @@ class Starlark:
             raise errors.FunctionInputError(reply["error"])
         ok: dict[str, Any] = reply["ok"]
         return ok
+
+
+MAX_ERROR = 16 << 10
+"""Characters of an error kept in the Fatal result: a ``fail()`` message larger than the
+output limit must still make a response gRPC can send."""
+
+
+def _truncate(message: str) -> str:
+    if len(message) <= MAX_ERROR:
+        return message
+    return f"{message[:MAX_ERROR]}... ({len(message) - MAX_ERROR} more characters)"
 
 
 def _script(req: fnv1.RunFunctionRequest) -> str:

@@ -142,8 +142,14 @@ def _wire_state(state: Any) -> Any:
     return out
 
 
+_MAX_TTL_SECONDS = 315_576_000_000
+
+
 def _ttl(value: Any) -> datetime.timedelta:
     if isinstance(value, int | float) and not isinstance(value, bool):
+        # A protobuf Duration spans ±10,000 years; past that (or NaN) there is no TTL to send.
+        if not -_MAX_TTL_SECONDS <= value <= _MAX_TTL_SECONDS:
+            raise errors.FunctionInputError(f"ttl: want at most {_MAX_TTL_SECONDS} seconds, got {value}")
         return datetime.timedelta(seconds=value)
     if isinstance(value, str):
         d = duration_pb2.Duration()

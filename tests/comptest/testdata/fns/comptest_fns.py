@@ -18,3 +18,10 @@ def fatal(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     """Fail the pipeline the way a function reports a user error."""
     del req
     response.fatal(rsp, "the bucket region is not allowed")
+
+
+def runaway(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Loop in Python forever, as a runaway built-in did: only an interrupt stops it."""
+    del req, rsp
+    while True:
+        pass

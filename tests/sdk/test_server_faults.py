@@ -1,0 +1,313 @@
+"""Server faults: slow, hung and exploding functions never wedge a function server.
+
+Against real servers on ephemeral ports: health checks and other calls keep
+answering while calls hang (in Python or in one C call), a call past its
+deadline ends with DEADLINE_EXCEEDED and frees its thread, calls beyond the
+bound are refused at once, ``KeyboardInterrupt``/``SystemExit`` from a function
+are Fatal results, and SIGTERM ends a server with a stuck call within the
+grace period plus a second.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import signal
+import socket
+import subprocess
+import sys
+import textwrap
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+
+import grpc
+import pytest
+from grpc_health.v1 import health_pb2, health_pb2_grpc
+
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
+from crossfn.sdk import runtime, settings
+
+_RELEASE = threading.Event()
+"""Set at teardown: what the "stuck" functions wait on, inside one C call."""
+
+
+def _behave(tag: str) -> None:
+    if tag == "slow":
+        time.sleep(0.3)
+    elif tag == "hang":
+        while True:  # a runaway loop in Python: the deadline interrupts it
+            pass
+    elif tag == "stuck":
+        _RELEASE.wait()  # one C call: only its end frees the thread
+    elif tag == "interrupt":
+        raise KeyboardInterrupt
+    elif tag == "exit":
+        raise SystemExit(3)
+    elif tag == "boom":
+        raise ValueError("boom")
+
+
+def _compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    _behave(req.meta.tag)
+
+
+async def _async_compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    if req.meta.tag == "hang":
+        await asyncio.sleep(3600)
+    _behave(req.meta.tag)
+
+
+def _config(*, threads: int = 2, timeout: float = 60.0, max_calls: int = 8) -> settings.ServerSettings:
+    return settings.ServerSettings(
+        listen=settings.ListenSettings(address="127.0.0.1:0", insecure=True),
+        process=settings.ProcessSettings(threads=threads),
+        calls=settings.CallSettings(timeout_seconds=timeout, max_calls=max_calls),
+    )
+
+
+class _Threaded:
+    """A threaded server for one test, and sync stubs on one channel."""
+
+    def __init__(self, config: settings.ServerSettings) -> None:
+        _RELEASE.clear()
+        self.server = runtime.ThreadedFunctionServer(_compose, config)
+        port = self.server.start()
+        self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
+        self.run = fnv1grpc.FunctionRunnerServiceStub(self.channel).RunFunction
+        self.health = health_pb2_grpc.HealthStub(self.channel).Check
+
+    def call(self, tag: str, timeout: float | None = None) -> Any:
+        return self.run.future(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag=tag)), timeout=timeout)
+
+    def close(self) -> None:
+        _RELEASE.set()
+        self.channel.close()
+        self.server.stop(0).wait(5)
+
+
+@pytest.fixture
+def serve() -> Iterator[Callable[..., _Threaded]]:
+    """Start a threaded server with :func:`_config`'s keywords; stopped at teardown."""
+    started: list[_Threaded] = []
+
+    def start(**config: Any) -> _Threaded:
+        started.append(_Threaded(_config(**config)))
+        return started[-1]
+
+    yield start
+    for served in started:
+        served.close()
+
+
+def _health_answers_quickly(served: _Threaded, times: int = 5) -> None:
+    for _ in range(times):
+        start = time.monotonic()
+        got = served.health(health_pb2.HealthCheckRequest(), timeout=2)
+        assert got.status == health_pb2.HealthCheckResponse.SERVING
+        assert time.monotonic() - start < 1, "a health check waited behind function calls"
+
+
+def _code(call: Any) -> grpc.StatusCode:
+    try:
+        call.result()
+    except grpc.RpcError as exc:
+        code: grpc.StatusCode = exc.code()
+        return code
+    return grpc.StatusCode.OK
+
+
+def test_health_answers_while_every_thread_is_busy(serve: Callable[..., _Threaded]) -> None:
+    """Every function thread busy: two calls stuck in C, two looping in Python (two slow calls once timed probes out)."""
+    threaded = serve(threads=4, max_calls=8, timeout=3)
+    calls = [threaded.call(tag) for tag in ("stuck", "stuck", "hang", "hang")]
+    time.sleep(0.3)
+    _health_answers_quickly(threaded)
+    assert not any(c.done() for c in calls[:2]), "the stuck calls are still running"
+    _RELEASE.set()
+    assert [_code(c) for c in calls] == [grpc.StatusCode.OK] * 2 + [grpc.StatusCode.DEADLINE_EXCEEDED] * 2
+
+
+def test_hung_calls_end_at_the_server_deadline_and_free_their_threads(
+    serve: Callable[..., _Threaded],
+) -> None:
+    """Without a client deadline the server's --call-timeout applies; the freed threads then serve again."""
+    threaded = serve(threads=2, timeout=0.5)
+    start = time.monotonic()
+    hung = [threaded.call("hang") for _ in range(2)]
+    with pytest.raises(grpc.RpcError) as raised:
+        hung[0].result()
+    assert [_code(c) for c in hung] == [grpc.StatusCode.DEADLINE_EXCEEDED] * 2
+    assert time.monotonic() - start < 2
+    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+    assert "ran past its deadline" in str(raised.value.details())
+
+
+def test_client_deadline_interrupts_a_python_loop(serve: Callable[..., _Threaded]) -> None:
+    """The client's deadline, shorter than the server's, ends the call; its one thread is free again."""
+    threaded = serve(threads=1)
+    assert _code(threaded.call("hang", timeout=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
+    start = time.monotonic()
+    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+    assert time.monotonic() - start < 1
+
+
+def test_slow_calls_do_not_hold_up_health_or_each_other(serve: Callable[..., _Threaded]) -> None:
+    threaded = serve(threads=2)
+    calls = [threaded.call("slow", timeout=10) for _ in range(6)]
+    _health_answers_quickly(threaded, times=2)
+    assert [_code(c) for c in calls] == [grpc.StatusCode.OK] * 6
+
+
+def test_calls_beyond_the_bound_are_refused_at_once(serve: Callable[..., _Threaded]) -> None:
+    """150 queued calls once took 573 MB and were never answered: past --max-calls, RESOURCE_EXHAUSTED."""
+    threaded = serve(threads=2, max_calls=2)
+    stuck = [threaded.call("stuck") for _ in range(2)]
+    time.sleep(0.3)
+    start = time.monotonic()
+    with pytest.raises(grpc.RpcError) as raised:
+        threaded.call("quick", timeout=5).result()
+    assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    assert raised.value.details() == "cannot run function: 2 calls are already in flight (--max-calls)"
+    assert time.monotonic() - start < 1
+    _health_answers_quickly(threaded, times=2)
+    _RELEASE.set()
+    assert [_code(c) for c in stuck] == [grpc.StatusCode.OK] * 2
+    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+
+
+EXPLODING = [
+    pytest.param("interrupt", "KeyboardInterrupt", id="KeyboardInterrupt"),
+    pytest.param("exit", "SystemExit: 3", id="SystemExit"),
+    pytest.param("boom", "ValueError: boom", id="ValueError"),
+]
+
+
+@pytest.mark.parametrize(("tag", "message"), EXPLODING)
+def test_exploding_sync_function_is_a_fatal_result(
+    serve: Callable[..., _Threaded], tag: str, message: str
+) -> None:
+    """The threaded server left a call raising KeyboardInterrupt/SystemExit unanswered."""
+    threaded = serve()
+    rsp = threaded.call(tag, timeout=5).result()
+    assert [(r.severity, r.message) for r in rsp.results] == [(fnv1.SEVERITY_FATAL, message)]
+    _health_answers_quickly(threaded, times=1)
+
+
+@pytest.mark.parametrize(("tag", "message"), EXPLODING)
+async def test_exploding_async_function_is_a_fatal_result(tag: str, message: str) -> None:
+    """KeyboardInterrupt from an async function stopped the whole asyncio server."""
+    server = runtime.FunctionServer(_async_compose, _config())
+    port = await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            run = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction
+            rsp = await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag=tag)), timeout=5)
+            assert [(r.severity, r.message) for r in rsp.results] == [(fnv1.SEVERITY_FATAL, message)]
+            again = await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="quick")), timeout=5)
+            assert list(again.results) == []
+    finally:
+        await server.stop(0)
+
+
+async def test_async_server_bounds_time_and_calls() -> None:
+    """Under asyncio too: --call-timeout ends a call that awaits forever, --max-calls refuses the next."""
+    server = runtime.FunctionServer(_async_compose, _config(timeout=0.5, max_calls=1))
+    port = await server.start()
+    try:
+        async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
+            run = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction
+            hung = asyncio.ensure_future(run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="hang"))))
+            await asyncio.sleep(0.2)
+            with pytest.raises(grpc.aio.AioRpcError) as refused:
+                await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="quick")), timeout=5)
+            assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+            health = await health_pb2_grpc.HealthStub(channel).Check(
+                health_pb2.HealthCheckRequest(), timeout=1
+            )
+            assert health.status == health_pb2.HealthCheckResponse.SERVING
+            with pytest.raises(grpc.aio.AioRpcError) as late:
+                await hung
+            assert late.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    finally:
+        await server.stop(0)
+
+
+_STUCK_MODULE = """
+import threading
+
+def compose(req, rsp):
+    threading.Event().wait()  # never set: stuck in one C call
+
+async def compose_async(req, rsp):
+    while True:  # never awaits: the server's own event loop is blocked
+        pass
+"""
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _serve(tmp_path: Path, function: str, grace: float, *flags: str) -> tuple[subprocess.Popen[str], int]:
+    (tmp_path / "stuckfn.py").write_text(textwrap.dedent(_STUCK_MODULE))
+    address = f"127.0.0.1:{_free_port() if flags else 0}"  # several workers need a fixed port
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "crossfn", "function", "serve", function, "--insecure",
+         "--address", address, "--grace-period", str(grace), *flags],
+        cwd=tmp_path,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+        env={**os.environ, "PYTHONPATH": str(tmp_path)},
+    )
+    assert proc.stdout is not None
+    for line in proc.stdout:
+        if '"serving function"' in line:
+            return proc, int(json.loads(line)["port"])
+    raise AssertionError(f"the server did not start: {proc.wait()}")
+
+
+@pytest.mark.parametrize(
+    ("function", "flags", "reason"),
+    [
+        pytest.param("stuckfn:compose", (), "threaded server, a sync call stuck in C: the interpreter joined "
+                     "its thread forever", id="ThreadedStuckInC"),
+        pytest.param("stuckfn:compose_async", (), "asyncio server, an async call blocking the loop: the loop's "
+                     "signal handler never ran", id="AsyncBlockingLoop"),
+        pytest.param("stuckfn:compose", ("--workers", "2"), "two workers under the supervisor, which gave "
+                     "them 5 s more", id="Workers"),
+    ],
+)  # fmt: skip
+def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(
+    tmp_path: Path, function: str, flags: tuple[str, ...], reason: str
+) -> None:
+    """SIGTERM ends a server with a stuck call within the grace period plus a second."""
+    grace = 1.0
+    proc, port = _serve(tmp_path, function, grace, *flags)
+    try:
+        with grpc.insecure_channel(f"127.0.0.1:{port}") as channel:
+            call = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction.future(fnv1.RunFunctionRequest())
+            time.sleep(0.5)
+            assert not call.done()
+            start = time.monotonic()
+            proc.send_signal(signal.SIGTERM)
+            status = proc.wait(timeout=grace + 5)
+            took = time.monotonic() - start
+            assert _code(call) != grpc.StatusCode.OK
+        assert status == 0, reason
+        assert took < grace + 1, f"{reason}: exited {took:.2f}s after SIGTERM"
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
