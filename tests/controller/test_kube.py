@@ -241,6 +241,65 @@ async def test_watch_error_event_410_is_gone() -> None:
 
 
 @pytest.mark.parametrize(
+    ("limit", "callers", "want_peak", "reason"),
+    [
+        pytest.param(3, 10, 3, "ten callers, three in flight: the rest wait in the client", id="capped"),
+        pytest.param(16, 5, 5, "fewer callers than the limit all go at once", id="under-limit"),
+    ],
+)
+async def test_requests_in_flight_are_capped(limit: int, callers: int, want_peak: int, reason: str) -> None:
+    in_flight = peak = 0
+
+    async def route(request: httpx2.Request) -> httpx2.Response:
+        nonlocal in_flight, peak
+        if request.url.path == "/api/v1":
+            return httpx2.Response(200, json=RESOURCES_V1)
+        in_flight += 1
+        peak = max(peak, in_flight)
+        await asyncio.sleep(0.01)
+        in_flight -= 1
+        return httpx2.Response(200, json=cm("a", "ns"))
+
+    http = httpx2.AsyncClient(base_url="https://k8s.test", transport=httpx2.MockTransport(route))
+    api = _kube.KubeApi(http, max_in_flight=limit)
+    await api.is_namespaced("v1", "ConfigMap")  # discovery first, so only the gets are counted
+    results = await asyncio.gather(*(api.get("v1", "ConfigMap", "a", "ns") for _ in range(callers)))
+    assert len(results) == callers
+    assert peak == want_peak, reason
+    await api.close()
+
+
+async def test_watches_use_their_own_pool_outside_the_cap() -> None:
+    """A watch holds its connection for minutes: it must neither take a request slot nor its pool."""
+    paths: dict[str, list[str]] = {"requests": [], "watches": []}
+
+    def pool(name: str, answer: Callable[[httpx2.Request], httpx2.Response]) -> httpx2.AsyncClient:
+        def route(request: httpx2.Request) -> httpx2.Response:
+            paths[name].append(request.url.path)
+            if request.url.path == "/api/v1":
+                return httpx2.Response(200, json=RESOURCES_V1)
+            return answer(request)
+
+        return httpx2.AsyncClient(base_url="https://k8s.test", transport=httpx2.MockTransport(route))
+
+    watch = watch_stream({"type": "BOOKMARK", "object": {"metadata": {"resourceVersion": "8"}}})
+    api = _kube.KubeApi(
+        pool("requests", lambda r: httpx2.Response(200, json=cm("a", "ns"))),
+        watch_http=pool("watches", watch),
+        max_in_flight=1,
+    )
+    events = api.watch("v1", "ConfigMap", "ns", resource_version="7")
+    first = await anext(events)  # the watch is open (and must hold no request slot) ...
+    got = await asyncio.wait_for(api.get("v1", "ConfigMap", "a", "ns"), 5)  # ... so a get still goes
+    assert (got or {})["metadata"]["name"] == "a"
+    assert first.type == "BOOKMARK"
+    assert [e async for e in events] == [], "the stream ends after its one event"
+    assert paths["watches"] == ["/api/v1/namespaces/ns/configmaps"], "the watch went to the watch pool"
+    assert paths["requests"] == ["/api/v1", "/api/v1/namespaces/ns/configmaps/a"], "requests went to theirs"
+    await api.close()
+
+
+@pytest.mark.parametrize(
     ("config", "reason"),
     [
         pytest.param("not: [a kubeconfig", "a file that is not YAML", id="NotYaml"),

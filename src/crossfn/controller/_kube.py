@@ -2,8 +2,10 @@
 
 lightkube reads the kubeconfig (files, in-cluster service accounts, exec
 plugins, rotating token files) and provides the authentication and TLS
-settings; the requests themselves are plain REST calls on one pooled
-``httpx2`` client (the HTTP library lightkube is built on). Why not lightkube's
+settings; the requests themselves are plain REST calls on ``httpx2`` clients
+(the HTTP library lightkube is built on): requests over the lean HTTP/1.1
+transport of :mod:`._http`, at most :data:`MAX_IN_FLIGHT` at once, and watches
+over httpx2's own streaming transport in a pool of their own. Why not lightkube's
 own request layer: it wants a Python class per kind with the plural and scope
 known up front, cannot ask a watch for bookmarks, and turns every object into
 its model types; the controller works on unstructured dicts of kinds that
@@ -21,19 +23,19 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-import json
 import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from pathlib import Path
 from typing import Any, Literal, cast
 
 import httpx2
+import msgspec
 import yaml
 from lightkube.config import client_adapter, kubeconfig, models
 from lightkube.core import exceptions as lightkube_exceptions
 
 from crossfn import errors
-from crossfn.controller import _api
+from crossfn.controller import _api, _http
 
 __all__ = ["KubeApi"]
 
@@ -42,9 +44,14 @@ Object = dict[str, Any]
 _TIMEOUT = httpx2.Timeout(30.0, connect=5.0)
 """Per request: the API server answers in milliseconds; 30 s means it is in trouble, not slow."""
 
-_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=64, keepalive_expiry=60.0)
-"""No cap on connections: every watch holds one for minutes, so a cap could starve requests;
-64 kept alive covers the workers' concurrent calls without reconnecting (TLS handshakes cost ms)."""
+MAX_IN_FLIGHT = 16
+"""Requests (not watches) in flight at once, each on its own kept-alive connection; more
+wait in the client. Measured on envtest (``benchmarks/controller.py``): about 10 concurrent
+applies already take all the API server gives, and fewer connections cost the client less."""
+
+_WATCH_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=0)
+"""The watch pool: every watch holds a connection for minutes, so no cap (a cap could starve a
+new informer); none is kept alive, a watch's connection ends with its stream."""
 
 _WATCH_SLACK = 30.0
 """Seconds past a watch's server-side timeout before the client gives up on a silent connection."""
@@ -83,7 +90,7 @@ def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
 
 def _error_from_response(response: httpx2.Response) -> _api.ApiError:
     try:
-        body = json.loads(response.content)
+        body = _decode(response.content)
     except ValueError:
         body = None
     if isinstance(body, dict) and body.get("kind") == "Status":
@@ -100,8 +107,18 @@ def _group_version_path(api_version: str) -> str:
     return f"api/{api_version}" if "/" not in api_version else f"apis/{api_version}"
 
 
+_ENCODER = msgspec.json.Encoder()
+_DECODER = msgspec.json.Decoder()
+
+
 def _encode(body: object) -> bytes:
-    return json.dumps(body, separators=(",", ":")).encode()
+    """Compact JSON (msgspec: several times faster than ``json`` on the objects a controller sends)."""
+    return _ENCODER.encode(body)
+
+
+def _decode(data: bytes | str) -> Any:
+    """JSON to dicts and lists; a malformed body is a ``ValueError`` (msgspec's DecodeError is one)."""
+    return _DECODER.decode(data)
 
 
 class _Discovery:
@@ -158,8 +175,17 @@ class KubeApi:
     pass any ``httpx2.AsyncClient`` (a mock transport).
     """
 
-    def __init__(self, http: httpx2.AsyncClient) -> None:
+    def __init__(
+        self,
+        http: httpx2.AsyncClient,
+        *,
+        watch_http: httpx2.AsyncClient | None = None,
+        max_in_flight: int = MAX_IN_FLIGHT,
+    ) -> None:
+        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches."""
         self._http = http
+        self._watch_http = watch_http or http
+        self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
 
     @classmethod
@@ -173,15 +199,20 @@ class KubeApi:
         if config is None:
             raise errors.InputError(f"cannot load kubeconfig {where}: no current context")
         user = config.user or models.User()  # none: an unauthenticated endpoint such as kubectl proxy
-        http = httpx2.AsyncClient(
-            base_url=config.cluster.server,
-            verify=client_adapter.verify_cluster(config.cluster, user, config.abs_file),
-            auth=client_adapter.user_auth(user),
-            timeout=_TIMEOUT,
-            limits=_LIMITS,
-            trust_env=False,
-        )
-        return cls(http)
+        verify = client_adapter.verify_cluster(config.cluster, user, config.abs_file)
+
+        def client(**pool: Any) -> httpx2.AsyncClient:
+            return httpx2.AsyncClient(
+                base_url=config.cluster.server,
+                verify=verify,
+                auth=client_adapter.user_auth(user),
+                timeout=_TIMEOUT,
+                trust_env=False,
+                **pool,
+            )
+
+        requests = client(transport=_http.Http11Transport(verify, max_idle=MAX_IN_FLIGHT))
+        return cls(requests, watch_http=client(limits=_WATCH_LIMITS))
 
     @property
     def server(self) -> str:
@@ -191,6 +222,8 @@ class KubeApi:
     async def close(self) -> None:
         """Close every pooled connection (watches in flight end with an error)."""
         await self._http.aclose()
+        if self._watch_http is not self._http:
+            await self._watch_http.aclose()
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -209,7 +242,10 @@ class KubeApi:
             content = _encode(body)
             headers["Content-Type"] = content_type
         try:
-            response = await self._http.request(method, path, params=params, content=content, headers=headers)
+            async with self._in_flight:
+                response = await self._http.request(
+                    method, path, params=params, content=content, headers=headers
+                )
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
             raise _unreachable(exc) from exc
         if response.status_code >= 400:
@@ -218,7 +254,7 @@ class KubeApi:
 
     async def _get_json(self, path: str) -> Any:
         response = await self._send("GET", path)
-        return json.loads(response.content)
+        return _decode(response.content)
 
     async def _path(
         self, api_version: str, kind: str, namespace: str | None, name: str = "", subresource: str = ""
@@ -271,7 +307,7 @@ class KubeApi:
         return items, str(body.get("metadata", {}).get("resourceVersion", ""))
 
     async def _get_json_params(self, path: str, params: Mapping[str, str] | None) -> Any:
-        return json.loads((await self._send("GET", path, params=params)).content)
+        return _decode((await self._send("GET", path, params=params)).content)
 
     async def watch(
         self,
@@ -291,9 +327,9 @@ class KubeApi:
             "timeoutSeconds": str(timeout_seconds),
         }
         timeout = httpx2.Timeout(_TIMEOUT.connect, read=timeout_seconds + _WATCH_SLACK)
-        request = self._http.build_request("GET", path, params=params, timeout=timeout)
+        request = self._watch_http.build_request("GET", path, params=params, timeout=timeout)
         try:
-            response = await self._http.send(request, stream=True)
+            response = await self._watch_http.send(request, stream=True)
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
             raise _unreachable(exc) from exc
         try:
@@ -322,7 +358,7 @@ class KubeApi:
             body=obj,
             content_type="application/apply-patch+yaml",
         )
-        return dict(json.loads(response.content))
+        return dict(_decode(response.content))
 
     async def create(self, obj: Mapping[str, Any]) -> Object:
         """Create ``obj``; :class:`~_api.Conflict` when it already exists."""
@@ -330,7 +366,7 @@ class KubeApi:
         path = await self._path(
             str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or "")
         )
-        return dict(json.loads((await self._send("POST", path, body=obj)).content))
+        return dict(_decode((await self._send("POST", path, body=obj)).content))
 
     async def create_event(self, event: Mapping[str, Any]) -> Object:
         """Create a core/v1 Event (the same as :meth:`create`; named for the recorder's call sites)."""
@@ -339,7 +375,7 @@ class KubeApi:
     async def update(self, obj: Mapping[str, Any], *, status: bool = False) -> Object:
         """Replace ``obj`` (PUT); :class:`~_api.Conflict` when its resourceVersion is stale."""
         response = await self._send("PUT", await self._object_path(obj, status=status), body=obj)
-        return dict(json.loads(response.content))
+        return dict(_decode(response.content))
 
     async def patch(
         self,
@@ -355,7 +391,7 @@ class KubeApi:
         """A JSON merge patch (or JSON patch) on the object or its status."""
         path = await self._path(api_version, kind, namespace, name, "status" if status else "")
         response = await self._send("PATCH", path, body=patch, content_type=_PATCH_TYPES[patch_type])
-        return dict(json.loads(response.content))
+        return dict(_decode(response.content))
 
     async def delete(
         self,
@@ -387,11 +423,15 @@ class KubeApi:
         """The OpenAPI v3 document of one group-version."""
         return (await self._send("GET", f"openapi/v3/{path.lstrip('/')}")).content
 
+    async def raw_get(self, path: str) -> bytes:
+        """The body of a non-resource path such as ``metrics`` or ``version`` (benchmarks, diagnostics)."""
+        return (await self._send("GET", path.lstrip("/"))).content
+
 
 def _watch_event(line: str) -> _api.WatchEvent:
     """One line of a watch stream; an ERROR event (a 410 among them) is raised as its error."""
     try:
-        event = json.loads(line)
+        event = _decode(line)
         kind, obj = event["type"], event["object"]
     except (ValueError, KeyError, TypeError) as exc:
         raise _api.ApiError(f"cannot decode a watch event: {exc}") from exc
