@@ -2,11 +2,16 @@
 
 from __future__ import annotations
 
+import io
+import os
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 import pytest
 import yaml
 
+from crossfn import errors
 from crossfn.gocompat import yaml_loader
 
 
@@ -26,3 +31,105 @@ from crossfn.gocompat import yaml_loader
 def test_loader_reads_values_as_go_does(reason: str, text: str, want: Any) -> None:
     got = yaml.load(f"v: {text}", Loader=yaml_loader.Loader)["v"]  # a SafeLoader
     assert (type(got), got) == (type(want), want), reason
+
+
+def _laughs(levels: int, fanout: int) -> str:
+    """A "billion laughs" document: each level is ``fanout`` aliases of the one before."""
+    lines = [f"a0: &a0 [{', '.join(['lol'] * fanout)}]"]
+    lines += [f"a{i}: &a{i} [{', '.join([f'*a{i - 1}'] * fanout)}]" for i in range(1, levels)]
+    return "\n".join(lines) + "\n"
+
+
+@pytest.mark.parametrize(
+    ("reason", "text", "want_error"),
+    [
+        pytest.param("go-yaml v3 decodes three levels of ten aliases (1,000 expansions).", _laughs(3, 10), None,
+                     id="ModestAliasing"),
+        pytest.param("go-yaml v3 refuses four levels of ten: aliases do over 99% of 10,000 decodes.", _laughs(4, 10),
+                     "yaml: document contains excessive aliasing", id="ExcessiveAliasing"),
+        pytest.param("A 450-byte billion laughs is refused at once, never expanded.", _laughs(9, 9),
+                     "yaml: document contains excessive aliasing", id="BillionLaughs"),
+        pytest.param("An anchor that holds an alias to itself would be a cyclic object.", "a: &x {b: *x}\n",
+                     "yaml: anchor value contains itself", id="RecursiveAnchor"),
+        pytest.param("10,000 nested flow sequences are what go-yaml and the API server accept.",
+                     "[" * 10_000 + "]" * 10_000, None, id="FlowDepthAtLimit"),
+        pytest.param("One more is go-yaml's error, not a crash of libyaml's recursive composer.",
+                     "[" * 10_001 + "]" * 10_001, "yaml: exceeded max depth of 10000", id="FlowTooDeep"),
+        pytest.param("A million brackets end in the same line, in well under a second.", "[" * 1_000_000,
+                     "yaml: exceeded max depth of 10000", id="MillionBrackets"),
+        pytest.param("Block nesting counts too.", "- " * 10_001 + "x\n", "yaml: exceeded max depth of 10000",
+                     id="BlockTooDeep"),
+        pytest.param("A syntax error is one line: where, then what.", "a: [\n",
+                     "line 2 column 1: did not find expected node content", id="SyntaxError"),
+    ],
+)  # fmt: skip
+def test_load_all_keeps_go_yaml_bounds(reason: str, text: str, want_error: str | None) -> None:
+    if want_error is None:
+        assert yaml_loader.load_all(text), reason
+        return
+    with pytest.raises(errors.InputError) as info:
+        yaml_loader.load_all(text)
+    assert str(info.value) == want_error, reason
+
+
+@pytest.mark.parametrize(
+    ("decodes", "want"),
+    [
+        pytest.param(1_000, 0.99, id="Small"),
+        pytest.param(400_000, 0.99, id="RangeLow"),
+        pytest.param(2_200_000, 0.545, id="Middle"),
+        pytest.param(4_000_000, 0.10, id="RangeHigh"),
+        pytest.param(40_000_000, 0.10, id="Huge"),
+    ],
+)
+def test_allowed_alias_ratio_scales_as_go_yaml(decodes: int, want: float) -> None:
+    assert yaml_loader.allowed_alias_ratio(decodes) == pytest.approx(want)
+
+
+def _fifo(tmp_path: Path) -> str:
+    path = tmp_path / "fifo.yaml"
+    os.mkfifo(path)
+    return str(path)
+
+
+def _big(tmp_path: Path) -> str:
+    path = tmp_path / "big.yaml"
+    with open(path, "wb") as f:
+        f.truncate(yaml_loader.MAX_FILE_BYTES + 1)
+    return str(path)
+
+
+def _latin1(tmp_path: Path) -> str:
+    path = tmp_path / "latin1.yaml"
+    path.write_bytes(b"a: \xe9\n")
+    return str(path)
+
+
+@pytest.mark.parametrize(
+    ("reason", "make", "want"),
+    [
+        pytest.param("A FIFO would block forever with no writer.", _fifo, "cannot read {path}: not a regular file",
+                     id="FIFO"),
+        pytest.param("/dev/zero never ends; it is refused before a byte is read.", lambda _: "/dev/zero",
+                     "cannot read {path}: not a regular file", id="DevZero"),
+        pytest.param("A directory is not a file.", str, "read {path}: is a directory", id="Directory"),
+        pytest.param("A missing file says so, as Go's os.Open does.", lambda p: str(p / "nope.yaml"),
+                     "open {path}: no such file or directory", id="Missing"),
+        pytest.param("A runaway file fails at once rather than filling memory.", _big,
+                     "cannot read {path}: larger than the 32 MiB an input may have", id="TooLarge"),
+        pytest.param("Text must be UTF-8.", _latin1, "cannot read {path}: not UTF-8 text", id="NotUTF8"),
+    ],
+)  # fmt: skip
+def test_read_file_refuses_what_is_not_a_sane_file(
+    tmp_path: Path, reason: str, make: Callable[[Path], str], want: str
+) -> None:
+    path = make(tmp_path)
+    with pytest.raises(errors.InputError) as info:
+        yaml_loader.read_file(path)
+    assert str(info.value) == want.format(path=path), reason
+
+
+def test_read_stream_is_bounded_too() -> None:
+    stream = io.BytesIO(b"a" * (yaml_loader.MAX_FILE_BYTES + 1))
+    with pytest.raises(errors.InputError, match="larger than the 32 MiB"):
+        yaml_loader.read_stream(stream)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from crossfn import errors
+from crossfn.gocompat import yaml_loader
 from crossfn.render import _legacy, _load
 
 if TYPE_CHECKING:
@@ -205,8 +206,8 @@ def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, 
     raw: dict[str, str] = {}
     for key, file in files:
         try:
-            raw[key] = Path(file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            raw[key] = yaml_loader.read_file(file)
+        except errors.InputError as exc:
             raise errors.InputError(
                 f"cannot read context file {errors.quote(file)} for key {errors.quote(key)}: {exc}"
             ) from exc
