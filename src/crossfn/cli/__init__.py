@@ -23,6 +23,11 @@ from crossfn.errors import CrossfnError
 
 __all__ = ["main"]
 
+# Objects may nest 10,000 deep (crossfn.gocompat.yaml_loader.MAX_DEPTH, as in Kubernetes), and the code
+# that walks them recurses two to four Python frames per level; Python's default of 1,000 would end a render
+# of an object 300 deep in a RecursionError. C recursion is bounded by the data, which the loader bounds.
+RECURSION_LIMIT = 4 * 10_000 + 2_000
+
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "render",
@@ -49,6 +54,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
