@@ -16,14 +16,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crossfn import errors
+from crossfn import engine, errors
 from crossfn.gocompat import yaml_loader
 from crossfn.render import _legacy, _load
 
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
 
-__all__ = ["Inputs", "Request", "load"]
+__all__ = ["Inputs", "Request", "load", "pipeline_steps"]
 
 _COMPOSITION_API = "apiextensions.crossplane.io/v1"
 _FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
@@ -112,6 +112,19 @@ def _load_composition(path: Path) -> dict[str, Any]:
     return comp
 
 
+def pipeline_steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
+    """The Composition's ``spec.pipeline``, parsed; a wrong type anywhere is an InputError naming the field."""
+    pipeline = _load.object_at(comp, "spec").get("pipeline")
+    if not isinstance(pipeline, list):
+        raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
+    steps = []
+    for i, d in enumerate(pipeline):
+        if not isinstance(d, Mapping):
+            raise errors.InputError(f"cannot parse Composition: spec.pipeline[{i}] must be an object")
+        steps.append(engine.PipelineStep.from_dict(d, where=f"spec.pipeline[{i}]"))
+    return steps
+
+
 def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
     """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode (or ``Resources``, which ``_legacy`` converts)."""
     spec = _load.object_at(comp, "spec")
@@ -152,11 +165,29 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
         fns = _load.load_documents(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{what}: {exc}") from exc
-    for fn in fns:
+    for i, fn in enumerate(fns):
         if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
             raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
+        problem = _metadata_problem(fn)
+        if problem:
+            raise errors.InputError(f"{what}: document {i + 1}: {problem}")
     _annotate(fns, annotations)
     return fns
+
+
+def _metadata_problem(obj: Mapping[str, Any]) -> str | None:
+    """What is wrong with the types in ``obj``'s metadata, the fields render reads and writes."""
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):
+        return "metadata must be an object"
+    if not isinstance(meta.get("name", ""), str):
+        return "metadata.name must be a string"
+    for key in ("annotations", "labels"):
+        if not isinstance(meta.get(key) or {}, Mapping):
+            return f"metadata.{key} must be an object"
+    return None
 
 
 def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None:
@@ -171,7 +202,8 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
         overrides[key] = value
     for fn in fns:
         if overrides:
-            fn.setdefault("metadata", {}).setdefault("annotations", {}).update(overrides)
+            meta = fn["metadata"] = fn.get("metadata") or {}
+            meta["annotations"] = {**(meta.get("annotations") or {}), **overrides}
 
 
 def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -285,6 +317,10 @@ def load(req: Request) -> Inputs:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, req.function_annotations)
         notes.append(note)
+    try:
+        pipeline_steps(comp)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{_wrap('cannot load Composition from', req.composition)}: {exc}") from exc
     xrd_doc = _default_from_xrd(xr, req.xrd) if req.xrd is not None else None
     creds = _load_many(
         [req.function_credentials] if req.function_credentials else [], "cannot load secrets from"

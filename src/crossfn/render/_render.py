@@ -48,18 +48,6 @@ class _Dispatch:
         return await runner.run_function(name, req)
 
 
-def _steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
-    pipeline = _load.object_at(comp, "spec").get("pipeline")
-    if not isinstance(pipeline, list):
-        raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
-    steps = []
-    for i, d in enumerate(pipeline):
-        if not isinstance(d, Mapping):
-            raise errors.InputError(f"cannot parse Composition: spec.pipeline[{i}] must be an object")
-        steps.append(engine.PipelineStep.from_dict(d, where=f"spec.pipeline[{i}]"))
-    return steps
-
-
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
     if not inputs.schema_documents and not inputs.crd_documents:
         return engine.NoSchemas()
@@ -125,7 +113,7 @@ async def _compose(
         for obj, details in _sources.observed_with_details(inputs.observed)
     ]
     return await engine.compose(
-        inputs.xr, _steps(inputs.composition), runner, observed=observed, context=inputs.context,
+        inputs.xr, _inputs.pipeline_steps(inputs.composition), runner, observed=observed, context=inputs.context,
         sources=sources, options=options, clock=lambda: _FIXED_TIME,
     )  # fmt: skip
 
