@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.render import _inputs, _load, _runtimes, _sources, _validate
+from crossfn.render import _inputs, _runtimes, _sources, _validate
 
 __all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
 
