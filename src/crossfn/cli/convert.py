@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output
 
 __all__ = ["register"]
 
@@ -84,5 +85,5 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise errors.InputError(f"cannot write {errors.quote(args.output_file)}: {exc}") from exc
         return 0
-    sys.stdout.write(text)
+    _output.write(text)
     return 0

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output
 
 __all__ = ["parse_duration", "register"]
 
@@ -200,6 +201,5 @@ def _run(args: argparse.Namespace) -> int:
         validator = validate.validate_render
     docs = render.render(req, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    _output.write(text)
     return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output
 
 __all__ = ["register"]
 
@@ -71,8 +72,7 @@ def _run(args: argparse.Namespace) -> int:
             args.junit.write_text(comptest.junit(outcomes), encoding="utf-8")
         except OSError as exc:
             return _bad_input(f"--junit: cannot write {args.junit}: {(exc.strerror or str(exc)).lower()}")
-    sys.stdout.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
-    sys.stdout.flush()
+    _output.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
     return 0 if all(o.passed for o in outcomes) else 1
 
 
