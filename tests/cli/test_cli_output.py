@@ -22,7 +22,7 @@ _X = _ROOT / "examples" / "xbucket"
         pytest.param(
             ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"], id="convert"
         ),
-        pytest.param(["init", "function", "my-function", "-d", "{tmp}/my-function"], id="init"),
+        pytest.param(["init", "function", "my-function", "-C", "{tmp}/my-function"], id="init"),
     ],
 )
 def test_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:
