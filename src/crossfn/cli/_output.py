@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import io
 import os
+import re
 import sys
 
 from crossfn import errors
@@ -22,7 +23,11 @@ __all__ = ["write"]
 def write(text: str) -> None:
     """Write ``text`` to standard output and flush it; raise ``cannot write output: ...`` if that fails."""
     try:
-        sys.stdout.write(text)
+        try:
+            sys.stdout.write(text)
+        except UnicodeEncodeError:
+            # A lone surrogate (from a JSON input's "\\ud800") has no UTF-8 form; Go writes U+FFFD for it.
+            sys.stdout.write(re.sub("[\ud800-\udfff]", "\ufffd", text))
         sys.stdout.flush()
     except OSError as exc:
         _discard_stdout()
