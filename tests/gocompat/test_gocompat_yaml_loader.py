@@ -133,3 +133,23 @@ def test_read_stream_is_bounded_too() -> None:
     stream = io.BytesIO(b"a" * (yaml_loader.MAX_FILE_BYTES + 1))
     with pytest.raises(errors.InputError, match="larger than the 32 MiB"):
         yaml_loader.read_stream(stream)
+
+
+@pytest.mark.parametrize(
+    ("reason", "text", "want"),
+    [
+        pytest.param("Booleans as Go's strconv.FormatBool writes them.", "{true: 1, false: 2}",
+                     {"true": 1, "false": 2}, id="Bool"),
+        pytest.param("Integers as their digits, distinct from booleans (Python holds 1 == True).", "{1: a, true: b}",
+                     {"1": "a", "true": "b"}, id="IntAndBool"),
+        pytest.param("Floats as FormatFloat(f, 'g', -1, 32).", "{1.5: a, 1e20: b, 123456789.5: c, 0.1: d}",
+                     {"1.5": "a", "1e+20": "b", "1.2345679e+08": "c", "0.1": "d"}, id="Float32"),
+        pytest.param("Infinities and NaN in go-yaml's spelling.", "{.inf: a, -.inf: b, .nan: c}",
+                     {".inf": "a", "-.inf": "b", ".nan": "c"}, id="Special"),
+        pytest.param("A null key reads as the text says.", "{null: a}", {"null": "a"}, id="Null"),
+        pytest.param("Merge keys still merge.", "a: &x {b: 1}\nc:\n  <<: *x\n  d: 2\n",
+                     {"a": {"b": 1}, "c": {"b": 1, "d": 2}}, id="Merge"),
+    ],
+)  # fmt: skip
+def test_keys_are_strings_as_sigs_yaml_makes_them(reason: str, text: str, want: dict[str, Any]) -> None:
+    assert yaml_loader.load_all(text) == [want], reason

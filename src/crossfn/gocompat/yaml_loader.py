@@ -36,20 +36,24 @@ with a one-line cause; callers add which file and which input it was.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import stat
+import struct
 from typing import IO, Any
 
 import yaml
 
 from crossfn import errors
+from crossfn.gocompat import strconv
 
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
     "Loader",
     "allowed_alias_ratio",
+    "key_string",
     "load_all",
     "read_file",
     "read_stream",
@@ -70,7 +74,66 @@ _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
-    """PyYAML's safe loader reading timestamps as strings and ``1e3`` as a number (see the module doc)."""
+    """PyYAML's safe loader reading timestamps as strings, ``1e3`` as a number and keys as strings (module doc)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+        """PyYAML's mapping with keys as sigs.k8s.io/yaml makes them JSON keys (:func:`key_string`).
+
+        Keys are turned into strings one by one, before they meet in a dict, so
+        ``true`` and ``1`` stay two keys as they are in Go (Python holds them equal).
+        """
+        if not isinstance(node, yaml.MappingNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+            )
+        self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):
+                if isinstance(key, list | dict):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                    )
+                key = key_string(key)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def key_string(key: Any) -> str:
+    """A YAML map key as the JSON object key sigs.k8s.io/yaml makes of it (``yamlToJSON``).
+
+    Booleans are ``true``/``false``, integers their digits, floats Go's
+    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key,
+    which Go refuses, is ``null``, as the text reads.
+    """
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        text = strconv.format_float(_float32_shortest(key), "g", -1)
+        return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
+    if key is None:
+        return "null"
+    raise errors.InputError(f"unsupported map key of type {type(key).__name__}")
+
+
+def _float32_shortest(f: float) -> float:
+    """The float64 whose shortest digits are those of ``float32(f)``'s shortest round trip."""
+    if math.isnan(f) or math.isinf(f):
+        return f
+    try:
+        single = struct.unpack("f", struct.pack("f", f))[0]
+    except OverflowError:
+        return math.copysign(math.inf, f)
+    for digits in range(1, 10):
+        candidate = float(f"{single:.{digits - 1}e}")
+        if struct.unpack("f", struct.pack("f", candidate))[0] == single:
+            return candidate
+    return float(single)
 
 
 Loader.yaml_implicit_resolvers = {
