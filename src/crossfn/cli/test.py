@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.cli import _output
+from crossfn.cli import _output, render
 
 __all__ = ["register"]
 
@@ -46,6 +46,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
+    p.add_argument("--no-exec", action="store_true", help=render.NO_EXEC_HELP)
     p.set_defaults(handler=_run)  # fmt: skip
 
 
@@ -64,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         cases = comptest.load(args.paths)
         if pattern is not None:
             cases = [c for c in cases if pattern.search(c.full_name)]
-        outcomes = comptest.run(cases, note=note)
+        outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
     except errors.InputError as exc:
         return _bad_input(str(exc))
     if args.junit is not None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 
 from crossfn import engine, errors
 from crossfn.gocompat import yaml_loader
-from crossfn.render import _legacy, _load
+from crossfn.render import _legacy, _load, _runtimes
 
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
@@ -57,6 +57,9 @@ class Request:
     """Seconds for the whole render, as ``--timeout`` (default ``1m``)."""
     crds: Sequence[Path] = ()
     """``--crds``: files or directories (searched recursively) of CRDs and XRDs, for validation and required schemas."""
+    allow_exec: bool = True
+    """Whether Functions may run code crossfn does not ship: ``--no-exec`` refuses the Process and Docker
+    runtimes and InProcess objects other than the built-ins (see docs/security.md)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -317,6 +320,8 @@ def load(req: Request) -> Inputs:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, req.function_annotations)
         notes.append(note)
+    if not req.allow_exec:
+        _runtimes.refuse_exec(_runtimes.plan(fns))
     try:
         pipeline_steps(comp)
     except errors.InputError as exc:

@@ -98,15 +98,18 @@ class Runtime:
     """argv for Process."""
     docker: Docker | None = None
 
-    def describe(self) -> str:
-        """One line for ``--verbose``: which runtime, and what it runs."""
-        detail = {
+    def detail(self) -> str:
+        """What the runtime runs: the object, target, command or image."""
+        return {
             "InProcess": self.object_ref,
             "Development": self.target,
             "Process": shlex.join(self.command),
             "Docker": self.docker.image if self.docker else "",
         }[self.kind]
-        return f"Function {errors.quote(self.function)}: runtime {self.kind} ({detail})"
+
+    def describe(self) -> str:
+        """One line for ``--verbose``: which runtime, and what it runs."""
+        return f"Function {errors.quote(self.function)}: runtime {self.kind} ({self.detail()})"
 
 
 def _annotations(fn: Mapping[str, Any]) -> Mapping[str, str]:
@@ -182,6 +185,24 @@ def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
         rt = _runtime(fn)
         out[rt.function] = rt
     return out
+
+
+def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
+    """Raise for the first runtime that would run code crossfn does not ship (``--no-exec``).
+
+    Allowed: the built-in functions in-process (patch-and-transform, auto-ready
+    and the sandboxed Starlark), and Development targets, servers someone
+    already runs. Refused: a Process (any command), Docker (any image) and an
+    InProcess object outside crossfn (any Python code).
+    """
+    builtins = set(functions.BUILTINS.values())
+    for rt in runtimes.values():
+        if rt.kind == "Development" or (rt.kind == "InProcess" and rt.object_ref in builtins):
+            continue
+        raise errors.InputError(
+            f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
+            f"runtime {rt.kind} ({rt.detail()})"
+        )
 
 
 def load_object(ref: str, function: str, search: Path) -> object:
