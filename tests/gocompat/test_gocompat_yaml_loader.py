@@ -50,7 +50,7 @@ def _laughs(levels: int, fanout: int) -> str:
         pytest.param("A 450-byte billion laughs is refused at once, never expanded.", _laughs(9, 9),
                      "yaml: document contains excessive aliasing", id="BillionLaughs"),
         pytest.param("An anchor that holds an alias to itself would be a cyclic object.", "a: &x {b: *x}\n",
-                     "yaml: anchor value contains itself", id="RecursiveAnchor"),
+                     "yaml: anchor 'x' value contains itself", id="RecursiveAnchor"),
         pytest.param("10,000 nested flow sequences are what go-yaml and the API server accept.",
                      "[" * 10_000 + "]" * 10_000, None, id="FlowDepthAtLimit"),
         pytest.param("One more is go-yaml's error, not a crash of libyaml's recursive composer.",
@@ -153,3 +153,60 @@ def test_read_stream_is_bounded_too() -> None:
 )  # fmt: skip
 def test_keys_are_strings_as_sigs_yaml_makes_them(reason: str, text: str, want: dict[str, Any]) -> None:
     assert yaml_loader.load_all(text) == [want], reason
+
+
+_FEATURES = [
+    pytest.param("a: 1\nb: [x, 'y', \"z\"]\n", id="Basics"),
+    pytest.param("ints: [0x1F, 017, 0b101, 1_000, 1:30, -12, +7]\n", id="Ints"),
+    pytest.param("floats: [1.5, .inf, -.Inf, .nan, 1e3, 1_000.5, 6.8523015e+5, 1:30.5]\n", id="Floats"),
+    pytest.param("bools: [yes, No, on, OFF, true, False, y, n]\nnulls: [~, null, , Null]\n", id="BoolsAndNulls"),
+    pytest.param("quoted: ['1', \"true\", 'null', '']\n", id="Quoted"),
+    pytest.param("a: &x {k: 1}\nb: *x\nc: &s scalar\nd: *s\n", id="Aliases"),
+    pytest.param("base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\n", id="MergeOverride"),
+    pytest.param("x: &x {a: 1}\ny: &y {a: 2, b: 2}\nm:\n  <<: [*x, *y]\n  c: 3\n", id="MergeList"),
+    pytest.param("m:\n  <<: {a: 1}\n  <<: {a: 2, b: 1}\n", id="MergeTwice"),
+    pytest.param("{true: 1, 1: 2, 1.5: 3, null: 4, ~: 5}\n", id="Keys"),
+    pytest.param("? a\n? b\n: c\n", id="ComplexKeySyntax"),
+    pytest.param("---\na: 1\n---\n---\n- b\n...\n", id="Streams"),
+    pytest.param("", id="Empty"),
+    pytest.param("t: 2024-01-01T00:00:00Z\n", id="Timestamp"),
+    pytest.param("s: !!str 1\nb: !!binary aGVsbG8=\ni: !!int '3'\n", id="ExplicitTags"),
+    pytest.param("a: &x [1, {b: *y}]\n", id="UndefinedAlias"),
+    pytest.param("a: [1, 2\n", id="SyntaxError"),
+    pytest.param("a: =\n", id="ValueTag"),
+    pytest.param("? [a]\n: 1\n", id="UnhashableKey"),
+    pytest.param("m:\n  <<: 5\n", id="BadMerge"),
+]
+
+
+def _outcome(load: Callable[[str], Any], text: str) -> Any:
+    try:
+        return load(text)
+    except errors.InputError as exc:
+        return ("error", str(exc))
+
+
+@pytest.mark.parametrize("text", _FEATURES)
+def test_event_loader_builds_what_pyyaml_constructs(text: str) -> None:
+    """The fast event-driven path and PyYAML's node path agree on every YAML feature manifests use."""
+    assert repr(_outcome(yaml_loader.load_all, text)) == repr(_outcome(yaml_loader._load_nodes, text))
+
+
+@pytest.mark.parametrize(
+    ("reason", "text", "want"),
+    [
+        pytest.param("Whole floats are ints, as after JSON.", "a: 1.0\nb: 1.5\nc: 1e3\n", {"a": 1, "b": 1.5, "c": 1000},
+                     id="WholeFloats"),
+        pytest.param("Binary is base64 text.", "b: !!binary aGVsbG8=\n", {"b": "aGVsbG8="}, id="Binary"),
+        pytest.param("Huge whole floats stay floats.", "a: 1e300\n", {"a": 1e300}, id="Huge"),
+    ],
+)  # fmt: skip
+def test_as_json_reads_as_kubernetes_does(reason: str, text: str, want: dict[str, Any]) -> None:
+    got = yaml_loader.load_all(text, as_json=True)[0]
+    assert (got, [type(v) for v in got.values()]) == (want, [type(v) for v in want.values()]), reason
+
+
+def test_as_json_aliases_are_copies() -> None:
+    doc = yaml_loader.load_all("a: &x {k: [1]}\nb: *x\n", as_json=True)[0]
+    doc["b"]["k"].append(2)
+    assert doc["a"] == {"k": [1]}, "changing one alias's copy leaves the anchor alone"

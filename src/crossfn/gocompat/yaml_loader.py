@@ -36,6 +36,7 @@ with a one-line cause; callers add which file and which input it was.
 
 from __future__ import annotations
 
+import base64
 import math
 import os
 import re
@@ -46,7 +47,7 @@ from typing import IO, Any
 import yaml
 
 from crossfn import errors
-from crossfn.gocompat import strconv
+from crossfn.gocompat import _yaml_events, strconv
 
 __all__ = [
     "MAX_DEPTH",
@@ -211,13 +212,33 @@ def _os_cause(exc: OSError) -> str:
 # --- parsing ------------------------------------------------------------------
 
 
-def load_all(text: str) -> list[Any]:
+def load_all(text: str, *, as_json: bool = False) -> list[Any]:
     """Every document of a YAML stream (``None`` for an empty one), within go-yaml's bounds (module doc).
 
-    Raises :class:`~crossfn.errors.InputError` whose text is the problem on one
-    line: ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a
-    bound.
+    ``as_json`` returns the values a YAML -> JSON -> object round trip gives,
+    as Kubernetes reads manifests: whole floats in the int64 range are ints,
+    ``!!binary`` is base64 text, every alias is a copy. Raises
+    :class:`~crossfn.errors.InputError` whose text is the problem on one line:
+    ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a bound.
     """
+    loader = Loader(text)
+    try:
+        return _yaml_events.build_all(
+            loader, Loader.yaml_implicit_resolvers, key_string=key_string, max_depth=MAX_DEPTH,
+            excessive=_excessive, as_json=as_json,
+        )  # fmt: skip
+    except _yaml_events.Unsupported:
+        pass  # an explicit tag, or an error PyYAML words best: its full loader below
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_problem(exc)) from exc
+    finally:
+        loader.dispose()
+    docs = _load_nodes(text)
+    return [_to_json(doc) for doc in docs] if as_json else docs
+
+
+def _load_nodes(text: str) -> list[Any]:
+    """PyYAML's full loader: node graph, then values; the bounds are checked on the graph."""
     _check_depth(text)
     loader = Loader(text)
     try:
@@ -232,6 +253,21 @@ def load_all(text: str) -> list[Any]:
         raise errors.InputError(_problem(exc)) from exc
     finally:
         loader.dispose()
+
+
+def _to_json(value: Any) -> Any:
+    """A value from :func:`_load_nodes` as a YAML -> JSON -> object round trip returns it."""
+    if isinstance(value, dict):
+        return {key_string(k): _to_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise errors.InputError(f"cannot convert {type(value).__name__} to JSON")
 
 
 def _problem(exc: yaml.YAMLError) -> str:
