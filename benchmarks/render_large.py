@@ -10,7 +10,7 @@ Baselines measured in the same run, on the same data, in one fresh process
 each: ``json.loads`` of the XR as JSON (the fastest way Python can read
 it at all) and PyYAML's C loader (``yaml.load(..., CSafeLoader)``), which
 is what crossfn used before. Every figure is the median of ``--repeat``
-runs; CPU time (user + system) and peak RSS come from ``getrusage`` of the
+runs; CPU time (user + system) and peak RSS come from ``wait4`` of the
 child, so other load on the machine shows in wall time only.
 Target (issue 15): at most 3 s and 400 MB for the render.
 
@@ -139,7 +139,7 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         "of the 10 MB XR for the function. With `-x` the 10 MB XR is written back out by the Go-compatible YAML\n"
         "emitter, in Python, which roughly doubles the time.\n"
         f"Measured with `python benchmarks/render_large.py` (median of {repeat} runs; CPU and peak RSS from\n"
-        f"`getrusage` of the child) on Python {platform.python_version()}, {platform.machine()}, "
+        f"`wait4` of each child) on Python {platform.python_version()}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end: other\n"
         "processes shared the machine, so wall time exceeds CPU time; the CPU time is the render's own.\n\n"
         f"{table}\n"
