@@ -88,7 +88,7 @@ def test_legacy_xrd_crd() -> None:
     assert spec["properties"]["compositionUpdatePolicy"]["default"] == "Automatic", "the XRD's default policy"
     assert "namespace" in spec["properties"]["resourceRefs"]["items"]["properties"]
     status = schema["properties"]["status"]["properties"]
-    assert {"conditions", "connectionDetails", "claimConditionTypes", "address"} <= set(status)
+    assert {"conditions", "lastHandledReconcileAt", "connectionDetails", "claimConditionTypes", "address"} <= set(status)
     assert schema["properties"]["metadata"]["properties"]["name"]["maxLength"] == 63
     assert schema["required"] == ["spec"]
     version = crd["spec"]["versions"][0]
@@ -164,7 +164,7 @@ def test_modern_namespaced_xrd_crd() -> None:
     )
     assert machinery["resourceRefs"]["x-kubernetes-list-type"] == "atomic"
     status = _schema(crd, 1)["properties"]["status"]["properties"]
-    assert set(status) == {"conditions", "crossplane", "vpcId"}
+    assert set(status) == {"conditions", "lastHandledReconcileAt", "crossplane", "vpcId"}
     assert (
         status["crossplane"]["properties"]["connectionDetails"]["properties"]["lastPublishedTime"]["format"]
         == "date-time"

@@ -36,6 +36,7 @@ COMMANDS: tuple[str, ...] = (
     "validate",
     "convert",
     "test",
+    "controller",
 )
 
 

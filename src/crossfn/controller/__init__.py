@@ -4,8 +4,50 @@
 (into CompositionRevisions), Functions and composite resources (XRs) on a real
 API server, the way Crossplane's core does, and composes each XR with the same
 engine that ``crossfn render`` uses. See ``docs/controller.md``.
+
+Embedding: build a :class:`Settings` and ``await run(settings)`` (until SIGTERM),
+or drive a :class:`Manager` (``start``/``stop``) yourself. The settings load
+nothing heavy; :func:`run` and :class:`Manager` load the Kubernetes client on
+first use, so importing this package stays cheap for the command line.
 """
 
 from __future__ import annotations
 
-__all__: list[str] = []
+import importlib as _importlib
+import typing as _typing
+
+from crossfn.controller._settings import (
+    ClusterSettings,
+    FunctionSettings,
+    ObservabilitySettings,
+    ReconcileSettings,
+    Settings,
+)
+
+if _typing.TYPE_CHECKING:
+    from crossfn.controller._manager import Manager, run
+
+_LAZY = {"Manager": "_manager", "run": "_manager"}
+"""Names whose module (and the Kubernetes client behind it) loads on first access."""
+
+if not _typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+
+
+__all__ = [
+    "ClusterSettings",
+    "FunctionSettings",
+    "Manager",
+    "ObservabilitySettings",
+    "ReconcileSettings",
+    "Settings",
+    "run",
+]

@@ -18,6 +18,7 @@ an informer relists). The message is the API server's ``Status.message``.
 
 from __future__ import annotations
 
+import builtins
 import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal, Protocol
@@ -48,27 +49,27 @@ class ApiError(errors.CrossfnError):
         self.reason = reason
 
 
-class NotFound(ApiError):
+class NotFound(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """HTTP 404: the object (or its kind) does not exist."""
 
 
-class Conflict(ApiError):
+class Conflict(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """HTTP 409: a stale resourceVersion, or an object that already exists."""
 
 
-class Invalid(ApiError):
+class Invalid(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """HTTP 422: the object does not validate against its schema."""
 
 
-class Gone(ApiError):
+class Gone(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """HTTP 410: a watch's resourceVersion is too old; list again."""
 
 
-class Forbidden(ApiError):
+class Forbidden(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """HTTP 403: RBAC does not allow the request."""
 
 
-class NoKindMatch(ApiError):
+class NoKindMatch(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """Discovery knows no resource for the apiVersion and kind."""
 
 
@@ -138,7 +139,7 @@ class Api(Protocol):
         kind: str,
         name: str,
         namespace: str,
-        patch: Mapping[str, Any] | list[Any],
+        patch: Mapping[str, Any] | builtins.list[Any],
         *,
         patch_type: Literal["merge", "json"] = "merge",
         status: bool = False,
@@ -163,7 +164,7 @@ class Api(Protocol):
         """Whether the kind is namespaced; :class:`NoKindMatch` when discovery does not know it."""
         ...
 
-    async def openapi_paths(self) -> list[str]:
+    async def openapi_paths(self) -> builtins.list[str]:
         """The group-version paths of ``/openapi/v3`` (for example ``apis/example.org/v1``)."""
         ...
 

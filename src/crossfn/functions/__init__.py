@@ -4,12 +4,16 @@
 implements it; :data:`PACKAGES` maps the package names users write in their
 ``Function`` manifests to those short names. ``crossfn render`` runs a Function
 whose package (any registry, any tag) is listed here in-process, and
-``crossfn function serve <short name>`` serves one.
+``crossfn function serve <short name>`` serves one. ``crossfn controller``
+runs a Function whose package is listed here in-process too, by the same rule
+(:func:`builtin_for_package`), and loads the object with :func:`load`.
 """
 
 from __future__ import annotations
 
-__all__ = ["BUILTINS", "PACKAGES", "builtin_for_package"]
+import importlib
+
+__all__ = ["BUILTINS", "PACKAGES", "builtin_for_package", "load"]
 
 BUILTINS: dict[str, str] = {
     "patch-and-transform": "crossfn.functions.patch_and_transform:compose",
@@ -34,3 +38,18 @@ def builtin_for_package(package: str) -> str | None:
     name = package.rsplit("/", 1)[-1]
     name = name.split("@", 1)[0].split(":", 1)[0]
     return PACKAGES.get(name)
+
+
+def load(name: str) -> object:
+    """Import built-in ``name`` (a key of :data:`BUILTINS`) and return its function object.
+
+    The modules are imported on first use, not when this package is, so a
+    command that runs one built-in does not pay for the others (starlark's
+    interpreter in particular). ``KeyError`` for a name that is not built in:
+    callers decide with :func:`builtin_for_package` first.
+    """
+    module_name, _, attr = BUILTINS[name].partition(":")
+    obj: object = importlib.import_module(module_name)
+    for part in attr.split("."):
+        obj = getattr(obj, part)
+    return obj

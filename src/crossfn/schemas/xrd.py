@@ -315,7 +315,8 @@ def _connection_details() -> dict[str, Any]:
 
 
 def _composite_status_props(scope: str) -> dict[str, Any]:
-    props: dict[str, Any] = {"conditions": _conditions()}
+    # Both schemas carry the token of the last handled `crossplane.io/reconcile-requested-at`.
+    props: dict[str, Any] = {"conditions": _conditions(), "lastHandledReconcileAt": _string()}
     if scope == LEGACY_CLUSTER:
         props["connectionDetails"] = _connection_details()
         props["claimConditionTypes"] = {"type": "array", "x-kubernetes-list-type": "set", "items": _string()}

@@ -1,0 +1,296 @@
+"""``crossfn controller init|run``: Crossplane's composition controllers on a Kubernetes cluster.
+
+``init`` installs or upgrades crossfn's Crossplane CRDs and says what it did;
+``run`` starts the controllers (it installs the CRDs too, unless
+``--skip-crds``). Flag names, defaults and environment variables are Crossplane
+core's (``crossplane core start``) where crossfn has the same knob; this module
+only maps them onto :class:`crossfn.controller.Settings` and hands off to
+:func:`crossfn.controller.run`, so an embedding and the command behave alike.
+The Kubernetes client is imported only inside the handlers: ``crossfn --help``
+stays fast.
+
+A bad flag (or a bad value in an environment variable behind one) is one line
+on stderr and exit status 2, before anything connects.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, NoReturn
+
+from crossfn import errors
+from crossfn.gocompat import time as gotime
+
+__all__ = ["register", "settings_from"]
+
+_TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
+
+
+class _OneLineParser(argparse.ArgumentParser):
+    """A parser whose errors are one line (``crossfn controller run: error: …``), exit 2."""
+
+    def error(self, message: str) -> NoReturn:
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+    def parse_known_args(  # type: ignore[override]  # typeshed's overloads; same behaviour
+        self, args: Sequence[str] | None = None, namespace: argparse.Namespace | None = None
+    ) -> tuple[argparse.Namespace, list[str]]:
+        """Refuse unknown arguments here: left to the top-level parser, they would print its usage."""
+        parsed, extras = super().parse_known_args(args, namespace)
+        if extras:
+            self.error(f"unrecognized arguments: {' '.join(extras)}")
+        return parsed, extras
+
+
+def _env(*names: str, default: str | None = None) -> str | None:
+    for n in names:
+        value = os.environ.get(n)
+        if value:
+            return value
+    return default
+
+
+def _env_flag(name: str, default: bool) -> bool:
+    value = os.environ.get(name, "").strip().lower()
+    if not value:
+        return default
+    return value in _TRUE
+
+
+def _port_address(name: str, default: str) -> str:
+    """``:PORT`` from Crossplane's port variable (``METRICS_PORT``), else ``default``."""
+    port = os.environ.get(name, "").strip()
+    return f":{port}" if port else default
+
+
+def _duration(text: str) -> float:
+    try:
+        seconds = gotime.parse_duration(text)
+    except errors.GoError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+    if seconds < 0:
+        raise argparse.ArgumentTypeError(f"want a positive duration, got {text!r}")
+    return seconds
+
+
+def _positive_int(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
+    if value < 1:
+        raise argparse.ArgumentTypeError(f"want at least 1, got {value}")
+    return value
+
+
+def _positive_float(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a number, got {text!r}") from None
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"want more than 0, got {value}")
+    return value
+
+
+def _address(text: str) -> str:
+    """``HOST:PORT`` or ``:PORT``; ``""`` turns the endpoint off."""
+    if text == "":
+        return text
+    _, sep, port = text.rpartition(":")
+    if not sep or not port.isdigit() or int(port) > 65535:
+        raise argparse.ArgumentTypeError(f"want HOST:PORT or :PORT, got {text!r}")
+    return text
+
+
+def register(subparsers: Any) -> None:
+    """Add ``controller init`` and ``controller run`` to the command line."""
+    parser = subparsers.add_parser(
+        "controller", help="run Crossplane's composition controllers on a cluster (docs/controller.md)"
+    )
+    sub = parser.add_subparsers(
+        dest="controller_command", metavar="COMMAND", required=True, parser_class=_OneLineParser
+    )
+    init = sub.add_parser("init", help="install or upgrade crossfn's Crossplane CRDs (idempotent)")
+    _cluster_flags(init)
+    init.set_defaults(handler=_init)
+    run = sub.add_parser(
+        "run",
+        help="reconcile XRDs, Compositions, Functions and XRs until SIGTERM",
+        description="Run Crossplane's composition controllers against a Kubernetes API server.",
+    )
+    _cluster_flags(run)
+    run.add_argument("--skip-crds", action="store_true", help="do not install or upgrade the CRDs at start")
+    _reconcile_flags(run)
+    _function_flags(run)
+    _observability_flags(run)
+    run.set_defaults(handler=_run)
+
+
+def _cluster_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--kubeconfig",
+        metavar="FILE",
+        default=None,
+        help="kubeconfig file (default: $KUBECONFIG, then ~/.kube/config, then the in-cluster service account)",
+    )
+    p.add_argument(
+        "--context", metavar="NAME", default=None, help="kubeconfig context (default: its current one)"
+    )
+
+
+def _reconcile_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--poll-interval",
+        metavar="DURATION",
+        type=_duration,
+        default="1m",
+        help="how often a composite resource is reconciled with no change (Go duration; default 1m)",
+    )
+    p.add_argument(
+        "--min-poll-interval",
+        metavar="DURATION",
+        type=_duration,
+        default="1s",
+        help="the shortest requeue a function's TTL may ask for (default 1s)",
+    )
+    p.add_argument(
+        "--max-reconcile-rate",
+        "--max-concurrent-reconciles",
+        dest="max_concurrent_reconciles",
+        metavar="N",
+        type=_positive_int,
+        default=100,
+        help="reconciles in flight per controller (default 100)",
+    )
+    p.add_argument(
+        "--max-reconciles-per-second",
+        metavar="N",
+        type=_positive_float,
+        default=None,
+        help="cap on reconciles started per second per controller (default: no cap)",
+    )
+    p.add_argument(
+        "--enable-realtime-compositions",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="reconcile an XR as soon as a composed or required resource changes (default on)",
+    )
+
+
+def _function_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--insecure-functions",
+        action="store_true",
+        default=_env_flag("INSECURE_FUNCTIONS", False),
+        help="call functions without TLS (env INSECURE_FUNCTIONS)",
+    )
+    p.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NAMESPACE",
+        default=_env("POD_NAMESPACE", default="crossplane-system"),
+        help="namespace of the client certificate Secret (env POD_NAMESPACE; default %(default)s)",
+    )
+    p.add_argument(
+        "--tls-client-secret-name",
+        metavar="NAME",
+        default=_env("TLS_CLIENT_SECRET_NAME", default="crossplane-tls-client"),
+        help="Secret with tls.crt, tls.key and ca.crt to call functions with mTLS "
+        "(env TLS_CLIENT_SECRET_NAME; default %(default)s)",
+    )
+    p.add_argument(
+        "--tls-client-certs-dir",
+        metavar="DIR",
+        default=_env("TLS_CLIENT_CERTS_DIR"),
+        help="read the three files from this directory instead of the Secret (env TLS_CLIENT_CERTS_DIR)",
+    )
+    p.add_argument(
+        "--function-timeout",
+        metavar="DURATION",
+        type=_duration,
+        default="1m",
+        help="how long one function call may take (default 1m)",
+    )
+
+
+def _observability_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--metrics-address",
+        metavar="HOST:PORT",
+        type=_address,
+        default=_port_address("METRICS_PORT", ":8080"),
+        help="serve Prometheus /metrics here; '' for none (env METRICS_PORT; default %(default)s)",
+    )
+    p.add_argument(
+        "--health-address",
+        metavar="HOST:PORT",
+        type=_address,
+        default=_port_address("HEALTH_PROBE_PORT", ":8081"),
+        help="serve /healthz and /readyz here; '' for none (env HEALTH_PROBE_PORT; default %(default)s)",
+    )
+    p.add_argument(
+        "--log-format",
+        choices=("json", "text"),
+        default="json",
+        help="log lines as JSON or text (default json)",
+    )
+    p.add_argument("-d", "--debug", action="store_true", help="log at debug level")
+
+
+def settings_from(args: argparse.Namespace) -> Any:
+    """Map parsed ``run`` flags onto :class:`crossfn.controller.Settings`."""
+    from crossfn.controller import _settings  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    return _settings.Settings(
+        cluster=_settings.ClusterSettings(
+            kubeconfig=args.kubeconfig, context=args.context, skip_crds=args.skip_crds
+        ),
+        reconcile=_settings.ReconcileSettings(
+            poll_interval=args.poll_interval,
+            min_poll_interval=args.min_poll_interval,
+            realtime=args.enable_realtime_compositions,
+            max_concurrent_reconciles=args.max_concurrent_reconciles,
+            max_reconciles_per_second=args.max_reconciles_per_second,
+        ),
+        functions=_settings.FunctionSettings(
+            insecure=args.insecure_functions,
+            namespace=args.namespace,
+            tls_client_secret_name=args.tls_client_secret_name,
+            tls_client_certs_dir=args.tls_client_certs_dir,
+            timeout=args.function_timeout,
+        ),
+        observability=_settings.ObservabilitySettings(
+            metrics_address=args.metrics_address,
+            health_address=args.health_address,
+            log_format=args.log_format,
+            debug=args.debug,
+        ),
+    )
+
+
+def _init(args: argparse.Namespace) -> int:
+    import asyncio  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
+
+    for line in asyncio.run(manager.install_crds(args.kubeconfig, args.context)):
+        print(line)
+    return 0
+
+
+def _run(args: argparse.Namespace) -> int:
+    import asyncio  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
+
+    settings = settings_from(args)
+    try:
+        asyncio.run(manager.run(settings))
+    except KeyboardInterrupt:  # a second Ctrl-C while draining
+        print("crossfn: interrupted", file=sys.stderr)
+        return 130
+    return 0

@@ -1,0 +1,509 @@
+"""The XR reconciler: Crossplane's composite controller around crossfn's engine (§2.1 steps 1–14).
+
+One :class:`CompositeReconciler` serves the XRs of one XRD. ``reconcile(key)``
+walks §2.1 in order:
+
+1. get the XR (gone: forget it, done);  2. ``Responsive``;  3. paused;
+4. ``crossplane.io/reconcile-requested-at``;  5. deletion: remove the
+finalizer (composed resources go with Kubernetes GC through their owner
+references);  6. add the finalizer;  7. select the Composition;  8. select
+the revision;  9. the ``ValidPipeline`` gate;  10. configure;  11. compose;
+12. realtime watches;  13. publish connection details;  14. conditions,
+events, requeue.
+
+The engine decides (``engine.compose`` returns what to apply and delete,
+``engine.reconcile_status`` the conditions and events); this module does the
+I/O: reading the XR and what it composed, GC (§2.11), ``resourceRefs``
+(§2.12), server-side applies (§2.13), the status (§2.14). Every failure of
+steps 6–13 is a Warning event with Crossplane's reason, ``Synced=False``
+with the wrapped message, a status write, then the error raised so the
+work queue backs off (1 s to 30 s); a ``Conflict`` is raised as is, which the
+controller requeues silently.
+
+The status is written with one server-side apply of the status subresource
+(field owner ``apiextensions.crossplane.io/composite``): the functions'
+desired status and the conditions together, and only when it differs from
+what was read, so a settled XR costs no writes.
+
+Not here: step 13, publishing a legacy XR's connection Secret, is issue 12.
+This reconciler publishes nothing (modern XRs publish nothing in Crossplane
+either); for a legacy XR it defaults ``writeConnectionSecretToRef`` (step 10)
+and reads that Secret as the observed connection details, but never writes
+it, nor ``status.connectionDetails``. Claims are not reconciled. The watch circuit breaker
+is not implemented: ``Responsive`` is always ``True``/``WatchCircuitClosed``
+(the work queue's de-duplication already bounds event storms).
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime
+import logging
+import random
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from crossfn import engine, errors
+from crossfn.controller import (
+    _api,
+    _compose_io,
+    _conditions,
+    _controller,
+    _events,
+    _polling,
+    _realtime,
+    _selection,
+    _sources,
+)
+from crossfn.schemas import xrd as xrd_schemas
+
+__all__ = [
+    "ANNOTATION_PAUSED",
+    "ANNOTATION_POLL_INTERVAL",
+    "ANNOTATION_RECONCILE_REQUESTED",
+    "FINALIZER",
+    "CompositeReconciler",
+    "CompositeSettings",
+    "Requeue",
+    "requeue_after",
+    "xr_type",
+]
+
+_log = logging.getLogger("crossfn.controller.composite")
+
+FINALIZER = "composite.apiextensions.crossplane.io"
+ANNOTATION_PAUSED = "crossplane.io/paused"
+ANNOTATION_RECONCILE_REQUESTED = "crossplane.io/reconcile-requested-at"
+PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
+INVALID_MESSAGE = "cannot compose resources: some resources were invalid, check events"
+MAX_BACKOFF = 30.0
+
+# Polling lives in _polling; these names are this module's public API too (the manager uses them).
+ANNOTATION_POLL_INTERVAL = _polling.ANNOTATION_POLL_INTERVAL
+CompositeSettings = _polling.CompositeSettings
+Requeue = _polling.Requeue
+requeue_after = _polling.requeue_after
+
+
+def xr_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
+    """The XR's apiVersion (the referenceable version) and kind, from its XRD."""
+    spec = xrd.get("spec") or {}
+    versions = list(spec.get("versions") or [])
+    chosen = next((v for v in versions if v.get("referenceable")), versions[0] if versions else {})
+    return f"{spec.get('group', '')}/{chosen.get('name', '')}", str((spec.get("names") or {}).get("kind") or "")
+
+
+class _Failure(errors.CrossfnError):
+    """A failed step 6–13: the event reason, and the message ``Synced`` shows."""
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+class _StatusRejected(errors.CrossfnError):
+    """The API server refused the status write."""
+
+    def __init__(self, error: _api.ApiError) -> None:
+        super().__init__(f"cannot update composite resource status: {error}")
+        self.error = error
+
+
+def _wrap(reason: str, outer: str, exc: Exception) -> Exception:
+    """``exc`` as a step failure, except a Conflict, which requeues silently as it is."""
+    if isinstance(exc, _api.Conflict):
+        return exc
+    failure = _Failure(reason, f"{outer}: {exc}")
+    failure.__cause__ = exc
+    return failure
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.UTC)
+
+
+class CompositeReconciler:
+    """Reconciles the XRs of one XRD; keys are ``namespace/name`` or ``name``.
+
+    ``informers`` (shared) serve Compositions, revisions and the caches the
+    engine reads; with realtime on, the reconciler adds handlers for every
+    kind its XRs depend on and calls :attr:`enqueue` (the XR controller's) on
+    a change. ``runner`` is the function runner stack, built once.
+    """
+
+    def __init__(
+        self,
+        api: _api.Api,
+        informers: _sources.Informers | None,
+        recorder: _events.Recorder,
+        runner: engine.FunctionRunner,
+        sources: engine.Sources,
+        *,
+        xrd: Mapping[str, Any],
+        settings: CompositeSettings | None = None,
+        clock: Callable[[], datetime.datetime] = _utcnow,
+        enqueue: Callable[[str], None] | None = None,
+        rng: random.Random | None = None,
+    ) -> None:
+        self._api = api
+        self._informers = informers
+        self._recorder = recorder
+        self._runner = runner
+        self._sources = sources
+        self._settings = settings or CompositeSettings()
+        self._clock = clock
+        self._rng = rng or random.Random()
+        self.xrd: Mapping[str, Any] = xrd
+        self.api_version, self.kind = xr_type(xrd)
+        scope = xrd_schemas.scope_of(xrd)
+        schema = self._settings.schema
+        if schema is None:
+            legacy = scope == xrd_schemas.LEGACY_CLUSTER
+            schema = engine.CompositeSchema.LEGACY if legacy else engine.CompositeSchema.MODERN
+        self._schema = schema
+        self._fields = _selection.Fields(legacy=schema is engine.CompositeSchema.LEGACY)
+        self._reader = _selection.Reader(api, informers)
+        self._io = _compose_io.ComposeIO(api, informers)
+        self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=scope == "Namespaced")
+        self._watches: _realtime.Watches | None = None
+        if informers is not None and self._settings.realtime:
+            self._watches = _realtime.Watches(informers, self._deps, enqueue or _drop)
+        self._enqueue = enqueue or _drop
+        self._backoff: dict[str, int] = {}
+        self._started = False
+        self._handled: dict[str, str] = {}
+        self._status_has_token = _declares_status_field(xrd, self.api_version, "lastHandledReconcileAt")
+
+    # Wiring ------------------------------------------------------------------------------------
+
+    def set_enqueue(self, enqueue: Callable[[str], None]) -> None:
+        """Route watch events to the XR controller (built after this reconciler)."""
+        self._enqueue = enqueue
+        if self._watches is not None:
+            self._watches.enqueue = enqueue
+
+    def set_xrd(self, xrd: Mapping[str, Any]) -> None:
+        """Take a changed XRD (its default or enforced Composition) without a restart."""
+        self.xrd = xrd
+
+    def start(self) -> None:
+        """Watch this controller's XRs, and CompositionRevisions so Automatic XRs move at once (§3.6)."""
+        if self._informers is not None and not self._started:
+            self._started = True
+            self._informers.informer(self.api_version, self.kind).add_handler(self._xr_changed)
+            self._informers.informer(*_selection.REVISION).add_handler(self._revision_changed)
+
+    def stop(self) -> None:
+        """Stop reacting to the shared informers' events (the XRD is gone, or the manager stops)."""
+        self._enqueue = _drop
+        if self._watches is not None:
+            self._watches.close()
+        if self._started and self._informers is not None:
+            running = set(self._informers.kinds())
+            if (self.api_version, self.kind) in running:
+                self._informers.informer(self.api_version, self.kind).remove_handler(self._xr_changed)
+            if _selection.REVISION in running:
+                self._informers.informer(*_selection.REVISION).remove_handler(self._revision_changed)
+        self._started = False
+
+    def dependency_kinds(self) -> set[tuple[str, str]]:
+        """The kinds watched for this controller's XRs."""
+        return self._watches.kinds() if self._watches is not None else set()
+
+    def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Any change to one of this controller's XRs reconciles it."""
+        self._enqueue(_controller.key_of(xr))
+
+    def _revision_changed(self, event_type: str, rev: dict[str, Any], old: dict[str, Any] | None) -> None:
+        composition = ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME)
+        ref = (rev.get("spec") or {}).get("compositeTypeRef") or {}
+        if not composition or ref != {"apiVersion": self.api_version, "kind": self.kind} or self._informers is None:
+            return
+        for xr in self._informers.informer(self.api_version, self.kind).list():
+            if self._fields.update_policy(xr) != "Manual" and self._fields.ref_name(xr, "compositionRef") == composition:
+                meta = xr.get("metadata") or {}
+                self._enqueue(_realtime.xr_key(str(meta.get("namespace") or ""), str(meta.get("name") or "")))
+
+    # Reconcile ---------------------------------------------------------------------------------
+
+    async def reconcile(self, key: str) -> _controller.Result:
+        """Reconcile the XR ``key`` (§2.1 steps 1–14, in order)."""
+        namespace, name = _controller.split_key(key)
+        try:
+            xr = await self._io.get(self.api_version, self.kind, name, namespace)
+        except _api.ApiError as exc:
+            raise errors.CrossfnError(f"cannot get composite resource: {exc}") from exc
+        if xr is None:
+            self._deps.forget(key)
+            self._backoff.pop(key, None)
+            self._handled.pop(key, None)
+            return _controller.Result()
+        read = copy.deepcopy(xr.get("status") or {})
+        self._mark(xr, "Responsive", "True", "WatchCircuitClosed")
+        annotations = (xr.get("metadata") or {}).get("annotations") or {}
+        if annotations.get(ANNOTATION_PAUSED) == "true":
+            await self._event(xr, "Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation")
+            self._mark(xr, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
+            await self._write_status(xr, xr["status"], read)
+            return _controller.Result()
+        token = annotations.get(ANNOTATION_RECONCILE_REQUESTED)
+        if token and token not in (xr["status"].get("lastHandledReconcileAt"), self._handled.get(key)):
+            await self._event(xr, "Normal", "ReconcileRequestHandled", "Handling reconcile request")
+            self._handled[key] = str(token)
+            if self._status_has_token:
+                xr["status"]["lastHandledReconcileAt"] = token
+        if (xr.get("metadata") or {}).get("deletionTimestamp"):
+            return await self._delete(key, xr, read)
+        try:
+            return await self._reconcile(key, xr, read)
+        except _Failure as failure:
+            await self._event(xr, "Warning", failure.reason, str(failure))
+            self._mark(xr, "Synced", "False", "ReconcileError", str(failure))
+            await self._write_status(xr, xr["status"], read)
+            raise
+
+    async def _delete(self, key: str, xr: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
+        """Step 5: ``Ready=False/Deleting``, remove the finalizer, ``Synced=True``."""
+        self._mark(xr, "Ready", "False", "Deleting")
+        try:
+            await self._set_finalizer(xr, present=False)
+        except _api.Conflict:
+            raise
+        except _api.ApiError as exc:
+            message = f"cannot remove composite resource finalizer: {exc}"
+            await self._event(xr, "Warning", "DeleteCompositeResource", message)
+            self._mark(xr, "Synced", "False", "ReconcileError", message)
+            await self._write_status(xr, xr["status"], read)
+            raise _Failure("DeleteCompositeResource", message) from exc
+        self._deps.forget(key)
+        self._backoff.pop(key, None)
+        self._mark(xr, "Synced", "True", "ReconcileSuccess")
+        await self._write_status(xr, xr["status"], read)
+        return _controller.Result()
+
+    async def _reconcile(self, key: str, xr: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
+        """Steps 6–14."""
+        try:
+            xr = await self._set_finalizer(xr, present=True)
+        except _api.ApiError as exc:
+            raise _wrap("InitializeCompositeResource", "cannot add composite resource finalizer", exc) from exc
+        xr, rev = await self._select(xr)
+        try:
+            outcome = await self._io.compose(
+                xr, rev, self._runner, fields=self._fields, sources=self._sources, clock=self._clock,
+                seed=self._deps.requirements(key), recorder=self._recorder,
+            )  # fmt: skip
+        except _compose_io.ComposeFailed as failed:
+            await self._compose_failed(xr, read, failed)
+            raise failed.error from failed
+        if self._watches is not None:
+            self._watches.ensure(self._deps.record(key, outcome.dependencies, outcome.required, outcome.result.pipeline.requirements))
+        # Step 13, publishing a legacy XR's connection details, is issue 12 (module docstring).
+        status = engine.reconcile_status(
+            xr, outcome.result, now=self._clock(), unsynced=outcome.unsynced, legacy=self._fields.legacy
+        )
+        for e in status.events:
+            await self._event(xr, e.type, e.reason, e.xr_message)
+        try:
+            await self._write_status(xr, self._final_status(xr, outcome.result.composite, status), read)
+        except _StatusRejected as rejected:
+            # The functions' desired status does not fit the XR's schema (a wrong type, a field
+            # it does not declare): report it with the conditions alone, as Crossplane's compose
+            # fails with this text (§2.14).
+            error = errors.CrossfnError(f"cannot apply composite resource status: {rejected.error}")
+            invalid = isinstance(rejected.error, _api.Invalid)
+            await self._compose_failed(xr, read, _compose_io.ComposeFailed(error, outcome.result, invalid=invalid))
+            raise error from rejected
+        return self._requeue(key, xr, outcome)
+
+    def _requeue(self, key: str, xr: Mapping[str, Any], outcome: _compose_io.Outcome) -> _controller.Result:
+        waiting = bool(outcome.unsynced) or any(not c.ready for c in outcome.result.composed)
+        ttl = outcome.result.ttl.total_seconds()
+        decision = _polling.requeue_after(self._settings, xr, ttl=ttl, waiting=waiting, rng=self._rng)
+        if decision.backoff:
+            tries = self._backoff.get(key, 0)
+            self._backoff[key] = tries + 1
+            return _controller.Result(requeue_after=min(MAX_BACKOFF, 2.0**tries))
+        self._backoff.pop(key, None)
+        return _controller.Result(requeue_after=decision.after)
+
+    async def _select(self, xr: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+        """Steps 7–10: Composition, revision, the ValidPipeline gate, configure; one update if changed.
+
+        Crossplane updates the XR as soon as a ref is chosen; here the refs, the
+        label and a defaulted Secret ref go in one update at the end, or before a
+        failing gate or configure is reported, so a chosen ref is kept either way.
+        """
+        before = copy.deepcopy({k: xr.get(k) for k in ("metadata", "spec")})
+        first: tuple[str, str] | None = None
+        original = self._fields.ref_name(xr, "compositionRef")
+        try:
+            events = await _selection.select_composition(xr, self.xrd, self._fields, self._reader, self._rng)
+        except errors.CrossfnError as exc:
+            raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
+        selected = self._fields.ref_name(xr, "compositionRef")
+        if selected is not None and selected != original:
+            events.append(_selection.SelectionEvent("SelectComposition", f"Successfully selected composition: {selected}"))
+            first = ("SelectComposition", "cannot select Composition")
+        events += _selection.default_revision_selector(xr, self.xrd, self._fields)
+        for e in events:
+            await self._event(xr, "Normal", e.reason, e.message)
+        try:
+            rev, rev_events = await _selection.select_revision(xr, self._fields, self._reader)
+        except errors.CrossfnError as exc:
+            raise _wrap("ComposeResources", "cannot fetch Composition", exc) from exc
+        if rev_events and first is None:
+            first = ("ComposeResources", "cannot fetch Composition")
+        for e in rev_events:
+            await self._event(xr, "Normal", e.reason, e.message)
+        try:
+            self._gate(rev)
+            try:
+                self._configure(xr, rev)
+            except errors.CrossfnError as exc:
+                raise _wrap("ComposeResources", "cannot configure composite resource", exc) from exc
+        except _Failure:
+            try:
+                await self._persist(xr, before, first)
+            except errors.CrossfnError as exc:
+                _log.info("cannot keep the selected Composition of %s: %s", xr["metadata"].get("name"), exc)
+            raise
+        return await self._persist(xr, before, first), rev
+
+    @staticmethod
+    def _gate(rev: Mapping[str, Any]) -> None:
+        """Step 9: compose only with a revision whose pipeline is known to be valid."""
+        valid = _conditions.get_condition(rev, "ValidPipeline")
+        if valid.get("status") != "True":
+            raise _Failure(
+                "ComposeResources",
+                f"selected CompositionRevision {rev['metadata']['name']} does not have a valid function pipeline: "
+                f"{valid.get('message') or 'pipeline status unknown'}",
+            )
+
+    async def _persist(
+        self, xr: dict[str, Any], before: Mapping[str, Any], first: tuple[str, str] | None
+    ) -> dict[str, Any]:
+        """Update the XR when selection or configure changed it; errors read as the first step that did."""
+        if {k: xr.get(k) for k in ("metadata", "spec")} == before:
+            return xr
+        reason, outer = first or ("ComposeResources", "cannot configure composite resource")
+        try:
+            return self._keep_status(await self._api.update(xr), xr)
+        except _api.ApiError as exc:
+            raise _wrap(reason, f"{outer}: cannot update composite resource", exc) from exc
+
+    def _configure(self, xr: dict[str, Any], rev: Mapping[str, Any]) -> None:
+        """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret."""
+        meta = xr.setdefault("metadata", {})
+        labels = meta.setdefault("labels", {})
+        if not labels.get(_compose_io.LABEL_COMPOSITE):
+            labels[_compose_io.LABEL_COMPOSITE] = meta.get("name", "")
+        if not self._fields.legacy:
+            return
+        spec = rev.get("spec") or {}
+        if (spec.get("compositeTypeRef") or {}) != {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}:
+            raise errors.CrossfnError("referenced composition is not compatible with this composite resource")
+        namespace = spec.get("writeConnectionSecretsToNamespace")
+        machinery = self._fields.machinery(xr)
+        if namespace and not machinery.get("writeConnectionSecretToRef"):
+            machinery["writeConnectionSecretToRef"] = {"name": str(meta.get("uid") or ""), "namespace": namespace}
+
+    async def _compose_failed(self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed) -> None:
+        """§2.17 on a compose error: the partial run's events and conditions, ``Synced=False``, status."""
+        status = engine.reconcile_status(
+            xr, failed.result, now=self._clock(), error=failed.error, legacy=self._fields.legacy
+        )
+        conditions = list(status.conditions)
+        if failed.invalid:
+            # API servers' Invalid messages are unstable; the condition points at the event instead.
+            conditions = [{**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions]
+        for e in status.events:
+            await self._event(xr, e.type, e.reason, e.xr_message)
+        new = copy.deepcopy(xr.get("status") or {})
+        new["conditions"] = conditions
+        if self._fields.legacy and status.claim_condition_types:
+            new["claimConditionTypes"] = list(status.claim_condition_types)
+        await self._write_status(xr, new, read)
+
+    def _final_status(
+        self, xr: Mapping[str, Any], composite: Mapping[str, Any], status: engine.ReconcileStatus
+    ) -> dict[str, Any]:
+        """The functions' desired status with the reconciler's conditions and bookkeeping."""
+        out = copy.deepcopy(dict(composite.get("status") or {}))
+        current = xr.get("status") or {}
+        out["conditions"] = list(status.conditions)
+        if "lastHandledReconcileAt" in current:
+            out["lastHandledReconcileAt"] = current["lastHandledReconcileAt"]
+        if self._fields.legacy and status.claim_condition_types:
+            out["claimConditionTypes"] = list(status.claim_condition_types)
+        return out
+
+    # Small I/O helpers -------------------------------------------------------------------------
+
+    def _mark(self, xr: dict[str, Any], type_: str, status: str, reason: str, message: str = "") -> None:
+        _conditions.set_condition(xr, _conditions.condition(xr, type_, status, reason, now=self._clock(), message=message))
+
+    async def _event(self, xr: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
+        await self._recorder.event(xr, type_, reason, message)
+
+    @staticmethod
+    def _keep_status(updated: dict[str, Any], xr: Mapping[str, Any]) -> dict[str, Any]:
+        """An updated XR, with the status this reconcile is building kept in memory."""
+        updated["status"] = xr.get("status") or {}
+        return updated
+
+    async def _set_finalizer(self, xr: dict[str, Any], *, present: bool) -> dict[str, Any]:
+        """Add or remove the finalizer with an update; a no-op when already so (§0)."""
+        meta = xr.setdefault("metadata", {})
+        finalizers = list(meta.get("finalizers") or [])
+        if (FINALIZER in finalizers) == present:
+            return xr
+        meta["finalizers"] = [*finalizers, FINALIZER] if present else [f for f in finalizers if f != FINALIZER]
+        try:
+            return self._keep_status(await self._api.update(xr), xr)
+        except _api.NotFound:
+            if present:
+                raise
+            return xr
+
+    async def _write_status(self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]) -> None:
+        """Server-side apply the status subresource, only when it changed (§2.14, §2.17)."""
+        if status == read:
+            return
+        meta = xr.get("metadata") or {}
+        patch: dict[str, Any] = {
+            "apiVersion": xr.get("apiVersion"),
+            "kind": xr.get("kind"),
+            "metadata": {"name": meta.get("name")},
+            "status": status,
+        }
+        if meta.get("namespace"):
+            patch["metadata"]["namespace"] = meta["namespace"]
+        try:
+            await self._api.apply(patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True)
+        except _api.NotFound:
+            return  # deleted meanwhile: there is nothing left to report on
+        except _api.Conflict:
+            raise
+        except _api.ApiError as exc:
+            raise _StatusRejected(exc) from exc
+
+
+def _declares_status_field(xrd: Mapping[str, Any], api_version: str, field: str) -> bool:
+    """Whether the XR's CRD declares ``status.<field>``: server-side apply refuses undeclared fields.
+
+    The handled reconcile-request token goes to ``status.lastHandledReconcileAt``
+    only when the schema has it; otherwise it is remembered in memory (so a
+    restart handles a pending token once more).
+    """
+    try:
+        schema = xrd_schemas.version_schema(xrd_schemas.crd_from_xrd(xrd), api_version)
+    except errors.CrossfnError:
+        return False
+    status = (schema.get("properties") or {}).get("status") or {}
+    return field in (status.get("properties") or {})
+
+
+def _drop(key: str) -> None:
+    """The default ``enqueue``: no controller attached yet."""

@@ -1,0 +1,125 @@
+"""The controller's configuration: one typed object, grouped, with documented defaults.
+
+``crossfn controller run`` maps its flags and environment variables onto
+:class:`Settings` (in ``crossfn.cli.controller``, the only place that reads
+either) and hands it to :func:`crossfn.controller.run`; an embedding builds
+one directly. Defaults are Crossplane's core (``crossplane core start``,
+§6 of the controllers spec) wherever crossfn has the same knob, so a user's
+expectations carry over; each field says where it comes from.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Literal
+
+__all__ = [
+    "ClusterSettings",
+    "FunctionSettings",
+    "ObservabilitySettings",
+    "ReconcileSettings",
+    "Settings",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class ClusterSettings:
+    """Which API server to talk to, and what to install there first."""
+
+    kubeconfig: str | None = None
+    """A kubeconfig file; ``None`` reads ``$KUBECONFIG`` (then ``~/.kube/config``), and
+    falls back to the in-cluster service account, as every Kubernetes client does."""
+
+    context: str | None = None
+    """The kubeconfig context; ``None`` is its current context."""
+
+    skip_crds: bool = False
+    """Do not install or upgrade crossfn's Crossplane CRDs at start. Off by default so
+    that ``crossfn controller run`` alone is enough; set it where Crossplane's own
+    CRDs are installed by Helm, or where the controller's RBAC cannot write CRDs."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ReconcileSettings:
+    """How often and how concurrently XRs are reconciled."""
+
+    poll_interval: float = 60.0
+    """Seconds between reconciles of a healthy XR with no change (Crossplane's
+    ``--poll-interval`` = 1m). Realtime watches make most reconciles event-driven;
+    the poll catches drift nothing watches."""
+
+    min_poll_interval: float = 1.0
+    """The shortest requeue a pipeline's TTL may ask for (Crossplane's
+    ``--min-poll-interval`` = 1s, v2.3+): a function answering ``ttl: 0s`` must not
+    spin the controller."""
+
+    realtime: bool = True
+    """Watch every composed and required kind an XR depends on and reconcile the XR
+    when one changes (Crossplane's ``--enable-realtime-compositions``, beta, on by
+    default). Off, composed changes are seen at the next poll."""
+
+    max_concurrent_reconciles: int = 100
+    """Reconciles in flight per controller (Crossplane's ``--max-concurrent-reconciles``,
+    alias ``--max-reconcile-rate``, = 100). They are asyncio tasks waiting on the API
+    server and functions, so many cost little."""
+
+    max_reconciles_per_second: float | None = None
+    """A cap on reconciles started per second per controller; ``None`` is no cap.
+    crossfn's own knob, for sharing a small API server; Crossplane has none."""
+
+
+@dataclasses.dataclass(frozen=True)
+class FunctionSettings:
+    """How Functions outside this process are reached (§5.7)."""
+
+    insecure: bool = False
+    """Dial functions without TLS (crossfn's ``--insecure-functions``). Crossplane
+    always uses mTLS; insecure suits local functions and test clusters."""
+
+    namespace: str = "crossplane-system"
+    """The namespace of the client certificate Secret (Crossplane's ``--namespace``,
+    env ``POD_NAMESPACE``)."""
+
+    tls_client_secret_name: str = "crossplane-tls-client"
+    """The Secret holding ``tls.crt``, ``tls.key`` and ``ca.crt``: the client
+    certificate Crossplane's ``core init`` creates and its functions trust
+    (Crossplane's ``--tls-client-secret-name``, env ``TLS_CLIENT_SECRET_NAME``)."""
+
+    tls_client_certs_dir: str | None = None
+    """A directory with the same three files, read instead of the Secret (Crossplane's
+    ``--tls-client-certs-dir``, env ``TLS_CLIENT_CERTS_DIR``, where the chart mounts
+    the Secret)."""
+
+    timeout: float = 60.0
+    """Seconds one RunFunction call may take before it fails with DeadlineExceeded.
+    Crossplane bounds calls by its reconcile's deadline; a minute leaves room for
+    the other steps."""
+
+
+@dataclasses.dataclass(frozen=True)
+class ObservabilitySettings:
+    """Logs, metrics and probes."""
+
+    metrics_address: str = ":8080"
+    """``HOST:PORT`` of the Prometheus ``/metrics`` endpoint; ``""`` serves none.
+    Crossplane's ``--metrics-port`` = 8080 on every interface."""
+
+    health_address: str = ":8081"
+    """``HOST:PORT`` of ``/healthz`` and ``/readyz``; ``""`` serves none. Crossplane's
+    ``--health-probe-port`` = 8081."""
+
+    log_format: Literal["json", "text"] = "json"
+    """One JSON object per line (what log collectors parse), or plain text for a terminal."""
+
+    debug: bool = False
+    """Log at debug level (Crossplane's ``--debug``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Settings:
+    """Everything ``crossfn controller run`` can be told."""
+
+    cluster: ClusterSettings = dataclasses.field(default_factory=ClusterSettings)
+    reconcile: ReconcileSettings = dataclasses.field(default_factory=ReconcileSettings)
+    functions: FunctionSettings = dataclasses.field(default_factory=FunctionSettings)
+    observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)

@@ -1,0 +1,60 @@
+"""Go's ``time.ParseDuration``: durations as Crossplane's flags and functions write them.
+
+``1m``, ``90s``, ``1m30s``, ``1.5h``, ``300ms``, ``-2s``, ``0``: a sequence of
+decimal numbers, each with a unit (``ns``, ``us``, ``µs``, ``μs``, ``ms``,
+``s``, ``m``, ``h``), with an optional sign in front. Errors are Go's texts
+(``time: invalid duration "x"``, ``time: missing unit in duration "1"``,
+``time: unknown unit "d" in duration "1d"``), so a caller can prefix them as the
+Go code it ports does (kong prints ``--poll-interval: time: ...``).
+"""
+
+from __future__ import annotations
+
+import re
+
+from crossfn import errors
+
+__all__ = ["parse_duration"]
+
+_UNITS = {
+    "ns": 1e-9,
+    "us": 1e-6,
+    "µs": 1e-6,  # U+00B5 micro sign
+    "μs": 1e-6,  # U+03BC Greek mu
+    "ms": 1e-3,
+    "s": 1.0,
+    "m": 60.0,
+    "h": 3600.0,
+}
+_NUMBER = re.compile(r"([0-9]*)(?:\.([0-9]*))?")
+_UNIT = re.compile(r"[^0-9.]*")
+
+
+def parse_duration(text: str) -> float:
+    """The duration ``text`` in seconds; :class:`~crossfn.errors.GoError` with Go's text when it is not one."""
+    s = text
+    negative = s[:1] == "-"
+    if s[:1] in ("-", "+"):
+        s = s[1:]
+    if s == "0":
+        return 0.0
+    if not s:
+        raise errors.GoError(f"time: invalid duration {errors.quote(text)}")
+    total = 0.0
+    while s:
+        number = _NUMBER.match(s)
+        assert number is not None  # the pattern matches the empty string
+        whole, fraction = number.group(1), number.group(2) or ""
+        if not whole and not fraction:
+            raise errors.GoError(f"time: invalid duration {errors.quote(text)}")
+        s = s[number.end() :]
+        unit = _UNIT.match(s)
+        assert unit is not None
+        name = unit.group(0)
+        if not name:
+            raise errors.GoError(f"time: missing unit in duration {errors.quote(text)}")
+        if name not in _UNITS:
+            raise errors.GoError(f"time: unknown unit {errors.quote(name)} in duration {errors.quote(text)}")
+        s = s[unit.end() :]
+        total += float(f"{whole or '0'}.{fraction or '0'}") * _UNITS[name]
+    return -total if negative else total

@@ -1,0 +1,62 @@
+"""In-memory informers for unit tests: a cache per kind, handlers called on demand."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn.controller import _sources
+
+
+class FakeCache:
+    def __init__(self, objects: list[dict[str, Any]] | None = None, *, synced: bool = True) -> None:
+        self.objects = list(objects or [])
+        self._synced = synced
+        self.handlers: list[_sources.Handler] = []
+
+    @property
+    def synced(self) -> bool:
+        return self._synced
+
+    async def wait_synced(self) -> None:
+        self._synced = True
+
+    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
+        for o in self.objects:
+            meta = o.get("metadata") or {}
+            if meta.get("name") == name and (meta.get("namespace") or "") == namespace:
+                return o
+        return None
+
+    def list(self, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        out = []
+        for o in self.objects:
+            meta = o.get("metadata") or {}
+            if namespace is not None and (meta.get("namespace") or "") != namespace:
+                continue
+            if labels and any((meta.get("labels") or {}).get(k) != v for k, v in labels.items()):
+                continue
+            out.append(o)
+        return out
+
+    def add_handler(self, fn: _sources.Handler) -> None:
+        self.handlers.append(fn)
+
+    def remove_handler(self, fn: _sources.Handler) -> None:
+        if fn in self.handlers:
+            self.handlers.remove(fn)
+
+    def fire(self, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None = None) -> None:
+        for h in list(self.handlers):
+            h(event_type, obj, old)
+
+
+class FakeInformers:
+    def __init__(self) -> None:
+        self.caches: dict[tuple[str, str], FakeCache] = {}
+
+    def informer(self, api_version: str, kind: str) -> FakeCache:
+        return self.caches.setdefault((api_version, kind), FakeCache())
+
+    def kinds(self) -> list[tuple[str, str]]:
+        return sorted(self.caches)

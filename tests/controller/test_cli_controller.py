@@ -1,0 +1,135 @@
+"""``crossfn controller``: flags and environment onto Settings; bad flags are one line, exit 2."""
+
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+
+import pytest
+
+from crossfn.cli import build_parser
+from crossfn.cli import controller as cli
+from crossfn.controller import _settings
+
+
+def parse(argv: list[str]) -> argparse.Namespace:
+    return build_parser().parse_args(["controller", "run", *argv])
+
+
+def test_defaults_are_crossplanes(monkeypatch: pytest.MonkeyPatch) -> None:
+    for name in (
+        "POD_NAMESPACE",
+        "TLS_CLIENT_SECRET_NAME",
+        "TLS_CLIENT_CERTS_DIR",
+        "METRICS_PORT",
+        "HEALTH_PROBE_PORT",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    assert cli.settings_from(parse([])) == _settings.Settings(), (
+        "no flag means the documented defaults (poll 1m, min poll 1s, realtime on, 100 reconciles, mTLS)"
+    )
+
+
+FLAGS = [
+    pytest.param(
+        ["--poll-interval", "30s", "--min-poll-interval", "500ms"],
+        lambda s: (s.reconcile.poll_interval, s.reconcile.min_poll_interval) == (30.0, 0.5),
+        "Go durations",
+        id="Durations",
+    ),
+    pytest.param(
+        ["--no-enable-realtime-compositions"],
+        lambda s: s.reconcile.realtime is False,
+        "realtime off",
+        id="NoRealtime",
+    ),
+    pytest.param(
+        ["--max-reconcile-rate", "7"],
+        lambda s: s.reconcile.max_concurrent_reconciles == 7,
+        "Crossplane's alias of --max-concurrent-reconciles",
+        id="ReconcileRate",
+    ),
+    pytest.param(
+        ["--insecure-functions", "--function-timeout", "5s"],
+        lambda s: s.functions.insecure and s.functions.timeout == 5.0,
+        "functions without TLS, shorter calls",
+        id="Functions",
+    ),
+    pytest.param(
+        ["--kubeconfig", "/k", "--context", "c", "--skip-crds"],
+        lambda s: (s.cluster.kubeconfig, s.cluster.context, s.cluster.skip_crds) == ("/k", "c", True),
+        "cluster access",
+        id="Cluster",
+    ),
+    pytest.param(
+        ["--metrics-address", "", "--health-address", "127.0.0.1:9000", "--log-format", "text", "-d"],
+        lambda s: (
+            (s.observability.metrics_address, s.observability.health_address, s.observability.log_format)
+            == ("", "127.0.0.1:9000", "text")
+            and s.observability.debug
+        ),
+        "an empty address serves nothing",
+        id="Observability",
+    ),
+]
+
+
+@pytest.mark.parametrize(("argv", "check", "reason"), FLAGS)
+def test_flags(argv: list[str], check: object, reason: str) -> None:
+    assert callable(check)
+    assert check(cli.settings_from(parse(argv))), reason
+
+
+def test_environment_as_crossplanes_chart(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POD_NAMESPACE", "xp")
+    monkeypatch.setenv("TLS_CLIENT_SECRET_NAME", "client")
+    monkeypatch.setenv("TLS_CLIENT_CERTS_DIR", "/tls/client")
+    monkeypatch.setenv("METRICS_PORT", "9090")
+    monkeypatch.setenv("HEALTH_PROBE_PORT", "9091")
+    s = cli.settings_from(parse([]))
+    assert (s.functions.namespace, s.functions.tls_client_secret_name, s.functions.tls_client_certs_dir) == (
+        "xp",
+        "client",
+        "/tls/client",
+    ), "the variables Crossplane's Helm chart sets"
+    assert (s.observability.metrics_address, s.observability.health_address) == (":9090", ":9091")
+
+
+BAD = [
+    pytest.param(
+        ["--poll-interval", "1d"],
+        'time: unknown unit "d" in duration "1d"',
+        "not a Go unit",
+        id="BadDuration",
+    ),
+    pytest.param(["--poll-interval=-1s"], "want a positive duration", "negative", id="NegativeDuration"),
+    pytest.param(["--max-reconcile-rate", "0"], "want at least 1", "no workers", id="ZeroWorkers"),
+    pytest.param(["--health-address", "localhost"], "want HOST:PORT or :PORT", "no port", id="BadAddress"),
+    pytest.param(["--log-format", "xml"], "invalid choice: 'xml'", "unknown format", id="BadLogFormat"),
+    pytest.param(["--nope"], "unrecognized arguments: --nope", "unknown flag", id="UnknownFlag"),
+]
+
+
+@pytest.mark.parametrize(("argv", "message", "reason"), BAD)
+def test_bad_flags_are_one_line_and_exit_2(argv: list[str], message: str, reason: str) -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "crossfn", "controller", "run", *argv],
+        check=False,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 2, reason
+    assert out.stdout == ""
+    lines = out.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("crossfn controller run: error: "), out.stderr
+    assert message in lines[0], reason
+
+
+def test_building_the_command_line_does_not_load_the_kubernetes_client() -> None:
+    code = "import sys; from crossfn.cli import build_parser; build_parser(); print(sorted({'lightkube', 'httpx2'} & set(sys.modules)))"
+    out = subprocess.run([sys.executable, "-c", code], check=True, capture_output=True, text=True, timeout=60)
+    assert out.stdout.strip() == "[]", (
+        "the client is imported inside the handlers only: `crossfn --help` stays fast"
+    )

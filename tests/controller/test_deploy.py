@@ -1,0 +1,390 @@
+"""deploy/: the manifests apply to a real API server, and the RBAC is exactly what the controller calls.
+
+The permission table below (:data:`USES`) says, for every kind of API call in
+``src/crossfn/controller``, which RBAC permissions it needs. A scan of the code
+(:func:`scan`) must find exactly the calls the table lists: a new call fails
+the test until the table, and so the ClusterRole, say what it needs. The
+ClusterRole and Role must then grant every needed permission (asked of the API
+server as the controller's ServiceAccount) and nothing the table does not
+list (compared rule by rule, and a few broader requests asked and refused).
+"""
+
+from __future__ import annotations
+
+import ast
+import asyncio
+import json
+import time
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
+SOURCES = Path(__file__).resolve().parents[2] / "src" / "crossfn" / "controller"
+NAMESPACE, SERVICE_ACCOUNT = "crossfn-system", "crossfn"
+USER = f"system:serviceaccount:{NAMESPACE}:{SERVICE_ACCOUNT}"
+
+C, N = "cluster", "namespace"
+"""Where a permission is needed: in every namespace (or cluster-scoped), or in the controller's own."""
+
+Perm = tuple[str, str, str, str]
+"""(API group, resource, verb, scope); group ``nonResourceURL`` names a URL in ``resource``."""
+
+OPTIONAL = "optional"
+"""Granted only by ``deploy/optional/rbac-manager.yaml`` (the per-XRD roles, ``--manage-rbac``)."""
+
+DYNAMIC: Perm = ("*", "*", "*", "aggregated")
+"""Composite resources, claims, composed and required kinds: granted by aggregated ClusterRoles."""
+
+
+def _p(group: str, resource: str, verbs: str, scope: str = C) -> set[Perm]:
+    return {(group, resource, verb, scope) for verb in verbs.split()}
+
+
+CRDS = "apiextensions.k8s.io", "customresourcedefinitions"
+XP = "apiextensions.crossplane.io"
+PKG = "pkg.crossplane.io"
+INFORMED = (
+    _p(*CRDS, "list watch") | _p(XP, "compositeresourcedefinitions", "list watch")
+    | _p(XP, "compositions", "list watch") | _p(XP, "compositionrevisions", "list watch")
+    | _p(PKG, "functions", "list watch") | _p(PKG, "functionrevisions", "list watch")
+    | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | {DYNAMIC}
+)  # fmt: skip
+"""The kinds informers list and watch: Crossplane's, CRDs (schemas), function package Deployments, XRs."""
+
+USES: dict[tuple[str, str], set[Perm]] = {
+    ("_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("_compose_io", "apply"): {DYNAMIC},
+    ("_compose_io", "update"): {DYNAMIC},
+    ("_compose_io", "delete"): {DYNAMIC},
+    ("_composite", "update"): {DYNAMIC},
+    ("_composite", "apply-status"): {DYNAMIC},
+    ("_crds", "get"): _p(*CRDS, "get"),
+    ("_crds", "apply"): _p(*CRDS, "patch create"),
+    ("_events", "create"): _p("", "events", "create"),
+    ("_events", "patch"): _p("", "events", "patch"),
+    ("_functionrevisions", "apply"): _p(PKG, "functionrevisions", "patch create"),
+    ("_functionrevisions", "apply-status"): _p(PKG, "functionrevisions/status", "patch")
+    | _p(PKG, "functions/status", "patch"),
+    ("_functionrevisions", "patch"): _p(PKG, "functionrevisions", "patch"),
+    ("_functionrevisions", "delete"): _p(PKG, "functionrevisions", "delete"),
+    ("_functions", "get"): _p("", "secrets", "get", N),
+    ("_informer", "list"): {p for p in INFORMED if p[2] == "list" or p == DYNAMIC},
+    ("_informer", "watch"): {p for p in INFORMED if p[2] == "watch" or p == DYNAMIC},
+    ("_leader", "get"): _p("coordination.k8s.io", "leases", "get", N),
+    ("_leader", "create"): _p("coordination.k8s.io", "leases", "create", N),
+    ("_leader", "update"): _p("coordination.k8s.io", "leases", "update", N),
+    ("_manager", "get"): _p(*CRDS, "get"),
+    ("_package_runtime", "get"): _p("apps", "deployments", "get", N)
+    | _p(PKG, "deploymentruntimeconfigs", "get")
+    | _p("", "serviceaccounts", "get", N),
+    ("_package_runtime", "apply"): _p("", "services", "patch create", N)
+    | _p("", "secrets", "patch create", N)
+    | _p("", "serviceaccounts", "patch create", N)
+    | _p("apps", "deployments", "patch create", N),
+    ("_package_runtime", "apply-status"): _p(PKG, "functionrevisions/status", "patch"),
+    ("_package_runtime", "delete"): _p("apps", "deployments", "delete", N),
+    ("_package_tls", "get"): _p("", "secrets", "get", N),
+    ("_package_tls", "create"): _p("", "secrets", "create", N),
+    ("_package_tls", "update"): _p("", "secrets", "update", N),
+    ("_packages", "apply"): _p(PKG, "functionrevisions", "patch create"),
+    ("_packages", "apply-status"): _p(PKG, "functions/status", "patch"),
+    ("_packages", "patch"): _p(PKG, "functionrevisions", "patch"),
+    ("_packages", "delete"): _p(PKG, "functionrevisions", "delete"),
+    ("_packages", "create"): _p(PKG, "deploymentruntimeconfigs", "create"),
+    ("_revisions", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
+    ("_revisions", "list"): _p(XP, "compositionrevisions", "list") | _p(PKG, "functionrevisions", "list"),
+    ("_revisions", "create"): _p(XP, "compositionrevisions", "create"),
+    ("_revisions", "update"): _p(XP, "compositionrevisions", "update"),
+    ("_revisions", "patch-status"): _p(XP, "compositionrevisions/status", "patch"),
+    ("_selection", "list"): _p(XP, "compositions", "list") | _p(XP, "compositionrevisions", "list"),
+    ("_selection", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
+    ("_sources", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("_sources", "list"): {DYNAMIC},
+    ("_sources", "openapi_paths"): _p("nonResourceURL", "/openapi/v3", "get"),
+    ("_sources", "openapi_document"): _p("nonResourceURL", "/openapi/v3/*", "get"),
+    ("_sources", "is_namespaced"): set(),  # discovery: every authenticated user may read it
+    ("_rbac", "get"): _p("rbac.authorization.k8s.io", "clusterroles", "get", OPTIONAL),
+    ("_rbac", "create"): _p("rbac.authorization.k8s.io", "clusterroles", "create", OPTIONAL),
+    ("_rbac", "update"): _p("rbac.authorization.k8s.io", "clusterroles", "update", OPTIONAL),
+    ("_xrd", "get"): _p(XP, "compositeresourcedefinitions", "get") | _p(*CRDS, "get"),
+    ("_xrd", "update"): _p(XP, "compositeresourcedefinitions", "update"),
+    ("_xrd", "apply"): _p(*CRDS, "patch create"),
+    ("_xrd", "list"): {DYNAMIC},
+    ("_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
+    ("_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
+}
+
+JUSTIFIED: set[Perm] = (
+    _p(XP, "compositeresourcedefinitions/finalizers", "update") | _p(XP, "compositions/finalizers", "update")
+    | _p(PKG, "functions/finalizers", "update") | _p(PKG, "functionrevisions/finalizers", "update")
+)  # fmt: skip
+"""Granted though no call names them: owner references with ``blockOwnerDeletion`` need update on the
+owner's finalizers where the API server enforces owner references (OwnerReferencesPermissionEnforcement)."""
+
+BROADER: list[tuple[str, dict[str, Any]]] = [
+    ("list Secrets", {"resource": "secrets", "verb": "list"}),
+    ("watch Secrets", {"resource": "secrets", "verb": "watch"}),
+    ("create Secrets in another namespace", {"resource": "secrets", "verb": "create", "namespace": "default"}),
+    ("delete a Namespace", {"resource": "namespaces", "verb": "delete"}),
+    ("create Pods", {"resource": "pods", "verb": "create", "namespace": NAMESPACE}),
+    ("escalate ClusterRoles", {"group": "rbac.authorization.k8s.io", "resource": "clusterroles", "verb": "escalate"}),
+    ("create ClusterRoleBindings", {"group": "rbac.authorization.k8s.io", "resource": "clusterrolebindings", "verb": "create"}),
+    ("update CRDs (applied, never replaced)", {"group": "apiextensions.k8s.io", "resource": "customresourcedefinitions", "verb": "update"}),
+    ("delete Functions (the user's)", {"group": PKG, "resource": "functions", "verb": "delete"}),
+    ("delete Compositions (the user's)", {"group": XP, "resource": "compositions", "verb": "delete"}),
+    ("Deployments in another namespace", {"group": "apps", "resource": "deployments", "verb": "create", "namespace": "default"}),
+    ("Leases in another namespace", {"group": "coordination.k8s.io", "resource": "leases", "verb": "update", "namespace": "kube-system"}),
+    ("impersonate", {"resource": "users", "verb": "impersonate"}),
+]  # fmt: skip
+
+_CALLS = {"get", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
+          "openapi_paths", "openapi_document", "create_event"}  # fmt: skip
+_NOT_CALLERS = {"_api.py", "_kube.py", "envtest.py", "__init__.py"}
+
+
+def scan() -> set[tuple[str, str]]:
+    """``(module, method)`` of every ``…api.<method>(…)`` call in the controller (``-status`` when on status)."""
+    found = set()
+    for path in sorted(SOURCES.glob("*.py")):
+        if path.name in _NOT_CALLERS:
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+                continue
+            if node.func.attr not in _CALLS or not ast.unparse(node.func.value).endswith("api"):
+                continue
+            status = any(
+                k.arg == "status" and isinstance(k.value, ast.Constant) and k.value.value
+                for k in node.keywords
+            )
+            found.add((path.stem, node.func.attr + ("-status" if status else "")))
+    return found
+
+
+def needed(scope: str | None = None) -> set[Perm]:
+    """The permissions the calls need: the controller's own (``scope`` None) or the optional ones."""
+    return {
+        p for perms in USES.values() for p in perms
+        if p != DYNAMIC and ((p[3] == OPTIONAL) if scope == OPTIONAL else (p[3] != OPTIONAL))
+    }  # fmt: skip
+
+
+def _documents(directory: Path = DEPLOY) -> Iterator[tuple[str, dict[str, Any]]]:
+    for path in sorted(directory.glob("*.yaml")):
+        if path.name == "kustomization.yaml":
+            continue
+        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+            if doc:
+                yield path.name, doc
+
+
+def granted(directory: Path = DEPLOY) -> set[Perm]:
+    """The permissions the ClusterRole ``crossfn:system`` (everywhere) and the Role (own namespace) grant."""
+    out: set[Perm] = set()
+    for _, doc in _documents(directory):
+        if doc["kind"] not in ("ClusterRole", "Role") or "aggregationRule" in doc:
+            continue
+        scope = C if doc["kind"] == "ClusterRole" else N
+        for rule in doc["rules"]:
+            for verb in rule["verbs"]:
+                for url in rule.get("nonResourceURLs", []):
+                    out.add(("nonResourceURL", url, verb, scope))
+                for group in rule.get("apiGroups", []):
+                    out.update((group, resource, verb, scope) for resource in rule["resources"])
+    return out
+
+
+def test_the_table_lists_exactly_the_calls_in_the_code() -> None:
+    found, listed = scan(), set(USES)
+    assert not found - listed, (
+        f"API calls with no RBAC entry (add them to USES and deploy/): {sorted(found - listed)}"
+    )
+    assert not listed - found, f"RBAC entries for calls that are gone (remove them): {sorted(listed - found)}"
+
+
+def test_roles_grant_what_is_needed_and_nothing_else() -> None:
+    have, want = granted(), needed()
+    missing = {p for p in want if p not in have and (p[0], p[1], p[2], C) not in have}
+    assert not missing, f"needed but not granted: {sorted(missing)}"
+    extra = {p for p in have - JUSTIFIED if p not in want}
+    assert not extra, f"granted but never used: {sorted(extra)}"
+
+
+def test_the_optional_rbac_manager_role_grants_what_it_needs_and_escalate() -> None:
+    have = {(g, r, v, OPTIONAL) for g, r, v, _ in granted(DEPLOY / "optional")}
+    assert have == needed(OPTIONAL) | _p("rbac.authorization.k8s.io", "clusterroles", "escalate", OPTIONAL)
+
+
+def test_no_wildcards_in_the_controllers_own_roles() -> None:
+    for name, doc in [*_documents(), *_documents(DEPLOY / "optional")]:
+        for rule in doc.get("rules") or []:
+            for field in ("apiGroups", "resources", "verbs"):
+                assert "*" not in rule.get(field, []), f"{name} {doc['metadata']['name']}: {field} has *"
+
+
+# -- against the API server -------------------------------------------------------------------------
+
+
+async def _dry_run_apply(kube: Any, obj: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
+    """Server-side apply with ``dryRun=All`` and strict field validation; the result and any warnings.
+
+    ``KubeApi`` has no dry run (the controller never needs one), so this goes
+    through its request primitives.
+    """
+    path = await kube._object_path(obj)
+    params = {
+        "fieldManager": "crossfn-deploy-test",
+        "force": "true",
+        "dryRun": "All",
+        "fieldValidation": "Strict",
+    }
+    response = await kube._send(
+        "PATCH", path, params=params, body=obj, content_type="application/apply-patch+yaml"
+    )
+    return json.loads(response.content), response.headers.get_list("warning")
+
+
+@pytest.mark.cluster
+async def test_every_manifest_applies_with_server_side_dry_run(kube: Any) -> None:
+    namespace = next(doc for _, doc in _documents() if doc["kind"] == "Namespace")
+    await kube.apply(namespace, field_manager="crossfn-deploy-test")  # namespaced dry runs need it to exist
+    seen = []
+    for name, doc in [*_documents(), *_documents(DEPLOY / "optional")]:
+        result, warnings = await _dry_run_apply(kube, doc)
+        assert result["metadata"]["name"] == doc["metadata"]["name"], name
+        assert warnings == [], f"{name} {doc['kind']}: {warnings}"  # PodSecurity 'restricted' warns here
+        seen.append(doc["kind"])
+    assert sorted(set(seen)) == [
+        "ClusterRole", "ClusterRoleBinding", "Deployment", "Namespace", "Role", "RoleBinding", "Service",
+        "ServiceAccount",
+    ]  # fmt: skip
+
+
+@pytest.fixture
+async def rbac(kube: Any) -> Any:
+    """The ServiceAccount, roles and bindings, applied for real (idempotent)."""
+    for _, doc in _documents():
+        if doc["kind"] in (
+            "Namespace",
+            "ServiceAccount",
+            "ClusterRole",
+            "ClusterRoleBinding",
+            "Role",
+            "RoleBinding",
+        ):
+            await kube.apply(doc, field_manager="crossfn-deploy-test")
+    return kube
+
+
+async def _allowed(kube: Any, attributes: dict[str, Any], *, non_resource: bool = False) -> bool:
+    spec: dict[str, Any] = {
+        "user": USER,
+        "groups": ["system:serviceaccounts", f"system:serviceaccounts:{NAMESPACE}", "system:authenticated"],
+    }
+    spec["nonResourceAttributes" if non_resource else "resourceAttributes"] = attributes
+    review = await kube.create(
+        {"apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview", "spec": spec}
+    )
+    return bool(review["status"].get("allowed"))
+
+
+def _attributes(perm: Perm) -> tuple[dict[str, Any], bool]:
+    group, resource, verb, scope = perm
+    if group == "nonResourceURL":
+        return {"path": resource.replace("*", "apis/example.org/v1"), "verb": verb}, True
+    resource, _, sub = resource.partition("/")
+    attrs = {"group": group, "resource": resource, "verb": verb, "namespace": NAMESPACE if scope == N else ""}
+    if sub:
+        attrs["subresource"] = sub
+    return attrs, False
+
+
+@pytest.mark.cluster
+async def test_the_service_account_may_make_every_call_and_no_broader_one(rbac: Any) -> None:
+    refused = []
+    for perm in sorted(needed() | JUSTIFIED):
+        attrs, non_resource = _attributes(perm)
+        if not await _allowed(rbac, attrs, non_resource=non_resource):
+            refused.append(perm)
+    assert refused == [], "the API server refuses calls the controller makes"
+    allowed = [why for why, attrs in BROADER if await _allowed(rbac, attrs)]
+    assert allowed == [], "broader than needed"
+
+
+@pytest.mark.cluster
+async def test_labelled_cluster_roles_are_aggregated(rbac: Any, envtest: Any) -> None:
+    """A ClusterRole labelled ``rbac.crossplane.io/aggregate-to-crossplane`` lets the controller manage a kind."""
+    from crossfn.controller import envtest as envtest_module
+
+    group = f"{uuid.uuid4().hex[:8]}.example.org"
+    attrs = {"group": group, "resource": "widgets", "verb": "create", "namespace": "default"}
+    assert not await _allowed(rbac, attrs)
+    role = {
+        "apiVersion": "rbac.authorization.k8s.io/v1",
+        "kind": "ClusterRole",
+        "metadata": {
+            "name": f"widgets-{group}",
+            "labels": {"rbac.crossplane.io/aggregate-to-crossplane": "true"},
+        },
+        "rules": [
+            {"apiGroups": [group], "resources": ["widgets"], "verbs": ["get", "list", "watch", "create"]}
+        ],
+    }
+    port = envtest_module._free_port()
+    argv = [
+        envtest._binary("kube-controller-manager"),
+        f"--kubeconfig={envtest.kubeconfig}",
+        f"--authentication-kubeconfig={envtest.kubeconfig}",
+        f"--authorization-kubeconfig={envtest.kubeconfig}",
+        "--controllers=clusterrole-aggregation-controller",
+        "--bind-address=127.0.0.1",
+        f"--secure-port={port}",
+        f"--cert-dir={envtest.directory / f'aggregation-{port}'}",
+        "--leader-elect=false",
+        "--authentication-skip-lookup=true",
+        "--use-service-account-credentials=false",
+    ]
+    process = envtest_module._Process(
+        "kube-controller-manager", argv, envtest.directory / f"aggregation-{port}.log"
+    )
+    try:
+        await rbac.create(role)
+        deadline = time.monotonic() + 60
+        while not await _allowed(rbac, attrs):
+            assert time.monotonic() < deadline, (
+                "the aggregated ClusterRole never gained the labelled role's rules"
+            )
+            await asyncio.sleep(0.2)
+    finally:
+        process.stop()
+        await rbac.delete("rbac.authorization.k8s.io/v1", "ClusterRole", role["metadata"]["name"])
+
+
+@pytest.mark.cluster
+async def test_the_optional_role_lets_the_controller_write_cluster_roles(rbac: Any) -> None:
+    """Bound to a stand-in ServiceAccount: binding it to ``crossfn`` here would leak escalate into the other tests."""
+    stand_in = f"rbac-check-{uuid.uuid4().hex[:6]}"
+    docs = [doc for _, doc in _documents(DEPLOY / "optional")]
+    for doc in docs:
+        doc["metadata"]["name"] = f"{doc['metadata']['name']}-{stand_in}"
+        if doc["kind"] == "ClusterRoleBinding":
+            doc["roleRef"]["name"] = f"{doc['roleRef']['name']}-{stand_in}"
+            doc["subjects"][0]["name"] = stand_in
+        await rbac.apply(doc, field_manager="crossfn-deploy-test")
+    user = f"system:serviceaccount:{NAMESPACE}:{stand_in}"
+    try:
+        for verb in ("get", "create", "update", "escalate"):
+            review = await rbac.create({
+                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                "spec": {"user": user, "resourceAttributes": {
+                    "group": "rbac.authorization.k8s.io", "resource": "clusterroles", "verb": verb}},
+            })  # fmt: skip
+            assert review["status"].get("allowed"), verb
+    finally:
+        for doc in docs:
+            await rbac.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"])

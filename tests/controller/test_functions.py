@@ -1,0 +1,321 @@
+"""Reaching Functions: routing, the transport (in-process and a real gRPC server), client TLS."""
+
+from __future__ import annotations
+
+import base64
+import pathlib
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import grpc
+import grpc.aio
+import pytest
+
+from crossfn import engine, errors
+from crossfn.controller import _functions, _settings
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
+
+from .fake_api import FakeApi
+
+
+class FakeCache:
+    """An informer's read side over a list of objects."""
+
+    def __init__(self, *objects: dict[str, Any]) -> None:
+        self.objects = list(objects)
+
+    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
+        return next((o for o in self.objects if o["metadata"]["name"] == name), None)
+
+    def list(
+        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
+        want = dict(labels or {})
+        return [o for o in self.objects if want.items() <= (o["metadata"].get("labels") or {}).items()]
+
+
+def function(name: str, package: str, endpoint: str = "") -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": name}
+    if endpoint:
+        meta["annotations"] = {_functions.ENDPOINT_ANNOTATION: endpoint}
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "Function",
+        "metadata": meta,
+        "spec": {"package": package},
+    }
+
+
+def revision(name: str, fn: str, state: str = "Active", endpoint: str = "") -> dict[str, Any]:
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "FunctionRevision",
+        "metadata": {"name": name, "labels": {_functions.LABEL_PACKAGE: fn}},
+        "spec": {"desiredState": state},
+        "status": {"endpoint": endpoint} if endpoint else {},
+    }
+
+
+ROUTES = [
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
+        _functions.Route("builtin", "auto-ready"),
+        "a built-in package, any registry and tag, runs in-process (render's rule)",
+        id="BuiltinTag",
+    ),
+    pytest.param(
+        function("f", "function-patch-and-transform@sha256:abc"),
+        _functions.Route("builtin", "patch-and-transform"),
+        "a digest names the built-in as a tag does",
+        id="BuiltinDigest",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/acme/function-go-templating:v1"),
+        _functions.Route("package"),
+        "any other package goes through its FunctionRevision",
+        id="Package",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1", "127.0.0.1:9443"),
+        _functions.Route("endpoint", "127.0.0.1:9443"),
+        "the endpoint annotation wins over a built-in package: a developer serves their own build",
+        id="AnnotationWins",
+    ),
+    pytest.param(
+        function("f", "acme/function-x:v1", "  "),
+        _functions.Route("package"),
+        "a blank annotation is no endpoint",
+        id="BlankAnnotation",
+    ),
+    pytest.param(None, _functions.Route("package"), "a missing Function fails the package way", id="Missing"),
+]
+
+
+@pytest.mark.parametrize(("fn", "want", "reason"), ROUTES)
+def test_route(fn: dict[str, Any] | None, want: _functions.Route, reason: str) -> None:
+    assert _functions.route(fn) == want, reason
+
+
+TARGETS = [
+    pytest.param(
+        FakeCache(function("f", "acme/function-x:v1", "localhost:1234")),
+        FakeCache(revision("f-1", "f", endpoint="dns:///f.crossplane-system:9443")),
+        "localhost:1234",
+        "",
+        "the annotation wins over the revision's endpoint",
+        id="Annotation",
+    ),
+    pytest.param(
+        FakeCache(function("f", "acme/function-x:v1")),
+        FakeCache(
+            revision("f-old", "f", state="Inactive", endpoint="dns:///old:9443"),
+            revision("f-new", "f", endpoint="dns:///f.crossplane-system:9443"),
+        ),
+        "dns:///f.crossplane-system:9443",
+        "",
+        "the active revision's status.endpoint, as Crossplane's PackagedFunctionRunner",
+        id="ActiveRevision",
+    ),
+    pytest.param(
+        FakeCache(function("f", "acme/function-x:v1")),
+        FakeCache(revision("f-old", "f", state="Inactive", endpoint="dns:///old:9443")),
+        "",
+        'cannot get gRPC client connection for Function "f": cannot find an active FunctionRevision '
+        "(a FunctionRevision with spec.desiredState: Active)",
+        "no active revision: Crossplane's text, wrapped as Crossplane wraps it",
+        id="NoActiveRevision",
+    ),
+    pytest.param(
+        FakeCache(function("f", "acme/function-x:v1")),
+        FakeCache(revision("f-1", "f")),
+        "",
+        'cannot get gRPC client connection for Function "f": cannot determine gRPC target: '
+        'active FunctionRevision "f-1" has an empty status.endpoint',
+        "an active revision the package manager has not given an endpoint yet",
+        id="EmptyEndpoint",
+    ),
+    pytest.param(
+        FakeCache(),
+        FakeCache(revision("g-1", "g", endpoint="dns:///g:9443")),
+        "",
+        'cannot get gRPC client connection for Function "f": cannot find an active FunctionRevision '
+        "(a FunctionRevision with spec.desiredState: Active)",
+        "a Function that does not exist has no revision either; another Function's does not count",
+        id="NoFunction",
+    ),
+]
+
+
+@pytest.mark.parametrize(("fns", "revs", "want", "error", "reason"), TARGETS)
+def test_target(fns: FakeCache, revs: FakeCache, want: str, error: str, reason: str) -> None:
+    transport = _functions.FunctionTransport(fns, revs)
+    if error:
+        with pytest.raises(errors.FunctionRunError) as got:
+            transport.target("f")
+        assert str(got.value) == error, reason
+        return
+    assert transport.target("f") == want, reason
+
+
+class Echo(fnv1grpc.FunctionRunnerServiceServicer):
+    """Answers with a Normal result naming what it is."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    async def RunFunction(self, req: fnv1.RunFunctionRequest, context: Any) -> fnv1.RunFunctionResponse:
+        rsp = fnv1.RunFunctionResponse(meta=fnv1.ResponseMeta(tag=req.meta.tag))
+        rsp.results.add(severity=fnv1.SEVERITY_NORMAL, message=self.name)
+        return rsp
+
+
+@pytest.fixture
+async def servers() -> AsyncIterator[list[str]]:
+    """Two echo servers on ephemeral ports, answering "one" and "two"."""
+    started, targets = [], []
+    for name in ("one", "two"):
+        server = grpc.aio.server()
+        fnv1grpc.add_FunctionRunnerServiceServicer_to_server(Echo(name), server)
+        port = server.add_insecure_port("127.0.0.1:0")
+        await server.start()
+        started.append(server)
+        targets.append(f"127.0.0.1:{port}")
+    yield targets
+    for server in started:
+        await server.stop(None)
+
+
+async def test_transport_routes_each_call_by_the_current_function(servers: list[str]) -> None:
+    fns = FakeCache(function("f", "acme/function-x:v1", servers[0]))
+    transport = _functions.FunctionTransport(fns, FakeCache())
+    try:
+        rsp = await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert [r.message for r in rsp.results] == ["one"], "the annotated endpoint is called"
+        fns.objects = [function("f", "acme/function-x:v1", servers[1])]
+        rsp = await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert [r.message for r in rsp.results] == ["two"], "a moved annotation is followed on the next call"
+        fns.objects = [function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1")]
+        rsp = await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert all(r.message not in ("one", "two") for r in rsp.results), (
+            "a built-in package runs in this process once the annotation is gone"
+        )
+    finally:
+        await transport.aclose()
+
+
+class Recording:
+    def __init__(self) -> None:
+        self.names: list[tuple[str, str]] = []
+
+    def run_started(self, function: str, target: str, method: str) -> None:
+        self.names.append((function, target))
+
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
+        return None
+
+    def cache(self, event: str, function: str, amount: float = 1) -> None:
+        return None
+
+    def cache_seconds(self, op: str, function: str, seconds: float) -> None:
+        return None
+
+
+async def test_builtins_run_in_process_under_the_function_name() -> None:
+    metrics = Recording()
+    pkg = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"
+    transport = _functions.FunctionTransport(
+        FakeCache(function("ready-a", pkg), function("ready-b", pkg)), FakeCache(), metrics=metrics
+    )
+    await transport.run_function("ready-a", fnv1.RunFunctionRequest())
+    await transport.run_function("ready-b", fnv1.RunFunctionRequest())
+    assert metrics.names == [("ready-a", "in-process"), ("ready-b", "in-process")], (
+        "each Function is labelled by its own name, not the built-in's, as Crossplane labels calls"
+    )
+    await transport.forget_unused({"ready-b"})
+    await transport.aclose()
+
+
+async def test_unreachable_endpoint_is_a_function_run_error() -> None:
+    fns = FakeCache(function("f", "acme/function-x:v1", "127.0.0.1:1"))
+    transport = _functions.FunctionTransport(fns, FakeCache(), timeout=2)
+    try:
+        with pytest.raises(errors.FunctionRunError) as got:
+            await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert str(got.value).startswith('cannot run Function "f": rpc error: code = '), (
+            "a dead endpoint is Crossplane's rpc error text, never a grpc exception"
+        )
+    finally:
+        await transport.aclose()
+
+
+def _secret(data: dict[str, bytes]) -> dict[str, Any]:
+    return {
+        "apiVersion": "v1",
+        "kind": "Secret",
+        "metadata": {"name": "crossplane-tls-client", "namespace": "crossplane-system"},
+        "data": {k: base64.b64encode(v).decode() for k, v in data.items()},
+    }
+
+
+FULL = {"ca.crt": b"CA", "tls.crt": b"CERT", "tls.key": b"KEY"}
+
+TLS = [
+    pytest.param(
+        _settings.FunctionSettings(insecure=True), [], None, "", "insecure dials without TLS", id="Insecure"
+    ),
+    pytest.param(
+        _settings.FunctionSettings(),
+        [_secret(FULL)],
+        engine.TlsConfig(ca=b"CA", cert=b"CERT", key=b"KEY"),
+        "",
+        "the client certificate Secret, as Crossplane's core init writes it",
+        id="Secret",
+    ),
+    pytest.param(
+        _settings.FunctionSettings(),
+        [],
+        None,
+        'cannot load client TLS certificates: Secret "crossplane-system/crossplane-tls-client" not found '
+        "(or pass --insecure-functions to call functions without TLS)",
+        "no Secret is fatal at start, as in Crossplane, and says how to go without",
+        id="NoSecret",
+    ),
+    pytest.param(
+        _settings.FunctionSettings(),
+        [_secret({"ca.crt": b"CA", "tls.crt": b"CERT"})],
+        None,
+        'cannot load client TLS certificates: Secret "crossplane-system/crossplane-tls-client" has no tls.key '
+        "(or pass --insecure-functions to call functions without TLS)",
+        "every key is needed",
+        id="MissingKey",
+    ),
+]
+
+
+@pytest.mark.parametrize(("settings", "objects", "want", "error", "reason"), TLS)
+async def test_load_tls(
+    settings: _settings.FunctionSettings,
+    objects: list[dict[str, Any]],
+    want: engine.TlsConfig | None,
+    error: str,
+    reason: str,
+) -> None:
+    api = FakeApi()
+    for obj in objects:
+        api.put(obj)
+    if error:
+        with pytest.raises(errors.InputError) as got:
+            await _functions.load_tls(api, settings)
+        assert str(got.value) == error, reason
+        return
+    assert await _functions.load_tls(api, settings) == want, reason
+
+
+async def test_load_tls_from_a_directory(tmp_path: pathlib.Path) -> None:
+    for key, value in FULL.items():
+        (tmp_path / key).write_bytes(value)
+    got = await _functions.load_tls(FakeApi(), _settings.FunctionSettings(tls_client_certs_dir=str(tmp_path)))
+    assert got == engine.TlsConfig(ca=b"CA", cert=b"CERT", key=b"KEY"), "the mounted directory is read first"

@@ -1,0 +1,326 @@
+"""Informers: list + watch into a cache, handlers, relist on Gone, reconnect with backoff.
+
+Scripted against a small fake Api first (exact event sequences, injected clock), then against a
+real API server, including a restart of the API server while an update is made.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import uuid
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+import pytest
+
+from crossfn.controller import _api, _informer, _kube
+from crossfn.controller import envtest as envtest_module
+
+from .fake_clock import FakeClock
+
+Object = dict[str, Any]
+
+
+def obj(name: str, version: str, namespace: str = "ns", **labels: str) -> Object:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace, "resourceVersion": version, "labels": labels},
+    }
+
+
+class ScriptedApi:
+    """Answers list and watch from scripts; a watch whose script is exhausted waits forever."""
+
+    def __init__(
+        self, lists: list[tuple[list[Object], str]], watches: list[list[_api.WatchEvent | Exception]]
+    ):
+        self.lists = lists
+        self.watches = watches
+        self.watched_from: list[str] = []
+        self.idle = asyncio.Event()
+
+    async def list(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        labels: Mapping[str, str] | None = None,
+    ) -> tuple[list[Object], str]:
+        items, version = self.lists.pop(0)
+        return [dict(i) for i in items], version
+
+    async def watch(
+        self,
+        api_version: str,
+        kind: str,
+        namespace: str | None = None,
+        *,
+        resource_version: str,
+        timeout_seconds: int = 300,
+    ) -> AsyncIterator[_api.WatchEvent]:
+        self.watched_from.append(resource_version)
+        if not self.watches:
+            self.idle.set()
+            await asyncio.Event().wait()
+        for step in self.watches.pop(0):
+            if isinstance(step, Exception):
+                raise step
+            yield step
+
+
+def event(kind: str, o: Object) -> _api.WatchEvent:
+    return _api.WatchEvent(kind, o)  # type: ignore[arg-type]  # test tables name the type as a str
+
+
+class Recorded:
+    def __init__(self) -> None:
+        self.events: list[str] = []
+
+    def __call__(self, event_type: str, o: Object, old: Object | None) -> None:
+        old_version = old["metadata"]["resourceVersion"] if old else "-"
+        self.events.append(
+            f"{event_type} {o['metadata']['name']} {old_version}->{o['metadata']['resourceVersion']}"
+        )
+
+
+async def run(api: ScriptedApi, clock: FakeClock | None = None) -> tuple[_informer.Informer, Recorded]:
+    informer = _informer.Informer(api, "v1", "ConfigMap", clock=clock or FakeClock())  # type: ignore[arg-type]
+    recorded = Recorded()
+    informer.add_handler(recorded)
+    informer.start()
+    await asyncio.wait_for(api.idle.wait(), 2)
+    return informer, recorded
+
+
+@pytest.mark.parametrize(
+    ("lists", "watches", "want", "reason"),
+    [
+        pytest.param(
+            [([obj("a", "1"), obj("b", "2")], "5")],
+            [],
+            (["ADDED a -->1", "ADDED b -->2"], ["a", "b"], ["5"]),
+            "the initial list is delivered as ADDED and the watch starts at the list's version",
+            id="InitialList",
+        ),
+        pytest.param(
+            [([obj("a", "1")], "5")],
+            [
+                [
+                    event("ADDED", obj("b", "6")),
+                    event("MODIFIED", obj("a", "7")),
+                    event("DELETED", obj("b", "8")),
+                ]
+            ],
+            (["ADDED a -->1", "ADDED b -->6", "MODIFIED a 1->7", "DELETED b 6->8"], ["a"], ["5", "8"]),
+            "watch events update the cache, carry the old object, and the next watch resumes after the last",
+            id="WatchEvents",
+        ),
+        pytest.param(
+            [([], "5")],
+            [[event("BOOKMARK", {"metadata": {"resourceVersion": "42"}})]],
+            ([], [], ["5", "42"]),
+            "a bookmark moves the resume point and reaches no handler",
+            id="Bookmark",
+        ),
+        pytest.param(
+            [
+                ([obj("a", "1"), obj("b", "2"), obj("c", "3")], "5"),
+                ([obj("a", "1"), obj("b", "9"), obj("d", "8")], "10"),
+            ],
+            [[_api.Gone("too old resource version", status=410)]],
+            (
+                [
+                    "ADDED a -->1",
+                    "ADDED b -->2",
+                    "ADDED c -->3",
+                    "DELETED c -->3",
+                    "MODIFIED b 2->9",
+                    "ADDED d -->8",
+                ],
+                ["a", "b", "d"],
+                ["5", "10"],
+            ),
+            "after Gone a relist reconciles the cache: vanished objects are DELETED, changed MODIFIED, new ADDED",
+            id="RelistAfterGone",
+        ),
+        pytest.param(
+            [([obj("a", "1")], "5"), ([obj("a", "6")], "11")],
+            [[event("MODIFIED", obj("a", "6")), _api.Gone("too old", status=410)]],
+            (["ADDED a -->1", "MODIFIED a 1->6"], ["a"], ["5", "11"]),
+            "a Gone inside a stream relists; what the watch already delivered is not emitted twice",
+            id="GoneMidStream",
+        ),
+    ],
+)
+async def test_informer_events(
+    lists: list[tuple[list[Object], str]],
+    watches: list[list[_api.WatchEvent | Exception]],
+    want: tuple[list[str], list[str], list[str]],
+    reason: str,
+) -> None:
+    """``want``: the handler's events, the names cached at the end, the versions each watch started from."""
+    want_events, want_names, want_watched_from = want
+    api = ScriptedApi(lists, watches)
+    informer, recorded = await run(api)
+    assert informer.synced
+    assert recorded.events == want_events, reason
+    assert sorted(o["metadata"]["name"] for o in informer.list()) == want_names, reason
+    assert api.watched_from == want_watched_from, reason
+    await informer.stop()
+
+
+async def test_reconnects_with_backoff_from_the_same_version() -> None:
+    """A failing watch is retried after 0.5, 1, 2 s from the version it had, without a relist."""
+    broken = _api.ApiError("cannot reach the API server: connection refused")
+    api = ScriptedApi(
+        [([obj("a", "1")], "5")], [[broken], [broken], [broken], [event("MODIFIED", obj("a", "6"))]]
+    )
+    clock = FakeClock()
+    informer = _informer.Informer(api, "v1", "ConfigMap", clock=clock)  # type: ignore[arg-type]
+    informer.start()
+    for _ in range(3):
+        for _ in range(20):
+            await asyncio.sleep(0)
+        clock.advance(clock.pending()[0] - clock.now())
+    await asyncio.wait_for(api.idle.wait(), 2)
+    assert clock.sleeps == [0.5, 1.0, 2.0]
+    assert api.watched_from == ["5", "5", "5", "5", "6"]
+    assert informer.relists == 1
+    assert (informer.get("a", "ns") or {})["metadata"]["resourceVersion"] == "6"
+    await informer.stop()
+
+
+async def test_handlers_replay_and_survive_failures() -> None:
+    """A late handler gets the cache as ADDED; a raising handler does not stop the others or the informer."""
+    api = ScriptedApi(
+        [([obj("a", "1", team="red"), obj("b", "2", "other")], "5")],
+        [[event("MODIFIED", obj("a", "6", team="blue"))]],
+    )
+
+    def broken(event_type: str, o: Object, old: Object | None) -> None:
+        raise RuntimeError("handler bug")
+
+    informer = _informer.Informer(api, "v1", "ConfigMap", clock=FakeClock())  # type: ignore[arg-type]
+    early = Recorded()
+    informer.add_handler(broken)
+    informer.add_handler(early)
+    informer.start()
+    await asyncio.wait_for(api.idle.wait(), 2)
+    assert early.events == ["ADDED a -->1", "ADDED b -->2", "MODIFIED a 1->6"], (
+        "a failing handler stops nothing"
+    )
+    late = Recorded()
+    informer.add_handler(late)
+    assert late.events == ["ADDED a -->6", "ADDED b -->2"], "a late handler gets the cache replayed as ADDED"
+    assert [o["metadata"]["name"] for o in informer.list(namespace="other")] == ["b"]
+    assert [o["metadata"]["name"] for o in informer.list(labels={"team": "blue"})] == ["a"]
+    assert informer.get("b", "other") is not None and informer.get("b") is None
+    await informer.stop()
+
+
+async def test_factory_shares_one_informer_per_kind() -> None:
+    api = ScriptedApi([([], "1")], [])
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    first = factory.informer("v1", "ConfigMap")
+    assert factory.informer("v1", "ConfigMap") is first
+    await first.wait_synced()
+    assert factory.kinds() == [("v1", "ConfigMap")]
+    await factory.stop_informer("v1", "ConfigMap")
+    assert factory.kinds() == []
+    await factory.stop()
+
+
+# -- against the real API server -------------------------------------------------------------------
+
+
+def configmap(name: str, namespace: str, value: str) -> Object:
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": name, "namespace": namespace},
+        "data": {"value": value},
+    }
+
+
+async def wait_for(condition: Any, timeout: float = 30.0) -> None:
+    deadline = asyncio.get_running_loop().time() + timeout
+    while not condition():
+        assert asyncio.get_running_loop().time() < deadline, "timed out"
+        await asyncio.sleep(0.05)
+
+
+@pytest.fixture
+async def namespace(kube: _kube.KubeApi) -> str:
+    name = f"h1-inf-{uuid.uuid4().hex[:8]}"
+    await kube.create({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": name}})
+    return name
+
+
+def names(recorded: Recorded) -> list[str]:
+    return [" ".join(e.split()[:2]) for e in recorded.events]
+
+
+@pytest.mark.cluster
+async def test_informer_follows_the_api_server(kube: _kube.KubeApi, namespace: str) -> None:
+    await kube.create(configmap("before", namespace, "1"))
+    informer = _informer.Informer(kube, "v1", "ConfigMap", namespace)
+    recorded = Recorded()
+    informer.add_handler(recorded)
+    informer.start()
+    await asyncio.wait_for(informer.wait_synced(), 10)
+    await kube.apply(configmap("new", namespace, "1"), field_manager="test")
+    await kube.apply(configmap("new", namespace, "2"), field_manager="test")
+    await kube.delete("v1", "ConfigMap", "before", namespace)
+    await wait_for(lambda: len(recorded.events) >= 4)
+    assert names(recorded) == ["ADDED before", "ADDED new", "MODIFIED new", "DELETED before"]
+    assert (informer.get("new", namespace) or {})["data"] == {"value": "2"}
+    assert informer.get("before", namespace) is None
+    await informer.stop()
+
+
+@pytest.mark.cluster
+@pytest.mark.slow
+async def test_informer_recovers_from_an_api_server_restart(
+    envtest: envtest_module.Environment, namespace: str
+) -> None:
+    """The watch breaks and the server comes back with a new watch cache: the informer resumes
+    (relisting if its version is Gone) and delivers what changed while it was not watching."""
+    writer = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
+    watcher = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
+    await writer.create(configmap("kept", namespace, "old"))
+    await writer.create(configmap("dropped", namespace, "x"))
+    informer = _informer.Informer(watcher, "v1", "ConfigMap", namespace)
+    recorded = Recorded()
+    informer.add_handler(recorded)
+    informer.start()
+    await asyncio.wait_for(informer.wait_synced(), 10)
+    stale_version = informer.resource_version
+    await writer.create(configmap("later", namespace, "1"))  # moves the server past stale_version
+    await wait_for(lambda: informer.get("later", namespace) is not None)
+
+    await asyncio.to_thread(envtest.stop_apiserver)
+    await asyncio.to_thread(envtest.start_apiserver)
+    # Made as soon as the server is back, while the informer is still reconnecting.
+    await writer.apply(configmap("kept", namespace, "new"), field_manager="test")
+    await writer.delete("v1", "ConfigMap", "dropped", namespace)
+
+    await wait_for(lambda: (informer.get("kept", namespace) or {}).get("data") == {"value": "new"})
+    await wait_for(lambda: informer.get("dropped", namespace) is None)
+    assert names(recorded)[3:] == ["MODIFIED kept", "DELETED dropped"] or sorted(names(recorded)[3:]) == [
+        "DELETED dropped",
+        "MODIFIED kept",
+    ]
+    await informer.stop()
+
+    # A resourceVersion from before the restart and the writes is Gone now: a watch from it relists.
+    stale = _informer.Informer(watcher, "v1", "ConfigMap", namespace)
+    stale.resource_version = stale_version
+    stale.start()
+    await asyncio.wait_for(stale.wait_synced(), 10)
+    assert stale.relists == 1, "a Gone watch is followed by exactly one list"
+    assert (stale.get("kept", namespace) or {}).get("data") == {"value": "new"}
+    await stale.stop()
+    await writer.close()
+    await watcher.close()

@@ -1,0 +1,590 @@
+"""The XRD controller: CRDs, finalizers, conditions, events and XR controllers, as Crossplane's §1 and §2.1."""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import dataclasses
+import uuid
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from crossfn import errors
+from crossfn.controller import _api, _xrd
+
+from . import definition_fakes as fakes
+from .fake_api import FakeApi
+
+TESTDATA = Path(__file__).parent / "testdata" / "crossplane"
+XRD = (_xrd.XRD_API_VERSION, _xrd.XRD_KIND)
+CRD = (_xrd.CRD_API_VERSION, _xrd.CRD_KIND)
+
+
+def _load(name: str) -> dict[str, Any]:
+    doc: dict[str, Any] = yaml.safe_load((TESTDATA / name).read_text())
+    return doc
+
+
+def _stored(doc: dict[str, Any]) -> dict[str, Any]:
+    """The XRD as the controller reads it: at v1 (the storage version), its scope defaulted."""
+    out = copy.deepcopy(doc)
+    out["spec"].setdefault("scope", "LegacyCluster" if doc["apiVersion"].endswith("/v1") else "Namespaced")
+    out["apiVersion"] = _xrd.XRD_API_VERSION
+    return out
+
+
+class _Server(FakeApi):
+    """A fake API server whose CRDs are Established on apply (unless ``establish`` is off)."""
+
+    def __init__(self, *, establish: bool = True) -> None:
+        super().__init__(scopes={XRD: False, CRD: False, ("example.crossplane.io/v1", "App"): True})
+        self.establish = establish
+
+    async def apply(
+        self, obj: Mapping[str, Any], *, field_manager: str, force: bool = True, status: bool = False
+    ) -> dict[str, Any]:
+        before = copy.deepcopy(self.objects.get(self._obj_key(obj)))
+        out = await super().apply(obj, field_manager=field_manager, force=force, status=status)
+        if before is not None and _same(before, self.objects[self._obj_key(obj)]):
+            # As the real server, an apply that changes nothing keeps the resourceVersion.
+            self.objects[self._obj_key(obj)] = before
+            return copy.deepcopy(before)
+        if obj.get("kind") == _xrd.CRD_KIND and self.establish:
+            self.objects[self._obj_key(obj)]["status"] = {
+                "conditions": [{"type": "Established", "status": "True"}]
+            }
+            out["status"] = copy.deepcopy(self.objects[self._obj_key(obj)]["status"])
+        return out
+
+
+def _same(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    def strip(o: dict[str, Any]) -> dict[str, Any]:
+        meta = {k: v for k, v in o["metadata"].items() if k not in ("resourceVersion", "generation")}
+        return {**o, "metadata": meta}
+
+    return strip(a) == strip(b)
+
+
+def _reconciler(
+    api: FakeApi, xr: fakes.XrControllers | None = None
+) -> tuple[_xrd.XrdReconciler, fakes.Events]:
+    events = fakes.Events()
+    r = _xrd.XrdReconciler(api, fakes.Informers(), events, xr or fakes.XrControllers(), clock=fakes.clock)
+    return r, events
+
+
+def _conditions(obj: Mapping[str, Any]) -> dict[str, tuple[str, str, str]]:
+    return {
+        c["type"]: (c["status"], c["reason"], c.get("message", ""))
+        for c in (obj.get("status") or {}).get("conditions") or ()
+    }
+
+
+@dataclasses.dataclass(frozen=True)
+class Established:
+    """What an established XRD looks like: its CRDs (name: scope), finalizers, conditions, controllers."""
+
+    crds: dict[str, str]
+    finalizers: list[str]
+    conditions: dict[str, tuple[str, str, str]]
+    controllers: dict[str, Any]
+
+
+@pytest.mark.parametrize(
+    ("reason", "doc", "want"),
+    [
+        pytest.param(
+            "a v2 namespaced XRD gets its namespaced XR CRD and Established",
+            "xrd-v2-namespaced.yaml",
+            Established(
+                {"apps.example.crossplane.io": "Namespaced"},
+                [_xrd.FINALIZER_DEFINED],
+                {
+                    "Established": ("True", "WatchingCompositeResource", ""),
+                    "Synced": ("True", "ReconcileSuccess", ""),
+                },
+                {"compositeResourceType": {"apiVersion": "example.crossplane.io/v1", "kind": "App"}},
+            ),
+            id="V2Namespaced",
+        ),
+        pytest.param(
+            "a v2 cluster XRD gets a cluster-scoped XR CRD",
+            "xrd-v2-cluster.yaml",
+            Established(
+                {"xnetworks.example.crossplane.io": "Cluster"},
+                [_xrd.FINALIZER_DEFINED],
+                {
+                    "Established": ("True", "WatchingCompositeResource", ""),
+                    "Synced": ("True", "ReconcileSuccess", ""),
+                },
+                {
+                    "compositeResourceType": {
+                        "apiVersion": "example.crossplane.io/v1beta1",
+                        "kind": "XNetwork",
+                    }
+                },
+            ),
+            id="V2Cluster",
+        ),
+        pytest.param(
+            "a v1 XRD with claimNames also offers its claim",
+            "xrd-v1-claims.yaml",
+            Established(
+                {
+                    "xpostgresqlinstances.database.example.org": "Cluster",
+                    "postgresqlinstances.database.example.org": "Namespaced",
+                },
+                [_xrd.FINALIZER_DEFINED, _xrd.FINALIZER_OFFERED],
+                {
+                    "Established": ("True", "WatchingCompositeResource", ""),
+                    "Offered": ("True", "WatchingCompositeResourceClaim", ""),
+                    "Synced": ("True", "ReconcileSuccess", ""),
+                },
+                {
+                    "compositeResourceType": {
+                        "apiVersion": "database.example.org/v1alpha1",
+                        "kind": "XPostgreSQLInstance",
+                    },
+                    "compositeResourceClaimType": {
+                        "apiVersion": "database.example.org/v1alpha1",
+                        "kind": "PostgreSQLInstance",
+                    },
+                },
+            ),
+            id="V1WithClaims",
+        ),
+    ],
+)
+async def test_establish(reason: str, doc: str, want: Established) -> None:
+    crds, finalizers, conditions, controllers = want.crds, want.finalizers, want.conditions, want.controllers
+    api = _Server()
+    xrd = api.put(_stored(_load(doc)))
+    name = xrd["metadata"]["name"]
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    assert (await r.reconcile(name)).requeue_after is None, reason
+    got = api.objects[(*XRD, "", name)]
+    assert got["metadata"]["finalizers"] == finalizers, reason
+    assert _conditions(got) == conditions, reason
+    assert got["status"]["controllers"] == controllers, reason
+    assert all(c["observedGeneration"] == 1 for c in got["status"]["conditions"]), reason
+    applied = {c["metadata"]["name"]: c for c in api.of_kind(_xrd.CRD_KIND)}
+    assert {n: c["spec"]["scope"] for n, c in applied.items()} == crds, reason
+    for crd in applied.values():
+        owner = crd["metadata"]["ownerReferences"]
+        assert owner == [
+            {
+                "apiVersion": _xrd.XRD_API_VERSION,
+                "kind": _xrd.XRD_KIND,
+                "name": name,
+                "uid": xrd["metadata"]["uid"],
+                "controller": True,
+                "blockOwnerDeletion": True,
+            }
+        ], reason
+    assert xr.calls == [("start", name)], reason
+    nouns = {"xrd-v1-claims.yaml": ["composite resource", "composite resource claim"]}.get(
+        doc, ["composite resource"]
+    )
+    assert events.recorded == [
+        (
+            name,
+            "Normal",
+            "EstablishComposite" if n == "composite resource" else "OfferClaim",
+            f"Applied {n} CustomResourceDefinition: {c}",
+        )
+        for n, c in zip(nouns, crds, strict=True)
+    ], reason
+
+    # A second reconcile changes nothing and records nothing new.
+    writes, recorded = len(api.writes()), len(events.recorded)
+    await r.reconcile(name)
+    assert [w for w in api.writes()[writes:] if w[0] != "apply"] == []
+    assert len(events.recorded) == recorded
+    assert api.objects[(*XRD, "", name)]["status"]["conditions"] == got["status"]["conditions"]
+
+
+async def test_crd_metadata_comes_from_the_xrd() -> None:
+    """The CRD gets the XRD's labels plus spec.metadata's labels and annotations (not the XRD's annotations)."""
+    api = _Server()
+    doc = _stored(_load("xrd-v2-cluster.yaml"))
+    doc["metadata"]["annotations"] = {"not": "copied"}
+    api.put(doc)
+    r, _ = _reconciler(api)
+    await r.reconcile("xnetworks.example.crossplane.io")
+    (crd,) = api.of_kind(_xrd.CRD_KIND)
+    assert crd["metadata"]["labels"] == {"team": "platform", "example.crossplane.io/tier": "infrastructure"}
+    assert crd["metadata"]["annotations"] == {"example.crossplane.io/owner": "platform-team"}
+
+
+async def test_waits_until_established() -> None:
+    """Until its CRD is Established the XR controller is not started and the XRD is requeued."""
+    api = _Server(establish=False)
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    result = await r.reconcile("apps.example.crossplane.io")
+    assert result.requeue_after == _xrd.WAIT_SECONDS
+    assert xr.calls == []
+    assert events.recorded[-1] == (
+        "apps.example.crossplane.io",
+        "Normal",
+        "EstablishComposite",
+        "waiting for composite resource CustomResourceDefinition to be established",
+    )
+    assert "Established" not in _conditions(api.objects[(*XRD, "", "apps.example.crossplane.io")])
+
+
+def _without_kind() -> dict[str, Any]:
+    doc = _stored(_load("xrd-v2-namespaced.yaml"))
+    del doc["spec"]["names"]["kind"]
+    return doc
+
+
+FOREIGN_UID = "00000000-0000-4000-8000-00000000beef"
+
+
+@pytest.mark.parametrize(
+    ("reason", "doc", "setup", "want_event"),
+    [
+        pytest.param(
+            "an XRD the CRD cannot be rendered from",
+            _without_kind(),
+            None,
+            (
+                "RenderCRD",
+                'cannot render composite resource CustomResourceDefinition: cannot convert XRD "apps.example.crossplane.io": '
+                "spec.names.kind: Required value",
+            ),
+            id="RenderFails",
+        ),
+        pytest.param(
+            "a CRD the API server rejects",
+            _stored(_load("xrd-v2-namespaced.yaml")),
+            lambda api: api.fail(
+                "apply",
+                _xrd.CRD_KIND,
+                _api.Invalid(
+                    'CustomResourceDefinition.apiextensions.k8s.io "apps.example.crossplane.io" is invalid: bad',
+                    status=422,
+                ),
+            ),
+            (
+                "EstablishComposite",
+                "cannot apply rendered composite resource CustomResourceDefinition: "
+                'CustomResourceDefinition.apiextensions.k8s.io "apps.example.crossplane.io" is invalid: bad',
+            ),
+            id="ApplyRejected",
+        ),
+        pytest.param(
+            "a CRD another object controls",
+            _stored(_load("xrd-v2-namespaced.yaml")),
+            lambda api: api.put(
+                {
+                    "apiVersion": _xrd.CRD_API_VERSION,
+                    "kind": _xrd.CRD_KIND,
+                    "metadata": {
+                        "name": "apps.example.crossplane.io",
+                        "ownerReferences": [
+                            {
+                                "apiVersion": "v1",
+                                "kind": "X",
+                                "name": "x",
+                                "uid": FOREIGN_UID,
+                                "controller": True,
+                            }
+                        ],
+                    },
+                }
+            ),
+            (
+                "EstablishComposite",
+                "cannot apply rendered composite resource CustomResourceDefinition: existing object is not controlled by UID",
+            ),
+            id="ForeignCrd",
+        ),
+    ],
+)
+async def test_failures(reason: str, doc: dict[str, Any], setup: Any, want_event: tuple[str, str]) -> None:
+    """A bad XRD gets a Warning event and Synced=False with the same text; the reconcile raises to back off."""
+    api = _Server()
+    api.put(doc)
+    if setup is not None:
+        setup(api)
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    with pytest.raises(errors.CrossfnError):
+        await r.reconcile("apps.example.crossplane.io")
+    (_, type_, event_reason, message) = events.recorded[-1]
+    assert (type_, event_reason) == ("Warning", want_event[0]), reason
+    assert message.startswith(want_event[1]), reason
+    synced = _conditions(api.objects[(*XRD, "", "apps.example.crossplane.io")])["Synced"]
+    assert synced == ("False", "ReconcileError", message), reason
+    assert xr.calls == [], reason
+
+
+async def test_start_failure() -> None:
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    r, events = _reconciler(api, fakes.XrControllers(fail_start="no informer"))
+    with pytest.raises(errors.CrossfnError):
+        await r.reconcile("apps.example.crossplane.io")
+    assert events.recorded[-1] == (
+        "apps.example.crossplane.io",
+        "Warning",
+        "EstablishComposite",
+        "cannot start composite resource controller: no informer",
+    )
+
+
+async def test_restart_when_the_spec_changed() -> None:
+    """An XRD whose generation moved past the Established condition's restarts its XR controller."""
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    await r.reconcile("apps.example.crossplane.io")
+    api.objects[(*XRD, "", "apps.example.crossplane.io")]["metadata"]["generation"] = 2
+    await r.reconcile("apps.example.crossplane.io")
+    assert xr.calls == [
+        ("start", "apps.example.crossplane.io"),
+        ("stop", "apps.example.crossplane.io"),
+        ("start", "apps.example.crossplane.io"),
+    ]
+    assert (
+        "apps.example.crossplane.io",
+        "Normal",
+        "RestartComposite",
+        "XRD specification changed; restarting controller to apply updates",
+    ) in events.recorded
+    established = next(
+        c
+        for c in api.objects[(*XRD, "", "apps.example.crossplane.io")]["status"]["conditions"]
+        if c["type"] == "Established"
+    )
+    assert established["observedGeneration"] == 2
+
+
+async def test_deletion() -> None:
+    """Deleting an XRD deletes its XRs, stops its XR controller, deletes its CRD and drops the finalizer."""
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    await r.reconcile("apps.example.crossplane.io")
+    api.put(
+        {
+            "apiVersion": "example.crossplane.io/v1",
+            "kind": "App",
+            "metadata": {"name": "web", "namespace": "team-a"},
+        }
+    )
+    await api.delete(*XRD, "apps.example.crossplane.io")
+
+    results = []
+    for _ in range(4):
+        results.append((await r.reconcile("apps.example.crossplane.io")).requeue_after)
+    assert results == [_xrd.WAIT_SECONDS, _xrd.WAIT_SECONDS, None, None]
+    assert api.of_kind("App") == []
+    assert api.of_kind(_xrd.CRD_KIND) == []
+    assert api.of_kind(_xrd.XRD_KIND) == []
+    assert ("stop", "apps.example.crossplane.io") in xr.calls
+    assert [e[3] for e in events.recorded if e[2] == "TerminateComposite"] == [
+        "waiting for defined composite resources to be deleted",
+        "Deleted composite resource CustomResourceDefinition: apps.example.crossplane.io",
+    ]
+
+
+async def test_gone_xrd_stops_its_controller() -> None:
+    xr = fakes.XrControllers()
+    r, _ = _reconciler(_Server(), xr)
+    assert (await r.reconcile("gone.example.org")).requeue_after is None
+    assert xr.calls == [("stop", "gone.example.org")]
+
+
+async def test_watch_maps_crds_to_their_xrd() -> None:
+    informers = fakes.Informers()
+    keys: list[str] = []
+    r = _xrd.XrdReconciler(_Server(), informers, fakes.Events(), fakes.XrControllers())
+    r.watch(keys.append)
+    informers.informer(*XRD).emit("ADDED", {"metadata": {"name": "a.example.org"}})
+    owned = {"kind": _xrd.XRD_KIND, "name": "b.example.org", "controller": True}
+    informers.informer(*CRD).emit(
+        "MODIFIED",
+        {"metadata": {"ownerReferences": [owned]}, "spec": {"names": {"categories": ["composite"]}}},
+    )
+    informers.informer(*CRD).emit(
+        "MODIFIED", {"metadata": {"ownerReferences": [owned]}, "spec": {"names": {"categories": ["other"]}}}
+    )
+    assert keys == ["a.example.org", "b.example.org"]
+
+
+# Cluster ------------------------------------------------------------------------------------------
+
+
+async def _settle(r: _xrd.XrdReconciler, key: str) -> None:
+    """Reconcile until nothing is left to do, retrying errors as the controller's backoff would."""
+    for _ in range(60):
+        try:
+            result = await r.reconcile(key)
+        except errors.CrossfnError:  # A conflict, or a new CRD's storage still initialising.
+            await asyncio.sleep(0.2)
+            continue
+        if result.requeue_after is None:
+            return
+        await asyncio.sleep(0.2)
+    raise AssertionError(f"{key} did not settle")
+
+
+def _unique(doc: dict[str, Any]) -> dict[str, Any]:
+    """The example with a unique group, so that tests sharing the API server do not meet."""
+    out = copy.deepcopy(doc)
+    out["spec"]["group"] = f"t{uuid.uuid4().hex[:6]}.{out['spec']['group']}"
+    out["metadata"]["name"] = f"{out['spec']['names']['plural']}.{out['spec']['group']}"
+    return out
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize(
+    ("doc", "scope", "claim"),
+    [
+        pytest.param("xrd-v2-namespaced.yaml", "Namespaced", False, id="V2Namespaced"),
+        pytest.param("xrd-v2-cluster.yaml", "Cluster", False, id="V2Cluster"),
+        pytest.param("xrd-v1-claims.yaml", "Cluster", True, id="V1WithClaims"),
+    ],
+)
+async def test_xrd_on_a_real_api_server(
+    kube: Any, crossplane_crds: list[str], doc: str, scope: str, claim: bool
+) -> None:
+    """An XRD yields served XR (and claim) CRDs and Established/Offered; deleting it removes them."""
+    xrd = await kube.create(_unique(_load(doc)))
+    name = xrd["metadata"]["name"]
+    xr = fakes.XrControllers()
+    r, events = _reconciler_on(kube, xr)
+    await _settle(r, name)
+
+    got = await kube.get(*XRD, name)
+    want = {
+        "Established": ("True", "WatchingCompositeResource", ""),
+        "Synced": ("True", "ReconcileSuccess", ""),
+    }
+    if claim:
+        want["Offered"] = ("True", "WatchingCompositeResourceClaim", "")
+    assert _conditions(got) == want
+    api_version, kind = _xrd.composite_type(got)
+    assert got["status"]["controllers"]["compositeResourceType"] == {"apiVersion": api_version, "kind": kind}
+    assert await kube.is_namespaced(api_version, kind) is (scope == "Namespaced")
+    xr_obj: dict[str, Any] = {
+        "apiVersion": api_version,
+        "kind": kind,
+        "metadata": {"name": "example"},
+        "spec": _example_spec(doc),
+    }
+    if scope == "Namespaced":
+        xr_obj["metadata"]["namespace"] = "default"
+    created = await kube.create(xr_obj)
+    assert created["kind"] == kind, "the XR kind is served"
+    if claim:
+        claim_version, claim_kind = _xrd.claim_type(got)
+        assert await kube.is_namespaced(claim_version, claim_kind) is True
+    assert xr.calls == [("start", name)]
+
+    await kube.delete(*XRD, name)
+    await _settle(r, name)
+    assert await kube.get(*XRD, name) is None
+    assert await kube.get(*CRD, name) is None
+    assert ("stop", name) in xr.calls
+    assert any(
+        e[2] == "TerminateComposite" and e[3].startswith("Deleted composite resource")
+        for e in events.recorded
+    )
+
+
+def _reconciler_on(kube: Any, xr: fakes.XrControllers) -> tuple[_xrd.XrdReconciler, fakes.Events]:
+    events = fakes.Events()
+    return _xrd.XrdReconciler(kube, fakes.Informers(), events, xr), events
+
+
+def _example_spec(doc: str) -> dict[str, Any]:
+    specs: dict[str, dict[str, Any]] = {
+        "xrd-v2-namespaced.yaml": {"image": "nginx"},
+        "xrd-v2-cluster.yaml": {"cidrBlock": "10.0.0.0/16"},
+        "xrd-v1-claims.yaml": {"parameters": {"storageGB": 20}},
+    }
+    return specs[doc]
+
+
+@pytest.mark.cluster
+async def test_invalid_xrd_schema_on_a_real_api_server(kube: Any, crossplane_crds: list[str]) -> None:
+    """An XRD whose schema the API server rejects gets Synced=False with its message and a Warning event."""
+    doc = _unique(_load("xrd-v2-namespaced.yaml"))
+    doc["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"]["size"] = {
+        "description": "a property without a type"
+    }
+    xrd = await kube.create(doc)
+    name = xrd["metadata"]["name"]
+    xr = fakes.XrControllers()
+    r, events = _reconciler_on(kube, xr)
+    with pytest.raises(errors.CrossfnError) as info:
+        await r.reconcile(name)
+    message = str(info.value)
+    assert message.startswith(
+        f'cannot apply rendered composite resource CustomResourceDefinition: CustomResourceDefinition.apiextensions.k8s.io "{name}" is invalid'
+    )
+    assert "type: Required value" in message
+    assert events.recorded[-1] == (name, "Warning", "EstablishComposite", message)
+    got = await kube.get(*XRD, name)
+    assert _conditions(got)["Synced"] == ("False", "ReconcileError", message)
+    assert "Established" not in _conditions(got)
+    assert xr.calls == []
+    await kube.delete(*XRD, name)
+    await _settle(r, name)
+    assert await kube.get(*XRD, name) is None
+
+
+@pytest.mark.cluster
+async def test_xrd_controller_loop(kube: Any, crossplane_crds: list[str]) -> None:
+    """Run by a Controller fed by informers, an XRD becomes Established and its deletion completes unaided."""
+    from crossfn.controller import _controller, _informer
+
+    informers = _informer.InformerFactory(kube)
+    xr = fakes.XrControllers()
+    r = _xrd.XrdReconciler(kube, informers, fakes.Events(), xr)
+    controller = _controller.Controller(
+        "defined/compositeresourcedefinition.apiextensions.crossplane.io", r.reconcile
+    )
+    r.watch(controller.enqueue)
+    controller.start()
+    try:
+        xrd = await kube.create(_unique(_load("xrd-v2-namespaced.yaml")))
+        name = xrd["metadata"]["name"]
+
+        async def established() -> bool:
+            got = await kube.get(*XRD, name)
+            return _conditions(got or {}).get("Established", ("",))[0] == "True"
+
+        await _eventually(established)
+        assert set(xr.calls) == {("start", name)}, "start is idempotent: every reconcile may call it"
+
+        await kube.delete(*XRD, name)
+
+        async def gone() -> bool:
+            return await kube.get(*XRD, name) is None and await kube.get(*CRD, name) is None
+
+        await _eventually(gone)
+        assert xr.calls[-1] == ("stop", name)
+    finally:
+        await controller.stop()
+        await informers.stop()
+
+
+async def _eventually(check: Any, timeout: float = 30.0) -> None:
+    for _ in range(int(timeout / 0.1)):
+        if await check():
+            return
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{check.__name__} did not happen within {timeout:g}s")
