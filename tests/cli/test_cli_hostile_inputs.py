@@ -17,10 +17,11 @@ _XR_HEAD = "apiVersion: example.crossplane.io/v1\nkind: XBucket\nmetadata:\n  na
 
 
 def _argv(command: str, path: str) -> list[str]:
+    if command == "context-values":
+        return ["render", str(_X / "xr.yaml"), str(_X / "composition.yaml"), str(_X / "functions.yaml"),
+                "--context-values", f"k={Path(path).read_text()}"]  # fmt: skip
     return {
         "render": ["render", path, str(_X / "composition.yaml"), str(_X / "functions.yaml")],
-        "context-values": ["render", str(_X / "xr.yaml"), str(_X / "composition.yaml"), str(_X / "functions.yaml"),
-                           "--context-values", f"k={Path(path).read_text()}"],
         "validate": ["validate", str(_X / "composition.yaml"), path],
         "test": ["test", path],
         "convert": ["convert", "pipeline-composition", path],
@@ -72,3 +73,16 @@ def test_render_accepts_what_kubernetes_accepts(
     assert (status, err) == (0, ""), err[-500:]
     if flags:
         assert out.count('"a": ') == depth, "the whole depth is printed back"
+
+
+@pytest.mark.parametrize("command", ["render", "test", "validate", "convert"])
+def test_control_characters_in_a_path_stay_on_the_error_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], command: str
+) -> None:
+    """A file name with a carriage return, an escape sequence or U+2028 cannot repaint or split the error line."""
+    name = str(tmp_path / "a\rb\x1b[2J\u2028\x85c.yaml")
+    status = cli.main(_argv(command, name) if command != "render" else ["render", name, name, name])
+    out, err = capsys.readouterr()
+    assert (status, out) == (2 if command == "test" else 1, "")
+    assert err.count("\n") == 1 and err.endswith("\n"), err
+    assert not any(ch in err for ch in "\r\x1b\u2028\x85"), err

@@ -202,8 +202,10 @@ def _check(code: int, out: str, err: str, *, report_on_failure: bool = False, ba
         return
     if code == 2 and err.startswith("usage:"):
         return  # argparse's usage error: its usage line, then one error line
-    assert all(line.startswith("crossfn: ") for line in err.splitlines()), err[-2000:]
-    errors = [line for line in err.splitlines() if line.startswith("crossfn: error:")]
+    # Split at newlines only: any other break or control a message carries from a user's text is escaped.
+    lines = err.rstrip("\n").split("\n") if err else []
+    assert not lines or lines[0].startswith("crossfn: "), err[-2000:]
+    errors = [line for line in lines if line.startswith("crossfn: error:")]
     if report_on_failure and code == 1 and out:
         assert len(errors) <= 1, err[-2000:]
         return

@@ -78,5 +78,7 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def _bad_input(message: str) -> int:
-    print(f"crossfn: error: {message}", file=sys.stderr)
+    from crossfn import cli  # noqa: PLC0415 -- the package imports this module
+
+    print(f"crossfn: error: {cli.printable(message)}", file=sys.stderr)
     return _BAD_INPUT
