@@ -11,6 +11,7 @@ import xml.etree.ElementTree as ET
 from pathlib import Path
 
 import pytest
+import yaml
 
 from crossfn import cli, comptest
 
@@ -122,3 +123,23 @@ def test_cli_junit_unwritable(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == f"crossfn: error: --junit: cannot write {junit}: no such file or directory\n"
+
+
+def test_control_characters_in_names_cannot_forge_report_lines(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A test's name is the author's text: controls are escaped in the report and the JUnit XML stays XML."""
+    test = yaml.safe_load((_ROOT / "examples" / "xbucket" / "test.yaml").read_text())
+    case = test["spec"]["tests"][0]
+    for field in ("xr", "composition", "functions"):
+        case["inputs"][field]["path"] = str(_ROOT / "examples" / "xbucket" / case["inputs"][field]["path"])
+    case["name"] = "x\nPASS forged\r\x1b[2J\x00\u2028end"
+    test["metadata"]["name"] = "suite\x07"
+    test["spec"]["tests"] = [case]
+    file, junit = tmp_path / "t.yaml", tmp_path / "junit.xml"
+    file.write_text(yaml.safe_dump(test, allow_unicode=False))
+    assert cli.main(["test", str(file), "--junit", str(junit)]) == 0
+    out = capsys.readouterr().out
+    assert out == "PASS suite\\x07/x\\x0aPASS forged\\x0d\\x1b[2J\\x00\\u2028end\n1 passed, 0 failed\n"
+    name = ET.parse(junit).getroot().find("testsuite/testcase").get("name")  # type: ignore[union-attr]
+    assert name == "x\\x0aPASS forged\\x0d\\x1b[2J\\x00\\u2028end", "well-formed XML, the name escaped"

@@ -476,6 +476,21 @@ def test_TestRenderComposedResourceMetadata(owners: list[dict[str, Any]], err: s
     assert obj["metadata"]["generateName"] == "parent-xr-", "generateName is the composite label plus -"
 
 
+@pytest.mark.parametrize(
+    ("meta", "reason"),
+    [
+        pytest.param({"labels": None}, "A common-labels patch from an XR without labels leaves labels null.", id="NullLabels"),
+        pytest.param({"annotations": None}, "Null annotations are empty too, as Go's SetAnnotations treats them.", id="NullAnnotations"),
+        pytest.param({"labels": None, "annotations": None}, "Both at once.", id="BothNull"),
+    ],
+)
+def test_render_metadata_treats_null_maps_as_empty(meta: dict[str, Any], reason: str) -> None:
+    obj = composed(**meta)
+    _metadata.render_metadata(obj, xr(), "r", prefix="parent-xr", claim_ref_labels=False)
+    assert obj["metadata"]["labels"] == {"crossplane.io/composite": "parent-xr"}, reason
+    assert obj["metadata"]["annotations"] == {"crossplane.io/composition-resource-name": "r"}, reason
+
+
 class FailingSchemas:
     async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:
         raise RuntimeError("boom")

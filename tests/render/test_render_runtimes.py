@@ -2,11 +2,15 @@
 
 from __future__ import annotations
 
+import os
+import signal
+from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 
-from crossfn import errors
+from crossfn import errors, render
 from crossfn.render import _runtimes
 
 
@@ -154,3 +158,41 @@ def test_public_exports() -> None:
     assert set(render.__all__) == public, "no public name outside __all__"
     for name in render.__all__:
         assert getattr(render, name) is not None
+
+
+def test_process_runtime_stops_its_whole_process_group(tmp_path: Path) -> None:
+    """A Function started through ``sh -c`` forks; the forked process must not outlive render (issue 15)."""
+    pid_file = tmp_path / "pid"
+    child = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
+    command = f"sh -c \"{{python}} -c \\\"{child}\\\"; true\""
+    (tmp_path / "fns.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "pkg.crossplane.io/v1",
+                "kind": "Function",
+                "metadata": {
+                    "name": "function-patch-and-transform",
+                    "annotations": {
+                        "render.crossplane.io/runtime": "Process",
+                        "render.crossfn.io/runtime-process-command": command,
+                    },
+                },
+                "spec": {"package": "example/function-forks:v1"},
+            }
+        )
+    )
+    example = Path(__file__).parents[2] / "examples" / "xbucket"
+    req = render.Request(
+        composite_resource=example / "xr.yaml",
+        composition=example / "composition.yaml",
+        functions=tmp_path / "fns.yaml",
+        timeout=1.5,
+    )
+    with pytest.raises(errors.CrossfnError, match="context deadline exceeded"):
+        render.render(req)
+    pid = int(pid_file.read_text())
+    stat = Path(f"/proc/{pid}/stat")
+    running = stat.exists() and stat.read_text().rsplit(")", 1)[1].split()[0] != "Z"  # a zombie has stopped
+    if running:
+        os.kill(pid, signal.SIGKILL)
+    assert not running, "the process the shell started is still running after render returned"

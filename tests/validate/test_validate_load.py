@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import io
+import os
 from pathlib import Path
 
 import pytest
@@ -78,3 +79,19 @@ def test_errors(reason: str, text: str, want: str, tmp_path: Path) -> None:
     path.write_text(text)
     with pytest.raises(errors.InputError, match=want):
         _load.load(str(path))
+
+
+def test_directory_walk_skips_what_is_not_a_regular_file(tmp_path: Path) -> None:
+    """A FIFO would block the walk forever and a link to /dev/zero would never end: only regular files are read."""
+    (tmp_path / "good.yaml").write_text("apiVersion: v1\nkind: ConfigMap\nmetadata: {name: a}\n")
+    os.mkfifo(tmp_path / "fifo.yaml")
+    (tmp_path / "zero.yaml").symlink_to("/dev/zero")
+    docs = _load.load(str(tmp_path))
+    assert [d.file for d in docs] == [str(tmp_path / "good.yaml")]
+
+
+def test_a_named_fifo_is_one_line(tmp_path: Path) -> None:
+    fifo = tmp_path / "fifo.yaml"
+    os.mkfifo(fifo)
+    with pytest.raises(errors.InputError, match="not a regular file"):
+        _load.load(str(fifo))

@@ -15,13 +15,19 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import re
 import sys
 from collections.abc import Sequence
 
 from crossfn import __version__
 from crossfn.errors import CrossfnError
 
-__all__ = ["main"]
+__all__ = ["main", "printable"]
+
+# Objects may nest 10,000 deep (crossfn.gocompat.yaml_loader.MAX_DEPTH, as in Kubernetes), and the code
+# that walks them recurses two to four Python frames per level; Python's default of 1,000 would end a render
+# of an object 300 deep in a RecursionError. C recursion is bounded by the data, which the loader bounds.
+RECURSION_LIMIT = 4 * 10_000 + 2_000
 
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
@@ -50,6 +56,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
+    sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
     args = parser.parse_args(argv)
     handler = getattr(args, "handler", None)
@@ -59,11 +66,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = handler(args)
     except CrossfnError as exc:
-        print(f"crossfn: error: {exc}", file=sys.stderr)
+        print(f"crossfn: error: {printable(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return status
+
+
+# Controls, other line breaks and lone surrogates a message may carry from a user's text (a file name
+# with a carriage return or an escape sequence); a newline stays, as messages that list problems use it.
+_UNPRINTABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff]")
+
+
+def printable(message: str) -> str:
+    """``message`` with every control character but the newline written as an escape (``\\x0d``)."""
+    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", message)
 
 
 def entrypoint() -> None:

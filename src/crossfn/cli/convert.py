@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output
 
 __all__ = ["register"]
 
@@ -46,38 +47,16 @@ def register(subparsers: Any) -> None:
     pc.set_defaults(handler=_run)
 
 
-def _loader() -> Any:
-    """A PyYAML SafeLoader that reads timestamps as strings, as Kubernetes' YAML-via-JSON does."""
-    import yaml  # noqa: PLC0415 -- keep `crossfn --help` light
-
-    class Loader(yaml.SafeLoader):
-        pass
-
-    Loader.yaml_implicit_resolvers = {
-        k: [(tag, rx) for tag, rx in v if tag != "tag:yaml.org,2002:timestamp"]
-        for k, v in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-    return Loader
-
-
 def _read(path: str) -> dict[str, Any]:
     """The first YAML document of ``path`` (``-`` is stdin); errors name what went wrong, the caller the file."""
-    import yaml  # noqa: PLC0415 -- keep `crossfn --help` light
+    from crossfn.gocompat import yaml_loader  # noqa: PLC0415 -- keep `crossfn --help` light
 
+    text = yaml_loader.read_stream(sys.stdin) if path == "-" else yaml_loader.read_file(path)
     try:
-        text = sys.stdin.read() if path == "-" else Path(path).read_text(encoding="utf-8")
-    except OSError as exc:
-        raise errors.InputError(f"cannot read file: {exc.strerror or exc}") from exc
-    except UnicodeDecodeError as exc:
-        raise errors.InputError(f"cannot read file: not UTF-8 text: {exc.reason}") from exc
-    try:
-        doc = next(iter(yaml.load_all(text, Loader=_loader())), None)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        raise errors.InputError(f"cannot parse YAML: {exc.problem or exc.context}{where}") from exc
-    except yaml.YAMLError as exc:
+        docs = yaml_loader.load_all(text)
+    except errors.InputError as exc:
         raise errors.InputError(f"cannot parse YAML: {exc}") from exc
+    doc = docs[0] if docs else None
     if not isinstance(doc, dict):
         raise errors.InputError("cannot parse YAML: the document is not an object")
     return doc
@@ -106,5 +85,5 @@ def _run(args: argparse.Namespace) -> int:
         except OSError as exc:
             raise errors.InputError(f"cannot write {errors.quote(args.output_file)}: {exc}") from exc
         return 0
-    sys.stdout.write(text)
+    _output.write(text)
     return 0

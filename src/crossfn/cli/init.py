@@ -19,6 +19,7 @@ import tempfile
 from typing import Any
 
 from crossfn import __version__, errors
+from crossfn.cli import _output
 
 __all__ = ["register"]
 
@@ -98,8 +99,7 @@ def write_project(name: str, directory: str) -> list[str]:
 def _init_function(args: argparse.Namespace) -> int:
     directory = args.directory or args.name
     written = write_project(args.name, directory)
-    print(f"Created {args.name} in {directory}:")
-    for rel in written:
-        print(f"  {rel}")
-    print(f"Next: cd {directory} && pip install -e '.[dev]' && python -m pytest")
+    lines = [f"Created {args.name} in {directory}:", *(f"  {rel}" for rel in written)]
+    lines.append(f"Next: cd {directory} && pip install -e '.[dev]' && python -m pytest")
+    _output.write("\n".join(lines) + "\n")
     return 0

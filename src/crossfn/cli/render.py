@@ -15,8 +15,14 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output
 
-__all__ = ["parse_duration", "register"]
+__all__ = ["NO_EXEC_HELP", "parse_duration", "register"]
+
+NO_EXEC_HELP = (
+    "Refuse Functions that would run code crossfn does not ship: the Process and Docker runtimes and "
+    "InProcess objects other than the built-ins (for untrusted inputs; see docs/security.md)."
+)
 
 _DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
 _UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
@@ -160,6 +166,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "-v", "--verbose", action="store_true", help="Say on stderr which runtime each Function uses."
     )
+    p.add_argument("--no-exec", action="store_true", help=NO_EXEC_HELP)
     p.set_defaults(handler=_run)  # fmt: skip
 
 
@@ -184,6 +191,7 @@ def _run(args: argparse.Namespace) -> int:
         xrd=args.xrd,
         timeout=parse_duration(args.timeout),
         crds=args.crds,
+        allow_exec=not args.no_exec,
     )
 
     def report(line: str) -> None:
@@ -200,6 +208,5 @@ def _run(args: argparse.Namespace) -> int:
         validator = validate.validate_render
     docs = render.render(req, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
-    sys.stdout.write(text)
-    sys.stdout.flush()
+    _output.write(text)
     return 0

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.cli import _output, render
 
 __all__ = ["register"]
 
@@ -45,6 +46,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
+    p.add_argument("--no-exec", action="store_true", help=render.NO_EXEC_HELP)
     p.set_defaults(handler=_run)  # fmt: skip
 
 
@@ -63,7 +65,7 @@ def _run(args: argparse.Namespace) -> int:
         cases = comptest.load(args.paths)
         if pattern is not None:
             cases = [c for c in cases if pattern.search(c.full_name)]
-        outcomes = comptest.run(cases, note=note)
+        outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
     except errors.InputError as exc:
         return _bad_input(str(exc))
     if args.junit is not None:
@@ -71,11 +73,12 @@ def _run(args: argparse.Namespace) -> int:
             args.junit.write_text(comptest.junit(outcomes), encoding="utf-8")
         except OSError as exc:
             return _bad_input(f"--junit: cannot write {args.junit}: {(exc.strerror or str(exc)).lower()}")
-    sys.stdout.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
-    sys.stdout.flush()
+    _output.write(comptest.to_json(outcomes) if args.output == "json" else comptest.text(outcomes))
     return 0 if all(o.passed for o in outcomes) else 1
 
 
 def _bad_input(message: str) -> int:
-    print(f"crossfn: error: {message}", file=sys.stderr)
+    from crossfn import cli  # noqa: PLC0415 -- the package imports this module
+
+    print(f"crossfn: error: {cli.printable(message)}", file=sys.stderr)
     return _BAD_INPUT

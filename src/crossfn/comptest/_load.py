@@ -23,6 +23,7 @@ from typing import Any
 
 from crossfn import errors, render
 from crossfn.comptest import _model
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["API_VERSION", "KIND", "load"]
 
@@ -54,8 +55,8 @@ def _files(path: Path) -> Iterator[tuple[Path, bool]]:
 def _mentions_tests(file: Path) -> bool:
     """Whether a file that does not parse looks like a test file (one that cannot be read is reported too)."""
     try:
-        return KIND in file.read_text(encoding="utf-8", errors="replace")
-    except OSError:
+        return KIND in yaml_loader.read_file(file)
+    except errors.InputError:
         return True
 
 

@@ -142,8 +142,11 @@ def _optional(source: _model.Source | None, temp: Path, labels: dict[str, str], 
     return None if source is None else _materialise(source, temp, labels, many=many)
 
 
-def prepare(case: _model.Case, temp: Path) -> Prepared:
-    """Build and check ``case``'s render request, writing what it needs under ``temp`` (which must exist)."""
+def prepare(case: _model.Case, temp: Path, *, allow_exec: bool = True) -> Prepared:
+    """Build and check ``case``'s render request, writing what it needs under ``temp`` (which must exist).
+
+    ``allow_exec`` false refuses Functions that run code crossfn does not ship (``--no-exec``).
+    """
     labels: dict[str, str] = {}
     try:
         xr_file = _write(temp / "xr.yaml", [_xr(case)])
@@ -167,6 +170,7 @@ def prepare(case: _model.Case, temp: Path) -> Prepared:
             include_full_xr=True,
             include_context=True,
             timeout=case.timeout,
+            allow_exec=allow_exec,
         )
     except errors.CrossfnError as exc:
         raise errors.InputError(f"{case.where}: {exc}") from exc
@@ -220,16 +224,18 @@ def run(
     *,
     note: Callable[[str], None] = lambda _: None,
     clock: Clock = time.perf_counter,
+    allow_exec: bool = True,
 ) -> list[Outcome]:
     """Prepare every case (any bad input raises before anything renders), then render and check each in order.
 
     ``note`` receives what render tells the user about their inputs (a legacy
-    Composition rendered as a Pipeline); ``clock`` times each case.
+    Composition rendered as a Pipeline); ``clock`` times each case; ``allow_exec``
+    false refuses every Function that would run code crossfn does not ship.
     """
     with tempfile.TemporaryDirectory(prefix="crossfn-test-") as tmp:
         prepared: list[Prepared] = []
         for n, case in enumerate(cases):
             temp = Path(tmp) / str(n)
             temp.mkdir()
-            prepared.append(prepare(case, temp))
+            prepared.append(prepare(case, temp, allow_exec=allow_exec))
         return [run_prepared(p, note=note, clock=clock) for p in prepared]

@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2
 
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = ["DiskStore", "Entry", "MemoryStore", "ResponseStore"]
@@ -170,7 +171,7 @@ def decode(data: bytes) -> Entry:
     """Parse a ``CachedRunFunctionResponse``; raises ``ValueError`` on garbage."""
     try:
         msg = _Cached.FromString(data)
-        fnv1.RunFunctionResponse.FromString(msg.response)
+        wire.parse(fnv1.RunFunctionResponse, msg.response)
     except Exception as exc:  # protobuf's DecodeError differs between runtimes
         raise ValueError(f"cannot decode cached response: {exc}") from exc
     deadline = msg.deadline.ToDatetime(tzinfo=datetime.UTC) if msg.HasField("deadline") else None

@@ -19,6 +19,7 @@ import time
 from collections.abc import Callable
 
 from crossfn.engine import _cache_store, _metrics, _runner
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = ["DEFAULT_MAX_TTL", "CachingRunner"]
@@ -87,7 +88,7 @@ class CachingRunner:
         start = time.perf_counter()
         try:
             entry = self._store.get(name, tag)
-            rsp = fnv1.RunFunctionResponse.FromString(entry.response) if entry is not None else None
+            rsp = wire.parse(fnv1.RunFunctionResponse, entry.response) if entry is not None else None
         except Exception:
             _log.exception("cannot read cached response of function %r", name)
             self._metrics.cache("errors", name)

@@ -26,6 +26,7 @@ import grpc.aio
 
 from crossfn import errors
 from crossfn.engine import _metrics
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = ["METHOD_V1", "METHOD_V1BETA1", "GrpcRunner", "TlsConfig", "go_code"]
@@ -176,7 +177,7 @@ class GrpcRunner:
             )
             raise
         try:
-            rsp = fnv1.RunFunctionResponse.FromString(raw)
+            rsp = wire.parse(fnv1.RunFunctionResponse, raw)
         except Exception as exc:  # protobuf's DecodeError differs between runtimes; translate any
             raise errors.FunctionRunError(
                 f"cannot run Function {errors.quote(name)}: cannot decode RunFunctionResponse: {exc}"

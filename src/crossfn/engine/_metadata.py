@@ -117,8 +117,8 @@ def render_metadata(
         meta["generateName"] = prefix + "-"
     if xr_meta.get("namespace"):
         meta["namespace"] = xr_meta["namespace"]
-    meta.setdefault("annotations", {})[ANNOTATION_RESOURCE_NAME] = name
-    labels = meta.setdefault("labels", {})
+    _own_map(meta, "annotations")[ANNOTATION_RESOURCE_NAME] = name
+    labels = _own_map(meta, "labels")
     labels[LABEL_COMPOSITE] = prefix
     xr_labels = xr_meta.get("labels") or {}
     if LABEL_CLAIM_NAME in xr_labels and LABEL_CLAIM_NAMESPACE in xr_labels:
@@ -130,6 +130,15 @@ def render_metadata(
             labels[LABEL_CLAIM_NAME] = claim["name"]
             labels[LABEL_CLAIM_NAMESPACE] = claim["namespace"]
     _set_controller(meta, xr)
+
+
+def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
+    """``meta[key]`` to write into; a null one (what a "common labels" patch from an XR without labels
+    leaves) is empty, as Go's ``SetLabels`` treats it."""
+    if meta.get(key) is None:
+        meta[key] = {}
+    value: dict[str, Any] = meta[key]
+    return value
 
 
 def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:

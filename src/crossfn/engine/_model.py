@@ -161,18 +161,21 @@ class PipelineStep:
             raise errors.InputError(
                 f"cannot parse pipeline step {errors.quote(step)}: {where}.functionRef.name must be a non-empty string"
             )
-        creds = tuple(_credential(c, f"{where}.credentials[{i}]", step) for i, c in enumerate(d.get("credentials") or ()))
+        creds = tuple(
+            _credential(c, f"{where}.credentials[{i}]", step)
+            for i, c in enumerate(_list_field(d, "credentials", where, step))
+        )
         reqs = d.get("requirements")
         if reqs is not None and not isinstance(reqs, Mapping):
             raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.requirements must be an object")
         reqs = reqs or {}
         resources = tuple(
             _required_resource(r, f"{where}.requirements.requiredResources[{i}]", step)
-            for i, r in enumerate(reqs.get("requiredResources") or ())
+            for i, r in enumerate(_list_field(reqs, "requiredResources", f"{where}.requirements", step))
         )
         schemas = tuple(
             _required_schema(r, f"{where}.requirements.requiredSchemas[{i}]", step)
-            for i, r in enumerate(reqs.get("requiredSchemas") or ())
+            for i, r in enumerate(_list_field(reqs, "requiredSchemas", f"{where}.requirements", step))
         )
         return cls(
             step=step,
@@ -183,6 +186,16 @@ class PipelineStep:
             required_schemas=schemas,
             has_requirements="requirements" in d and d["requirements"] is not None,
         )
+
+
+def _list_field(d: Mapping[str, Any], key: str, where: str, step: str) -> list[Any]:
+    """``d[key]`` as a list; absent or null is empty, any other type is the user's mistake, named."""
+    v = d.get(key)
+    if v is None:
+        return []
+    if not isinstance(v, list):
+        raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.{key} must be a list")
+    return v
 
 
 def _str_field(d: Mapping[str, Any], key: str, where: str, step: str, *, required: bool = True) -> str | None:

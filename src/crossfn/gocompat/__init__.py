@@ -14,7 +14,9 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
 * :mod:`.quantity`: Kubernetes ``resource.Quantity``;
 * :mod:`.celcost`: cel-go's cost limit on a CEL evaluation, as Kubernetes sets it;
-* :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (PyYAML, no timestamps).
+* :mod:`.time`: ``time.ParseDuration``;
+* :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (PyYAML, no timestamps), within
+  go-yaml's bounds (depth, aliases) and a file size cap; ``_yaml_events`` is its fast path.
 
 Failures raise :class:`crossfn.errors.GoError` whose text is Go's, so callers
 wrap it exactly as the Go code they port does. This layer sits just above the

@@ -1,4 +1,9 @@
-"""Read YAML as Kubernetes' Go tools do (sigs.k8s.io/yaml over go-yaml), with PyYAML.
+"""Read YAML as Kubernetes' Go tools do (sigs.k8s.io/yaml over go-yaml), with PyYAML, within go-yaml's bounds.
+
+This is the one YAML reading path of crossfn: render (every input file and
+``--context-values``), validate, test and convert all go through
+:func:`read_file` (or :func:`read_stream`) and :func:`load_all`, so one file
+means the same thing to all of them and is refused by all of them alike.
 
 :class:`Loader` is PyYAML's safe loader (the C one when libyaml is there) with
 two differences that make Python see the values Crossplane sees:
@@ -8,23 +13,128 @@ two differences that make Python see the values Crossplane sees:
 * exponent floats without a dot (``1e3``, ``5e-324``) are numbers, as go-yaml
   reads them; PyYAML's YAML 1.1 pattern needs the dot.
 
-Every command that reads users' manifests (render, validate, test) loads with
-it, so one file means the same thing to all of them.
+:func:`load_all` adds the bounds go-yaml has and PyYAML lacks, with go-yaml's
+texts:
+
+* collections nested deeper than :data:`MAX_DEPTH` (10,000, go-yaml's limit and
+  the depth the Kubernetes API server's JSON decoder accepts) are
+  ``yaml: exceeded max depth of 10000``. Without it libyaml's recursive
+  composer overflows the C stack (a crash, not an error) at about 100,000;
+* aliases may not do most of the work of a decode: go-yaml counts every node it
+  decodes and fails with ``yaml: document contains excessive aliasing`` once
+  more than 100 of more than 1,000 decodes came through aliases and their share
+  passes :func:`allowed_alias_ratio` (``decode.go``). A 450-byte "billion laughs"
+  file is refused in milliseconds instead of expanding to gigabytes;
+* an anchor whose value contains an alias to itself is refused (go-yaml:
+  ``anchor 'x' value contains itself``) instead of making a cyclic object.
+
+:func:`read_file` refuses what is not a regular file (a FIFO would block
+forever, ``/dev/zero`` never ends) and files larger than
+:data:`MAX_FILE_BYTES`. Every failure is an :class:`~crossfn.errors.InputError`
+with a one-line cause; callers add which file and which input it was.
 """
 
 from __future__ import annotations
 
+import base64
+import math
+import os
 import re
+import stat
+import struct
+from typing import IO, Any
 
 import yaml
 
-__all__ = ["Loader"]
+from crossfn import errors
+from crossfn.gocompat import _yaml_events, strconv
+
+__all__ = [
+    "MAX_DEPTH",
+    "MAX_FILE_BYTES",
+    "Loader",
+    "allowed_alias_ratio",
+    "key_string",
+    "load_all",
+    "read_file",
+    "read_stream",
+]
+
+MAX_DEPTH = 10_000
+"""Deepest nesting of collections accepted: go-yaml's ``max depth``, and Go's encoding/json's, which the
+Kubernetes API server decodes request bodies with."""
+
+MAX_FILE_BYTES = 32 * 1024 * 1024
+"""Largest input file read: ten times the 3 MiB request body the Kubernetes API server accepts, so any
+object a cluster can hold (and a generous benchmark) fits, while a runaway file fails at once."""
+
+_ALIAS_RATIO_RANGE_LOW = 400_000
+_ALIAS_RATIO_RANGE_HIGH = 4_000_000
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
 class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
-    """PyYAML's safe loader reading timestamps as strings and ``1e3`` as a number (see the module doc)."""
+    """PyYAML's safe loader reading timestamps as strings, ``1e3`` as a number and keys as strings (module doc)."""
+
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
+        """PyYAML's mapping with keys as sigs.k8s.io/yaml makes them JSON keys (:func:`key_string`).
+
+        Keys are turned into strings one by one, before they meet in a dict, so
+        ``true`` and ``1`` stay two keys as they are in Go (Python holds them equal).
+        """
+        if not isinstance(node, yaml.MappingNode):
+            raise yaml.constructor.ConstructorError(
+                None, None, f"expected a mapping node, but found {node.id}", node.start_mark
+            )
+        self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = self.construct_object(key_node, deep=deep)
+            if not isinstance(key, str):
+                if isinstance(key, list | dict):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                    )
+                key = key_string(key)
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def key_string(key: Any) -> str:
+    """A YAML map key as the JSON object key sigs.k8s.io/yaml makes of it (``yamlToJSON``).
+
+    Booleans are ``true``/``false``, integers their digits, floats Go's
+    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key,
+    which Go refuses, is ``null``, as the text reads.
+    """
+    if isinstance(key, str):
+        return key
+    if isinstance(key, bool):
+        return "true" if key else "false"
+    if isinstance(key, int):
+        return str(key)
+    if isinstance(key, float):
+        text = strconv.format_float(_float32_shortest(key), "g", -1)
+        return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
+    if key is None:
+        return "null"
+    raise errors.InputError(f"unsupported map key of type {type(key).__name__}")
+
+
+def _float32_shortest(f: float) -> float:
+    """The float64 whose shortest digits are those of ``float32(f)``'s shortest round trip."""
+    if math.isnan(f) or math.isinf(f):
+        return f
+    try:
+        single = struct.unpack("f", struct.pack("f", f))[0]
+    except OverflowError:
+        return math.copysign(math.inf, f)
+    for digits in range(1, 10):
+        candidate = float(f"{single:.{digits - 1}e}")
+        if struct.unpack("f", struct.pack("f", candidate))[0] == single:
+            return candidate
+    return float(single)
 
 
 Loader.yaml_implicit_resolvers = {
@@ -37,3 +147,244 @@ Loader.add_implicit_resolver(
     re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
     list("-+0123456789."),
 )
+
+
+# --- reading bytes ------------------------------------------------------------
+
+
+def read_file(path: str | os.PathLike[str]) -> str:
+    """The text of a regular file of at most :data:`MAX_FILE_BYTES`, as UTF-8.
+
+    The file is opened without blocking and checked on the open descriptor, so a
+    FIFO neither blocks nor is read, and a device such as ``/dev/zero`` is refused
+    before a byte is read.
+    """
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    except OSError as exc:
+        raise errors.InputError(f"open {os.fspath(path)}: {_os_cause(exc)}") from exc
+    mode = os.fstat(fd).st_mode
+    if not stat.S_ISREG(mode):
+        os.close(fd)
+        if stat.S_ISDIR(mode):
+            raise errors.InputError(f"read {os.fspath(path)}: is a directory")
+        raise errors.InputError(f"cannot read {os.fspath(path)}: not a regular file")
+    with os.fdopen(fd, "rb") as f:
+        try:
+            data = f.read(MAX_FILE_BYTES + 1)
+        except OSError as exc:
+            raise errors.InputError(f"read {os.fspath(path)}: {_os_cause(exc)}") from exc
+    return _text(data, os.fspath(path))
+
+
+def read_stream(stream: IO[str] | IO[bytes], name: str = "standard input") -> str:
+    """At most :data:`MAX_FILE_BYTES` of an already open stream (standard input), as text."""
+    try:
+        data = stream.read(MAX_FILE_BYTES + 1)
+    except OSError as exc:
+        raise errors.InputError(f"read {name}: {_os_cause(exc)}") from exc
+    except UnicodeDecodeError as exc:
+        raise errors.InputError(f"cannot read {name}: not UTF-8 text") from exc
+    if isinstance(data, str):
+        if len(data) > MAX_FILE_BYTES:
+            raise errors.InputError(_too_large(name))
+        return data
+    return _text(data, name)
+
+
+def _text(data: bytes, name: str) -> str:
+    if len(data) > MAX_FILE_BYTES:
+        raise errors.InputError(_too_large(name))
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise errors.InputError(f"cannot read {name}: not UTF-8 text") from exc
+
+
+def _too_large(name: str) -> str:
+    return f"cannot read {name}: larger than the {MAX_FILE_BYTES // (1024 * 1024)} MiB an input may have"
+
+
+def _os_cause(exc: OSError) -> str:
+    return (exc.strerror or str(exc)).lower()
+
+
+# --- parsing ------------------------------------------------------------------
+
+
+def load_all(text: str, *, as_json: bool = False) -> list[Any]:
+    """Every document of a YAML stream (``None`` for an empty one), within go-yaml's bounds (module doc).
+
+    ``as_json`` returns the values a YAML -> JSON -> object round trip gives,
+    as Kubernetes reads manifests: whole floats in the int64 range are ints,
+    ``!!binary`` is base64 text, every alias is a copy. Raises
+    :class:`~crossfn.errors.InputError` whose text is the problem on one line:
+    ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a bound.
+    """
+    loader = Loader(text)
+    try:
+        return _yaml_events.build_all(
+            loader, Loader.yaml_implicit_resolvers, key_string=key_string, max_depth=MAX_DEPTH,
+            excessive=_excessive, as_json=as_json,
+        )  # fmt: skip
+    except _yaml_events.Unsupported:
+        pass  # an explicit tag, or an error PyYAML words best: its full loader below
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_problem(exc)) from exc
+    finally:
+        loader.dispose()
+    docs = _load_nodes(text)
+    return [_to_json(doc) for doc in docs] if as_json else docs
+
+
+def _load_nodes(text: str) -> list[Any]:
+    """PyYAML's full loader: node graph, then values; the bounds are checked on the graph."""
+    _check_depth(text)
+    loader = Loader(text)
+    try:
+        docs: list[Any] = []
+        while loader.check_node():
+            node = loader.get_node()
+            if _may_alias(text):
+                _check_aliases(node)
+            docs.append(loader.construct_document(node))
+        return docs
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_problem(exc)) from exc
+    finally:
+        loader.dispose()
+
+
+def _to_json(value: Any) -> Any:
+    """A value from :func:`_load_nodes` as a YAML -> JSON -> object round trip returns it."""
+    if isinstance(value, dict):
+        return {key_string(k): _to_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_to_json(v) for v in value]
+    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    if isinstance(value, bytes):
+        return base64.b64encode(value).decode()
+    if value is None or isinstance(value, str | int | float | bool):
+        return value
+    raise errors.InputError(f"cannot convert {type(value).__name__} to JSON")
+
+
+def _problem(exc: yaml.YAMLError) -> str:
+    """PyYAML's error on one line: where, then what."""
+    mark = getattr(exc, "problem_mark", None)
+    problem = getattr(exc, "problem", None) or getattr(exc, "context", None) or str(exc)
+    problem = " ".join(str(problem).split())
+    if mark is not None:
+        return f"line {mark.line + 1} column {mark.column + 1}: {problem}"
+    return problem
+
+
+def _check_depth(text: str) -> None:
+    """Refuse collections nested deeper than :data:`MAX_DEPTH` before libyaml's recursive composer sees them.
+
+    Flow nesting needs an opening bracket per level and block nesting a column of
+    indentation per level, so a text with fewer brackets than the limit and short
+    lines cannot be too deep; only other texts pay for an event scan.
+    """
+    brackets = text.count("[") + text.count("{")
+    if brackets + _longest_line(text) + 2 < MAX_DEPTH:
+        return
+    depth = 0
+    loader = Loader(text)
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, yaml.CollectionStartEvent):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    raise errors.InputError(f"yaml: exceeded max depth of {MAX_DEPTH}")
+            elif isinstance(event, yaml.CollectionEndEvent):
+                depth -= 1
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_problem(exc)) from exc
+    finally:
+        loader.dispose()
+
+
+def _longest_line(text: str) -> int:
+    longest, start = 0, 0
+    while True:
+        end = text.find("\n", start)
+        if end < 0:
+            return max(longest, len(text) - start)
+        longest = max(longest, end - start)
+        start = end + 1
+
+
+_ANCHOR = re.compile(r"(?:^|[\s,\[{])&[^\s,\[\]{}]")
+
+
+def _may_alias(text: str) -> bool:
+    """Whether ``text`` could hold an anchor at all (an alias needs one); most inputs have none."""
+    return _ANCHOR.search(text) is not None
+
+
+def allowed_alias_ratio(decodes: int) -> float:
+    """The share of decodes aliases may account for, as go-yaml's ``allowedAliasRatio`` scales it."""
+    if decodes <= _ALIAS_RATIO_RANGE_LOW:
+        return 0.99
+    if decodes >= _ALIAS_RATIO_RANGE_HIGH:
+        return 0.10
+    span = _ALIAS_RATIO_RANGE_HIGH - _ALIAS_RATIO_RANGE_LOW
+    return 0.99 - 0.89 * ((decodes - _ALIAS_RATIO_RANGE_LOW) / span)
+
+
+def _excessive(decodes: int, aliased: int) -> bool:
+    return aliased > 100 and decodes > 1000 and aliased / decodes > allowed_alias_ratio(decodes)
+
+
+def _children(node: yaml.Node) -> list[yaml.Node]:
+    if isinstance(node, yaml.MappingNode):
+        return [n for pair in node.value for n in pair]
+    if isinstance(node, yaml.SequenceNode):
+        return list(node.value)
+    return []
+
+
+def _check_aliases(root: yaml.Node) -> None:
+    """Count decodes as go-yaml would, without expanding a single alias.
+
+    PyYAML shares an aliased node instead of copying it, so the document is
+    walked once in order: the first time a node is met is its definition (one
+    decode), each later reference is an alias (one decode for the alias, then
+    every decode of the target's expansion, all aliased). The size of each
+    expansion is known once its node is finished, and the share only grows
+    during an expansion, so checking at its end is checking at every step.
+    """
+    size: dict[int, int] = {}
+    open_nodes = {id(root)}
+    decodes, aliased = 2, 0  # the document node and the root
+    # Each entry: a node's id, its children, the next child to visit, the decodes of its subtree so far.
+    stack: list[list[Any]] = [[id(root), _children(root), 0, 1]]
+    while stack:
+        top = stack[-1]
+        key, children, index = top[0], top[1], top[2]
+        if index == len(children):
+            stack.pop()
+            open_nodes.discard(key)
+            size[key] = top[3]
+            if stack:
+                stack[-1][3] += top[3]
+            continue
+        top[2] = index + 1
+        child = children[index]
+        child_key = id(child)
+        if child_key in open_nodes:
+            raise errors.InputError("yaml: anchor value contains itself")
+        if child_key in size:  # an alias: the alias node, then its whole target again
+            expansion = size[child_key]
+            decodes += 1 + expansion
+            aliased += expansion
+            if _excessive(decodes, aliased):
+                raise errors.InputError("yaml: document contains excessive aliasing")
+            top[3] += 1 + expansion
+            continue
+        decodes += 1
+        open_nodes.add(child_key)
+        stack.append([child_key, _children(child), 0, 1])

@@ -16,13 +16,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from crossfn import errors
-from crossfn.render import _legacy, _load
+from crossfn import engine, errors
+from crossfn.gocompat import yaml_loader
+from crossfn.render import _legacy, _load, _runtimes
 
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
 
-__all__ = ["Inputs", "Request", "load"]
+__all__ = ["Inputs", "Request", "load", "pipeline_steps"]
 
 _COMPOSITION_API = "apiextensions.crossplane.io/v1"
 _FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
@@ -56,6 +57,9 @@ class Request:
     """Seconds for the whole render, as ``--timeout`` (default ``1m``)."""
     crds: Sequence[Path] = ()
     """``--crds``: files or directories (searched recursively) of CRDs and XRDs, for validation and required schemas."""
+    allow_exec: bool = True
+    """Whether Functions may run code crossfn does not ship: ``--no-exec`` refuses the Process and Docker
+    runtimes and InProcess objects other than the built-ins (see docs/security.md)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +115,19 @@ def _load_composition(path: Path) -> dict[str, Any]:
     return comp
 
 
+def pipeline_steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
+    """The Composition's ``spec.pipeline``, parsed; a wrong type anywhere is an InputError naming the field."""
+    pipeline = _load.object_at(comp, "spec").get("pipeline")
+    if not isinstance(pipeline, list):
+        raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
+    steps = []
+    for i, d in enumerate(pipeline):
+        if not isinstance(d, Mapping):
+            raise errors.InputError(f"cannot parse Composition: spec.pipeline[{i}] must be an object")
+        steps.append(engine.PipelineStep.from_dict(d, where=f"spec.pipeline[{i}]"))
+    return steps
+
+
 def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
     """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode (or ``Resources``, which ``_legacy`` converts)."""
     spec = _load.object_at(comp, "spec")
@@ -151,11 +168,29 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
         fns = _load.load_documents(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{what}: {exc}") from exc
-    for fn in fns:
+    for i, fn in enumerate(fns):
         if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
             raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
+        problem = _metadata_problem(fn)
+        if problem:
+            raise errors.InputError(f"{what}: document {i + 1}: {problem}")
     _annotate(fns, annotations)
     return fns
+
+
+def _metadata_problem(obj: Mapping[str, Any]) -> str | None:
+    """What is wrong with the types in ``obj``'s metadata, the fields render reads and writes."""
+    meta = obj.get("metadata")
+    if meta is None:
+        return None
+    if not isinstance(meta, Mapping):
+        return "metadata must be an object"
+    if not isinstance(meta.get("name", ""), str):
+        return "metadata.name must be a string"
+    for key in ("annotations", "labels"):
+        if not isinstance(meta.get(key) or {}, Mapping):
+            return f"metadata.{key} must be an object"
+    return None
 
 
 def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None:
@@ -170,7 +205,8 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
         overrides[key] = value
     for fn in fns:
         if overrides:
-            fn.setdefault("metadata", {}).setdefault("annotations", {}).update(overrides)
+            meta = fn["metadata"] = fn.get("metadata") or {}
+            meta["annotations"] = {**(meta.get("annotations") or {}), **overrides}
 
 
 def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
@@ -205,8 +241,8 @@ def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, 
     raw: dict[str, str] = {}
     for key, file in files:
         try:
-            raw[key] = Path(file).read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
+            raw[key] = yaml_loader.read_file(file)
+        except errors.InputError as exc:
             raise errors.InputError(
                 f"cannot read context file {errors.quote(file)} for key {errors.quote(key)}: {exc}"
             ) from exc
@@ -284,6 +320,12 @@ def load(req: Request) -> Inputs:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, req.function_annotations)
         notes.append(note)
+    if not req.allow_exec:
+        _runtimes.refuse_exec(_runtimes.plan(fns))
+    try:
+        pipeline_steps(comp)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{_wrap('cannot load Composition from', req.composition)}: {exc}") from exc
     xrd_doc = _default_from_xrd(xr, req.xrd) if req.xrd is not None else None
     creds = _load_many(
         [req.function_credentials] if req.function_credentials else [], "cannot load secrets from"

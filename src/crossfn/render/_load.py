@@ -24,14 +24,10 @@ from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from crossfn import errors
 from crossfn.gocompat import yaml_loader
 
 __all__ = ["load_documents", "load_one", "object_at", "parse_value", "secret_data"]
-
-_Loader = yaml_loader.Loader
 
 
 def object_at(obj: Mapping[str, Any], *keys: str) -> Mapping[str, Any]:
@@ -57,52 +53,16 @@ def _files(path: Path) -> list[Path]:
     return [path]
 
 
-def _normalise(value: Any, where: str) -> Any:
-    """YAML data as it comes out of a YAML -> JSON -> object round trip."""
-    if isinstance(value, Mapping):
-        return {_key(k): _normalise(v, where) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_normalise(v, where) for v in value]
-    if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
-        return int(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
-    if value is None or isinstance(value, str | int | float | bool):
-        return value
-    raise errors.InputError(f"{where}: cannot convert {type(value).__name__} to JSON")
-
-
-def _key(k: Any) -> str:
-    if isinstance(k, bool):
-        return "true" if k else "false"
-    if k is None:
-        return "null"
-    return str(k)
-
-
 def _stream(path: Path) -> Iterator[tuple[int, Any]]:
     """Every non-empty document of one file, with its index in the stream."""
+    text = yaml_loader.read_file(path)
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise errors.InputError(f"open {path}: {exc.strerror or exc}".lower()) from exc
-    except UnicodeDecodeError as exc:
-        raise errors.InputError(f"cannot read {path}: not UTF-8 text") from exc
-    try:
-        for index, doc in enumerate(yaml.load_all(text, Loader=_Loader)):
-            if doc is not None:
-                yield index, doc
-    except yaml.YAMLError as exc:
-        raise errors.InputError(f"cannot parse YAML in {path}: {_yaml_problem(exc)}") from exc
-
-
-def _yaml_problem(exc: yaml.YAMLError) -> str:
-    """PyYAML's error on one line: what is wrong and where."""
-    mark = getattr(exc, "problem_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is not None:
-        return f"line {mark.line + 1} column {mark.column + 1}: {problem}"
-    return str(problem)
+        docs = yaml_loader.load_all(text, as_json=True)
+    except errors.InputError as exc:
+        raise errors.InputError(f"cannot parse YAML in {path}: {exc}") from exc
+    for index, doc in enumerate(docs):
+        if doc is not None:
+            yield index, doc
 
 
 def load_documents(path: str | Path) -> list[dict[str, Any]]:
@@ -110,10 +70,9 @@ def load_documents(path: str | Path) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for file in _files(Path(path)):
         for index, doc in _stream(file):
-            where = f"{file}: document {index + 1}"
-            if not isinstance(doc, Mapping):
-                raise errors.InputError(f"{where}: not a YAML object")
-            out.append(_normalise(doc, where))
+            if not isinstance(doc, dict):
+                raise errors.InputError(f"{file}: document {index + 1}: not a YAML object")
+            out.append(doc)
     return out
 
 
@@ -130,11 +89,8 @@ def load_one(path: str | Path) -> dict[str, Any]:
 
 def parse_value(text: str) -> Any:
     """Parse inline YAML or JSON (a context value) as Kubernetes' YAML -> JSON decoder does."""
-    try:
-        value = yaml.load(text, Loader=_Loader)
-    except yaml.YAMLError as exc:
-        raise errors.InputError(_yaml_problem(exc)) from exc
-    return _normalise(value, "value")
+    docs = yaml_loader.load_all(text, as_json=True)
+    return docs[0] if docs else None
 
 
 def secret_data(secret: Mapping[str, Any], where: str) -> dict[str, bytes]:

@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.render import _inputs, _load, _runtimes, _sources, _validate
+from crossfn.render import _inputs, _runtimes, _sources, _validate
 
 __all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
 
@@ -46,18 +46,6 @@ class _Dispatch:
                 f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
             )
         return await runner.run_function(name, req)
-
-
-def _steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
-    pipeline = _load.object_at(comp, "spec").get("pipeline")
-    if not isinstance(pipeline, list):
-        raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
-    steps = []
-    for i, d in enumerate(pipeline):
-        if not isinstance(d, Mapping):
-            raise errors.InputError(f"cannot parse Composition: spec.pipeline[{i}] must be an object")
-        steps.append(engine.PipelineStep.from_dict(d, where=f"spec.pipeline[{i}]"))
-    return steps
 
 
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
@@ -125,7 +113,7 @@ async def _compose(
         for obj, details in _sources.observed_with_details(inputs.observed)
     ]
     return await engine.compose(
-        inputs.xr, _steps(inputs.composition), runner, observed=observed, context=inputs.context,
+        inputs.xr, _inputs.pipeline_steps(inputs.composition), runner, observed=observed, context=inputs.context,
         sources=sources, options=options, clock=lambda: _FIXED_TIME,
     )  # fmt: skip
 

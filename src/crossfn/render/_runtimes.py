@@ -33,6 +33,7 @@ import importlib
 import os
 import shlex
 import shutil
+import signal
 import socket
 import sys
 import tempfile
@@ -97,15 +98,18 @@ class Runtime:
     """argv for Process."""
     docker: Docker | None = None
 
-    def describe(self) -> str:
-        """One line for ``--verbose``: which runtime, and what it runs."""
-        detail = {
+    def detail(self) -> str:
+        """What the runtime runs: the object, target, command or image."""
+        return {
             "InProcess": self.object_ref,
             "Development": self.target,
             "Process": shlex.join(self.command),
             "Docker": self.docker.image if self.docker else "",
         }[self.kind]
-        return f"Function {errors.quote(self.function)}: runtime {self.kind} ({detail})"
+
+    def describe(self) -> str:
+        """One line for ``--verbose``: which runtime, and what it runs."""
+        return f"Function {errors.quote(self.function)}: runtime {self.kind} ({self.detail()})"
 
 
 def _annotations(fn: Mapping[str, Any]) -> Mapping[str, str]:
@@ -181,6 +185,24 @@ def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
         rt = _runtime(fn)
         out[rt.function] = rt
     return out
+
+
+def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
+    """Raise for the first runtime that would run code crossfn does not ship (``--no-exec``).
+
+    Allowed: the built-in functions in-process (patch-and-transform, auto-ready
+    and the sandboxed Starlark), and Development targets, servers someone
+    already runs. Refused: a Process (any command), Docker (any image) and an
+    InProcess object outside crossfn (any Python code).
+    """
+    builtins = set(functions.BUILTINS.values())
+    for rt in runtimes.values():
+        if rt.kind == "Development" or (rt.kind == "InProcess" and rt.object_ref in builtins):
+            continue
+        raise errors.InputError(
+            f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
+            f"runtime {rt.kind} ({rt.detail()})"
+        )
 
 
 def load_object(ref: str, function: str, search: Path) -> object:
@@ -362,18 +384,17 @@ class Started:
         return out.decode()
 
     async def stop(self) -> None:
-        """Stop what :meth:`start` started: processes get SIGTERM, then SIGKILL after 5 s."""
+        """Stop what :meth:`start` started: each process's whole group gets SIGTERM, then SIGKILL after 5 s.
+
+        A Process runs in a session of its own, so a command started through
+        ``sh -c`` (or a wrapper that forks) is stopped with every process it
+        started, not just the shell.
+        """
         for _, proc in self._processes:
-            if proc.returncode is None:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.terminate()
+            _signal_group(proc, signal.SIGTERM)
+        deadline = asyncio.get_running_loop().time() + _STOP_GRACE
         for _, proc in self._processes:
-            try:
-                await asyncio.wait_for(proc.wait(), _STOP_GRACE)
-            except TimeoutError:
-                with contextlib.suppress(ProcessLookupError):
-                    proc.kill()
-                await proc.wait()
+            await _wait_group(proc, deadline)
         for container, d in self._containers:
             with contextlib.suppress(errors.FunctionRunError):
                 if d.cleanup == "Remove":
@@ -382,6 +403,31 @@ class Started:
                     await self._docker_cli("stop", "-t", str(int(_STOP_GRACE)), container)
         for log in self._logs:
             log.close()
+
+
+def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    """Signal the process group ``proc`` leads (``start_new_session`` made its pid the group id)."""
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, sig)
+
+
+def _group_alive(pgid: int) -> bool:
+    try:
+        os.killpg(pgid, 0)
+    except (ProcessLookupError, PermissionError):
+        return False
+    return True
+
+
+async def _wait_group(proc: asyncio.subprocess.Process, deadline: float) -> None:
+    """Wait until the leader and every other member of its group are gone, killing what is left at ``deadline``."""
+    loop = asyncio.get_running_loop()
+    with contextlib.suppress(TimeoutError):
+        await asyncio.wait_for(proc.wait(), max(0.0, deadline - loop.time()))
+    while proc.returncode is not None and _group_alive(proc.pid) and loop.time() < deadline:
+        await asyncio.sleep(0.02)  # members outliving the leader: poll, there is nothing to wait on
+    _signal_group(proc, signal.SIGKILL)
+    await proc.wait()
 
 
 def _last_line(log: IO[bytes]) -> str:

@@ -32,7 +32,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 from crossfn.render import _goyaml
 
@@ -116,6 +116,20 @@ class _Analysis:
             self.plain = False
 
 
+_ANALYSES: dict[str, _Analysis] = {}
+_ANALYSES_MAX = 1 << 16
+
+
+def _analysis(value: str) -> _Analysis:
+    """``_Analysis(value)``, remembered: keys and many values repeat across a large document."""
+    found = _ANALYSES.get(value)
+    if found is None:
+        found = _Analysis(value)
+        if len(_ANALYSES) < _ANALYSES_MAX:
+            _ANALYSES[value] = found
+    return found
+
+
 def _scalar(value: object) -> tuple[str, str]:
     """The text of a scalar and the style go-yaml asks the emitter for."""
     if value is None:
@@ -139,6 +153,9 @@ def _scalar(value: object) -> tuple[str, str]:
 
 
 # --- the emitter (libyaml's block-style writer, the parts go-yaml uses) -------------
+
+
+_SCALAR_TYPES = frozenset({str, int, float, bool, type(None)})
 
 
 class _Emitter:
@@ -177,19 +194,20 @@ class _Emitter:
 
     def node(self, value: object, indent: int, *, in_mapping: bool, simple_key: bool = False) -> None:
         """Emit a node whose parent has indentation ``indent``."""
-        if isinstance(value, Mapping):
+        kind = type(value)  # exact types first: isinstance against the ABCs is slow, and most values are plain
+        if kind is dict or (kind not in _SCALAR_TYPES and kind is not list and isinstance(value, Mapping)):
             if not value:
                 self.indicator("{", need_ws=True, is_ws=True)
                 self.indicator("}", need_ws=False)
                 return
-            self.mapping(value, indent + _BEST_INDENT)
-        elif isinstance(value, Sequence) and not isinstance(value, str | bytes):
+            self.mapping(cast(Mapping[str, Any], value), indent + _BEST_INDENT)
+        elif kind is list or (kind not in _SCALAR_TYPES and isinstance(value, Sequence) and kind is not bytes):
             if not value:
                 self.indicator("[", need_ws=True, is_ws=True)
                 self.indicator("]", need_ws=False)
                 return
             indentless = in_mapping and not self.indention
-            self.sequence(value, indent if indentless else indent + _BEST_INDENT)
+            self.sequence(cast(Sequence[Any], value), indent if indentless else indent + _BEST_INDENT)
         else:
             text, style = _scalar(value)
             self.scalar(text, style, indent + _BEST_INDENT, simple_key=simple_key)
@@ -199,7 +217,7 @@ class _Emitter:
             if not isinstance(key, str):
                 raise TypeError(f"cannot write a {type(key).__name__} map key as YAML")
             self.write_indent(indent)
-            if len(key) <= _MAX_SIMPLE_KEY and not _Analysis(key).multiline:
+            if len(key) <= _MAX_SIMPLE_KEY and not _analysis(key).multiline:
                 self.node(key, indent, in_mapping=True, simple_key=True)
                 self.indicator(":", need_ws=False)
             else:
@@ -216,7 +234,7 @@ class _Emitter:
             self.node(item, indent, in_mapping=False)
 
     def scalar(self, text: str, style: str, indent: int, *, simple_key: bool) -> None:
-        a = _Analysis(text)
+        a = _analysis(text)
         if style == _PLAIN and (not a.plain or (not text and simple_key)):
             style = _SINGLE
         if style == _SINGLE and not a.single:

@@ -10,6 +10,7 @@ binding the address.
 
 from __future__ import annotations
 
+import functools
 import logging
 import os
 import time
@@ -21,6 +22,7 @@ from grpc_health.v1 import health, health_pb2_grpc
 from grpc_reflection.v1alpha import reflection
 
 from crossfn import errors
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossfn.sdk import logging as fnlogging
@@ -107,8 +109,8 @@ def register(
         handlers = {
             "RunFunction": grpc.unary_unary_rpc_method_handler(
                 method,
-                # v1beta1 is v1 on the wire: both decode into v1 messages.
-                request_deserializer=fnv1.RunFunctionRequest.FromString,
+                # v1beta1 is v1 on the wire: both decode into v1 messages, as deep as Kubernetes allows.
+                request_deserializer=functools.partial(wire.parse, fnv1.RunFunctionRequest),
                 response_serializer=fnv1.RunFunctionResponse.SerializeToString,
             )
         }

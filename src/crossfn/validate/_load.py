@@ -22,8 +22,6 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import IO, Any
 
-import yaml
-
 from crossfn import errors
 from crossfn.gocompat import yaml_loader
 
@@ -32,8 +30,6 @@ __all__ = ["Document", "load"]
 _EXTENSIONS = (".yaml", ".yml", ".json")
 _COMPOSITION = ("apiextensions.crossplane.io/v1", "Composition")
 
-
-_Loader = yaml_loader.Loader
 
 
 @dataclasses.dataclass(frozen=True)
@@ -60,7 +56,7 @@ def load(source: str, *, stdin: IO[str] | None = None) -> list[Document]:
     out: list[Document] = []
     for part in source.split(","):
         if part == "-":
-            text = (stdin or sys.stdin).read()
+            text = yaml_loader.read_stream(stdin or sys.stdin)
             out += _documents("-", text)
             continue
         path = Path(part)
@@ -70,8 +66,8 @@ def load(source: str, *, stdin: IO[str] | None = None) -> list[Document]:
             )
         for file in _files(path):
             try:
-                text = file.read_text(encoding="utf-8")
-            except (OSError, UnicodeDecodeError) as exc:
+                text = yaml_loader.read_file(file)
+            except errors.InputError as exc:
                 raise errors.InputError(f"cannot read file {errors.quote(str(file))}: {exc}") from exc
             out += _documents(str(file), text)
     return out
@@ -84,7 +80,8 @@ def _files(path: Path) -> Iterator[Path]:
     for root, dirs, files in os.walk(path):
         dirs.sort()
         for name in sorted(files):
-            if name.endswith(_EXTENSIONS):
+            # Only regular files: a FIFO would block, a link to a device would never end.
+            if name.endswith(_EXTENSIONS) and os.path.isfile(os.path.join(root, name)):
                 yield Path(root) / name
 
 
@@ -92,11 +89,12 @@ def _documents(file: str, text: str) -> list[Document]:
     out: list[Document] = []
     for line, chunk in _split(text):
         try:
-            obj = yaml.load(chunk, Loader=_Loader)  # _Loader is a SafeLoader, so this is safe
-        except yaml.YAMLError as exc:
+            docs = yaml_loader.load_all(chunk)
+        except errors.InputError as exc:
             raise errors.InputError(
-                f"cannot parse YAML manifest {errors.quote(file)} (document at line {line}): {_yaml_cause(exc)}"
+                f"cannot parse YAML manifest {errors.quote(file)} (document at line {line}): {exc}"
             ) from exc
+        obj = docs[0] if docs else None
         if obj is None:
             continue
         if not isinstance(obj, dict):
@@ -132,6 +130,3 @@ def _step_inputs(obj: dict[str, Any]) -> list[dict[str, Any]]:
         step["input"] for step in pipeline if isinstance(step, dict) and isinstance(step.get("input"), dict)
     ]
 
-
-def _yaml_cause(exc: yaml.YAMLError) -> str:
-    return " ".join(str(exc).split())

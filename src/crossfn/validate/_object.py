@@ -41,8 +41,7 @@ def validate_object(
     if structural:
         defaults.apply_defaults(work, schema)
     problems = _structural.check_values(work, schema, "", root=True)
-    for path in _structural.prune(work, schema, "", structural=structural):
-        child = path.rsplit(".", 1)[-1]
+    for path, child in _structural.prune(work, schema, "", structural=structural):
         problems.append(
             _problem.Problem(
                 path, _problem.ErrorType.INVALID, f"unknown field: {_problem.go_value(child)}", child

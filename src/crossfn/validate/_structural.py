@@ -266,15 +266,16 @@ def _check_object(
 
 def prune(
     value: Any, schema: Mapping[str, Any], path: str, *, structural: bool, root: bool = True
-) -> list[str]:
-    """Drop, in place, the fields the API server's pruning would drop; return their paths in document order."""
-    dropped: list[str] = []
+) -> list[tuple[str, str]]:
+    """Drop, in place, the fields the API server's pruning would drop; return their paths and names in document
+    order (the name, not the path's last part: a name may hold a dot, ``1.5``)."""
+    dropped: list[tuple[str, str]] = []
     _prune(value, schema, path, dropped, structural=structural, resource=root)
     return dropped
 
 
 def _prune(
-    value: Any, schema: Mapping[str, Any], path: str, dropped: list[str], *, structural: bool, resource: bool
+    value: Any, schema: Mapping[str, Any], path: str, dropped: list[tuple[str, str]], *, structural: bool, resource: bool
 ) -> None:
     if isinstance(value, list):
         items = schema.get("items")
@@ -303,7 +304,7 @@ def _prune(
         if sub is not None:
             _prune(value[name], sub, _join(path, name), dropped, structural=structural, resource=False)
         elif not keep_unknown:
-            dropped.append(_join(path, name))
+            dropped.append((_join(path, name), name))
             del value[name]
 
 

@@ -252,11 +252,11 @@ def test_cli_converts_legacy_composition(tmp_path: Path, capsys: pytest.CaptureF
         ),
         pytest.param(
             "a: [\n",
-            "cannot parse YAML: expected the node content, but found '<stream end>' at line 2, column 1",
+            "cannot parse YAML: line 2 column 1: did not find expected node content",
             id="BadYAML",
         ),
         pytest.param("- 1\n", "cannot parse YAML: the document is not an object", id="NotAnObject"),
-        pytest.param(None, "cannot read file: No such file or directory", id="Missing"),
+        pytest.param(None, "open {file}: no such file or directory", id="Missing"),
     ],
 )
 def test_cli_bad_input_is_one_line_error(
@@ -269,7 +269,7 @@ def test_cli_bad_input_is_one_line_error(
     assert cli.main(["convert", "pipeline-composition", str(bad)]) == 1
     captured = capsys.readouterr()
     assert captured.out == ""
-    assert captured.err == f'crossfn: error: cannot convert composition "{bad}": {message}\n'
+    assert captured.err == f'crossfn: error: cannot convert composition "{bad}": {message.format(file=bad)}\n'
 
 
 def test_converted_input_is_valid_for_the_function() -> None:

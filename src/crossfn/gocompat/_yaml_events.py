@@ -1,0 +1,343 @@
+"""Build Python values straight from libyaml's event stream: the fast path of ``yaml_loader.load_all``.
+
+PyYAML's own loader first composes a node per value (with two position marks
+each), resolves every plain scalar through a list of regular expressions, then
+constructs the values from the nodes: a 10 MB manifest took about ten seconds.
+Here the values are built from the parser's events in one loop, without
+nodes and without recursion, so the same file loads several times faster and
+nesting costs no stack.
+
+The result is what :class:`yaml_loader.Loader` would construct (same
+resolution of plain scalars, same merge keys, keys turned into strings),
+with go-yaml's bounds checked on the way: collections nested deeper than
+``MAX_DEPTH``, aliases doing too much of the decoding, an alias to a
+collection that is still open. Anything this loop does not handle, an
+explicit tag (``!!binary``, ``!custom``) or a scalar PyYAML would refuse,
+raises :class:`Unsupported` before a value is returned, and the caller
+loads the text with PyYAML instead.
+
+``as_json`` returns the values as a YAML -> JSON -> object round trip
+gives them (what Kubernetes and Crossplane see): whole floats in the int64
+range become ints and every alias is a copy, never a shared object.
+"""
+
+from __future__ import annotations
+
+import gc
+import math
+import re
+from collections.abc import Callable
+from typing import Any
+
+import yaml
+
+from crossfn import errors
+
+__all__ = ["Unsupported", "build_all", "copy_tree"]
+
+_INT = "tag:yaml.org,2002:int"
+_FLOAT = "tag:yaml.org,2002:float"
+_BOOL = "tag:yaml.org,2002:bool"
+_NULL = "tag:yaml.org,2002:null"
+_MERGE = "tag:yaml.org,2002:merge"
+_STR = "tag:yaml.org,2002:str"
+
+_RESOLVED_MAX = 1 << 16
+"""Distinct plain scalars whose resolution :func:`build_all` remembers."""
+
+_BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
+
+
+class Unsupported(Exception):  # noqa: N818 -- a signal to fall back, never an error a user sees
+    """The text uses something only PyYAML's full loader handles (an explicit tag, an unusual scalar)."""
+
+
+def _sexagesimal(value: str, cast: Callable[[str], Any]) -> Any:
+    total: Any = 0
+    base = 1
+    for digit in reversed(value.split(":")):
+        total += cast(digit) * base
+        base *= 60
+    return total
+
+
+def _int(value: str) -> int:
+    """PyYAML's ``construct_yaml_int`` (YAML 1.1: ``0x``, ``0b``, leading-zero octal, base 60)."""
+    value = value.replace("_", "")
+    sign = 1
+    if value[0] == "-":
+        sign, value = -1, value[1:]
+    elif value[0] == "+":
+        value = value[1:]
+    if value == "0":
+        return 0
+    if value.startswith("0b"):
+        return sign * int(value[2:], 2)
+    if value.startswith("0x"):
+        return sign * int(value[2:], 16)
+    if value[0] == "0":
+        return sign * int(value, 8)
+    if ":" in value:
+        return int(sign * _sexagesimal(value, int))
+    return sign * int(value)
+
+
+def _float(value: str) -> float:
+    """PyYAML's ``construct_yaml_float`` (``.inf``, ``.nan``, base 60, underscores)."""
+    value = value.replace("_", "").lower()
+    sign = 1.0
+    if value[0] == "-":
+        sign, value = -1.0, value[1:]
+    elif value[0] == "+":
+        value = value[1:]
+    if value == ".inf":
+        return sign * math.inf
+    if value == ".nan":
+        return math.nan
+    if ":" in value:
+        return float(sign * _sexagesimal(value, float))
+    return sign * float(value)
+
+
+class _Resolver:
+    """Plain-scalar resolution with ``Loader``'s own table, looked up by first character."""
+
+    def __init__(self, table: dict[Any, list[tuple[str, re.Pattern[str]]]]) -> None:
+        self._table = table
+        self._wildcard = table.get(None, [])
+
+    def value(self, text: str) -> Any:
+        resolvers = self._table.get(text[:1]) if text else self._table.get("", [])
+        if not resolvers and not self._wildcard:
+            return text
+        for tag, pattern in (resolvers or []) + self._wildcard:
+            if pattern.match(text):
+                return self._construct(tag, text)
+        return text
+
+    @staticmethod
+    def _construct(tag: str, text: str) -> Any:
+        if tag == _STR:
+            return text
+        if tag == _INT:
+            return _int(text)
+        if tag == _FLOAT:
+            return _float(text)
+        if tag == _BOOL:
+            return _BOOLS[text.lower()]
+        if tag == _NULL:
+            return None
+        if tag == _MERGE:
+            return _MergeKey
+        raise Unsupported(tag)
+
+
+class _MergeKeyType:
+    """The ``<<`` key: its value's mappings are merged into the mapping that holds it."""
+
+
+_MergeKey = _MergeKeyType()
+
+
+def copy_tree(value: Any) -> Any:
+    """A deep copy of dicts and lists, without recursion."""
+    if not isinstance(value, dict | list):
+        return value
+    root: Any = {} if isinstance(value, dict) else []
+    stack = [(value, root)]
+    while stack:
+        source, target = stack.pop()
+        items = source.items() if isinstance(source, dict) else enumerate(source)
+        for key, item in items:
+            copied = item
+            if isinstance(item, dict | list):
+                copied = {} if isinstance(item, dict) else []
+                stack.append((item, copied))
+            if isinstance(target, dict):
+                target[key] = copied
+            else:
+                target.append(copied)
+    return root
+
+
+def _jsonish(value: Any) -> Any:
+    """A scalar as a YAML -> JSON -> object round trip returns it: a whole float in int64 range is an int."""
+    if type(value) is float and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)
+    return value
+
+
+class _Frame:
+    """An open collection: its value so far and what the next event adds to it."""
+
+    __slots__ = ("anchor", "key", "merges", "size", "value")
+
+    def __init__(self, value: dict[str, Any] | list[Any], anchor: str | None) -> None:
+        self.value = value
+        self.anchor = anchor
+        self.key: Any = _NO_KEY
+        self.merges: list[Any] = []
+        self.size = 1
+
+
+_NO_KEY = object()
+
+
+class _Builder:
+    """One YAML stream's documents, built event by event (see the module doc)."""
+
+    def __init__(
+        self,
+        key_string: Callable[[Any], str],
+        max_depth: int,
+        excessive: Callable[[int, int], bool],
+        as_json: bool,
+    ) -> None:
+        self._key_string = key_string
+        self._max_depth = max_depth
+        self._excessive = excessive
+        self._as_json = as_json
+        self.stack: list[_Frame] = []
+        self.open: dict[str, int] = {}
+        """Anchors of collections still open: an alias to one would make a cycle."""
+        self.anchors: dict[str, tuple[Any, int]] = {}
+        self.root: Any = None
+        self.decodes = 0
+        self.aliased = 0
+        self.resolver = _Resolver({})
+        # Plain scalars repeat (keys above all): resolve each text once, and share the one string object.
+        self._resolved: dict[str, Any] = {}
+
+    def start_document(self) -> None:
+        self.anchors, self.root, self.decodes, self.aliased = {}, None, 1, 0
+
+    def scalar(self, event: yaml.ScalarEvent) -> None:
+        """A scalar: resolved (plain ones by ``Loader``'s table, each text once), then added where it belongs."""
+        if event.tag is not None:
+            raise Unsupported(event.tag)
+        text = event.value
+        value: Any = text
+        if event.implicit[0]:
+            value = self._resolved.get(text, _NO_KEY)
+            if value is _NO_KEY:
+                value = self.resolver.value(text)
+                if self._as_json:
+                    value = _jsonish(value)
+                if len(self._resolved) < _RESOLVED_MAX:
+                    self._resolved[text] = value
+        self.decodes += 1
+        if event.anchor is not None:
+            self.anchors[event.anchor] = (value, 1)
+        self.add(value, 1)
+
+    def start(self, event: yaml.CollectionStartEvent, value: dict[str, Any] | list[Any]) -> None:
+        if event.tag is not None and not event.implicit:
+            raise Unsupported(event.tag)
+        if len(self.stack) >= self._max_depth:
+            raise errors.InputError(f"yaml: exceeded max depth of {self._max_depth}")
+        self.decodes += 1
+        if event.anchor is not None:
+            self.open[event.anchor] = self.open.get(event.anchor, 0) + 1
+        self.stack.append(_Frame(value, event.anchor))
+
+    def end(self) -> None:
+        frame = self.stack.pop()
+        value = frame.value
+        if frame.merges:
+            value = self._merged(frame)
+        if frame.anchor is not None:
+            self.open[frame.anchor] -= 1
+            self.anchors[frame.anchor] = (value, frame.size)
+        self.add(value, frame.size)
+
+    def alias(self, event: yaml.AliasEvent) -> None:
+        name = str(event.anchor)
+        if self.open.get(name):
+            raise errors.InputError(f"yaml: anchor {name!r} value contains itself")
+        if name not in self.anchors:
+            raise Unsupported(name)  # PyYAML's own error names the position
+        value, size = self.anchors[name]
+        self.decodes += 1 + size
+        self.aliased += size
+        if self._excessive(self.decodes, self.aliased):
+            raise errors.InputError("yaml: document contains excessive aliasing")
+        self.add(copy_tree(value) if self._as_json else value, 1 + size)
+
+    def add(self, value: Any, size: int) -> None:
+        """Put a finished value (``size`` decodes) into the open collection, or make it the document."""
+        if not self.stack:
+            self.root = value
+            return
+        frame = self.stack[-1]
+        frame.size += size
+        container = frame.value
+        if type(container) is list:
+            container.append(value)
+            return
+        if frame.key is _NO_KEY:
+            if isinstance(value, dict | list):
+                raise Unsupported("a collection as a key")  # PyYAML: found unhashable key
+            frame.key = value if type(value) is str or value is _MergeKey else self._key_string(value)
+            return
+        key, frame.key = frame.key, _NO_KEY
+        if key is _MergeKey:
+            frame.merges.append(value)
+        else:
+            container[key] = value
+
+    @staticmethod
+    def _merged(frame: _Frame) -> dict[str, Any]:
+        """PyYAML's merge: explicit keys win, then earlier merged mappings over later ones."""
+        pairs: list[tuple[str, Any]] = []
+        for source in frame.merges:
+            maps = source if isinstance(source, list) else [source]
+            if not all(isinstance(m, dict) for m in maps):
+                raise Unsupported("merge of a non-mapping")  # PyYAML's error names the position
+            for m in reversed(maps):
+                pairs.extend(m.items())
+        merged = dict(pairs)
+        merged.update(frame.value)
+        return merged
+
+
+def build_all(
+    loader: Any,
+    resolvers: dict[Any, list[tuple[str, re.Pattern[str]]]],
+    *,
+    key_string: Callable[[Any], str],
+    max_depth: int,
+    excessive: Callable[[int, int], bool],
+    as_json: bool,
+) -> list[Any]:
+    """Every document of the stream ``loader`` parses (``None`` for an empty one).
+
+    Raises :class:`Unsupported` for what only PyYAML's full loader handles,
+    ``errors.InputError`` for go-yaml's bounds, and PyYAML's ``YAMLError`` for
+    a syntax error.
+    """
+    builder = _Builder(key_string, max_depth, excessive, as_json)
+    builder.resolver = _Resolver(resolvers)
+    docs: list[Any] = []
+    handlers: dict[type, Callable[[Any], Any]] = {
+        yaml.ScalarEvent: builder.scalar,
+        yaml.MappingStartEvent: lambda event: builder.start(event, {}),
+        yaml.SequenceStartEvent: lambda event: builder.start(event, []),
+        yaml.MappingEndEvent: lambda _: builder.end(),
+        yaml.SequenceEndEvent: lambda _: builder.end(),
+        yaml.AliasEvent: builder.alias,
+        yaml.DocumentStartEvent: lambda _: builder.start_document(),
+        yaml.DocumentEndEvent: lambda _: docs.append(builder.root),
+        yaml.StreamStartEvent: lambda _: None,
+    }
+    gc_was_enabled = gc.isenabled()
+    gc.disable()  # a million new objects and no cycles: the collector would only rescan them, again and again
+    try:
+        while True:
+            event = loader.get_event()
+            handler = handlers.get(type(event))
+            if handler is None:  # the stream's end
+                return docs
+            handler(event)
+    finally:
+        if gc_was_enabled:
+            gc.enable()

@@ -1,0 +1,36 @@
+"""A failed write of a command's output (a full disk) is one error line and exit status 1 (issue 15)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+_ROOT = Path(__file__).parents[2]
+_X = _ROOT / "examples" / "xbucket"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        pytest.param(["render", f"{_X}/xr.yaml", f"{_X}/composition.yaml", f"{_X}/functions.yaml"], id="render"),
+        pytest.param(["validate", f"{_X}/composition.yaml", f"{_X}/xr.yaml"], id="validate"),
+        pytest.param(["test", f"{_X}/test.yaml"], id="test"),
+        pytest.param(
+            ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"], id="convert"
+        ),
+        pytest.param(["init", "function", "my-function", "-C", "{tmp}/my-function"], id="init"),
+    ],
+)
+def test_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:
+    if not os.path.exists("/dev/full"):
+        pytest.skip("no /dev/full here")
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run(
+            [sys.executable, "-m", "crossfn", *(a.format(tmp=tmp_path) for a in argv)],
+            stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
+        )  # fmt: skip
+    assert (proc.returncode, proc.stderr) == (1, "crossfn: error: cannot write output: no space left on device\n")
