@@ -24,6 +24,10 @@ def test_defaults_are_crossplanes(monkeypatch: pytest.MonkeyPatch) -> None:
         "TLS_CLIENT_CERTS_DIR",
         "METRICS_PORT",
         "HEALTH_PROBE_PORT",
+        "PACKAGE_RUNTIME",
+        "POD_SERVICE_ACCOUNT",
+        "LEADER_ELECTION",
+        "MANAGE_RBAC",
     ):
         monkeypatch.delenv(name, raising=False)
     assert cli.settings_from(parse([])) == _settings.Settings(), (
@@ -72,6 +76,35 @@ FLAGS = [
         "an empty address serves nothing",
         id="Observability",
     ),
+    pytest.param(
+        ["--package-runtime", "External", "--service-account", "sa", "--manage-rbac"],
+        lambda s: (
+            (s.packages.runtime, s.packages.service_account, s.cluster.manage_rbac)
+            == ("External", "sa", True)
+        ),
+        "packages left to Crossplane's package manager; per-XRD ClusterRoles",
+        id="Packages",
+    ),
+    pytest.param(
+        ["--package-runtime", "Provider=External;Function=External"],
+        lambda s: s.packages.runtime == "External",
+        "Crossplane's per-kind form: the Function entry counts",
+        id="PackageRuntimePerKind",
+    ),
+    pytest.param(
+        [
+            "-l",
+            "--leader-election-lease-duration",
+            "4s",
+            "--leader-election-renew-deadline",
+            "3s",
+            "--leader-election-retry-period",
+            "500ms",
+        ],
+        lambda s: s.leader_election == _settings.LeaderElectionSettings(True, 4.0, 3.0, 0.5),
+        "leader election with short timings",
+        id="LeaderElection",
+    ),
 ]
 
 
@@ -87,7 +120,15 @@ def test_environment_as_crossplanes_chart(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("TLS_CLIENT_CERTS_DIR", "/tls/client")
     monkeypatch.setenv("METRICS_PORT", "9090")
     monkeypatch.setenv("HEALTH_PROBE_PORT", "9091")
+    monkeypatch.setenv("PACKAGE_RUNTIME", "External")
+    monkeypatch.setenv("POD_SERVICE_ACCOUNT", "crossfn")
+    monkeypatch.setenv("LEADER_ELECTION", "true")
     s = cli.settings_from(parse([]))
+    assert (s.packages.runtime, s.packages.service_account, s.leader_election.enabled) == (
+        "External",
+        "crossfn",
+        True,
+    )
     assert (s.functions.namespace, s.functions.tls_client_secret_name, s.functions.tls_client_certs_dir) == (
         "xp",
         "client",
@@ -108,6 +149,21 @@ BAD = [
     pytest.param(["--health-address", "localhost"], "want HOST:PORT or :PORT", "no port", id="BadAddress"),
     pytest.param(["--log-format", "xml"], "invalid choice: 'xml'", "unknown format", id="BadLogFormat"),
     pytest.param(["--nope"], "unrecognized arguments: --nope", "unknown flag", id="UnknownFlag"),
+    pytest.param(
+        ["--package-runtime", "Helm"], "want Deployment or External", "unknown runtime", id="BadRuntime"
+    ),
+    pytest.param(
+        ["--package-runtime", "Function=Pod"],
+        "want Kind=Deployment|External",
+        "unknown per-kind runtime",
+        id="BadPerKindRuntime",
+    ),
+    pytest.param(
+        ["-l", "--leader-election-lease-duration", "1s"],
+        "want --leader-election-lease-duration >",
+        "a lease shorter than the renew deadline",
+        id="BadLeaseTimings",
+    ),
 ]
 
 

@@ -126,6 +126,8 @@ def register(subparsers: Any) -> None:
     run.add_argument("--skip-crds", action="store_true", help="do not install or upgrade the CRDs at start")
     _reconcile_flags(run)
     _function_flags(run)
+    _package_flags(run)
+    _leader_flags(run)
     _observability_flags(run)
     run.set_defaults(handler=_run)
 
@@ -193,7 +195,8 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         "--namespace",
         metavar="NAMESPACE",
         default=_env("POD_NAMESPACE", default="crossplane-system"),
-        help="namespace of the client certificate Secret (env POD_NAMESPACE; default %(default)s)",
+        help="the controller's namespace: client certificate, CA, function Deployments, Lease "
+        "(env POD_NAMESPACE; default %(default)s)",
     )
     p.add_argument(
         "--tls-client-secret-name",
@@ -215,6 +218,70 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         default="1m",
         help="how long one function call may take (default 1m)",
     )
+
+
+_RUNTIMES = ("Deployment", "External")
+
+
+def _package_runtime(text: str) -> str:
+    """``Deployment``, ``External``, or Crossplane's per-kind ``Kind=Runtime;...`` (Function's entry counts)."""
+    if "=" not in text:
+        if text not in _RUNTIMES:
+            raise argparse.ArgumentTypeError(f"want Deployment or External, got {text!r}")
+        return text
+    runtime = "Deployment"
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        kind, _, value = part.partition("=")
+        if kind.strip() not in ("Provider", "Function", "Configuration") or value.strip() not in _RUNTIMES:
+            raise argparse.ArgumentTypeError(
+                f"want Kind=Deployment|External with kind Provider, Function or Configuration, got {part!r}"
+            )
+        if kind.strip() == "Function":
+            runtime = value.strip()
+    return runtime
+
+
+def _package_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--package-runtime",
+        metavar="RUNTIME",
+        type=_package_runtime,
+        default=_env("PACKAGE_RUNTIME", default="Deployment"),  # argparse applies ``type`` to it
+        help="run function packages as Deployments (Deployment) or leave them to Crossplane's package "
+        "manager (External) (env PACKAGE_RUNTIME; default Deployment)",
+    )
+    p.add_argument(
+        "--service-account",
+        metavar="NAME",
+        default=_env("POD_SERVICE_ACCOUNT", default="crossplane"),
+        help="the controller's ServiceAccount, whose image pull secrets function Deployments get "
+        "(env POD_SERVICE_ACCOUNT; default %(default)s)",
+    )
+    p.add_argument(
+        "--manage-rbac",
+        action="store_true",
+        default=_env_flag("MANAGE_RBAC", False),
+        help="keep the four ClusterRoles per XRD, as Crossplane's RBAC manager (env MANAGE_RBAC; needs "
+        "deploy/optional/rbac-manager.yaml)",
+    )
+
+
+def _leader_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-l",
+        "--leader-election",
+        action="store_true",
+        default=_env_flag("LEADER_ELECTION", False),
+        help="reconcile only while holding the Lease crossplane-leader-election-core (env LEADER_ELECTION)",
+    )
+    for flag, default, what in (
+        ("--leader-election-lease-duration", "60s", "how long a standby waits for a silent leader"),
+        ("--leader-election-renew-deadline", "50s", "how long the leader tries to renew before it stops"),
+        ("--leader-election-retry-period", "2s", "how often candidates try to acquire or renew"),
+    ):
+        p.add_argument(
+            flag, metavar="DURATION", type=_duration, default=default, help=f"{what} (default {default})"
+        )
 
 
 def _observability_flags(p: argparse.ArgumentParser) -> None:
@@ -247,7 +314,10 @@ def settings_from(args: argparse.Namespace) -> Any:
 
     return _settings.Settings(
         cluster=_settings.ClusterSettings(
-            kubeconfig=args.kubeconfig, context=args.context, skip_crds=args.skip_crds
+            kubeconfig=args.kubeconfig,
+            context=args.context,
+            skip_crds=args.skip_crds,
+            manage_rbac=args.manage_rbac,
         ),
         reconcile=_settings.ReconcileSettings(
             poll_interval=args.poll_interval,
@@ -262,6 +332,15 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+        ),
+        packages=_settings.PackageSettings(
+            runtime=args.package_runtime, service_account=args.service_account
+        ),
+        leader_election=_settings.LeaderElectionSettings(
+            enabled=args.leader_election,
+            lease_duration=args.leader_election_lease_duration,
+            renew_deadline=args.leader_election_renew_deadline,
+            retry_period=args.leader_election_retry_period,
         ),
         observability=_settings.ObservabilitySettings(
             metrics_address=args.metrics_address,
@@ -288,6 +367,14 @@ def _run(args: argparse.Namespace) -> int:
     from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
 
     settings = settings_from(args)
+    le = settings.leader_election
+    if not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period > 0:
+        print(
+            "crossfn controller run: error: want --leader-election-lease-duration > "
+            "--leader-election-renew-deadline > 1.2 x --leader-election-retry-period > 0",
+            file=sys.stderr,
+        )
+        return 2
     try:
         asyncio.run(manager.run(settings))
     except KeyboardInterrupt:  # a second Ctrl-C while draining

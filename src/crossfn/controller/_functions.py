@@ -13,9 +13,9 @@ built-in package   ``spec.package`` names a crossfn built-in (any registry,
                    :func:`crossfn.functions.builtin_for_package`): called in
                    this process, no gRPC, no Deployment.
 any other package  the active FunctionRevision's ``status.endpoint``, which
-                   Crossplane's package manager writes. crossfn does not
-                   install packages: such a Function needs Crossplane's
-                   package manager in the cluster.
+                   ``_packages`` and ``_package_runtime`` write with
+                   ``--package-runtime=Deployment``, and Crossplane's
+                   package manager with ``External``.
 =================  =========================================================
 
 :class:`FunctionTransport` is the transport the runner stack wraps; it is built
