@@ -28,24 +28,30 @@ async def http_get(port: int, path: str) -> tuple[str, str]:
 
 
 PROBES = [
-    pytest.param("/healthz", True, "HTTP/1.1 200 OK", "ok\n", "the process answers", id="Healthz"),
-    pytest.param("/readyz", True, "HTTP/1.1 200 OK", "ok\n", "informers synced", id="Ready"),
+    pytest.param("/healthz", [], "HTTP/1.1 200 OK", "ok\n", "the process answers", id="Healthz"),
     pytest.param(
-        "/readyz",
-        False,
-        "HTTP/1.1 503 Service Unavailable",
-        "informers not synced\n",
-        "not yet",
-        id="NotReady",
+        "/healthz", ["watch down: v1 Secret: connection refused"], "HTTP/1.1 200 OK", "ok\n",
+        "liveness never depends on the API server: a restart would not bring it back", id="HealthzWhileDown",
     ),
-    pytest.param("/metrics", True, "HTTP/1.1 200 OK", "m 1\n", "Prometheus text", id="Metrics"),
-    pytest.param("/other", True, "HTTP/1.1 404 Not Found", "not found\n", "nothing else", id="NotFound"),
-]
+    pytest.param("/readyz", [], "HTTP/1.1 200 OK", "ok\n", "informers synced and watching", id="Ready"),
+    pytest.param(
+        "/readyz", ["not synced: v1/Secret"], "HTTP/1.1 503 Service Unavailable", "not synced: v1/Secret\n",
+        "not yet: the body says which kind", id="NotSynced",
+    ),
+    pytest.param(
+        "/readyz", ["watch down: v1 Secret: connection refused", "watch down: v1 ConfigMap: connection refused"],
+        "HTTP/1.1 503 Service Unavailable",
+        "watch down: v1 Secret: connection refused\nwatch down: v1 ConfigMap: connection refused\n",
+        "the API server is unreachable: one line per watch, with its error", id="WatchDown",
+    ),
+    pytest.param("/metrics", [], "HTTP/1.1 200 OK", "m 1\n", "Prometheus text", id="Metrics"),
+    pytest.param("/other", [], "HTTP/1.1 404 Not Found", "not found\n", "nothing else", id="NotFound"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("path", "ready", "status", "body", "reason"), PROBES)
-async def test_probe_server(path: str, ready: bool, status: str, body: str, reason: str) -> None:
-    server = _observability.ProbeServer("127.0.0.1:0", ready=lambda: ready, metrics=lambda: b"m 1\n")
+@pytest.mark.parametrize(("path", "problems", "status", "body", "reason"), PROBES)
+async def test_probe_server(path: str, problems: list[str], status: str, body: str, reason: str) -> None:
+    server = _observability.ProbeServer("127.0.0.1:0", ready=lambda: problems, metrics=lambda: b"m 1\n")
     await server.start()
     try:
         assert await http_get(server.port, path) == (status, body), reason
@@ -78,6 +84,7 @@ def test_json_log_line() -> None:
     assert line["msg"] == "cannot reconcile a/b", "the message with its arguments"
     assert line["controller"] == "composite/x", "extra fields become keys"
     assert "ValueError: boom" in line["error"], "a traceback is one field, the line stays one line"
+    assert line["ts"] == round(record.created, 6), "seconds since the epoch, as `crossfn function serve` logs"
 
 
 ADDRESSES = [
@@ -327,9 +334,7 @@ async def test_function_reconcilers_share_one_controller(
 
 
 async def test_readyz_says_whether_this_replica_leads() -> None:
-    server = _observability.ProbeServer(
-        "127.0.0.1:0", ready=lambda: True, detail=lambda: "leader election: leading"
-    )
+    server = _observability.ProbeServer("127.0.0.1:0", ready=list, detail=lambda: "leader election: leading")
     await server.start()
     try:
         assert await http_get(server.port, "/readyz") == ("HTTP/1.1 200 OK", "ok\nleader election: leading\n")

@@ -26,7 +26,11 @@ from crossfn.gocompat import time as gotime
 
 __all__ = ["register", "settings_from"]
 
-_TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
+_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+"""The words Go's ``strconv.ParseBool`` takes, and so Crossplane's boolean environment variables."""
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -42,7 +46,30 @@ class _OneLineParser(argparse.ArgumentParser):
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
+        for action in self._actions:
+            if isinstance(action, _EnvFlag) and getattr(parsed, action.dest) is None:
+                setattr(parsed, action.dest, self._env_bool(action))
         return parsed, extras
+
+    def _env_bool(self, action: _EnvFlag) -> bool:
+        """The flag's environment variable, read only when the flag is not given (as kong does)."""
+        value = os.environ.get(action.env, "")
+        if not value:
+            return False
+        if value not in _BOOLS:
+            self.error(f"{action.env}: want true or false (as Go's strconv.ParseBool), got {value!r}")
+        return _BOOLS[value]
+
+
+class _EnvFlag(argparse.Action):
+    """A switch that is off, or on when given, or else what its environment variable says."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, env: str, help: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=None, help=f"{help} (env {env})")
+        self.env = env
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *_: Any) -> None:
+        setattr(namespace, self.dest, True)
 
 
 def _env(*names: str, default: str | None = None) -> str | None:
@@ -51,13 +78,6 @@ def _env(*names: str, default: str | None = None) -> str | None:
         if value:
             return value
     return default
-
-
-def _env_flag(name: str, default: bool) -> bool:
-    value = os.environ.get(name, "").strip().lower()
-    if not value:
-        return default
-    return value in _TRUE
 
 
 def _port_address(name: str, default: str) -> str:
@@ -73,6 +93,14 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if seconds < 0:
         raise argparse.ArgumentTypeError(f"want a positive duration, got {text!r}")
+    return seconds
+
+
+def _nonzero_duration(text: str) -> float:
+    """A duration that must be more than zero: a call with no time at all would always fail."""
+    seconds = _duration(text)
+    if seconds == 0:
+        raise argparse.ArgumentTypeError(f"want more than 0s, got {text!r}")
     return seconds
 
 
@@ -150,7 +178,8 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         metavar="DURATION",
         type=_duration,
         default="1m",
-        help="how often a composite resource is reconciled with no change (Go duration; default 1m)",
+        help="how often a composite resource is reconciled with no change when realtime compositions are "
+        "off; 0 never polls, as Crossplane (Go duration; default 1m)",
     )
     p.add_argument(
         "--min-poll-interval",
@@ -186,9 +215,9 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
 def _function_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--insecure-functions",
-        action="store_true",
-        default=_env_flag("INSECURE_FUNCTIONS", False),
-        help="call functions without TLS (env INSECURE_FUNCTIONS)",
+        action=_EnvFlag,
+        env="INSECURE_FUNCTIONS",
+        help="call functions without TLS",
     )
     p.add_argument(
         "-n",
@@ -214,7 +243,7 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--function-timeout",
         metavar="DURATION",
-        type=_duration,
+        type=_nonzero_duration,
         default="1m",
         help="how long one function call may take (default 1m)",
     )
@@ -259,9 +288,9 @@ def _package_flags(p: argparse.ArgumentParser) -> None:
     )
     p.add_argument(
         "--manage-rbac",
-        action="store_true",
-        default=_env_flag("MANAGE_RBAC", False),
-        help="keep the four ClusterRoles per XRD, as Crossplane's RBAC manager (env MANAGE_RBAC; needs "
+        action=_EnvFlag,
+        env="MANAGE_RBAC",
+        help="keep the four ClusterRoles per XRD, as Crossplane's RBAC manager (needs "
         "deploy/optional/rbac-manager.yaml)",
     )
 
@@ -270,9 +299,9 @@ def _leader_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-l",
         "--leader-election",
-        action="store_true",
-        default=_env_flag("LEADER_ELECTION", False),
-        help="reconcile only while holding the Lease crossplane-leader-election-core (env LEADER_ELECTION)",
+        action=_EnvFlag,
+        env="LEADER_ELECTION",
+        help="reconcile only while holding the Lease crossplane-leader-election-core",
     )
     for flag, default, what in (
         ("--leader-election-lease-duration", "60s", "how long a standby waits for a silent leader"),

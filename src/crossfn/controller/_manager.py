@@ -16,7 +16,7 @@ This is where the controller is assembled, in one place and in this order:
    the event recorder, the engine's sources (the schema cache dropped
    whenever a CRD changes), the function runner stack (``_functions``: its
    gRPC channels live as long as the manager) and the metrics registry;
-4. **probes and metrics**: ``/healthz``, ``/readyz`` (every informer synced;
+4. **probes and metrics**: ``/healthz``, ``/readyz`` (every informer synced, no watch down;
    the body says whether this replica leads) and ``/metrics``;
 5. **controllers** (:meth:`Manager.start_controllers`), at once, or with
    ``--leader-election`` only while this replica holds the Lease: XRDs (which
@@ -122,6 +122,7 @@ class Manager:
         self._elector: _leader.LeaderElector | None = None
         self._leading: asyncio.Task[None] | None = None
         self._stopping = False
+        self._started = False
 
     @property
     def api(self) -> _api.Api:
@@ -130,8 +131,24 @@ class Manager:
 
     @property
     def ready(self) -> bool:
-        """Whether every informer has loaded its first list (``/readyz``)."""
-        return self._informers is not None and not self.unsynced()
+        """Whether every informer has loaded its first list and no watch is down (``/readyz``).
+
+        Crossplane's ``/readyz`` has only controller-runtime's ``ping`` check, so it
+        stays ready while the API server is unreachable. crossfn's is stricter: a
+        replica whose caches cannot follow the API server is reported, and
+        ``kubectl get pods`` shows it, without restarting it (only ``/healthz``,
+        which stays ``ok``, drives the liveness probe).
+        """
+        return self._informers is not None and not self.not_ready()
+
+    def not_ready(self) -> list[str]:
+        """Why ``/readyz`` fails, one line each: kinds not listed yet, watches down (with their error)."""
+        informers = self._informers
+        if informers is None:
+            return ["not started"]
+        return [f"not synced: {kind}" for kind in self.unsynced()] + [
+            f"watch down: {line}" for line in informers.problems()
+        ]
 
     @property
     def leading(self) -> bool | None:
@@ -177,6 +194,7 @@ class Manager:
             self._start_election(api)
         else:
             self.start_controllers()
+        self._started = True
         _log.info("controller started")
 
     async def _initialize_packages(self, api: _api.Api) -> None:
@@ -278,33 +296,42 @@ class Manager:
             self._controllers.append(controller)
 
     def _reconcilers(self, api: _api.Api, p: _Parts) -> list[tuple[str, _xrcontrollers.Watching]]:
-        """The controllers started once, by name (Crossplane's names), each with its reconciler."""
+        """The controllers started once, by name (Crossplane's names), each with its reconciler and a
+        recorder whose events name that controller as their source, as Crossplane's do."""
         s = self.settings
         assert self._xr is not None
+        xrds = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+        compositions = "revisions/composition.apiextensions.crossplane.io"
+        revisions = "pipeline/compositionrevision.apiextensions.crossplane.io"
+        packages = "packages/function.pkg.crossplane.io"
+        runtimes = "package-runtime/functionrevision.pkg.crossplane.io"
+        rbac = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
+
+        def rec(name: str) -> _events.Recorder:
+            return _events.for_controller(p.recorder, name)
+
         functions: list[_xrcontrollers.Watching] = [
-            _functionrevisions.FunctionRevisionKeeper(api, p.functions, p.revisions, p.recorder)
+            _functionrevisions.FunctionRevisionKeeper(api, p.functions, p.revisions, rec(packages))
         ]
         out: list[tuple[str, _xrcontrollers.Watching]] = [
-            ("defined/compositeresourcedefinition.apiextensions.crossplane.io",
-             _xrd.XrdReconciler(api, p.informers, p.recorder, self._xr)),
-            ("revisions/composition.apiextensions.crossplane.io",
-             _revisions.CompositionReconciler(api, p.informers, p.recorder)),
-            ("pipeline/compositionrevision.apiextensions.crossplane.io",
-             _revisions.RevisionReconciler(api, p.informers, p.recorder)),
-        ]  # fmt: skip
+            (xrds, _xrd.XrdReconciler(api, p.informers, rec(xrds), self._xr)),
+            (compositions, _revisions.CompositionReconciler(api, p.informers, rec(compositions))),
+            (revisions, _revisions.RevisionReconciler(api, p.informers, rec(revisions))),
+        ]
         if s.packages.runtime == "Deployment":
-            functions.append(_packages.FunctionPackageReconciler(api, p.functions, p.revisions, p.recorder))
+            functions.append(
+                _packages.FunctionPackageReconciler(api, p.functions, p.revisions, rec(packages))
+            )
             runtime = _package_runtime.FunctionRuntimeReconciler(
-                api, p.revisions, p.functions, p.recorder, namespace=s.functions.namespace,
+                api, p.revisions, p.functions, rec(runtimes), namespace=s.functions.namespace,
                 service_account=s.packages.service_account,
                 configs=p.informers.informer(_packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig"),
                 deployments=p.deployments,
             )  # fmt: skip
-            out.append(("package-runtime/functionrevision.pkg.crossplane.io", runtime))
-        out.append(("packages/function.pkg.crossplane.io", _xrcontrollers.Together(functions)))
+            out.append((runtimes, runtime))
+        out.append((packages, _xrcontrollers.Together(functions)))
         if s.cluster.manage_rbac:
-            rbac = _rbac.RbacReconciler(api, p.informers.informer(*_XRD), p.recorder)
-            out.append(("rbac/compositeresourcedefinition.apiextensions.crossplane.io", rbac))
+            out.append((rbac, _rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac))))
         return out
 
     async def stop_controllers(self, grace: float = _xrcontrollers.STOP_GRACE_SECONDS) -> None:
@@ -348,11 +375,13 @@ class Manager:
         o = self.settings.observability
         if o.metrics_address:
             self._servers.append(
-                _observability.ProbeServer(o.metrics_address, metrics=self._metrics_text, probes=False)
+                _observability.ProbeServer(
+                    o.metrics_address, flag="--metrics-address", metrics=self._metrics_text, probes=False
+                )
             )
         if o.health_address:
             self._servers.append(
-                _observability.ProbeServer(o.health_address, ready=lambda: self.ready, detail=self._detail)
+                _observability.ProbeServer(o.health_address, ready=self.not_ready, detail=self._detail)
             )
         for server in self._servers:
             await server.start()
@@ -385,8 +414,13 @@ class Manager:
             await self._informers.informer(av, kind).wait_synced()
 
     async def stop(self) -> None:
-        """Stop taking work, finish in-flight reconciles, then release everything, in reverse order."""
-        _log.info("stopping: finishing reconciles in flight")
+        """Stop taking work, finish in-flight reconciles, then release everything, in reverse order.
+
+        After a start that failed, it only releases what was built, and says nothing of a drain.
+        """
+        started = self._started
+        if started:
+            _log.info("stopping: finishing reconciles in flight")
         self._stopping = True
         if self._leading is not None:
             self._leading.cancel()  # drains, then releases the Lease
@@ -409,7 +443,9 @@ class Manager:
         if self._given_api is None and isinstance(self._api, _kube.KubeApi):
             await self._api.close()
             self._api = None
-        _log.info("controller stopped")
+        if started:
+            _log.info("controller stopped")
+        self._started = False
 
 
 _XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")

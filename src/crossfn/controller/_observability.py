@@ -3,8 +3,9 @@
 * :func:`configure_logging`: one JSON object per line on stderr (what log
   collectors parse), or plain text for a terminal; the level is debug or info.
 * :class:`ProbeServer`: a tiny HTTP server for ``/healthz`` (the process
-  answers), ``/readyz`` (every informer has synced, so reconciles read a
-  complete cache; the body says whether this replica leads) and ``/metrics``
+  answers), ``/readyz`` (every informer has synced and no watch is down, so
+  reconciles read a complete, current cache; the body says why not, and
+  whether this replica leads) and ``/metrics``
   (Prometheus text from the controller's own registry). Kubernetes' probes and Prometheus need nothing more, so this is a
   few lines of asyncio rather than a web framework in the controller's
   dependencies. The same class serves any subset of the three on an address,
@@ -20,14 +21,17 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import datetime
 import json
 import logging
+import os
+import socket
 import sys
 from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
+from crossfn import errors
 from crossfn.controller import _controller, _queue
+from crossfn.sdk import logging as sdk_logging
 
 __all__ = [
     "EngineMetrics",
@@ -38,6 +42,7 @@ __all__ = [
     "ProbeServer",
     "PrometheusControllerMetrics",
     "QueueMetrics",
+    "TextFormatter",
     "configure_logging",
     "instrument",
     "split_address",
@@ -45,29 +50,34 @@ __all__ = [
 
 _log = logging.getLogger("crossfn.controller")
 
-_RESERVED = frozenset(vars(logging.LogRecord("", 0, "", 0, "", None, None))) | {"message", "asctime"}
+JsonFormatter = sdk_logging.JsonFormatter
+"""One JSON line per record, the function server's format (``crossfn function serve``): ``ts`` (seconds
+since the epoch, as zap's default), ``level``, ``logger``, ``msg``, every ``extra`` field, ``error``."""
+
+_STANDARD = frozenset(vars(logging.makeLogRecord({}))) | {"message", "asctime"}
 
 
-class JsonFormatter(logging.Formatter):
-    """A log record as one JSON line: time, level, logger, message, any ``extra`` fields, error."""
+class TextFormatter(logging.Formatter):
+    """A record for a terminal: time, level, logger, message, then its ``extra`` fields as ``key=value``."""
+
+    def __init__(self) -> None:
+        super().__init__("%(asctime)s %(levelname)s %(name)s: %(message)s")
 
     def format(self, record: logging.LogRecord) -> str:
-        out: dict[str, Any] = {
-            "ts": datetime.datetime.fromtimestamp(record.created, datetime.UTC).isoformat(
-                timespec="milliseconds"
-            ),
-            "level": record.levelname.lower(),
-            "logger": record.name,
-            "msg": record.getMessage(),
-        }
-        for key, value in vars(record).items():
-            if key not in _RESERVED and not key.startswith("_"):
-                out[key] = (
-                    value if isinstance(value, str | int | float | bool) or value is None else str(value)
-                )
-        if record.exc_info:
-            out["error"] = self.formatException(record.exc_info)
-        return json.dumps(out, ensure_ascii=False)
+        line = super().format(record)
+        head, sep, trace = line.partition("\n")
+        fields = [
+            f"{key}={_text_value(value)}"
+            for key, value in vars(record).items()
+            if key not in _STANDARD and not key.startswith("_")
+        ]
+        return " ".join([head, *fields]) + sep + trace
+
+
+def _text_value(value: object) -> str:
+    """A field's value, quoted when it has spaces or quotes so the line still splits on spaces."""
+    text = str(value)
+    return json.dumps(text) if not text or any(c in text for c in ' "=\n') else text
 
 
 def configure_logging(log_format: str, *, debug: bool = False) -> None:
@@ -76,7 +86,7 @@ def configure_logging(log_format: str, *, debug: bool = False) -> None:
     if log_format == "json":
         handler.setFormatter(JsonFormatter())
     else:
-        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        handler.setFormatter(TextFormatter())
     root = logging.getLogger()
     root.handlers[:] = [handler]
     root.setLevel(logging.DEBUG if debug else logging.INFO)
@@ -92,6 +102,13 @@ def split_address(address: str) -> tuple[str | None, int]:
     return (host.strip("[]") or None), int(port)
 
 
+def _reason(exc: OSError) -> str:
+    """The system's words for why binding failed (asyncio's own message repeats the address)."""
+    if isinstance(exc, socket.gaierror) or not exc.errno:
+        return str(exc.strerror or exc).lower()
+    return os.strerror(exc.errno).lower()
+
+
 class ProbeServer:
     """Serves ``/healthz``, ``/readyz`` and ``/metrics`` (whichever are asked for) on one address."""
 
@@ -99,14 +116,18 @@ class ProbeServer:
         self,
         address: str,
         *,
-        ready: Callable[[], bool] | None = None,
+        flag: str = "--health-address",
+        ready: Callable[[], list[str]] | None = None,
         metrics: Callable[[], bytes] | None = None,
         probes: bool = True,
         detail: Callable[[], str] | None = None,
     ) -> None:
-        """``detail()`` is added to the ``/readyz`` body (e.g. ``leader: true``), one line."""
+        """``ready()`` lists why the replica is not ready (nothing: ready), one line each, for ``/readyz``'s
+        body; ``detail()`` is added to that body (e.g. ``leader election: leading``), one line; ``flag`` is
+        the flag that set ``address``, named when it cannot be bound."""
         self._address = address
-        self._ready = ready or (lambda: True)
+        self._flag = flag
+        self._ready = ready or list
         self._detail = detail
         self._metrics = metrics
         self._probes = probes
@@ -120,9 +141,16 @@ class ProbeServer:
         return port
 
     async def start(self) -> None:
+        """Listen; an address that cannot be bound (in use, not this host's) is the user's flag, one line."""
         host, port = split_address(self._address)
-        self._server = await asyncio.start_server(self._serve, host, port)
-        _log.info("serving %s on %s", self._what(), self._address)
+        try:
+            self._server = await asyncio.start_server(self._serve, host, port)
+        except OSError as exc:
+            raise errors.InputError(
+                f"cannot serve {self._what()} on {self._flag} {self._address}: {_reason(exc)}"
+            ) from exc
+        bound = self._address if not self._address.endswith(":0") else f"{self._address[:-2]}:{self.port}"
+        _log.info("serving %s on %s", self._what(), bound)
 
     def _what(self) -> str:
         parts = (["/healthz", "/readyz"] if self._probes else []) + (["/metrics"] if self._metrics else [])
@@ -160,9 +188,11 @@ class ProbeServer:
             return "200 OK", text, b"ok\n"
         if self._probes and path == "/readyz":
             extra = f"{self._detail()}\n".encode() if self._detail is not None else b""
-            if self._ready():
+            problems = self._ready()
+            if not problems:
                 return "200 OK", text, b"ok\n" + extra
-            return "503 Service Unavailable", text, b"informers not synced\n" + extra
+            body = "".join(f"{line}\n" for line in problems).encode()
+            return "503 Service Unavailable", text, body + extra
         if self._metrics is not None and path == "/metrics":
             return "200 OK", "text/plain; version=0.0.4; charset=utf-8", self._metrics()
         return "404 Not Found", text, b"not found\n"
