@@ -19,6 +19,9 @@ VALUES = [
     pytest.param("0", 0.0, "a bare zero needs no unit", id="Zero"),
     pytest.param("10µs", 1e-5, "the micro sign", id="MicroSign"),
     pytest.param("10μs", 1e-5, "the Greek mu", id="GreekMu"),
+    pytest.param(
+        "2562047h", 2562047 * 3600.0, "the whole hours an int64 of nanoseconds holds", id="LargestHours"
+    ),
 ]
 
 
@@ -34,6 +37,18 @@ ERRORS = [
     pytest.param("m", 'time: invalid duration "m"', "a unit needs a number", id="NoNumber"),
     pytest.param(".s", 'time: invalid duration ".s"', "a lone point is no number", id="LonePoint"),
     pytest.param("-", 'time: invalid duration "-"', "a sign alone", id="SignOnly"),
+    pytest.param(
+        "2562048h", 'time: invalid duration "2562048h"', "beyond an int64 of nanoseconds", id="Overflow"
+    ),
+    pytest.param(
+        "-2562048h", 'time: invalid duration "-2562048h"', "beyond it below zero too", id="NegativeOverflow"
+    ),
+    pytest.param(
+        "9" * 400 + "s",
+        f'time: invalid duration "{"9" * 400}s"',
+        "too long for a float, not only an int64",
+        id="Huge",
+    ),
 ]
 
 

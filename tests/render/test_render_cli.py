@@ -216,11 +216,15 @@ def test_success_yaml_and_json(capsys: pytest.CaptureFixture[str], files: Path) 
         pytest.param("1m", True, id="Minute"),
         pytest.param("1m30s", True, id="Compound"),
         pytest.param("500ms", True, id="Millis"),
+        pytest.param("2.s", True, id="TrailingPoint"),
         pytest.param("soon", False, id="Invalid"),
+        pytest.param("1d", False, id="UnknownUnit"),
+        pytest.param("60", False, id="MissingUnit"),
+        pytest.param("-1m", False, id="Negative"),
     ],
 )
 def test_timeout_flag(capsys: pytest.CaptureFixture[str], files: Path, value: str, ok: bool) -> None:
-    code, out, err = _run(capsys, files, "--timeout", value)
+    code, out, err = _run(capsys, files, f"--timeout={value}")
     assert (code == 0) is ok
     if not ok:
         assert out == ""

@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 import yaml
 
-from crossfn import errors, render
+from crossfn import errors, functions, render
 from crossfn.render import _runtimes
 
 
@@ -126,6 +126,44 @@ def test_duplicate_function_last_wins() -> None:
         _fn({"render.crossplane.io/runtime-docker-name": "x"}),
     ]
     assert _runtimes.plan(fns)["fn"].kind == "Docker", "the last Function of a name wins the connection map"
+
+
+@pytest.mark.parametrize(
+    ("runtime", "want", "reason"),
+    [
+        pytest.param(
+            _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.auto_ready:compose"), "auto-ready",
+            "a built-in's object names the built-in", id="Builtin",
+        ),
+        pytest.param(
+            _runtimes.Runtime("fn", "InProcess", object_ref="m:f"), None,
+            "any other object is the user's code", id="UserObject",
+        ),
+        pytest.param(
+            _runtimes.Runtime("fn", "Development", target="crossfn.functions.auto_ready:compose"), None,
+            "only an in-process runtime runs a built-in", id="NotInProcess",
+        ),
+    ],
+)  # fmt: skip
+def test_runtime_builtin(runtime: _runtimes.Runtime, want: str | None, reason: str) -> None:
+    assert runtime.builtin == want, reason
+
+
+async def test_started_loads_builtins_with_the_shared_loader(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Built-ins load through functions.load, the controller's loader, not as an arbitrary module:object."""
+    loaded: list[str] = []
+
+    def load(name: str) -> object:
+        loaded.append(name)
+        return name
+
+    monkeypatch.setattr(functions, "load", load)
+    runtimes = _runtimes.plan([_fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0")])
+    started = _runtimes.Started(runtimes, cwd=tmp_path)
+    await started.start(deadline=0.0)
+    assert (loaded, started.objects) == (["auto-ready"], {"fn": "auto-ready"})
 
 
 @pytest.mark.parametrize(

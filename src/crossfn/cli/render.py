@@ -9,40 +9,36 @@ handler) with exit status 1.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 from crossfn.cli import _output
+from crossfn.gocompat import time as gotime
 
-__all__ = ["NO_EXEC_HELP", "parse_duration", "register"]
+__all__ = ["NO_EXEC_HELP", "register"]
 
 NO_EXEC_HELP = (
     "Refuse Functions that would run code crossfn does not ship: the Process and Docker runtimes and "
     "InProcess objects other than the built-ins (for untrusted inputs; see docs/security.md)."
 )
 
-_DURATION_PART = re.compile(r"([0-9]*\.?[0-9]+)(ns|us|µs|ms|s|m|h)")
-_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
+def _timeout(text: str) -> float:
+    """``--timeout`` in seconds, parsed as Go's ``time.ParseDuration`` does.
 
-def parse_duration(text: str) -> float:
-    """A Go duration (``1m``, ``90s``, ``1m30s``, ``500ms``) in seconds, as ``--timeout`` takes it."""
-    if text in ("0", "+0", "-0"):
-        return 0.0
-    body = text.lstrip("+")
-    pos, total = 0, 0.0
-    while pos < len(body):
-        m = _DURATION_PART.match(body, pos)
-        if m is None:
-            raise errors.InputError(f"--timeout: time: invalid duration {errors.quote(text)}")
-        total += float(m[1]) * _UNITS[m[2]]
-        pos = m.end()
-    if not body:
+    Every bad value, a negative one included, keeps the one text this flag
+    has always given, ``--timeout: time: invalid duration "<value>"``, rather
+    than Go's finer ones (unknown unit, missing unit).
+    """
+    try:
+        seconds = gotime.parse_duration(text)
+    except errors.GoError:
+        seconds = None
+    if seconds is None or seconds < 0:
         raise errors.InputError(f"--timeout: time: invalid duration {errors.quote(text)}")
-    return total
+    return seconds
 
 
 def _key_value(flag: str) -> Any:
@@ -189,7 +185,7 @@ def _run(args: argparse.Namespace) -> int:
         function_credentials=args.function_credentials,
         function_annotations=args.function_annotations,
         xrd=args.xrd,
-        timeout=parse_duration(args.timeout),
+        timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
     )

@@ -26,6 +26,8 @@ _UNITS = {
     "m": 60.0,
     "h": 3600.0,
 }
+_INT64_NANOSECONDS = 2.0**63
+"""A Go Duration is an int64 of nanoseconds: ``-2562047h47m16.854775808s`` to just under ``2562047h47m16.854775808s``."""
 _NUMBER = re.compile(r"([0-9]*)(?:\.([0-9]*))?")
 _UNIT = re.compile(r"[^0-9.]*")
 
@@ -57,4 +59,7 @@ def parse_duration(text: str) -> float:
             raise errors.GoError(f"time: unknown unit {errors.quote(name)} in duration {errors.quote(text)}")
         s = s[unit.end() :]
         total += float(f"{whole or '0'}.{fraction or '0'}") * _UNITS[name]
+    nanoseconds = total * 1e9
+    if nanoseconds > _INT64_NANOSECONDS or (nanoseconds == _INT64_NANOSECONDS and not negative):
+        raise errors.GoError(f"time: invalid duration {errors.quote(text)}")  # Go's int64 overflows
     return -total if negative else total

@@ -67,6 +67,7 @@ _DOCKER_PUBLISH = "render.crossplane.io/runtime-docker-publish-address"
 _DOCKER_TARGET = "render.crossplane.io/runtime-docker-target"
 
 _DEFAULT_DEV_TARGET = "localhost:9443"
+_BUILTIN_BY_REF = {ref: name for name, ref in functions.BUILTINS.items()}
 _STOP_GRACE = 5.0
 """Seconds a Process or container gets to stop before it is killed, Crossplane's budget."""
 
@@ -97,6 +98,11 @@ class Runtime:
     command: tuple[str, ...] = ()
     """argv for Process."""
     docker: Docker | None = None
+
+    @property
+    def builtin(self) -> str | None:
+        """The built-in's short name when this runs one of crossfn's own functions in-process, else None."""
+        return _BUILTIN_BY_REF.get(self.object_ref) if self.kind == "InProcess" else None
 
     def detail(self) -> str:
         """What the runtime runs: the object, target, command or image."""
@@ -195,9 +201,8 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     already runs. Refused: a Process (any command), Docker (any image) and an
     InProcess object outside crossfn (any Python code).
     """
-    builtins = set(functions.BUILTINS.values())
     for rt in runtimes.values():
-        if rt.kind == "Development" or (rt.kind == "InProcess" and rt.object_ref in builtins):
+        if rt.kind == "Development" or rt.builtin is not None:
             continue
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
@@ -302,7 +307,9 @@ class Started:
     async def start(self, deadline: float) -> None:
         """Start every Function; raise on the first that cannot start (the rest are stopped by :meth:`stop`)."""
         for rt in self._runtimes.values():
-            if rt.kind == "InProcess":
+            if rt.builtin is not None:
+                self.objects[rt.function] = functions.load(rt.builtin)
+            elif rt.kind == "InProcess":
                 self.objects[rt.function] = load_object(rt.object_ref, rt.function, self._cwd)
             elif rt.kind == "Development":
                 self.targets[rt.function] = rt.target

@@ -234,6 +234,7 @@ TTL = [
     pytest.param(None, auto_ready.compose, datetime.timedelta(seconds=60), "default TTL is 60s", id="Default"),
     pytest.param({"ttl": "5m30s"}, auto_ready.compose, datetime.timedelta(seconds=330), "input ttl wins", id="InputTTL"),
     pytest.param({"ttl": "1.5s"}, auto_ready.compose, datetime.timedelta(seconds=1.5), "fractions", id="FractionalTTL"),
+    pytest.param({"ttl": " 90s "}, auto_ready.compose, datetime.timedelta(seconds=90), "blanks are trimmed", id="PaddedTTL"),
     pytest.param(
         None, auto_ready.AutoReady(ttl=datetime.timedelta(seconds=5)), datetime.timedelta(seconds=5),
         "the --ttl equivalent applies without input", id="ConstructorTTL",
@@ -249,6 +250,8 @@ def test_ttl(input_: dict[str, Any] | None, fn: auto_ready.AutoReady, want: date
 
 BAD_INPUT = [
     pytest.param({"ttl": "5 minutes"}, 'invalid input: ttl: time: invalid duration "5 minutes"', id="BadTTL"),
+    pytest.param({"ttl": "1d"}, 'invalid input: ttl: time: invalid duration "1d"', id="UnknownUnitTTL"),
+    pytest.param({"ttl": "2562048h"}, 'invalid input: ttl: time: invalid duration "2562048h"', id="OverflowTTL"),
     pytest.param({"ttl": 5}, "invalid input: ttl: must be a duration string such as 1m0s", id="NumericTTL"),
     pytest.param(
         {"celHealthCheckCustomization": {"k": 1}},

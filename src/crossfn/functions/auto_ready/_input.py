@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
+from crossfn.gocompat import time as gotime
 
-__all__ = ["Input", "parse", "parse_duration"]
+__all__ = ["Input", "parse"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -29,36 +29,17 @@ class Input:
     cel_from: str | None = None
 
 
-_UNITS = {
-    "ns": 1e-9,
-    "us": 1e-6,
-    "µs": 1e-6,  # Go accepts the micro sign (U+00B5)
-    "μs": 1e-6,  # and the Greek mu (U+03BC)
-    "ms": 1e-3,
-    "s": 1.0,
-    "m": 60.0,
-    "h": 3600.0,
-}
-_DURATION_PART = re.compile(r"(\d+\.?\d*|\.\d+)(ns|us|µs|μs|ms|s|m|h)")
+def _ttl(text: str) -> datetime.timedelta:
+    """The input's ``ttl``: Go's ``time.ParseDuration`` after trimming blanks.
 
-
-def parse_duration(text: str) -> datetime.timedelta:
-    """Parse a Go ``time.Duration`` string (``1m0s``, ``1.5h``, ``300ms``, ``0``)."""
-    s = text.strip()
-    sign = -1.0 if s.startswith("-") else 1.0
-    s = s.lstrip("+-")
-    if s == "0":
-        return datetime.timedelta(0)
-    pos, seconds = 0, 0.0
-    while pos < len(s):
-        m = _DURATION_PART.match(s, pos)
-        if m is None:
-            raise ValueError(f"time: invalid duration {errors.quote(text)}")
-        seconds += float(m.group(1)) * _UNITS[m.group(2)]
-        pos = m.end()
-    if pos == 0:
-        raise ValueError(f"time: invalid duration {errors.quote(text)}")
-    return datetime.timedelta(seconds=sign * seconds)
+    A bad value keeps the one text auto-ready has always given and
+    docs/compatibility.md shows, ``time: invalid duration "<value>"``, rather
+    than Go's finer ones (unknown unit, missing unit).
+    """
+    try:
+        return datetime.timedelta(seconds=gotime.parse_duration(text.strip()))
+    except errors.GoError as exc:
+        raise errors.FunctionInputError(f"invalid input: ttl: time: invalid duration {errors.quote(text)}") from exc
 
 
 def parse(data: Mapping[str, Any] | None) -> Input:
@@ -70,10 +51,7 @@ def parse(data: Mapping[str, Any] | None) -> Input:
     if ttl_raw is not None:
         if not isinstance(ttl_raw, str):
             raise errors.FunctionInputError("invalid input: ttl: must be a duration string such as 1m0s")
-        try:
-            ttl = parse_duration(ttl_raw)
-        except ValueError as exc:
-            raise errors.FunctionInputError(f"invalid input: ttl: {exc}") from exc
+        ttl = _ttl(ttl_raw)
     inline = data.get("celHealthCheckCustomization")
     if inline is not None and (
         not isinstance(inline, Mapping) or not all(isinstance(v, str) for v in inline.values())
