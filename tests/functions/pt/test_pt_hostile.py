@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import sys
 import time
 from typing import Any
 
@@ -36,12 +37,12 @@ FATAL = [
         id="BigIntToInt64",
     ),
     pytest.param(
-        "A JSON string nested 9,000 deep decodes (Go allows 10,000) but cannot be copied: the patch fails "
-        "(it escaped as RecursionError).",
-        "[" * 9000 + "]" * 9000,
+        "A JSON string nested past Go's 10,000 levels is Go's decode error, whatever Python's recursion limit.",
+        "[" * 100_000 + "]" * 100_000,
         [_convert("array", "json")],
-        f"{PATCH}value is nested too deeply",
-        id="DeepJSON",
+        f"{PATCH}transform at index 0 returned error: convert transform could not resolve: "
+        "invalid character '[' exceeded max depth",
+        id="DeeperThanGo",
     ),
     pytest.param(
         "Non-UTF-8 bytes quoted in an error become U+FFFD (they escaped as UnicodeEncodeError).",
@@ -76,3 +77,15 @@ def test_sub_nano_quantity_answers_at_once() -> None:
     rsp = run(_request("1e-999999999", [_convert("float64", "quantity")]))
     assert time.monotonic() - start < 1
     assert rsp["desired"]["resources"]["r"]["resource"]["spec"] == {"out": 1e-9}
+
+
+def test_deep_json_within_go_limit_is_a_fatal_result_not_a_recursion_error() -> None:
+    """Nested 9,000 deep (Go allows 10,000) but past the interpreter's stack: a Fatal result naming the
+    patch (it escaped as RecursionError). The limit is pinned because the CLI raises it process-wide."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(1000)
+    try:
+        rsp = run(_request("[" * 9000 + "]" * 9000, [_convert("array", "json")]))
+    finally:
+        sys.setrecursionlimit(limit)
+    assert rsp["results"] == [fatal(f"{PATCH}value is nested too deeply")]
