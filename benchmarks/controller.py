@@ -20,6 +20,9 @@ For each N (``--xrs``, default 100 and 500) on a fresh envtest control plane
    manager) and the controller's worker count as its concurrency. Its applies
    per second are what this API server takes; target: the controller's composed
    applies per second at N = 500 at least 70 % of it, and its RSS at most 300 MB.
+3b. before that, with every XR Ready (``--latency-rates``): reconcile latency,
+   each XR's spec changed (all at once, then paced) and timed until all its
+   composed resources carry the change (p50/p90/p99/max; ``_controller_latency``).
 
 Printed per N: XRs Ready per second; composed objects per second (N x 10 over
 the whole window: the figure compared with the bare loop, also as the inverse
@@ -53,6 +56,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+from _controller_latency import Latency, spec_change_latency
 from _controller_support import (
     COMPOSED_PER_XR,
     GROUP,
@@ -176,6 +180,7 @@ class Figures:
     writes: collections.Counter[str]
     first_ready: float
     median_ready: float
+    latency: list[Latency] = dataclasses.field(default_factory=list)
 
     @property
     def objects_per_second(self) -> float:
@@ -311,6 +316,7 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
     controller = ControllerProcess(
         kubeconfig, workers=args.workers, log=log, profile=profile, py_spy=args.py_spy, launcher=args.launcher
     )
+    latency: list[Latency] = []
     try:
         try:
             await controller.wait_ready()
@@ -318,11 +324,16 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
             await _quiet(controller)
             window = await _window(api, controller, namespace, n, args.creators)
             composed, _ = await api.list("v1", "ConfigMap", namespace)
+            if args.latency_rates:
+                latency = await spec_change_latency(
+                    api, namespace, [f"xr-{i}" for i in range(n)], rates=args.latency_rates,
+                    controller=controller, settle=lambda: _quiet(controller),
+                )
         finally:
             controller.stop()
         load_bare = loadavg()
         bare = await _bare_runs(api, composed, args.concurrency)
-        return Figures(xrs=n, bare=bare, load_bare=f"{load_bare} -> {loadavg()}", **window)
+        return Figures(xrs=n, bare=bare, load_bare=f"{load_bare} -> {loadavg()}", latency=latency, **window)
     finally:
         await api.close()
 
@@ -363,6 +374,7 @@ def report(f: Figures, workers: int) -> str:
         f"  API writes per XR     {sum(f.writes.values()) / f.xrs:8.1f}   ("
         + ", ".join(f"{k} {v / f.xrs:.1f}" for k, v in f.writes.most_common())
         + ")",
+        *(f"  {lat.line()}" for lat in f.latency),
         f"  bare loop applies/s   {bare}",
         f"  load average (bare)   {f.load_bare}",
     ]
@@ -384,6 +396,8 @@ def main() -> None:
         default=None,
         help="bare loop concurrencies (default: --workers)",
     )
+    parser.add_argument("--latency-rates", type=float, nargs="*", default=[0.0, 20.0],
+                        help="spec-change latency rounds, changes/s (0: all at once; none given: skip)")
     parser.add_argument("--creators", type=int, default=10, help="concurrent XR creations (default 10)")
     parser.add_argument("--kubeconfig", help="an existing API server (default: a fresh envtest per N)")
     parser.add_argument("--profile", metavar="DIR", help="profile the controller into DIR")
