@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import datetime
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, cast
 
 from crossfn import errors
+from crossfn.controller import _informer
 
 NOW = datetime.datetime(2026, 11, 24, 9, 0, 0, tzinfo=datetime.UTC)
 
@@ -53,6 +54,11 @@ class Informers:
 
     def informer(self, api_version: str, kind: str) -> Informer:
         return self.by_kind.setdefault((api_version, kind), Informer())
+
+
+def factory(informers: Informers) -> _informer.InformerFactory:
+    """The fake typed as the factory the reconcilers take: they only call ``informer(...).add_handler``/``list``."""
+    return cast(_informer.InformerFactory, informers)
 
 
 class XrControllers:

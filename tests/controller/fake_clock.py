@@ -36,7 +36,12 @@ class FakeClock:
     async def sleep(self, seconds: float) -> None:
         self.sleeps.append(seconds)
         future: asyncio.Future[None] = asyncio.get_running_loop().create_future()
-        self.call_later(seconds, lambda: future.done() or future.set_result(None))
+
+        def wake() -> None:
+            if not future.done():
+                future.set_result(None)
+
+        self.call_later(seconds, wake)
         await future
 
     def pending(self) -> list[float]:

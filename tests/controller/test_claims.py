@@ -65,9 +65,9 @@ async def test_claim_binds_propagates_and_reports_ready(kube: Any, crossplane_cr
     await kube.update(claim)
     await world.reconcile_claim("db")
     await world.reconcile_xr(name)
-    xr = await world.xr(name)
-    assert xr is not None and xr["spec"]["size"] == "m", "a claim's spec change reaches its XR"
-    assert "team" not in xr["metadata"]["labels"], "a label removed from the claim leaves the XR (server-side apply)"
+    changed = await world.xr(name)
+    assert changed is not None and changed["spec"]["size"] == "m", "a claim's spec change reaches its XR"
+    assert "team" not in changed["metadata"]["labels"], "a label removed from the claim leaves the XR (server-side apply)"
     assert [c["spec"]["size"] for c in await world.composed(name)] == ["m"], "and the composed resource"
     events = await world.events("db", namespace)
     assert events.count(("Normal", "BindCompositeResource", "Successfully bound composite resource")) == 1

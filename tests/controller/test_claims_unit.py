@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _claim_sync, _claims
+from crossfn.controller import _api, _claim_sync, _claims, _controller, _events
 
 from .composite_fixtures import GROUP, T0, XR_API, Events
 from .fake_api import FakeApi
@@ -84,7 +84,7 @@ async def test_a_new_claim_creates_and_binds_its_xr() -> None:
                           "labels": {"app": "web", "app.kubernetes.io/name": "x"},
                           "annotations": {"note": "kept", "kubectl.kubernetes.io/last-applied-configuration": "{}"}}})  # fmt: skip
     result = await reconciler.reconcile("team/c")
-    assert result == _claims._controller.Result(), "no requeue: the XR watch re-triggers the claim"
+    assert result == _controller.Result(), "no requeue: the XR watch re-triggers the claim"
     c = stored(api, CLAIM_KIND, "c")
     [x] = api.of_kind("XBucket")
     name = x["metadata"]["name"]
@@ -312,8 +312,11 @@ def test_xr_events_enqueue_the_claims_they_name() -> None:
     reconciler.start()
     informers.informer(XR_API, "XBucket").fire("MODIFIED", xr("x", ref_to("new")), xr("x", ref_to("old", "ns2")))
     informers.informer(XR_API, "XBucket").fire("ADDED", xr("unclaimed"))
+    informers.informer(XR_API, "XBucket").fire("ADDED", {**xr("odd"), "spec": {"claimRef": "team/c"}})
     informers.informer(XR_API, CLAIM_KIND).fire("ADDED", claim("mine"))
-    assert seen == ["ns2/old", "team/new", "team/mine"], "both claimRefs of an update, and claims themselves"
+    assert seen == ["ns2/old", "team/new", "team/mine"], (
+        "both claimRefs of an update, and claims themselves; a claimRef that is not an object names no claim"
+    )
     reconciler.stop()
     informers.informer(XR_API, CLAIM_KIND).fire("ADDED", claim("late"))
     assert seen[-1] == "team/mine", "a stopped reconciler hears nothing"
@@ -327,3 +330,47 @@ def test_xr_events_enqueue_the_claims_they_name() -> None:
 )  # fmt: skip
 def test_offers_claim(the_xrd: dict[str, Any], want: bool) -> None:
     assert _claims.offers_claim(the_xrd) is want
+
+
+@dataclasses.dataclass(frozen=True)
+class MalformedCase:
+    id: str
+    reason: str
+    claim: dict[str, Any]
+    want: str
+
+
+BIND = "cannot bind and sync claim with composite resource: "
+MALFORMED = [
+    MalformedCase("SpecNotObject", "a claim's spec is an object", {**claim(), "spec": "x"},
+                  BIND + "spec must be an object, not a string"),
+    MalformedCase("ResourceRefNumber", "a ref must be an object", claim(resourceRef=5),
+                  BIND + "spec.resourceRef must be an object, not a number"),
+    MalformedCase("ResourceRefNameList", "a ref's name must be a string", claim(resourceRef={"name": ["x"]}),
+                  BIND + "spec.resourceRef.name must be a string, not a list"),
+    MalformedCase("SecretRefString", "the Secret ref must be an object", claim(writeConnectionSecretToRef="s"),
+                  BIND + "spec.writeConnectionSecretToRef must be an object, not a string"),
+    MalformedCase("UnknownDeletePolicy", "the policy is Background or Foreground", claim(compositeDeletePolicy="Later"),
+                  BIND + 'spec.compositeDeletePolicy must be Background or Foreground, not "Later"'),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=lambda c: c.id)
+async def test_malformed_fields_are_reported(case: MalformedCase) -> None:
+    api, rec, reconciler = setup()
+    api.put(case.claim)
+    with pytest.raises(errors.CrossfnError) as raised:  # a user's mistake, never another exception
+        await reconciler.reconcile("team/c")
+    assert str(raised.value) == case.want, case.reason
+    assert conditions(stored(api, CLAIM_KIND, "c"))["Synced"] == ("False", "ReconcileError", case.want), case.reason
+    assert ("Warning", "BindCompositeResource", case.want) in rec.seen, case.reason
+    assert api.of_kind("XBucket") == [], f"{case.reason}: no XR is made"
+
+
+async def test_events_come_from_the_claim_controller() -> None:
+    api = FakeApi({(XR_API, "XBucket"): False, (XR_API, CLAIM_KIND): True})
+    reconciler = _claims.ClaimReconciler(api, None, _events.EventRecorder(api, host="h"), xrd=xrd(), clock=lambda: T0)
+    api.put(claim())
+    await reconciler.reconcile("team/c")
+    sources = {e["source"]["component"] for e in api.of_kind("Event")}
+    assert sources == {"claim/xbuckets.example.org"}, "Crossplane's claim controller is claim/<xrd-name>"

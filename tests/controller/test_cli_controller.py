@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import random
 import subprocess
 import sys
 
@@ -10,7 +11,7 @@ import pytest
 
 from crossfn.cli import build_parser
 from crossfn.cli import controller as cli
-from crossfn.controller import _settings
+from crossfn.controller import _polling, _settings
 
 
 def parse(argv: list[str]) -> argparse.Namespace:
@@ -24,6 +25,10 @@ def test_defaults_are_crossplanes(monkeypatch: pytest.MonkeyPatch) -> None:
         "TLS_CLIENT_CERTS_DIR",
         "METRICS_PORT",
         "HEALTH_PROBE_PORT",
+        "PACKAGE_RUNTIME",
+        "POD_SERVICE_ACCOUNT",
+        "LEADER_ELECTION",
+        "MANAGE_RBAC",
     ):
         monkeypatch.delenv(name, raising=False)
     assert cli.settings_from(parse([])) == _settings.Settings(), (
@@ -72,6 +77,35 @@ FLAGS = [
         "an empty address serves nothing",
         id="Observability",
     ),
+    pytest.param(
+        ["--package-runtime", "External", "--service-account", "sa", "--manage-rbac"],
+        lambda s: (
+            (s.packages.runtime, s.packages.service_account, s.cluster.manage_rbac)
+            == ("External", "sa", True)
+        ),
+        "packages left to Crossplane's package manager; per-XRD ClusterRoles",
+        id="Packages",
+    ),
+    pytest.param(
+        ["--package-runtime", "Provider=External;Function=External"],
+        lambda s: s.packages.runtime == "External",
+        "Crossplane's per-kind form: the Function entry counts",
+        id="PackageRuntimePerKind",
+    ),
+    pytest.param(
+        [
+            "-l",
+            "--leader-election-lease-duration",
+            "4s",
+            "--leader-election-renew-deadline",
+            "3s",
+            "--leader-election-retry-period",
+            "500ms",
+        ],
+        lambda s: s.leader_election == _settings.LeaderElectionSettings(True, 4.0, 3.0, 0.5),
+        "leader election with short timings",
+        id="LeaderElection",
+    ),
 ]
 
 
@@ -87,7 +121,15 @@ def test_environment_as_crossplanes_chart(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setenv("TLS_CLIENT_CERTS_DIR", "/tls/client")
     monkeypatch.setenv("METRICS_PORT", "9090")
     monkeypatch.setenv("HEALTH_PROBE_PORT", "9091")
+    monkeypatch.setenv("PACKAGE_RUNTIME", "External")
+    monkeypatch.setenv("POD_SERVICE_ACCOUNT", "crossfn")
+    monkeypatch.setenv("LEADER_ELECTION", "true")
     s = cli.settings_from(parse([]))
+    assert (s.packages.runtime, s.packages.service_account, s.leader_election.enabled) == (
+        "External",
+        "crossfn",
+        True,
+    )
     assert (s.functions.namespace, s.functions.tls_client_secret_name, s.functions.tls_client_certs_dir) == (
         "xp",
         "client",
@@ -104,10 +146,31 @@ BAD = [
         id="BadDuration",
     ),
     pytest.param(["--poll-interval=-1s"], "want a positive duration", "negative", id="NegativeDuration"),
+    pytest.param(
+        ["--function-timeout", "0s"],
+        "want more than 0s",
+        "a call with no time always fails",
+        id="ZeroTimeout",
+    ),
     pytest.param(["--max-reconcile-rate", "0"], "want at least 1", "no workers", id="ZeroWorkers"),
     pytest.param(["--health-address", "localhost"], "want HOST:PORT or :PORT", "no port", id="BadAddress"),
     pytest.param(["--log-format", "xml"], "invalid choice: 'xml'", "unknown format", id="BadLogFormat"),
     pytest.param(["--nope"], "unrecognized arguments: --nope", "unknown flag", id="UnknownFlag"),
+    pytest.param(
+        ["--package-runtime", "Helm"], "want Deployment or External", "unknown runtime", id="BadRuntime"
+    ),
+    pytest.param(
+        ["--package-runtime", "Function=Pod"],
+        "want Kind=Deployment|External",
+        "unknown per-kind runtime",
+        id="BadPerKindRuntime",
+    ),
+    pytest.param(
+        ["-l", "--leader-election-lease-duration", "1s"],
+        "want --leader-election-lease-duration >",
+        "a lease shorter than the renew deadline",
+        id="BadLeaseTimings",
+    ),
 ]
 
 
@@ -133,3 +196,53 @@ def test_building_the_command_line_does_not_load_the_kubernetes_client() -> None
     assert out.stdout.strip() == "[]", (
         "the client is imported inside the handlers only: `crossfn --help` stays fast"
     )
+
+
+ENV_BOOLS = [
+    pytest.param("true", [], True, "Go's strconv.ParseBool words", id="True"),
+    pytest.param("T", [], True, "a single letter, any case ParseBool takes", id="T"),
+    pytest.param("1", [], True, "a digit", id="One"),
+    pytest.param("False", [], False, "title case", id="False"),
+    pytest.param("0", [], False, "zero", id="Zero"),
+    pytest.param("", [], False, "empty is unset: the default", id="Empty"),
+    pytest.param("false", ["--insecure-functions"], True, "the flag wins over the variable", id="FlagWins"),
+    pytest.param(
+        "maybe", ["--insecure-functions"], True, "a given flag never reads the variable", id="NotRead"
+    ),
+]
+
+
+@pytest.mark.parametrize(("value", "argv", "want", "reason"), ENV_BOOLS)
+def test_boolean_environment_variables(
+    monkeypatch: pytest.MonkeyPatch, value: str, argv: list[str], want: bool, reason: str
+) -> None:
+    monkeypatch.setenv("INSECURE_FUNCTIONS", value)
+    assert cli.settings_from(parse(argv)).functions.insecure is want, reason
+
+
+BAD_ENV_BOOLS = [
+    pytest.param("INSECURE_FUNCTIONS", "maybe", "not a boolean at all", id="Maybe"),
+    pytest.param("LEADER_ELECTION", "yes", "Python's words are not Go's", id="Yes"),
+    pytest.param("MANAGE_RBAC", "on", "nor are systemd's", id="On"),
+]
+
+
+@pytest.mark.parametrize(("name", "value", "reason"), BAD_ENV_BOOLS)
+def test_a_bad_boolean_environment_variable_is_one_line_exit_2(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], name: str, value: str, reason: str
+) -> None:
+    monkeypatch.setenv(name, value)
+    with pytest.raises(SystemExit) as exited:
+        parse([])
+    assert exited.value.code == 2, reason
+    assert capsys.readouterr().err == (
+        f"crossfn controller run: error: {name}: want true or false (as Go's strconv.ParseBool), got {value!r}\n"
+    ), reason
+
+
+def test_a_zero_poll_interval_never_polls() -> None:
+    s = cli.settings_from(parse(["--poll-interval", "0s", "--no-enable-realtime-compositions"]))
+    assert s.reconcile.poll_interval == 0.0, "Crossplane's kong duration takes 0"
+    settings = _polling.CompositeSettings(poll_interval=s.reconcile.poll_interval, realtime=False)
+    requeue = _polling.requeue_after(settings, {}, ttl=0.0, waiting=False, rng=random.Random(1))
+    assert requeue == _polling.Requeue(), "RequeueAfter 0 is no requeue: a settled XR is not polled"

@@ -21,7 +21,17 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors, functions
-from crossfn.controller import _api, _composite, _controller, _crds, _events, _informer, _selection, _sources
+from crossfn.controller import (
+    _api,
+    _composite,
+    _controller,
+    _crds,
+    _events,
+    _informer,
+    _revisions,
+    _selection,
+    _sources,
+)
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.schemas import xrd as xrd_schemas
 from crossfn.sdk import response
@@ -166,13 +176,17 @@ class World:
         )  # fmt: skip
 
     async def start(self, pipeline: list[dict[str, Any]] | None = None) -> None:
+        await self.prepare()
+        await self.publish(pipeline or self.pipeline(("bucket", "extra")))
+
+    async def prepare(self) -> None:
+        """The CRDs and the namespace, no Composition yet."""
         await apply_crd(self.kube, xrd_schemas.crd_from_xrd(self.variant.xrd()))
         await apply_crd(self.kube, composed_crd("Bucket", "buckets", "Namespaced"))
         await apply_crd(self.kube, composed_crd("ClusterBucket", "clusterbuckets", "Cluster"))
         if self.namespace:
             await self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": self.namespace}},
                                   field_manager=FIELD_MANAGER)  # fmt: skip
-        await self.publish(pipeline or self.pipeline(("bucket", "extra")))
 
     def pipeline(self, names: tuple[str, ...]) -> list[dict[str, Any]]:
         return [
@@ -354,6 +368,58 @@ async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[s
     finally:
         reconciler.stop()
         await controller.stop(grace=5)
+        await informers.stop()
+
+
+async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
+    """No revision yet, then a revision not checked yet: both resolve through the revision watch, not backoff."""
+    world = World(kube, NAMESPACED, namespace)
+    await world.prepare()
+    # The API server's first create of a kind takes 2 s in envtest; that is no part of what is timed.
+    await kube.delete(world.api_version, NAMESPACED.kind, (await world.create_xr("warm-up"))["metadata"]["name"], namespace)
+    warm_up = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "CompositionRevision",
+               "metadata": {"name": f"warm-up-{uuid.uuid4().hex[:6]}"},
+               "spec": {"compositeTypeRef": {"apiVersion": "warm.example.org/v1", "kind": "XWarm"}, "revision": 1}}  # fmt: skip
+    await kube.delete(*_selection.REVISION, (await kube.create(warm_up))["metadata"]["name"])
+    informers = _informer.InformerFactory(kube)
+    reconciler = _composite.CompositeReconciler(
+        kube, informers, _events.EventRecorder(kube, "crossfn/h3-test"), world.reconciler._runner,
+        _sources.api_sources(kube, informers), xrd=NAMESPACED.xrd(),
+    )  # fmt: skip
+    xr_controller = _controller.Controller("composite/h3", reconciler.reconcile, workers=2)
+    reconciler.set_enqueue(xr_controller.enqueue)
+    reconciler.start()
+    controllers = [xr_controller]
+    for name, other in (("revisions/h3", _revisions.CompositionReconciler(kube, informers, _events.NoEvents())),
+                        ("revision/h3", _revisions.RevisionReconciler(kube, informers, _events.NoEvents()))):  # fmt: skip
+        controller = _controller.Controller(name, other.reconcile, workers=2)
+        other.watch(controller.enqueue)
+        controllers.append(controller)
+    for c in controllers:
+        c.start()
+    try:
+        for kind in (_selection.COMPOSITION, _selection.REVISION, (world.api_version, NAMESPACED.kind)):
+            await informers.informer(*kind).wait_synced()
+        spec = {"compositeTypeRef": {"apiVersion": world.api_version, "kind": NAMESPACED.kind},
+                "mode": "Pipeline", "pipeline": world.pipeline(("bucket",))}  # fmt: skip
+        composition = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",
+                       "metadata": {"name": world.composition}, "spec": spec}  # fmt: skip
+        name = f"xr-{uuid.uuid4().hex[:6]}"
+        started = time.monotonic()
+        await asyncio.gather(world.create_xr(name), kube.apply(composition, field_manager=FIELD_MANAGER, force=True))
+
+        async def synced() -> bool:
+            return condition(await world.xr(name), "Synced")[0] == "True"
+
+        await until(synced, timeout=10, what="the XR to become Synced")
+        elapsed = time.monotonic() - started
+        assert elapsed < 2.0, f"an XR applied with its Composition is Synced=True within ~2 s, took {elapsed:.1f} s"
+        assert len(await world.composed(name)) == 1
+    finally:
+        reconciler.stop()
+        await asyncio.gather(*(c.stop(grace=5) for c in controllers))
         await informers.stop()
 
 

@@ -14,18 +14,19 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _api, _composite, _controller
+from crossfn.controller import _api, _composite, _controller, _events
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
 from . import composite_fixtures as fx
+from .fake_api import FakeApi
 
 
 def conditions(obj: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
     return {c["type"]: (c["status"], c["reason"], c.get("message", "")) for c in obj.get("status", {}).get("conditions", [])}
 
 
-def stored_xr(api: Any, name: str = "b", namespace: str = "team") -> dict[str, Any]:
+def stored_xr(api: FakeApi, name: str = "b", namespace: str = "team") -> dict[str, Any]:
     [found] = [o for o in api.of_kind("XBucket") if o["metadata"]["name"] == name]
     return found
 
@@ -169,6 +170,8 @@ class FailCase:
     setup: Any
     want_event: tuple[str, str]
     want_synced: str
+    transient: bool = False
+    """A moment's race: reported, then retried with backoff as a result instead of raised."""
 
 
 def no_composition(api: Any) -> None:
@@ -180,12 +183,23 @@ def fatal_fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> Non
     response.fatal(rsp, "boom")
 
 
+def name_other_kinds_composition(api: Any) -> None:
+    other = api.put(fx.composition("other", kind="XOther"))
+    api.put(fx.revision(other))
+    api.put(fx.xr(crossplane={"compositionRef": {"name": "other"}}))
+
+
 FAILS = [
     FailCase("NoCompatibleComposition", "the label selector finds nothing", no_composition,
              ("Warning", "SelectComposition"), "cannot select Composition: no compatible Compositions found"),
     FailCase("NoRevision", "a Composition without revisions cannot be used",
              lambda api: [api.objects.pop(k) for k in [k for k in api.objects if k[1] == "CompositionRevision"]],
-             ("Warning", "ComposeResources"), "cannot fetch Composition: no compatible CompositionRevisions found"),
+             ("Warning", "ComposeResources"), "cannot fetch Composition: no compatible CompositionRevisions found",
+             transient=True),
+    FailCase("OtherKindsComposition", "a v2 XR is never composed with a Composition for another kind",
+             name_other_kinds_composition,
+             ("Warning", "ComposeResources"),
+             "cannot configure composite resource: referenced composition is not compatible with this composite resource"),
 ]  # fmt: skip
 
 
@@ -194,19 +208,34 @@ async def test_selection_failures(case: FailCase) -> None:
     api, rec, reconciler = fx.setup()
     api.put(fx.xr())
     case.setup(api)
-    with pytest.raises(errors.CrossfnError) as raised:
-        await reconciler.reconcile("team/b")
-    assert str(raised.value) == case.want_synced, case.reason
+    if case.transient:
+        got = [(await reconciler.reconcile("team/b")).requeue_after for _ in range(3)]
+        assert got == [1.0, 2.0, 4.0], f"{case.reason}: retried with backoff, not raised (no error log)"
+    else:
+        with pytest.raises(errors.CrossfnError) as raised:
+            await reconciler.reconcile("team/b")
+        assert str(raised.value) == case.want_synced, case.reason
     assert conditions(stored_xr(api))["Synced"] == ("False", "ReconcileError", case.want_synced), case.reason
     assert (*case.want_event, case.want_synced) in rec.seen, case.reason
+    assert api.of_kind("ConfigMap") == [], f"{case.reason}: nothing is composed"
 
 
-async def test_invalid_pipeline_gate() -> None:
-    api, rec, reconciler = fx.setup(valid=None)
+@pytest.mark.parametrize(
+    ("valid", "transient", "want", "reason"),
+    [(None, True, "pipeline status unknown",
+      "a revision not checked yet is a moment's race: retried with backoff, not raised (no error log)"),
+     ("False", False, "pipeline status unknown", "a pipeline found invalid is an error")],
+    ids=["NotCheckedYet", "Invalid"],
+)  # fmt: skip
+async def test_invalid_pipeline_gate(valid: str | None, transient: bool, want: str, reason: str) -> None:
+    api, rec, reconciler = fx.setup(valid=valid)
     api.put(fx.xr())
-    want = "selected CompositionRevision c-1 does not have a valid function pipeline: pipeline status unknown"
-    with pytest.raises(errors.CrossfnError, match=want):
-        await reconciler.reconcile("team/b")
+    want = f"selected CompositionRevision c-1 does not have a valid function pipeline: {want}"
+    if transient:
+        assert (await reconciler.reconcile("team/b")).requeue_after == 1.0, reason
+    else:
+        with pytest.raises(errors.CrossfnError, match=want):
+            await reconciler.reconcile("team/b")
     assert conditions(stored_xr(api))["Synced"] == ("False", "ReconcileError", want)
     assert ("Warning", "ComposeResources", want) in rec.seen
     assert api.of_kind("ConfigMap") == [], "nothing is composed without a valid pipeline"
@@ -374,3 +403,87 @@ async def test_function_bug_is_reported_on_the_xr() -> None:
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/b")
     assert conditions(stored_xr(api))["Synced"][2] == 'cannot compose resources: cannot run Composition pipeline step "s": RuntimeError: kaboom'
+
+
+@dataclasses.dataclass(frozen=True)
+class MalformedCase:
+    id: str
+    reason: str
+    spec: dict[str, Any]
+    want_event: str
+    want_synced: str
+    legacy: bool = False
+
+
+SELECT, COMPOSE = "cannot select Composition: ", "cannot compose resources: "
+MALFORMED = [
+    MalformedCase("CrossplaneNotObject", "spec.crossplane must hold the machinery", {"crossplane": "x"},
+                  "SelectComposition", SELECT + "spec.crossplane must be an object, not a string"),
+    MalformedCase("CompositionRefNumber", "a ref must be an object, never read as unset", {"crossplane": {"compositionRef": 5}},
+                  "SelectComposition", SELECT + "spec.crossplane.compositionRef must be an object, not a number"),
+    MalformedCase("CompositionRefNameNumber", "a ref's name must be a string",
+                  {"crossplane": {"compositionRef": {"name": 5}}},
+                  "SelectComposition", SELECT + "spec.crossplane.compositionRef.name must be a string, not a number"),
+    MalformedCase("RevisionRefString", "a revision ref must be an object", {"crossplane": {"compositionRevisionRef": "c-1"}},
+                  "SelectComposition", SELECT + "spec.crossplane.compositionRevisionRef must be an object, not a string"),
+    MalformedCase("SelectorNotObject", "a selector must be an object", {"crossplane": {"compositionSelector": ["a"]}},
+                  "SelectComposition", SELECT + "spec.crossplane.compositionSelector must be an object, not a list"),
+    MalformedCase("MatchLabelsNotObject", "matchLabels must be an object",
+                  {"crossplane": {"compositionSelector": {"matchLabels": "team=a"}}},
+                  "SelectComposition", SELECT + "spec.crossplane.compositionSelector.matchLabels must be an object, not a string"),
+    MalformedCase("MatchLabelNotString", "label values must be strings",
+                  {"crossplane": {"compositionRevisionSelector": {"matchLabels": {"team": 5}}}},
+                  "SelectComposition",
+                  SELECT + "spec.crossplane.compositionRevisionSelector.matchLabels.team must be a string, not a number"),
+    MalformedCase("UnknownUpdatePolicy", "the policy is Automatic or Manual",
+                  {"crossplane": {"compositionUpdatePolicy": "Sometimes"}},
+                  "SelectComposition", SELECT + 'spec.crossplane.compositionUpdatePolicy must be Automatic or Manual, not "Sometimes"'),
+    MalformedCase("ResourceRefsObject", "resourceRefs must be a list", {"crossplane": {"resourceRefs": {}}},
+                  "ComposeResources", COMPOSE + "spec.crossplane.resourceRefs must be a list, not an object"),
+    MalformedCase("ResourceRefsNumber", "resourceRefs must be a list", {"crossplane": {"resourceRefs": 5}},
+                  "ComposeResources", COMPOSE + "spec.crossplane.resourceRefs must be a list, not a number"),
+    MalformedCase("ResourceRefNotObject", "each resourceRef must be an object", {"crossplane": {"resourceRefs": ["a"]}},
+                  "ComposeResources", COMPOSE + "spec.crossplane.resourceRefs[0] must be an object, not a string"),
+    MalformedCase("LegacyRefNumber", "a legacy XR's machinery sits under spec", {"compositionRef": 5},
+                  "SelectComposition", SELECT + "spec.compositionRef must be an object, not a number", legacy=True),
+    MalformedCase("LegacySecretRefString", "a legacy XR's Secret ref must be an object",
+                  {"writeConnectionSecretToRef": "s"},
+                  "ComposeResources", COMPOSE + "spec.writeConnectionSecretToRef must be an object, not a string", legacy=True),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", MALFORMED, ids=lambda c: c.id)
+async def test_malformed_fields_are_reported(case: MalformedCase) -> None:
+    api, rec, reconciler = fx.setup(the_xrd=fx.xrd("LegacyCluster") if case.legacy else None)
+    namespace = "" if case.legacy else "team"
+    api.put(fx.xr(namespace=namespace, **case.spec))
+    with pytest.raises(errors.CrossfnError) as raised:  # a user's mistake, never another exception
+        await reconciler.reconcile("b" if case.legacy else "team/b")
+    assert case.want_synced.endswith(str(raised.value)), case.reason
+    xr = stored_xr(api, namespace=namespace)
+    assert conditions(xr)["Synced"] == ("False", "ReconcileError", case.want_synced), case.reason
+    assert ("Warning", case.want_event, case.want_synced) in rec.seen, case.reason
+    assert api.of_kind("ConfigMap") == [], f"{case.reason}: nothing is composed"
+
+
+async def test_events_come_from_the_xr_controller() -> None:
+    api, _, _ = fx.setup()
+    recorder = _events.EventRecorder(api, host="h")
+    reconciler = _composite.CompositeReconciler(
+        api, None, recorder, engine.build_runner(engine.InProcessRunner({"fn": fx.two_configmaps})), engine.Sources(),
+        xrd=fx.xrd(), clock=lambda: fx.T0,
+    )  # fmt: skip
+    api.put(fx.xr())
+    await reconciler.reconcile("team/b")
+    sources = {e["source"]["component"] for e in api.of_kind("Event")}
+    assert sources == {"composite/xbuckets.example.org"}, "Crossplane's XR controller is composite/<xrd-name>"
+
+
+async def test_a_revision_whose_pipeline_is_not_a_list_is_reported() -> None:
+    api, _, reconciler = fx.setup()
+    api.of_kind("CompositionRevision")[0]["spec"]["pipeline"] = {"step": "s"}
+    api.put(fx.xr())
+    with pytest.raises(errors.CrossfnError):
+        await reconciler.reconcile("team/b")
+    want = "cannot compose resources: spec.pipeline must be a list, not an object"
+    assert conditions(stored_xr(api))["Synced"] == ("False", "ReconcileError", want), "a bad revision, never a crash"

@@ -50,40 +50,54 @@ class Metrics:
 
 
 @pytest.mark.parametrize(
-    ("outcome", "want_retry_at", "want_result", "reason"),
+    ("outcome", "want", "reason"),
     [
         pytest.param(
             _api.Conflict("the object has been modified", status=409),
-            1.0,
-            "requeue",
+            (
+                1.0,
+                "requeue",
+                [("DEBUG", "conflict reconciling ns/a, retrying in 1s: the object has been modified")],
+            ),
             "a Conflict is retried with backoff and is not an error worth logging",
             id="ConflictRequeuesSilently",
         ),
         pytest.param(
             RuntimeError("boom"),
-            1.0,
-            "error",
-            "any other exception is logged and retried with backoff; the controller survives",
-            id="ExceptionRequeuesAndLogs",
+            (1.0, "error", [("ERROR", "cannot reconcile ns/a: boom", "traceback")]),
+            "any other exception is a bug: logged at error with its traceback, retried; the controller survives",
+            id="BugLogsAnErrorWithTraceback",
         ),
         pytest.param(
             errors.InputError("cannot compose: bad input"),
-            1.0,
-            "error",
-            "crossfn's own errors are logged and retried like any failure",
-            id="CrossfnErrorRequeuesAndLogs",
+            (1.0, "error", [("DEBUG", "cannot reconcile ns/a, retrying in 1s: cannot compose: bad input")]),
+            "crossfn's own errors were reported on the object (user-caused): debug, no traceback, retried",
+            id="ReportedFailureLogsAtDebug",
+        ),
+        pytest.param(
+            _api.ApiError('admission webhook "x" denied the request', status=400),
+            (
+                1.0,
+                "error",
+                [
+                    (
+                        "DEBUG",
+                        'cannot reconcile ns/a, retrying in 1s: admission webhook "x" denied the request',
+                    )
+                ],
+            ),
+            "an API error is a crossfn error too (reported, retried), not a bug",
+            id="ApiErrorLogsAtDebug",
         ),
         pytest.param(
             _controller.Result(requeue_after=60),
-            60.0,
-            "requeue_after",
+            (60.0, "requeue_after", []),
             "a Result with requeue_after comes back after that delay",
             id="RequeueAfter",
         ),
         pytest.param(
             _controller.Result(),
-            None,
-            "success",
+            (None, "success", []),
             "a plain success is not requeued",
             id="SuccessIsDone",
         ),
@@ -92,10 +106,12 @@ class Metrics:
 async def test_what_a_reconcile_returns_decides_the_requeue(
     caplog: pytest.LogCaptureFixture,
     outcome: _controller.Result | Exception,
-    want_retry_at: float | None,
-    want_result: str,
+    want: tuple[float | None, str, list[tuple[str, ...]]],
     reason: str,
 ) -> None:
+    """``want``: when it comes back, the metric's result label, and what is logged (level,
+    message, and "traceback" when the record carries one)."""
+    want_retry_at, want_result, want_logged = want
     clock, metrics, reconcile = FakeClock(), Metrics(), Recorder([outcome])
     controller = _controller.Controller("test", reconcile, workers=2, clock=clock, metrics=metrics)
     controller.start()
@@ -105,8 +121,13 @@ async def test_what_a_reconcile_returns_decides_the_requeue(
     assert reconcile.calls == ["ns/a"], reason
     assert metrics.results == [want_result], reason
     assert clock.pending() == ([want_retry_at] if want_retry_at is not None else []), reason
-    errors_logged = [r for r in caplog.records if r.levelno >= logging.ERROR]
-    assert bool(errors_logged) is (want_result == "error"), "only failures other than Conflict log an error"
+    logged = [
+        (r.levelname, r.getMessage(), *(["traceback"] if r.exc_info else []))
+        for r in caplog.records
+        if r.name == "crossfn.controller"
+    ]
+    assert logged == want_logged, reason
+    assert all(getattr(r, "key", None) == "ns/a" for r in caplog.records), "every record names the key"
     if want_retry_at is not None:
         clock.advance(want_retry_at)
         await settle()

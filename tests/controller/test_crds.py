@@ -184,8 +184,18 @@ class _Sleeps:
 
 ESTABLISHED = [{"type": "NamesAccepted", "status": "True"}, {"type": "Established", "status": "True"}]
 NAMES_REFUSED = [
-    {"type": "NamesAccepted", "status": "False", "message": '"comp" is already in use'},
-    {"type": "Established", "status": "False"},
+    {
+        "type": "NamesAccepted",
+        "status": "False",
+        "reason": "KindConflict",
+        "message": '"comp" is already in use',
+    },
+    {
+        "type": "Established",
+        "status": "False",
+        "reason": "NotAccepted",
+        "message": "not all names are accepted",
+    },
 ]
 INSTALLING = [{"type": "NamesAccepted", "status": "True"}, {"type": "Established", "status": "False"}]
 
@@ -197,7 +207,8 @@ INSTALLING = [{"type": "NamesAccepted", "status": "True"}, {"type": "Established
         pytest.param(
             NAMES_REFUSED,
             "cannot install CustomResourceDefinition compositeresourcedefinitions.apiextensions.crossplane.io: "
-            'names not accepted: "comp" is already in use',
+            'NamesAccepted=False (KindConflict): "comp" is already in use; '
+            "Established=False (NotAccepted): not all names are accepted",
             0,
             id="NamesRefused",
         ),
@@ -227,6 +238,31 @@ async def test_install_waits_for_established(
     assert [c for c in api.calls if c[0] == "apply"] == [
         ("apply", "CustomResourceDefinition", crd["metadata"]["name"]) for crd in _crds.manifests()
     ], "every CRD is applied before any wait"
+
+
+@pytest.mark.parametrize(
+    ("reason", "conditions", "want"),
+    [
+        pytest.param("an established CRD is not refused", ESTABLISHED, "", id="Established"),
+        pytest.param("a CRD being installed may still be established", INSTALLING, "", id="Installing"),
+        pytest.param("a new CRD has no conditions yet", [], "", id="NoConditions"),
+        pytest.param(
+            "refused names give both conditions' reasons and messages",
+            NAMES_REFUSED,
+            'NamesAccepted=False (KindConflict): "comp" is already in use; '
+            "Established=False (NotAccepted): not all names are accepted",
+            id="NamesRefused",
+        ),
+        pytest.param(
+            "a condition without reason or message is still named",
+            [{"type": "NamesAccepted", "status": "False"}],
+            "NamesAccepted=False",
+            id="Bare",
+        ),
+    ],
+)
+def test_refusal(reason: str, conditions: list[dict[str, str]], want: str) -> None:
+    assert _crds.refusal({"status": {"conditions": conditions}}) == want, reason
 
 
 async def test_install_names_the_refused_crd() -> None:

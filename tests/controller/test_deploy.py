@@ -57,12 +57,24 @@ INFORMED = (
 """The kinds informers list and watch: Crossplane's, CRDs (schemas), function package Deployments, XRs."""
 
 USES: dict[tuple[str, str], set[Perm]] = {
+    ("_claim_sync", "get"): {DYNAMIC},
+    ("_claim_sync", "apply"): {DYNAMIC},
+    ("_claim_sync", "patch"): {DYNAMIC},
+    ("_claim_sync", "update"): {DYNAMIC},
+    ("_claims", "get"): {DYNAMIC},
+    ("_claims", "update"): {DYNAMIC},
+    ("_claims", "update-status"): {DYNAMIC},
+    ("_claims", "delete"): {DYNAMIC},
     ("_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get"),
     ("_compose_io", "apply"): {DYNAMIC},
     ("_compose_io", "update"): {DYNAMIC},
     ("_compose_io", "delete"): {DYNAMIC},
     ("_composite", "update"): {DYNAMIC},
     ("_composite", "apply-status"): {DYNAMIC},
+    ("_connection", "get"): _p("", "secrets", "get"),
+    ("_connection", "create"): _p("", "secrets", "create"),
+    ("_connection", "patch"): _p("", "secrets", "patch"),
+    ("_connection", "update"): _p("", "secrets", "update"),
     ("_crds", "get"): _p(*CRDS, "get"),
     ("_crds", "apply"): _p(*CRDS, "patch create"),
     ("_events", "create"): _p("", "events", "create"),
@@ -129,7 +141,7 @@ owner's finalizers where the API server enforces owner references (OwnerReferenc
 BROADER: list[tuple[str, dict[str, Any]]] = [
     ("list Secrets", {"resource": "secrets", "verb": "list"}),
     ("watch Secrets", {"resource": "secrets", "verb": "watch"}),
-    ("create Secrets in another namespace", {"resource": "secrets", "verb": "create", "namespace": "default"}),
+    ("delete Secrets (connection Secrets go with their owner)", {"resource": "secrets", "verb": "delete", "namespace": "default"}),
     ("delete a Namespace", {"resource": "namespaces", "verb": "delete"}),
     ("create Pods", {"resource": "pods", "verb": "create", "namespace": NAMESPACE}),
     ("escalate ClusterRoles", {"group": "rbac.authorization.k8s.io", "resource": "clusterroles", "verb": "escalate"}),

@@ -30,6 +30,7 @@ from crossfn.controller import envtest as envtest_module
 from .e2e_support import (
     AUTO_READY_PACKAGE,
     COMPOSED_NAMESPACE,
+    CONTROLLER_NAMESPACE,
     FLAVOURS,
     PAT_PACKAGE,
     WIDGET_API,
@@ -52,9 +53,12 @@ FUNCTION_TIMEOUT = 3.0
 
 
 def settings(env: envtest_module.Environment) -> _settings.Settings:
+    """A controller whose package Functions are Crossplane's package manager's (``External``): these tests
+    write the FunctionRevisions that package manager would (test_packages_e2e runs packages itself)."""
     return _settings.Settings(
         cluster=_settings.ClusterSettings(kubeconfig=env.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True, timeout=FUNCTION_TIMEOUT),
+        packages=_settings.PackageSettings(runtime="External"),
         observability=_settings.ObservabilitySettings(
             metrics_address="127.0.0.1:0", health_address="127.0.0.1:0"
         ),
@@ -66,7 +70,12 @@ async def manager(
     controller_manager: envtest_module.Environment, crossplane_crds: list[str], kube: Any
 ) -> AsyncIterator[_manager.Manager]:
     """A running controller (CRDs installed at its start), and the shared fixtures the tests need."""
-    for obj in (WIDGET_CRD, namespace(COMPOSED_NAMESPACE), namespace("e2e-xrs")):
+    for obj in (
+        WIDGET_CRD,
+        namespace(COMPOSED_NAMESPACE),
+        namespace("e2e-xrs"),
+        namespace(CONTROLLER_NAMESPACE),
+    ):
         await kube.apply(obj, field_manager="e2e")
     for name, package in (
         ("function-patch-and-transform", PAT_PACKAGE),
@@ -388,7 +397,12 @@ async def test_api_server_restart_is_recovered(
     await wait_for(
         lambda: size_is("after"), timeout=60, what="the change made after the restart to be reconciled"
     )
-    assert manager.unsynced() == [], "the same controller, never restarted, recovered its watches"
+
+    async def resynced() -> bool:
+        return manager.unsynced() == []
+
+    # A watch started while the API server was away (realtime compositions) syncs once it lists.
+    await wait_for(resynced, timeout=30, what="the same controller, never restarted, to recover its watches")
     await kube.delete(flavour.xr_api, "XWidget", "restart", flavour.xr_namespace)
 
 
@@ -403,9 +417,10 @@ def _http(url: str) -> tuple[int, str]:
 
 
 async def test_controller_run_serves_probes_and_exits_cleanly_on_sigterm(
-    controller_manager: envtest_module.Environment, crossplane_crds: list[str]
+    controller_manager: envtest_module.Environment, crossplane_crds: list[str], kube: Any
 ) -> None:
     """``crossfn controller run``: ready on /readyz, metrics, JSON logs, exit 0 on SIGTERM."""
+    await kube.apply(namespace(CONTROLLER_NAMESPACE), field_manager="e2e")
     health, metrics_port = free_port(), free_port()
     p = Process(
         [

@@ -110,6 +110,68 @@ async def test_repeats(case: RepeatCase) -> None:
         assert events[0]["firstTimestamp"] == "2026-01-01T12:00:00Z", "a bump keeps firstTimestamp"
 
 
+@dataclasses.dataclass(frozen=True)
+class ControllerCase:
+    id: str
+    reason: str
+    second: str
+    want: list[tuple[str, int]]
+
+
+CONTROLLERS = [
+    ControllerCase(
+        "SameControllerBumpsCount",
+        "a repeat from the same controller is one Event with count 2",
+        "composite/xbuckets.example.org",
+        [("composite/xbuckets.example.org", 2)],
+    ),
+    ControllerCase(
+        "OtherControllerIsNewEvent",
+        "the source is part of an event's identity, as in client-go",
+        "claim/xbuckets.example.org",
+        [("claim/xbuckets.example.org", 1), ("composite/xbuckets.example.org", 1)],
+    ),
+]
+
+
+@pytest.mark.parametrize("case", CONTROLLERS, ids=lambda c: c.id)
+async def test_for_controller_names_the_source(case: ControllerCase) -> None:
+    api, clock = FakeApi(), Clock()
+    base = recorder(api, clock)
+    await base.for_controller("composite/xbuckets.example.org").event(XR, "Warning", "R", "m")
+    await base.for_controller(case.second).event(XR, "Warning", "R", "m")
+    got = sorted((e["source"]["component"], e["count"]) for e in api.of_kind("Event"))
+    assert got == case.want, case.reason
+    for e in api.of_kind("Event"):
+        assert e["reportingComponent"] == e["source"]["component"], "both name the controller"
+        assert e["source"]["host"] == "h", "a controller's recorder keeps the host"
+    assert base.component == "crossfn/test", "naming a controller leaves the base recorder as it was"
+
+
+@pytest.mark.parametrize(
+    ("recorder_", "want", "reason"),
+    [(_events.EventRecorder(FakeApi(), host="h"), "composite/x", "an EventRecorder takes the controller's name"),
+     (_events.NoEvents(), None, "NoEvents stays NoEvents")],
+    ids=["EventRecorder", "NoEvents"],
+)  # fmt: skip
+def test_for_controller_helper(recorder_: Any, want: str | None, reason: str) -> None:
+    named = _events.for_controller(recorder_, "composite/x")
+    assert getattr(named, "component", None) == want, reason
+
+
+def test_for_controller_keeps_a_plain_recorder() -> None:
+    class Plain:
+        async def event(self, obj: Any, type: str, reason: str, message: str) -> None:
+            return None
+
+    plain = Plain()
+    assert _events.for_controller(plain, "composite/x") is plain, "a recorder without for_controller is used as is"
+
+
+def test_default_component_is_crossfn() -> None:
+    assert _events.EventRecorder(FakeApi(), host="h").component == "crossfn", "the constructor's default is kept"
+
+
 async def test_cluster_scoped_object_events_go_to_default() -> None:
     api, clock = FakeApi(), Clock()
     await recorder(api, clock).event(

@@ -122,6 +122,37 @@ async def test_annotated_function_revision_carries_the_endpoint() -> None:
     assert "capabilities" not in rev["status"], "unknown capabilities: Crossplane reads none as composition"
 
 
+async def test_an_invalid_endpoint_annotation_is_unhealthy_with_a_warning() -> None:
+    api, keeper, events, _ = setup()
+    api.put(function("badep", "xpkg.crossplane.io/acme/function-dev:v1", "not a host port"))
+    await keeper.reconcile("badep")
+    problem = (
+        'invalid crossfn.io/endpoint annotation "not a host port": '
+        "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT"
+    )
+    [rev] = api.of_kind("FunctionRevision")
+    assert "endpoint" not in rev["status"], "nothing the runner could dial"
+    assert conditions(rev) == {
+        "Healthy": ("False", "UnhealthyPackageRevision"),
+        "RevisionHealthy": ("True", "HealthyPackageRevision"),
+        "RuntimeHealthy": ("False", "UnhealthyPackageRevision"),
+    }, "the runtime is at fault, as an unavailable Deployment is"
+    [got] = api.of_kind("Function")
+    assert conditions(got) == {
+        "Healthy": ("False", "UnhealthyPackageRevision"),
+        "Installed": ("True", "ActivePackageRevision"),
+    }, "kubectl get functions reads HEALTHY False"
+    healthy = next(c for c in got["status"]["conditions"] if c["type"] == "Healthy")
+    assert healthy["message"] == f'Package runtime health is "False" with message: {problem}'
+    assert events.recorded == [("badep", "Warning", "SyncPackage", problem)]
+    await keeper.reconcile("badep")
+    assert len(events.recorded) == 1, "the same problem is not announced again on every reconcile"
+    api.put({**got, "metadata": {**got["metadata"], "annotations": {_functions.ENDPOINT_ANNOTATION: "h:1"}}})
+    await keeper.reconcile("badep")
+    assert conditions(api.of_kind("Function")[0])["Healthy"] == ("True", "HealthyPackageRevision"), "fixed"
+    assert events.recorded[-1][2] == "InstallPackageRevision"
+
+
 async def test_package_managed_function_is_left_alone() -> None:
     api, keeper, events, _ = setup()
     api.put(function("other", "xpkg.crossplane.io/acme/function-go-templating:v1"))

@@ -89,6 +89,16 @@ ROUTES = [
         id="BlankAnnotation",
     ),
     pytest.param(None, _functions.Route("package"), "a missing Function fails the package way", id="Missing"),
+    pytest.param(
+        function("f", "acme/function-x:v1", "not a host port"),
+        _functions.Route(
+            "invalid",
+            'invalid crossfn.io/endpoint annotation "not a host port": '
+            "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT",
+        ),
+        "a value gRPC cannot dial is refused, naming the annotation, before anything dials it",
+        id="InvalidAnnotation",
+    ),
 ]
 
 
@@ -238,6 +248,47 @@ async def test_builtins_run_in_process_under_the_function_name() -> None:
     await transport.aclose()
 
 
+ENDPOINTS = [
+    pytest.param("127.0.0.1:9443", None, "an address and a port", id="HostPort"),
+    pytest.param("fn.crossplane-system:9443", None, "a DNS name", id="Name"),
+    pytest.param("[::1]:9443", None, "IPv6 in brackets", id="IPv6"),
+    pytest.param("dns:///fn.crossplane-system:9443", None, "how FunctionRevision endpoints are written", id="Dns"),
+    pytest.param("dns://8.8.8.8/fn.example:9443", None, "dns: with an authority", id="DnsAuthority"),
+    pytest.param("ipv4:127.0.0.1:9443", None, "gRPC's ipv4: resolver", id="Ipv4"),
+    pytest.param("unix:///tmp/fn.sock", None, "a Unix socket", id="Unix"),
+    pytest.param(
+        "not a host port", "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT", "no port at all", id="Words"
+    ),
+    pytest.param("localhost", "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT", "no port", id="NoPort"),
+    pytest.param(":9443", "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT", "no host", id="NoHost"),
+    pytest.param("127.0.0.1:0", "want a port from 1 to 65535, got '0'", "port 0 is no port", id="PortZero"),
+    pytest.param("127.0.0.1:65536", "want a port from 1 to 65535, got '65536'", "too high", id="PortHigh"),
+    pytest.param("127.0.0.1:http", "want a port from 1 to 65535, got 'http'", "a service name", id="PortName"),
+    pytest.param("dns:///fn", "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT", "dns: w/o port", id="DnsNoPort"),
+    pytest.param("unix:", "want a socket path after unix:", "no path", id="UnixNoPath"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("endpoint", "want", "reason"), ENDPOINTS)
+def test_endpoint_problem(endpoint: str, want: str | None, reason: str) -> None:
+    assert _functions.endpoint_problem(endpoint) == want, reason
+
+
+async def test_an_invalid_annotation_fails_the_call_naming_it() -> None:
+    transport = _functions.FunctionTransport(
+        FakeCache(function("f", "acme/function-x:v1", "nope")), FakeCache()
+    )
+    try:
+        with pytest.raises(errors.FunctionRunError) as got:
+            await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert str(got.value) == (
+            'cannot get gRPC client connection for Function "f": invalid crossfn.io/endpoint annotation "nope": '
+            "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT"
+        ), "Crossplane's prefix, then what is wrong with the annotation; nothing was dialled"
+    finally:
+        await transport.aclose()
+
+
 async def test_unreachable_endpoint_is_a_function_run_error() -> None:
     fns = FakeCache(function("f", "acme/function-x:v1", "127.0.0.1:1"))
     transport = _functions.FunctionTransport(fns, FakeCache(), timeout=2)
@@ -246,6 +297,9 @@ async def test_unreachable_endpoint_is_a_function_run_error() -> None:
             await transport.run_function("f", fnv1.RunFunctionRequest())
         assert str(got.value).startswith('cannot run Function "f": rpc error: code = '), (
             "a dead endpoint is Crossplane's rpc error text, never a grpc exception"
+        )
+        assert str(got.value).endswith(" (target 127.0.0.1:1 from the crossfn.io/endpoint annotation)"), (
+            "then where it was dialled, which Crossplane's text never says"
         )
     finally:
         await transport.aclose()

@@ -7,6 +7,7 @@ real API server, including a restart of the API server while an update is made.
 from __future__ import annotations
 
 import asyncio
+import logging
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -33,7 +34,9 @@ class ScriptedApi:
     """Answers list and watch from scripts; a watch whose script is exhausted waits forever."""
 
     def __init__(
-        self, lists: list[tuple[list[Object], str]], watches: list[list[_api.WatchEvent | Exception]]
+        self,
+        lists: list[tuple[list[Object], str] | Exception],
+        watches: list[list[_api.WatchEvent | Exception]],
     ):
         self.lists = lists
         self.watches = watches
@@ -48,7 +51,10 @@ class ScriptedApi:
         *,
         labels: Mapping[str, str] | None = None,
     ) -> tuple[list[Object], str]:
-        items, version = self.lists.pop(0)
+        answer = self.lists.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        items, version = answer
         return [dict(i) for i in items], version
 
     async def watch(
@@ -162,7 +168,7 @@ async def test_informer_events(
 ) -> None:
     """``want``: the handler's events, the names cached at the end, the versions each watch started from."""
     want_events, want_names, want_watched_from = want
-    api = ScriptedApi(lists, watches)
+    api = ScriptedApi(list(lists), watches)
     informer, recorded = await run(api)
     assert informer.synced
     assert recorded.events == want_events, reason
@@ -171,25 +177,76 @@ async def test_informer_events(
     await informer.stop()
 
 
-async def test_reconnects_with_backoff_from_the_same_version() -> None:
-    """A failing watch is retried after 0.5, 1, 2 s from the version it had, without a relist."""
-    broken = _api.ApiError("cannot reach the API server: connection refused")
+async def settle() -> None:
+    for _ in range(20):
+        await asyncio.sleep(0)
+
+
+BROKEN = _api.ApiError("cannot reach the API server at https://k8s.test: connection refused")
+
+
+async def test_outages_back_off_log_once_and_report_health(caplog: pytest.LogCaptureFixture) -> None:
+    """Reconnects wait 0.2 s doubling to 5 s from the version they had, without a relist; one
+    warning per outage, debug for the retries, info when it resumes; the backoff starts over
+    after a success; the factory reports the watch down for the outage only."""
+    broken: _api.WatchEvent | Exception = BROKEN
     api = ScriptedApi(
-        [([obj("a", "1")], "5")], [[broken], [broken], [broken], [event("MODIFIED", obj("a", "6"))]]
+        [([obj("a", "1")], "5")],
+        [[broken]] * 7 + [[event("MODIFIED", obj("a", "6"))], [broken], [event("MODIFIED", obj("a", "7"))]],
     )
     clock = FakeClock()
-    informer = _informer.Informer(api, "v1", "ConfigMap", clock=clock)  # type: ignore[arg-type]
-    informer.start()
-    for _ in range(3):
-        for _ in range(20):
-            await asyncio.sleep(0)
-        clock.advance(clock.pending()[0] - clock.now())
-    await asyncio.wait_for(api.idle.wait(), 2)
-    assert clock.sleeps == [0.5, 1.0, 2.0]
-    assert api.watched_from == ["5", "5", "5", "5", "6"]
+    factory = _informer.InformerFactory(api, clock=clock)  # type: ignore[arg-type]
+    health: list[tuple[bool, list[str]]] = []
+    with caplog.at_level(logging.DEBUG, logger="crossfn.controller.informer"):
+        informer = factory.informer("v1", "ConfigMap")
+        await settle()
+        while clock.pending():
+            health.append((factory.healthy(), factory.problems()))
+            clock.advance(clock.pending()[0] - clock.now())
+            await settle()
+        await asyncio.wait_for(api.idle.wait(), 2)
+    assert clock.sleeps == [0.2, 0.4, 0.8, 1.6, 3.2, 5.0, 5.0, 0.2]
+    assert api.watched_from == ["5"] * 8 + ["6", "6", "7"], "every reconnect resumes; none relists"
     assert informer.relists == 1
-    assert (informer.get("a", "ns") or {})["metadata"]["resourceVersion"] == "6"
-    await informer.stop()
+    assert (informer.get("a", "ns") or {})["metadata"]["resourceVersion"] == "7"
+    down = (False, ["v1 ConfigMap: " + str(BROKEN)])
+    assert health == [down] * 8, "down while reconnecting"
+    assert (factory.healthy(), factory.problems()) == (True, []), "healthy once the watch is back"
+    logged = [
+        (r.levelname, r.getMessage().split(",")[0].split(":")[0])
+        for r in caplog.records
+        if r.name == "crossfn.controller.informer"
+    ]
+    outage = [("WARNING", "cannot watch v1 ConfigMap")] + [("DEBUG", "cannot watch v1 ConfigMap")] * 6
+    resumed = [("INFO", "watch of v1 ConfigMap resumed")]
+    assert logged == outage + resumed + [("WARNING", "cannot watch v1 ConfigMap")] + resumed
+    await factory.stop()
+
+
+@pytest.mark.parametrize(
+    ("first_list", "want_down", "reason"),
+    [
+        pytest.param(BROKEN, True, "a list that cannot reach the server is a watch down", id="Unreachable"),
+        pytest.param(
+            _api.NoKindMatch('no matches for kind "ConfigMap" in version "v1"', status=404),
+            False,
+            "a kind not served (a CRD not installed) is the objects' problem, not a lost connection",
+            id="KindNotServed",
+        ),
+        pytest.param(None, False, "an informer still making its first list is not down", id="Starting"),
+    ],
+)
+async def test_what_counts_as_down(first_list: Exception | None, want_down: bool, reason: str) -> None:
+    api = ScriptedApi([first_list] if first_list is not None else [], [])
+    if first_list is None:
+        api.list = lambda *a, **k: asyncio.Event().wait()  # type: ignore[assignment,method-assign]  # never answers
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    informer = factory.informer("v1", "ConfigMap")
+    await settle()
+    assert informer.down is want_down, reason
+    assert factory.healthy() is not want_down, reason
+    assert bool(factory.problems()) is want_down, reason
+    await factory.stop()
 
 
 async def test_handlers_replay_and_survive_failures() -> None:
@@ -283,36 +340,49 @@ async def test_informer_follows_the_api_server(kube: _kube.KubeApi, namespace: s
 @pytest.mark.cluster
 @pytest.mark.slow
 async def test_informer_recovers_from_an_api_server_restart(
-    envtest: envtest_module.Environment, namespace: str
+    envtest: envtest_module.Environment, namespace: str, caplog: pytest.LogCaptureFixture
 ) -> None:
     """The watch breaks and the server comes back with a new watch cache: the informer resumes
-    (relisting if its version is Gone) and delivers what changed while it was not watching."""
+    (relisting if its version is Gone) within the backoff's cap and delivers what changed while it
+    was not watching; the outage is one warning and one "resumed", and the factory is healthy again."""
     writer = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
     watcher = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
     await writer.create(configmap("kept", namespace, "old"))
     await writer.create(configmap("dropped", namespace, "x"))
-    informer = _informer.Informer(watcher, "v1", "ConfigMap", namespace)
+    factory = _informer.InformerFactory(watcher)
+    informer = factory.informer("v1", "ConfigMap")  # cluster-wide: other namespaces' are not recorded
     recorded = Recorded()
-    informer.add_handler(recorded)
-    informer.start()
+    informer.add_handler(
+        lambda t, o, old: recorded(t, o, old) if o["metadata"]["namespace"] == namespace else None
+    )
     await asyncio.wait_for(informer.wait_synced(), 10)
     stale_version = informer.resource_version
     await writer.create(configmap("later", namespace, "1"))  # moves the server past stale_version
     await wait_for(lambda: informer.get("later", namespace) is not None)
 
-    await asyncio.to_thread(envtest.stop_apiserver)
-    await asyncio.to_thread(envtest.start_apiserver)
-    # Made as soon as the server is back, while the informer is still reconnecting.
-    await writer.apply(configmap("kept", namespace, "new"), field_manager="test")
-    await writer.delete("v1", "ConfigMap", "dropped", namespace)
+    with caplog.at_level(logging.DEBUG, logger="crossfn.controller.informer"):
+        await asyncio.to_thread(envtest.stop_apiserver)
+        await wait_for(lambda: informer.down)
+        assert not factory.healthy() and factory.problems()[0].startswith("v1 ConfigMap: ")
+        await asyncio.to_thread(envtest.start_apiserver)
+        back = asyncio.get_running_loop().time()
+        # Made as soon as the server is back, while the informer is still reconnecting.
+        await writer.apply(configmap("kept", namespace, "new"), field_manager="test")
+        await writer.delete("v1", "ConfigMap", "dropped", namespace)
 
-    await wait_for(lambda: (informer.get("kept", namespace) or {}).get("data") == {"value": "new"})
-    await wait_for(lambda: informer.get("dropped", namespace) is None)
+        await wait_for(lambda: (informer.get("kept", namespace) or {}).get("data") == {"value": "new"})
+        await wait_for(lambda: informer.get("dropped", namespace) is None)
+        caught_up = asyncio.get_running_loop().time() - back
+    assert caught_up < _informer.RETRY_MAX + 3, f"caught up {caught_up:.1f}s after the server came back"
+    assert factory.healthy() and factory.problems() == []
+    levels = [r.levelname for r in caplog.records if "cannot watch" in r.getMessage()]
+    assert levels[:1] == ["WARNING"] and set(levels[1:]) <= {"DEBUG"}, "one warning per outage"
+    assert [r.levelname for r in caplog.records if "resumed" in r.getMessage()] == ["INFO"]
     assert names(recorded)[3:] == ["MODIFIED kept", "DELETED dropped"] or sorted(names(recorded)[3:]) == [
         "DELETED dropped",
         "MODIFIED kept",
     ]
-    await informer.stop()
+    await factory.stop()
 
     # A resourceVersion from before the restart and the writes is Gone now: a watch from it relists.
     stale = _informer.Informer(watcher, "v1", "ConfigMap", namespace)

@@ -6,15 +6,21 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
+import socket
 import uuid
 from collections.abc import AsyncIterator, Callable
+from pathlib import Path
 from typing import Any
 
 import httpx2
 import pytest
+from lightkube.core import exceptions as lightkube_exceptions
 
+import crossfn
 from crossfn import errors
 from crossfn.controller import _api, _kube
+from crossfn.controller import envtest as envtest_module
 
 RESOURCES_V1 = {
     "kind": "APIResourceList",
@@ -126,32 +132,71 @@ async def test_http_errors_become_api_errors(
     await api.close()
 
 
-async def test_transport_errors_become_api_errors() -> None:
-    """An unreachable server is an ApiError with status 0, never an httpx exception."""
+@pytest.mark.parametrize(
+    ("failure", "want", "reason"),
+    [
+        pytest.param(
+            httpx2.ConnectError("connection refused"),
+            "cannot reach the API server at https://k8s.test: connection refused",
+            "an unreachable server is named, so a user with several clusters knows which",
+            id="Unreachable",
+        ),
+        pytest.param(
+            lightkube_exceptions.ConfigError("Token file /run/token not found"),
+            "cannot authenticate to the API server at https://k8s.test: Token file /run/token not found",
+            "a token file or exec plugin failing at request time names the server too",
+            id="CredentialsUnavailable",
+        ),
+    ],
+)
+async def test_transport_errors_become_api_errors(failure: Exception, want: str, reason: str) -> None:
+    """A request that never got an answer is an ApiError with status 0, never an httpx exception."""
 
-    def refuse(request: httpx2.Request) -> httpx2.Response:
-        raise httpx2.ConnectError("connection refused", request=request)
+    def fail(request: httpx2.Request) -> httpx2.Response:
+        raise failure
 
-    api = mock_api(refuse)
-    with pytest.raises(_api.ApiError, match="cannot reach the API server: connection refused") as caught:
+    api = mock_api(fail)
+    with pytest.raises(_api.ApiError) as caught:
         await api.get("v1", "ConfigMap", "a", "ns")
-    assert caught.value.status == 0
+    assert (str(caught.value), caught.value.status) == (want, 0), reason
+    with pytest.raises(_api.ApiError, match=re.escape(want)):
+        await anext(api.watch("v1", "ConfigMap", "ns", resource_version="1"))
+    await api.close()
+
+
+async def test_unauthorized_names_the_server() -> None:
+    """A 401 (a request or a watch) says which server refused: ``Unauthorized`` alone says nothing."""
+    api = mock_api(lambda request: httpx2.Response(401, json=status(401, "Unauthorized", "Unauthorized")))
+    want = "the API server at https://k8s.test refused the credentials: Unauthorized"
+    with pytest.raises(_api.ApiError) as caught:
+        await api.get("v1", "ConfigMap", "a", "ns")
+    assert (str(caught.value), caught.value.status, caught.value.reason) == (want, 401, "Unauthorized")
+    with pytest.raises(_api.ApiError, match=re.escape(want)):
+        await anext(api.watch("v1", "ConfigMap", "ns", resource_version="1"))
     await api.close()
 
 
 async def test_requests_are_shaped_as_the_api_server_expects() -> None:
-    """SSA is a PATCH with the apply content type, field manager and force; status goes to /status."""
+    """SSA is a PATCH with the apply content type, field manager and force; status goes to /status;
+    creates, updates and patches name the client's field manager (or the caller's); every request,
+    watches included, says it comes from crossfn."""
     seen: list[httpx2.Request] = []
 
     def record(request: httpx2.Request) -> httpx2.Response:
         seen.append(request)
+        if request.url.params.get("watch"):
+            return httpx2.Response(200, content=b"")
         return httpx2.Response(200, json=json.loads(request.content or b"{}") or cm("a", "ns"))
 
     api = mock_api(record)
     await api.apply(cm("a", "ns", x="1"), field_manager="crossfn", status=True)
     await api.patch("v1", "Namespace", "n", "", {"metadata": {"labels": {"a": "b"}}})
     await api.delete("v1", "ConfigMap", "a", "ns", propagation="Foreground", uid="u-1")
-    apply, patch, delete = seen
+    await api.create(cm("a", "ns"))
+    await api.update(cm("a", "ns"), field_manager="someone")
+    await api.patch("v1", "ConfigMap", "a", "ns", [], patch_type="json", status=True, field_manager="x")
+    assert [e.type async for e in api.watch("v1", "ConfigMap", "ns", resource_version="1")] == ["BOOKMARK"]
+    apply, patch, delete, create, update, json_patch, watch = seen
     assert (apply.method, apply.url.path) == ("PATCH", "/api/v1/namespaces/ns/configmaps/a/status")
     assert apply.headers["content-type"] == "application/apply-patch+yaml"
     assert dict(apply.url.params) == {"fieldManager": "crossfn", "force": "true"}
@@ -159,6 +204,15 @@ async def test_requests_are_shaped_as_the_api_server_expects() -> None:
         "/api/v1/namespaces/n",
         "application/merge-patch+json",
     )
+    writes = (patch, delete, create, update, json_patch, watch)
+    managers = [dict(r.url.params).get("fieldManager") for r in writes]
+    assert managers == ["crossfn", None, "crossfn", "someone", "x", None], "the client's manager unless named"
+    assert (create.method, update.method, json_patch.url.path) == (
+        "POST",
+        "PUT",
+        "/api/v1/namespaces/ns/configmaps/a/status",
+    )
+    assert {r.headers["user-agent"] for r in seen} == {f"crossfn/{crossfn.__version__}"}, "every request"
     assert json.loads(delete.content) == {
         "apiVersion": "v1",
         "kind": "DeleteOptions",
@@ -217,6 +271,7 @@ async def test_watch_yields_events_and_bookmarks() -> None:
         )
     )
     assert await collect(api.watch("v1", "ConfigMap", "ns", resource_version="7")) == [
+        "BOOKMARK 7",  # the watch is live: sent before the server says anything
         "ADDED 8",
         "BOOKMARK 9",
         "DELETED 10",
@@ -236,7 +291,7 @@ async def test_watch_error_event_410_is_gone() -> None:
     with pytest.raises(_api.Gone, match="too old resource version"):
         async for event in api.watch("v1", "ConfigMap", "ns", resource_version="7"):
             seen.append(event.type)
-    assert seen == ["ADDED"]
+    assert seen == ["BOOKMARK", "ADDED"]
     await api.close()
 
 
@@ -292,34 +347,32 @@ async def test_watches_use_their_own_pool_outside_the_cap() -> None:
     first = await anext(events)  # the watch is open (and must hold no request slot) ...
     got = await asyncio.wait_for(api.get("v1", "ConfigMap", "a", "ns"), 5)  # ... so a get still goes
     assert (got or {})["metadata"]["name"] == "a"
-    assert first.type == "BOOKMARK"
-    assert [e async for e in events] == [], "the stream ends after its one event"
+    assert (first.type, first.object["metadata"]["resourceVersion"]) == ("BOOKMARK", "7")
+    assert [e.object["metadata"]["resourceVersion"] async for e in events] == ["8"], "then the server's"
     assert paths["watches"] == ["/api/v1/namespaces/ns/configmaps"], "the watch went to the watch pool"
     assert paths["requests"] == ["/api/v1", "/api/v1/namespaces/ns/configmaps/a"], "requests went to theirs"
     await api.close()
 
 
 @pytest.mark.parametrize(
-    ("config", "reason"),
+    ("config", "want", "reason"),
     [
-        pytest.param("not: [a kubeconfig", "a file that is not YAML", id="NotYaml"),
+        pytest.param(None, "no such file", "a kubeconfig that is not there", id="Missing"),
         pytest.param(
-            '{"clusters": [], "contexts": [], "current-context": "x"}',
-            "a context that is missing",
-            id="MissingContext",
+            "hello", "not a kubeconfig: the document is a string, not a mapping", "not a mapping", id="Scalar"
         ),
     ],
 )
-def test_bad_kubeconfig_is_an_input_error(tmp_path: Any, config: str, reason: str) -> None:
+def test_bad_kubeconfig_is_one_input_error_line(
+    tmp_path: Any, config: str | None, want: str, reason: str
+) -> None:
+    """The client reports what ``_kubeconfig`` finds (``test_kubeconfig.py`` has every case)."""
     path = tmp_path / "kubeconfig"
-    path.write_text(config)
-    with pytest.raises(errors.InputError, match=f"cannot load kubeconfig {path}"):
+    if config is not None:
+        path.write_text(config)
+    with pytest.raises(errors.InputError) as caught:
         _kube.KubeApi.from_kubeconfig(str(path))
-
-
-def test_missing_kubeconfig_is_an_input_error(tmp_path: Any) -> None:
-    with pytest.raises(errors.InputError, match="cannot load kubeconfig"):
-        _kube.KubeApi.from_kubeconfig(str(tmp_path / "absent"))
+    assert str(caught.value) == f"cannot load kubeconfig {path}: {want}", reason
 
 
 TWO_CONTEXTS = {
@@ -585,3 +638,73 @@ async def test_watch_from_a_list(kube: _kube.KubeApi, namespace: str) -> None:
         if len(seen) == 2:
             break
     assert seen == ["ADDED a", "DELETED a"]
+
+
+@pytest.mark.cluster
+async def test_writes_are_recorded_under_the_field_manager(kube: _kube.KubeApi, namespace: str) -> None:
+    """managedFields show crossfn (or the manager a caller names), never the HTTP library."""
+    created = await kube.create(cm("a", namespace, x="1"))
+    created["data"] = {"x": "2"}
+    await kube.update(created)
+    patched = await kube.patch(
+        "v1", "ConfigMap", "a", namespace, {"data": {"y": "1"}}, field_manager="claims"
+    )
+    managers = {(m["manager"], m["operation"]) for m in patched["metadata"]["managedFields"]}
+    assert managers == {("crossfn", "Update"), ("claims", "Update")}
+
+
+def with_server_and_token(
+    envtest: envtest_module.Environment, tmp_path: Any, *, server: str, token: str
+) -> str:
+    """A copy of the environment's kubeconfig pointing at ``server`` with ``token``."""
+    config = json.loads(Path(envtest.kubeconfig).read_text())
+    config["clusters"][0]["cluster"]["server"] = server
+    config["users"][0]["user"]["token"] = token
+    path = tmp_path / "kubeconfig"
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+def closed_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize(
+    ("target", "want", "reason"),
+    [
+        pytest.param(
+            "wrong-token",
+            "the API server at {url} refused the credentials: Unauthorized",
+            "a 401 names the server that refused",
+            id="Unauthorized",
+        ),
+        pytest.param(
+            "closed-port",
+            "cannot reach the API server at {url}: ",
+            "a server that is not listening is named",
+            id="Unreachable",
+        ),
+    ],
+)
+async def test_connection_errors_name_the_server(
+    envtest: envtest_module.Environment, tmp_path: Any, target: str, want: str, reason: str
+) -> None:
+    """Both the request client and the watch client (each has its own transport)."""
+    url = envtest.url if target == "wrong-token" else f"https://127.0.0.1:{closed_port()}"
+    token = "not-the-token" if target == "wrong-token" else envtest.token
+    api = _kube.KubeApi.from_kubeconfig(with_server_and_token(envtest, tmp_path, server=url, token=token))
+    expected = want.format(url=url)
+    try:
+        for attempt in (
+            api.list("v1", "Namespace"),
+            anext(api.watch("v1", "Namespace", resource_version="1")),
+        ):
+            with pytest.raises(_api.ApiError) as caught:
+                await attempt
+            assert str(caught.value).startswith(expected), (reason, str(caught.value))
+            assert "\n" not in str(caught.value)
+    finally:
+        await api.close()

@@ -6,12 +6,14 @@ import asyncio
 import json
 import logging
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import pytest
 
-from crossfn.controller import _controller, _manager, _observability
+from crossfn.controller import _controller, _manager, _observability, _xrcontrollers
+
+from .fake_clock import FakeClock
 
 
 async def http_get(port: int, path: str) -> tuple[str, str]:
@@ -26,24 +28,30 @@ async def http_get(port: int, path: str) -> tuple[str, str]:
 
 
 PROBES = [
-    pytest.param("/healthz", True, "HTTP/1.1 200 OK", "ok\n", "the process answers", id="Healthz"),
-    pytest.param("/readyz", True, "HTTP/1.1 200 OK", "ok\n", "informers synced", id="Ready"),
+    pytest.param("/healthz", [], "HTTP/1.1 200 OK", "ok\n", "the process answers", id="Healthz"),
     pytest.param(
-        "/readyz",
-        False,
-        "HTTP/1.1 503 Service Unavailable",
-        "informers not synced\n",
-        "not yet",
-        id="NotReady",
+        "/healthz", ["watch down: v1 Secret: connection refused"], "HTTP/1.1 200 OK", "ok\n",
+        "liveness never depends on the API server: a restart would not bring it back", id="HealthzWhileDown",
     ),
-    pytest.param("/metrics", True, "HTTP/1.1 200 OK", "m 1\n", "Prometheus text", id="Metrics"),
-    pytest.param("/other", True, "HTTP/1.1 404 Not Found", "not found\n", "nothing else", id="NotFound"),
-]
+    pytest.param("/readyz", [], "HTTP/1.1 200 OK", "ok\n", "informers synced and watching", id="Ready"),
+    pytest.param(
+        "/readyz", ["not synced: v1/Secret"], "HTTP/1.1 503 Service Unavailable", "not synced: v1/Secret\n",
+        "not yet: the body says which kind", id="NotSynced",
+    ),
+    pytest.param(
+        "/readyz", ["watch down: v1 Secret: connection refused", "watch down: v1 ConfigMap: connection refused"],
+        "HTTP/1.1 503 Service Unavailable",
+        "watch down: v1 Secret: connection refused\nwatch down: v1 ConfigMap: connection refused\n",
+        "the API server is unreachable: one line per watch, with its error", id="WatchDown",
+    ),
+    pytest.param("/metrics", [], "HTTP/1.1 200 OK", "m 1\n", "Prometheus text", id="Metrics"),
+    pytest.param("/other", [], "HTTP/1.1 404 Not Found", "not found\n", "nothing else", id="NotFound"),
+]  # fmt: skip
 
 
-@pytest.mark.parametrize(("path", "ready", "status", "body", "reason"), PROBES)
-async def test_probe_server(path: str, ready: bool, status: str, body: str, reason: str) -> None:
-    server = _observability.ProbeServer("127.0.0.1:0", ready=lambda: ready, metrics=lambda: b"m 1\n")
+@pytest.mark.parametrize(("path", "problems", "status", "body", "reason"), PROBES)
+async def test_probe_server(path: str, problems: list[str], status: str, body: str, reason: str) -> None:
+    server = _observability.ProbeServer("127.0.0.1:0", ready=lambda: problems, metrics=lambda: b"m 1\n")
     await server.start()
     try:
         assert await http_get(server.port, path) == (status, body), reason
@@ -76,6 +84,7 @@ def test_json_log_line() -> None:
     assert line["msg"] == "cannot reconcile a/b", "the message with its arguments"
     assert line["controller"] == "composite/x", "extra fields become keys"
     assert "ValueError: boom" in line["error"], "a traceback is one field, the line stays one line"
+    assert line["ts"] == round(record.created, 6), "seconds since the epoch, as `crossfn function serve` logs"
 
 
 ADDRESSES = [
@@ -93,22 +102,22 @@ def test_split_address(address: str, want: tuple[str | None, int], reason: str) 
 class FakeReconciler:
     """What XrControllers needs of a CompositeReconciler."""
 
-    def __init__(self, xrd: dict[str, Any], log: list[str]) -> None:
-        self.xrd, self.log = xrd, log
+    def __init__(self, xrd: dict[str, Any], log: list[str], prefix: str = "") -> None:
+        self.xrd, self.log, self.prefix = xrd, log, prefix
         self.enqueue: Callable[[str], None] | None = None
 
     def set_enqueue(self, enqueue: Callable[[str], None]) -> None:
         self.enqueue = enqueue
 
-    def set_xrd(self, xrd: dict[str, Any]) -> None:
-        self.log.append(f"update {xrd['metadata']['name']}")
-        self.xrd = xrd
+    def set_xrd(self, xrd: Mapping[str, Any]) -> None:
+        self.log.append(f"update {self.prefix}{xrd['metadata']['name']}")
+        self.xrd = dict(xrd)
 
     def start(self) -> None:
-        self.log.append(f"start {self.xrd['metadata']['name']}")
+        self.log.append(f"start {self.prefix}{self.xrd['metadata']['name']}")
 
     def stop(self) -> None:
-        self.log.append(f"stop {self.xrd['metadata']['name']}")
+        self.log.append(f"stop {self.prefix}{self.xrd['metadata']['name']}")
 
     async def reconcile(self, key: str) -> _controller.Result:
         self.log.append(f"reconcile {key}")
@@ -180,3 +189,184 @@ async def test_xr_controllers_start_update_restart_stop() -> None:
         "no handler is left on a shared informer"
     )
     await xr.stop("a")  # stopping what does not run is a no-op
+
+
+class Recorded:
+    """Every metric call, as ``(method, args)``."""
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, tuple[Any, ...]]] = []
+
+    def __getattr__(self, name: str) -> Callable[..., None]:
+        def record(*args: Any) -> None:
+            self.calls.append((name, args))
+
+        return record
+
+    def of(self, name: str) -> list[tuple[Any, ...]]:
+        return [args for n, args in self.calls if n == name]
+
+
+async def test_instrumented_queue_reports_adds_retries_and_time_waited() -> None:
+    clock, metrics = FakeClock(), Recorded()
+    queue = _observability.InstrumentedQueue("q", metrics, clock=clock)
+    queue.add("a")
+    clock.advance(2.0)
+    queue.add("a")  # already queued: still waits since the first add
+    assert await queue.get() == "a"
+    assert metrics.of("queue_added") == [("q",), ("q",)], "every add is counted, as client-go's adds_total"
+    assert metrics.of("queue_latency") == [("q", 2.0)], "the wait is measured from the first add"
+    queue.add_rate_limited("a")  # in flight: comes back after done and its backoff
+    queue.done("a")
+    clock.advance(1.0)
+    assert await queue.get() == "a"
+    assert metrics.of("queue_retried") == [("q",)]
+    assert metrics.of("queue_latency")[-1] == ("q", 0.0), "a delayed key waits from when it became due"
+    queue.shutdown()
+    queue.add("b")
+    assert len(metrics.of("queue_added")) == 3, "a shut-down queue takes, and counts, nothing"
+
+
+async def test_instrument_refuses_a_started_controller() -> None:
+    async def reconcile(key: str) -> _controller.Result:
+        return _controller.Result()
+
+    c = _controller.Controller("c", reconcile, workers=1)
+    _observability.instrument(c, Recorded())
+    assert isinstance(c.queue, _observability.InstrumentedQueue)
+    c.start()
+    try:
+        with pytest.raises(RuntimeError, match="cannot instrument controller c: it has started"):
+            _observability.instrument(c, Recorded())
+    finally:
+        await c.stop()
+
+
+def claim_xrd(name: str, claim_kind: str | None = "Thing") -> dict[str, Any]:
+    x = xrd(name)
+    x["apiVersion"] = "apiextensions.crossplane.io/v1"
+    if claim_kind is not None:
+        x["spec"]["claimNames"] = {"kind": claim_kind, "plural": claim_kind.lower() + "s"}
+    return x
+
+
+async def test_xr_controllers_start_and_stop_claim_controllers_with_metrics() -> None:
+    log: list[str] = []
+    informers, metrics = FakeInformers(), Recorded()
+    xr = _xrcontrollers.XrControllers(
+        lambda x: FakeReconciler(x, log), informers, workers=1, rate=None, metrics=metrics,
+        make_claim=lambda x: FakeReconciler(x, log, "claim-"),
+    )  # fmt: skip
+    await xr.start(claim_xrd("a"))
+    assert (xr.names(), xr.claim_names()) == (["a"], ["a"]), "an XRD offering a claim gets both controllers"
+    assert metrics.of("controller_started") == [("composite/a",), ("claim/a",)]
+    assert metrics.of("watch_started") == [
+        ("composite/a", "CompositeResource"), ("claim/a", "Claim"), ("claim/a", "CompositeResource"),
+    ], "Crossplane's engine_watches_started_total types"  # fmt: skip
+    await xr.start(claim_xrd("a"))
+    assert log[-2:] == ["update a", "update claim-a"], "the same kinds: both take the new XRD, no restart"
+    await xr.start(claim_xrd("a", "Other"))
+    assert log[-2:] == ["stop claim-a", "start claim-a"] and xr.names() == ["a"], (
+        "a new claim kind restarts only the claim controller"
+    )
+    await xr.start(claim_xrd("a", None))
+    assert xr.claim_names() == [] and log[-1] == "stop claim-a", "a claim withdrawn stops its controller"
+    await xr.start(claim_xrd("a"))
+    await xr.stop_all()
+    assert (xr.names(), xr.claim_names()) == ([], [])
+    assert metrics.of("controller_stopped")[-2:] == [("claim/a",), ("composite/a",)], "claims first, then XRs"
+
+
+async def test_xrds_not_offering_claims_get_no_claim_controller() -> None:
+    xr = _xrcontrollers.XrControllers(
+        lambda x: FakeReconciler(x, []), FakeInformers(), workers=1, rate=None,
+        make_claim=lambda x: FakeReconciler(x, []),
+    )  # fmt: skip
+    await xr.start(xrd("v2"))  # a v2 XRD (no claimNames)
+    assert xr.claim_names() == []
+    await xr.stop_all()
+
+
+class Fixed:
+    def __init__(self, result: _controller.Result | Exception, log: list[str], name: str) -> None:
+        self.result, self.log, self.name = result, log, name
+
+    def watch(self, enqueue: Callable[[str], None]) -> None:
+        self.log.append(f"watch {self.name}")
+
+    async def reconcile(self, key: str) -> _controller.Result:
+        self.log.append(f"{self.name} {key}")
+        if isinstance(self.result, Exception):
+            raise self.result
+        return self.result
+
+
+BOTH = [
+    pytest.param(
+        [_controller.Result(), _controller.Result(requeue_after=60.0)], _controller.Result(requeue_after=60.0),
+        "one asks for a requeue", id="OneRequeue",
+    ),
+    pytest.param(
+        [_controller.Result(requeue_after=10.0), _controller.Result(requeue_after=60.0)],
+        _controller.Result(requeue_after=10.0), "the soonest requeue wins", id="Soonest",
+    ),
+    pytest.param([_controller.Result(), _controller.Result()], _controller.Result(), "nothing to do", id="None"),
+    pytest.param(
+        [RuntimeError("boom"), _controller.Result()], RuntimeError, "a failure is raised after the other ran",
+        id="FailureAfterOthers",
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("results", "want", "reason"), BOTH)
+async def test_function_reconcilers_share_one_controller(
+    results: list[_controller.Result | Exception], want: Any, reason: str
+) -> None:
+    log: list[str] = []
+    both = _xrcontrollers.Together([Fixed(r, log, f"r{i}") for i, r in enumerate(results)])
+    both.watch(lambda key: None)
+    if isinstance(want, type):
+        with pytest.raises(want):
+            await both.reconcile("fn")
+    else:
+        assert await both.reconcile("fn") == want, reason
+    assert log == ["watch r0", "watch r1", "r0 fn", "r1 fn"], "each reconciler sees every key, in order"
+
+
+async def test_readyz_says_whether_this_replica_leads() -> None:
+    server = _observability.ProbeServer("127.0.0.1:0", ready=list, detail=lambda: "leader election: leading")
+    await server.start()
+    try:
+        assert await http_get(server.port, "/readyz") == ("HTTP/1.1 200 OK", "ok\nleader election: leading\n")
+    finally:
+        await server.stop()
+
+
+def test_informer_collector_reports_watches_and_leadership() -> None:
+    import prometheus_client
+
+    class Inf:
+        def __init__(self, synced: bool, relists: int) -> None:
+            self.synced, self.relists = synced, relists
+
+    class Factory:
+        def __init__(self) -> None:
+            self.found = {("v1", "A"): Inf(True, 2), ("v1", "B"): Inf(False, 0)}
+
+        def kinds(self) -> list[tuple[str, str]]:
+            return sorted(self.found)
+
+        def informer(self, api_version: str, kind: str) -> Inf:
+            return self.found[(api_version, kind)]
+
+    registry = prometheus_client.CollectorRegistry()
+    leading: list[bool | None] = [None]
+    registry.register(_observability.InformerCollector(Factory(), leading=lambda: leading[0], lease="l"))
+    text = prometheus_client.generate_latest(registry).decode()
+    assert "crossfn_watches 2.0" in text
+    assert 'crossfn_watch_synced{api_version="v1",kind="B"} 0.0' in text
+    assert 'crossfn_watch_lists_total{api_version="v1",kind="A"} 2.0' in text, "A was relisted once"
+    assert "leader_election_master_status" not in text, "no leader election, no leader metric"
+    leading[0] = True
+    text = prometheus_client.generate_latest(registry).decode()
+    assert 'leader_election_master_status{name="l"} 1.0' in text

@@ -237,7 +237,8 @@ async def test_missing_controller_service_account(world: World) -> None:
     await world.runtime.reconcile("fn-rev")
     assert _conditions(world.api.objects[(PKG, "FunctionRevision", "", "fn-rev")])["RuntimeHealthy"][2] == (
         'cannot prepare runtime manifest builder options: cannot get Crossplane service account: serviceaccounts "crossplane" not found'
-    )
+        f" (create ServiceAccount crossplane in namespace {NS}, or pass --service-account NAME of one that exists)"
+    ), "Crossplane's words, then what to do about it"
 
 
 @pytest.mark.parametrize(

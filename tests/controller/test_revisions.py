@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _revisions
+from crossfn.controller import _api, _revisions, _xrd
 
 from . import definition_fakes as fakes
 from .fake_api import FakeApi
@@ -252,7 +252,7 @@ async def test_composition_reconciler(
 ) -> None:
     api = _api_with(composition, *existing)
     events = fakes.Events()
-    r = _revisions.CompositionReconciler(api, fakes.Informers(), events)
+    r = _revisions.CompositionReconciler(api, fakes.factory(fakes.Informers()), events)
     result = await r.reconcile("apps")
     assert result.requeue_after is None, reason
     assert _numbers(api) == want_numbers, reason
@@ -265,7 +265,9 @@ async def test_composition_reconciler_adopts_orphans() -> None:
     """A matching revision without a controller (restored from a backup) is adopted, not duplicated."""
     orphan = _rev(f"apps-{BASE_HASH[:7]}", 1, hash_=BASE_HASH, owner=None)
     api = _api_with(_composition(), orphan)
-    await _revisions.CompositionReconciler(api, fakes.Informers(), fakes.Events()).reconcile("apps")
+    await _revisions.CompositionReconciler(api, fakes.factory(fakes.Informers()), fakes.Events()).reconcile(
+        "apps"
+    )
     (rev,) = api.of_kind("CompositionRevision")
     assert rev["metadata"]["ownerReferences"][0]["controller"] is True
     assert rev["spec"]["revision"] == 1
@@ -296,14 +298,16 @@ async def test_composition_reconciler_errors(
     api.fail(verb, "CompositionRevision", error)
     events = fakes.Events()
     with pytest.raises(Exception, match=want[2]):
-        await _revisions.CompositionReconciler(api, fakes.Informers(), events).reconcile("apps")
+        await _revisions.CompositionReconciler(api, fakes.factory(fakes.Informers()), events).reconcile(
+            "apps"
+        )
     assert events.recorded == [("apps", *want)]
 
 
 async def test_composition_watch_maps_revisions_to_their_composition() -> None:
     informers = fakes.Informers()
     keys: list[str] = []
-    _revisions.CompositionReconciler(_api_with(), informers, fakes.Events()).watch(keys.append)
+    _revisions.CompositionReconciler(_api_with(), fakes.factory(informers), fakes.Events()).watch(keys.append)
     informers.informer(API, "Composition").emit("ADDED", _composition())
     informers.informer(API, "CompositionRevision").emit("MODIFIED", _rev("apps-1234567", 1))
     informers.informer(API, "CompositionRevision").emit("MODIFIED", {"metadata": {"name": "unlabelled"}})
@@ -378,7 +382,7 @@ async def test_revision_reconciler(
     rev = _rev("apps-1234567", 1)
     api = _api_with(rev, *function_revisions)
     events = fakes.Events()
-    r = _revisions.RevisionReconciler(api, fakes.Informers(), events, clock=fakes.clock)
+    r = _revisions.RevisionReconciler(api, fakes.factory(fakes.Informers()), events, clock=fakes.clock)
     await r.reconcile("apps-1234567")
     (stored,) = api.of_kind("CompositionRevision")
     conditions = {c["type"]: c for c in stored["status"]["conditions"]}
@@ -392,7 +396,9 @@ async def test_revision_reconciler(
 async def test_revision_reconciler_keeps_unchanged_conditions() -> None:
     """A second reconcile with the same outcome writes nothing (conditions keep their time)."""
     api = _api_with(_rev("apps-1234567", 1))
-    r = _revisions.RevisionReconciler(api, fakes.Informers(), fakes.Events(), clock=fakes.clock)
+    r = _revisions.RevisionReconciler(
+        api, fakes.factory(fakes.Informers()), fakes.Events(), clock=fakes.clock
+    )
     await r.reconcile("apps-1234567")
     writes = len(api.writes())
     await r.reconcile("apps-1234567")
@@ -403,7 +409,7 @@ async def test_revision_watch_maps_function_revisions() -> None:
     """A FunctionRevision change enqueues exactly the revisions whose pipeline uses its Function."""
     informers = fakes.Informers()
     keys: list[str] = []
-    _revisions.RevisionReconciler(_api_with(), informers, fakes.Events()).watch(keys.append)
+    _revisions.RevisionReconciler(_api_with(), fakes.factory(informers), fakes.Events()).watch(keys.append)
     other = _rev("other-1", 1)
     other["spec"]["pipeline"] = [{"step": "x", "functionRef": {"name": "function-go-templating"}}]
     informers.informer(API, "CompositionRevision").cache = [_rev("apps-1", 1), other]
@@ -444,8 +450,8 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     comp["spec"]["pipeline"][1]["functionRef"]["name"] = function
     comp = await kube.create(comp)
     events = fakes.Events()
-    compositions = _revisions.CompositionReconciler(kube, fakes.Informers(), events)
-    validator = _revisions.RevisionReconciler(kube, fakes.Informers(), events)
+    compositions = _revisions.CompositionReconciler(kube, fakes.factory(fakes.Informers()), events)
+    validator = _revisions.RevisionReconciler(kube, fakes.factory(fakes.Informers()), events)
 
     await _settle(compositions.reconcile, name)
     comp["spec"]["pipeline"][0]["input"]["image"] = "httpd"
@@ -498,6 +504,34 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     await kube.delete(API, "Composition", name)
 
 
+@pytest.mark.parametrize(
+    ("reason", "got", "want"),
+    [
+        pytest.param(
+            "the XRD controller (controllers spec §1.1)",
+            _xrd.CONTROLLER_NAME,
+            "defined/compositeresourcedefinition.apiextensions.crossplane.io",
+            id="Defined",
+        ),
+        pytest.param(
+            "the revision-making controller (§3.1)",
+            _revisions.COMPOSITION_CONTROLLER_NAME,
+            "revisions/composition.apiextensions.crossplane.io",
+            id="Revisions",
+        ),
+        pytest.param(
+            "the ValidPipeline controller (§3.6): revision/, singular, not pipeline/",
+            _revisions.REVISION_CONTROLLER_NAME,
+            "revision/compositionrevision.apiextensions.crossplane.io",
+            id="Revision",
+        ),
+    ],
+)
+def test_controller_names_are_crossplanes(reason: str, got: str, want: str) -> None:
+    """Controller names reach metrics, logs and events' source.component: they must be Crossplane's."""
+    assert got == want, reason
+
+
 @pytest.mark.cluster
 async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) -> None:
     """Run by Controllers fed by informers: a new Composition gets a valid revision, and a FunctionRevision
@@ -508,10 +542,8 @@ async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) 
     compositions = _revisions.CompositionReconciler(kube, informers, fakes.Events())
     validator = _revisions.RevisionReconciler(kube, informers, fakes.Events())
     controllers = [
-        _controller.Controller("revisions/composition.apiextensions.crossplane.io", compositions.reconcile),
-        _controller.Controller(
-            "revision/compositionrevision.apiextensions.crossplane.io", validator.reconcile
-        ),
+        _controller.Controller(_revisions.COMPOSITION_CONTROLLER_NAME, compositions.reconcile),
+        _controller.Controller(_revisions.REVISION_CONTROLLER_NAME, validator.reconcile),
     ]
     compositions.watch(controllers[0].enqueue)
     validator.watch(controllers[1].enqueue)

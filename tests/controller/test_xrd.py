@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import copy
 import dataclasses
 import uuid
@@ -37,12 +38,15 @@ def _stored(doc: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
-class _Server(FakeApi):
-    """A fake API server whose CRDs are Established on apply (unless ``establish`` is off)."""
+ESTABLISHED = [{"type": "Established", "status": "True"}]
 
-    def __init__(self, *, establish: bool = True) -> None:
+
+class _Server(FakeApi):
+    """A fake API server whose CRDs get ``crd_conditions`` on apply (Established, unless told otherwise)."""
+
+    def __init__(self, *, crd_conditions: list[dict[str, str]] | None = ESTABLISHED) -> None:
         super().__init__(scopes={XRD: False, CRD: False, ("example.crossplane.io/v1", "App"): True})
-        self.establish = establish
+        self.crd_conditions = crd_conditions
 
     async def apply(
         self, obj: Mapping[str, Any], *, field_manager: str, force: bool = True, status: bool = False
@@ -53,10 +57,8 @@ class _Server(FakeApi):
             # As the real server, an apply that changes nothing keeps the resourceVersion.
             self.objects[self._obj_key(obj)] = before
             return copy.deepcopy(before)
-        if obj.get("kind") == _xrd.CRD_KIND and self.establish:
-            self.objects[self._obj_key(obj)]["status"] = {
-                "conditions": [{"type": "Established", "status": "True"}]
-            }
+        if obj.get("kind") == _xrd.CRD_KIND and self.crd_conditions is not None:
+            self.objects[self._obj_key(obj)]["status"] = {"conditions": copy.deepcopy(self.crd_conditions)}
             out["status"] = copy.deepcopy(self.objects[self._obj_key(obj)]["status"])
         return out
 
@@ -73,7 +75,9 @@ def _reconciler(
     api: FakeApi, xr: fakes.XrControllers | None = None
 ) -> tuple[_xrd.XrdReconciler, fakes.Events]:
     events = fakes.Events()
-    r = _xrd.XrdReconciler(api, fakes.Informers(), events, xr or fakes.XrControllers(), clock=fakes.clock)
+    r = _xrd.XrdReconciler(
+        api, fakes.factory(fakes.Informers()), events, xr or fakes.XrControllers(), clock=fakes.clock
+    )
     return r, events
 
 
@@ -221,22 +225,47 @@ async def test_crd_metadata_comes_from_the_xrd() -> None:
     assert crd["metadata"]["annotations"] == {"example.crossplane.io/owner": "platform-team"}
 
 
-async def test_waits_until_established() -> None:
-    """Until its CRD is Established the XR controller is not started and the XRD is requeued."""
-    api = _Server(establish=False)
+INSTALLING = [
+    {"type": "NamesAccepted", "status": "True", "reason": "NoConflicts"},
+    {
+        "type": "Established",
+        "status": "False",
+        "reason": "Installing",
+        "message": "the initial names have been accepted",
+    },
+]
+
+
+@pytest.mark.parametrize(
+    ("reason", "conditions"),
+    [
+        pytest.param("a CRD the API server has not looked at yet has no conditions", None, id="NoConditions"),
+        pytest.param("a CRD whose names are accepted is being installed", INSTALLING, id="Installing"),
+    ],
+)
+async def test_waits_until_established(reason: str, conditions: list[dict[str, str]] | None) -> None:
+    """Until its CRD is Established the XR controller is not started; requeues back off 1, 2, 4 ... 30 s."""
+    api = _Server(crd_conditions=conditions)
     api.put(_stored(_load("xrd-v2-namespaced.yaml")))
     xr = fakes.XrControllers()
     r, events = _reconciler(api, xr)
-    result = await r.reconcile("apps.example.crossplane.io")
-    assert result.requeue_after == _xrd.WAIT_SECONDS
-    assert xr.calls == []
+    delays = [(await r.reconcile("apps.example.crossplane.io")).requeue_after for _ in range(8)]
+    assert delays == [1.0, 2.0, 4.0, 8.0, 16.0, 30.0, 30.0, 30.0], reason
+    assert xr.calls == [], reason
     assert events.recorded[-1] == (
         "apps.example.crossplane.io",
         "Normal",
         "EstablishComposite",
         "waiting for composite resource CustomResourceDefinition to be established",
-    )
-    assert "Established" not in _conditions(api.objects[(*XRD, "", "apps.example.crossplane.io")])
+    ), reason
+    assert "Established" not in _conditions(api.objects[(*XRD, "", "apps.example.crossplane.io")]), reason
+
+    # Once Established the wait is over, and a later wait starts again at one second.
+    api.of_kind(_xrd.CRD_KIND)[0]["status"] = {"conditions": ESTABLISHED}
+    assert (await r.reconcile("apps.example.crossplane.io")).requeue_after is None, reason
+    assert xr.calls == [("start", "apps.example.crossplane.io")], reason
+    api.of_kind(_xrd.CRD_KIND)[0]["status"] = {"conditions": conditions or []}
+    assert (await r.reconcile("apps.example.crossplane.io")).requeue_after == 1.0, reason
 
 
 def _without_kind() -> dict[str, Any]:
@@ -246,6 +275,118 @@ def _without_kind() -> dict[str, Any]:
 
 
 FOREIGN_UID = "00000000-0000-4000-8000-00000000beef"
+NAME = "apps.example.crossplane.io"
+
+
+def _prefix(name: str) -> str:
+    return f'cannot render composite resource CustomResourceDefinition: cannot convert XRD "{name}": '
+
+
+OPENAPI = "spec.versions[0].schema.openAPIV3Schema"
+
+
+def _edited(edit: Any) -> dict[str, Any]:
+    """The namespaced example XRD, changed by ``edit(spec)``."""
+    doc = _stored(_load("xrd-v2-namespaced.yaml"))
+    edit(doc["spec"])
+    return doc
+
+
+def _set_spec_schema(value: Any) -> Any:
+    def edit(spec: dict[str, Any]) -> None:
+        spec["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"] = value
+
+    return edit
+
+
+def _second_version(referenceable: bool, name: str = "v2") -> Any:
+    def edit(spec: dict[str, Any]) -> None:
+        spec["versions"].append(
+            {**copy.deepcopy(spec["versions"][0]), "name": name, "referenceable": referenceable}
+        )
+
+    return edit
+
+
+def _no_referenceable(spec: dict[str, Any]) -> None:
+    spec["versions"][0]["referenceable"] = False
+
+
+REFUSED_XRDS = [
+    pytest.param(
+        "a spec schema that is not a schema does not parse (Crossplane: cannot parse validation schema)",
+        _set_spec_schema("a string"),
+        f'cannot parse validation schema: {OPENAPI}.properties[spec]: Invalid value: "a string": '
+        "must be a schema (an object)",
+        id="SpecNotASchema",
+    ),
+    pytest.param(
+        "a nested keyword of the wrong type does not parse either",
+        _set_spec_schema({"type": "object", "properties": {"size": {"type": "integer", "minimum": "one"}}}),
+        f"cannot parse validation schema: {OPENAPI}.properties[spec].properties[size].minimum: "
+        'Invalid value: "one": must be a number',
+        id="NestedKeywordWrongType",
+    ),
+    pytest.param(
+        "a spec of another type than object is refused, not silently made an object",
+        _set_spec_schema({"type": "array", "items": {"type": "string"}}),
+        f'{OPENAPI}.properties[spec].type: Unsupported value: "array": supported values: "object"',
+        id="SpecArray",
+    ),
+    pytest.param(
+        "two referenceable versions are refused in plain words",
+        _second_version(referenceable=True),
+        'spec.versions: exactly one version must be marked as referenceable, found "v1", "v2"',
+        id="TwoReferenceable",
+    ),
+    pytest.param(
+        "no referenceable version is refused in plain words",
+        _no_referenceable,
+        "spec.versions: exactly one version must be marked as referenceable, found none",
+        id="NoReferenceable",
+    ),
+    pytest.param(
+        "a version name used twice is refused",
+        _second_version(referenceable=False, name="v1"),
+        'spec.versions[1].name: Duplicate value: "v1"',
+        id="DuplicateVersion",
+    ),
+]
+
+
+@pytest.mark.parametrize(("reason", "edit", "problem"), REFUSED_XRDS)
+async def test_refuses_xrds_that_cannot_be_served(reason: str, edit: Any, problem: str) -> None:
+    """A bad XRD is refused before any CRD is applied: one Warning RenderCRD naming the XRD and field, Synced=False."""
+    want = _prefix(NAME) + problem
+    api = _Server()
+    api.put(_edited(edit))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    with pytest.raises(errors.CrossfnError) as info:
+        await r.reconcile(NAME)
+    assert str(info.value) == want, reason
+    assert events.recorded == [(NAME, "Warning", "RenderCRD", want)], reason
+    got = api.objects[(*XRD, "", NAME)]
+    assert _conditions(got) == {"Synced": ("False", "ReconcileError", want)}, reason
+    assert api.of_kind(_xrd.CRD_KIND) == [], reason
+    assert "finalizers" not in got["metadata"], reason
+    assert xr.calls == [], reason
+
+
+async def test_a_refused_xrd_can_still_be_deleted() -> None:
+    """An established XRD edited into one that cannot be served still deletes: the check comes after deletion's."""
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    r, _ = _reconciler(api)
+    await r.reconcile(NAME)
+    _second_version(referenceable=True)(api.objects[(*XRD, "", NAME)]["spec"])
+    with pytest.raises(errors.CrossfnError):
+        await r.reconcile(NAME)
+    await api.delete(*XRD, NAME)
+    for _ in range(3):
+        await r.reconcile(NAME)
+    assert api.of_kind(_xrd.XRD_KIND) == []
+    assert api.of_kind(_xrd.CRD_KIND) == []
 
 
 @pytest.mark.parametrize(
@@ -306,6 +447,35 @@ FOREIGN_UID = "00000000-0000-4000-8000-00000000beef"
                 "cannot apply rendered composite resource CustomResourceDefinition: existing object is not controlled by UID",
             ),
             id="ForeignCrd",
+        ),
+        pytest.param(
+            "a CRD whose names the API server refuses: its conditions' reasons and messages, not an endless wait",
+            _stored(_load("xrd-v2-namespaced.yaml")),
+            lambda api: setattr(
+                api,
+                "crd_conditions",
+                [
+                    {
+                        "type": "NamesAccepted",
+                        "status": "False",
+                        "reason": "ListKindConflict",
+                        "message": '"AppList" is already in use',
+                    },
+                    {
+                        "type": "Established",
+                        "status": "False",
+                        "reason": "NotAccepted",
+                        "message": "not all names are accepted",
+                    },
+                ],
+            ),
+            (
+                "EstablishComposite",
+                'cannot establish composite resource CustomResourceDefinition "apps.example.crossplane.io": '
+                'NamesAccepted=False (ListKindConflict): "AppList" is already in use; '
+                "Established=False (NotAccepted): not all names are accepted",
+            ),
+            id="NamesRefused",
         ),
     ],
 )
@@ -388,7 +558,7 @@ async def test_deletion() -> None:
     results = []
     for _ in range(4):
         results.append((await r.reconcile("apps.example.crossplane.io")).requeue_after)
-    assert results == [_xrd.WAIT_SECONDS, _xrd.WAIT_SECONDS, None, None]
+    assert results == [1.0, 2.0, None, None], "waiting for the XRs, then for the CRD, backs off"
     assert api.of_kind("App") == []
     assert api.of_kind(_xrd.CRD_KIND) == []
     assert api.of_kind(_xrd.XRD_KIND) == []
@@ -409,7 +579,7 @@ async def test_gone_xrd_stops_its_controller() -> None:
 async def test_watch_maps_crds_to_their_xrd() -> None:
     informers = fakes.Informers()
     keys: list[str] = []
-    r = _xrd.XrdReconciler(_Server(), informers, fakes.Events(), fakes.XrControllers())
+    r = _xrd.XrdReconciler(_Server(), fakes.factory(informers), fakes.Events(), fakes.XrControllers())
     r.watch(keys.append)
     informers.informer(*XRD).emit("ADDED", {"metadata": {"name": "a.example.org"}})
     owned = {"kind": _xrd.XRD_KIND, "name": "b.example.org", "controller": True}
@@ -506,7 +676,7 @@ async def test_xrd_on_a_real_api_server(
 
 def _reconciler_on(kube: Any, xr: fakes.XrControllers) -> tuple[_xrd.XrdReconciler, fakes.Events]:
     events = fakes.Events()
-    return _xrd.XrdReconciler(kube, fakes.Informers(), events, xr), events
+    return _xrd.XrdReconciler(kube, fakes.factory(fakes.Informers()), events, xr), events
 
 
 def _example_spec(doc: str) -> dict[str, Any]:
@@ -547,6 +717,120 @@ async def test_invalid_xrd_schema_on_a_real_api_server(kube: Any, crossplane_crd
 
 
 @pytest.mark.cluster
+@pytest.mark.parametrize(("reason", "edit", "problem"), REFUSED_XRDS)
+async def test_refused_xrds_on_a_real_api_server(
+    kube: Any, crossplane_crds: list[str], reason: str, edit: Any, problem: str
+) -> None:
+    """The API server stores these XRDs (the XRD CRD takes any schema); the controller refuses them by name and field."""
+    doc = _unique(_load("xrd-v2-namespaced.yaml"))
+    edit(doc["spec"])
+    try:
+        xrd = await kube.create(doc)
+    except _api.Invalid as e:
+        pytest.skip(f"the API server itself refuses this XRD: {e}")
+    name = xrd["metadata"]["name"]
+    want = _prefix(name) + problem
+    xr = fakes.XrControllers()
+    r, events = _reconciler_on(kube, xr)
+    try:
+        with pytest.raises(errors.CrossfnError) as info:
+            await r.reconcile(name)
+        assert str(info.value) == want, reason
+        assert events.recorded == [(name, "Warning", "RenderCRD", want)], reason
+        got = await kube.get(*XRD, name)
+        assert _conditions(got) == {"Synced": ("False", "ReconcileError", want)}, reason
+        assert await kube.get(*CRD, name) is None, reason
+        assert xr.calls == [], reason
+    finally:
+        await kube.delete(*XRD, name)
+        await _settle(r, name)
+
+
+def _rival_crd(group: str, kind: str, list_kind: str) -> dict[str, Any]:
+    """A plain CRD in ``group`` holding names an XRD's CRD may then ask for."""
+    return {
+        "apiVersion": _xrd.CRD_API_VERSION,
+        "kind": _xrd.CRD_KIND,
+        "metadata": {"name": f"rivals.{group}"},
+        "spec": {
+            "group": group,
+            "scope": "Cluster",
+            "names": {"plural": "rivals", "singular": "rival", "kind": kind, "listKind": list_kind},
+            "versions": [
+                {
+                    "name": "v1",
+                    "served": True,
+                    "storage": True,
+                    "schema": {
+                        "openAPIV3Schema": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
+                    },
+                }
+            ],
+        },
+    }
+
+
+async def _until_refused(r: _xrd.XrdReconciler, key: str) -> str:
+    """Reconcile until the CRD's names are refused (the API server's naming controller runs after the apply)."""
+    for _ in range(100):
+        try:
+            await r.reconcile(key)
+        except errors.CrossfnError as e:
+            if str(e).startswith("cannot establish"):
+                return str(e)
+        await asyncio.sleep(0.1)
+    raise AssertionError(f"{key}: the CRD's names were never refused")
+
+
+@pytest.mark.cluster
+@pytest.mark.parametrize(
+    ("reason", "rival_names", "want_reason"),
+    [
+        pytest.param(
+            "another CRD of the group has the XR's kind", ("App", "RivalList"), "KindConflict", id="Kind"
+        ),
+        pytest.param(
+            "another CRD of the group has the XR's list kind",
+            ("Rival", "AppList"),
+            "ListKindConflict",
+            id="ListKind",
+        ),
+    ],
+)
+async def test_refused_crd_names_on_a_real_api_server(
+    kube: Any, crossplane_crds: list[str], reason: str, rival_names: tuple[str, str], want_reason: str
+) -> None:
+    """A CRD whose names conflict: the XRD says so (Warning + Synced=False) and, once the conflict is gone, establishes."""
+    doc = _unique(_load("xrd-v2-namespaced.yaml"))
+    rival = await kube.create(_rival_crd(doc["spec"]["group"], *rival_names))
+    xrd = await kube.create(doc)
+    name = xrd["metadata"]["name"]
+    xr = fakes.XrControllers()
+    r, events = _reconciler_on(kube, xr)
+    try:
+        message = await _until_refused(r, name)
+        assert message.startswith(
+            f'cannot establish composite resource CustomResourceDefinition "{name}": NamesAccepted=False ({want_reason}): '
+        ), reason
+        assert message.endswith("; Established=False (NotAccepted): not all names are accepted"), reason
+        assert events.recorded[-1] == (name, "Warning", "EstablishComposite", message), reason
+        assert _conditions(await kube.get(*XRD, name))["Synced"] == ("False", "ReconcileError", message), (
+            reason
+        )
+        assert xr.calls == [], reason
+
+        await kube.delete(*CRD, rival["metadata"]["name"])
+        await _settle(r, name)
+        assert _conditions(await kube.get(*XRD, name))["Established"][0] == "True", reason
+        assert xr.calls == [("start", name)], reason
+    finally:
+        with contextlib.suppress(_api.NotFound):
+            await kube.delete(*CRD, rival["metadata"]["name"])
+        await kube.delete(*XRD, name)
+        await _settle(r, name)
+
+
+@pytest.mark.cluster
 async def test_xrd_controller_loop(kube: Any, crossplane_crds: list[str]) -> None:
     """Run by a Controller fed by informers, an XRD becomes Established and its deletion completes unaided."""
     from crossfn.controller import _controller, _informer
@@ -554,9 +838,7 @@ async def test_xrd_controller_loop(kube: Any, crossplane_crds: list[str]) -> Non
     informers = _informer.InformerFactory(kube)
     xr = fakes.XrControllers()
     r = _xrd.XrdReconciler(kube, informers, fakes.Events(), xr)
-    controller = _controller.Controller(
-        "defined/compositeresourcedefinition.apiextensions.crossplane.io", r.reconcile
-    )
+    controller = _controller.Controller(_xrd.CONTROLLER_NAME, r.reconcile)
     r.watch(controller.enqueue)
     controller.start()
     try:

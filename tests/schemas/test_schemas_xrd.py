@@ -88,7 +88,13 @@ def test_legacy_xrd_crd() -> None:
     assert spec["properties"]["compositionUpdatePolicy"]["default"] == "Automatic", "the XRD's default policy"
     assert "namespace" in spec["properties"]["resourceRefs"]["items"]["properties"]
     status = schema["properties"]["status"]["properties"]
-    assert {"conditions", "lastHandledReconcileAt", "connectionDetails", "claimConditionTypes", "address"} <= set(status)
+    assert {
+        "conditions",
+        "lastHandledReconcileAt",
+        "connectionDetails",
+        "claimConditionTypes",
+        "address",
+    } <= set(status)
     assert schema["properties"]["metadata"]["properties"]["name"]["maxLength"] == 63
     assert schema["required"] == ["spec"]
     version = crd["spec"]["versions"][0]
@@ -222,6 +228,220 @@ def test_xrd_name_max_length_kept_when_shorter() -> None:
 def test_crd_from_xrd_errors(reason: str, obj: dict[str, Any], want: str) -> None:
     with pytest.raises(errors.InputError, match=want):
         xrd.crd_from_xrd(obj)
+
+
+def _with_schema(schema: Any) -> dict[str, Any]:
+    """An XRD whose only version has this ``openAPIV3Schema``."""
+    obj = _xrd()
+    obj["spec"]["versions"][0]["schema"] = {"openAPIV3Schema": schema}
+    return obj
+
+
+def _spec_props(**props: Any) -> dict[str, Any]:
+    return {"type": "object", "properties": {"spec": {"type": "object", "properties": props}}}
+
+
+_AT = "spec.versions[0].schema.openAPIV3Schema"
+_SPEC = f"{_AT}.properties[spec]"
+
+
+@pytest.mark.parametrize(
+    ("reason", "obj", "want"),
+    [
+        pytest.param(
+            "A property that is a string, not a schema (the review's XRD).",
+            _with_schema({"type": "object", "properties": {"spec": "a string"}}),
+            f'{_SPEC}: Invalid value: "a string": must be a schema (an object)',
+            id="SpecString",
+        ),
+        pytest.param(
+            "properties must be a map.",
+            _with_schema({"type": "object", "properties": ["spec"]}),
+            f'{_AT}.properties: Invalid value: ["spec"]: must be a map of schemas',
+            id="PropertiesList",
+        ),
+        pytest.param(
+            "required is a list of strings.",
+            _with_schema({"type": "object", "required": "spec"}),
+            f'{_AT}.required: Invalid value: "spec": must be a list of strings',
+            id="RequiredString",
+        ),
+        pytest.param(
+            "An integer keyword takes no fraction, as Go's int64.",
+            _with_schema(_spec_props(name={"type": "string", "maxLength": 5.5})),
+            f"{_SPEC}.properties[name].maxLength: Invalid value: 5.5: must be an integer",
+            id="MaxLengthFraction",
+        ),
+        pytest.param(
+            "A boolean keyword is not a string.",
+            _with_schema(_spec_props(tags={"type": "object", "x-kubernetes-preserve-unknown-fields": "yes"})),
+            f'{_SPEC}.properties[tags].x-kubernetes-preserve-unknown-fields: Invalid value: "yes": must be a boolean',
+            id="PreserveString",
+        ),
+        pytest.param(
+            "items may be a schema or a list of schemas; each must be a schema.",
+            _with_schema(_spec_props(ports={"type": "array", "items": [{"type": "integer"}, 80]})),
+            f"{_SPEC}.properties[ports].items[1]: Invalid value: 80: must be a schema (an object)",
+            id="ItemsListEntry",
+        ),
+        pytest.param(
+            "additionalProperties is a schema or a boolean.",
+            _with_schema(_spec_props(labels={"type": "object", "additionalProperties": "string"})),
+            f'{_SPEC}.properties[labels].additionalProperties: Invalid value: "string": '
+            "must be a schema (an object) or a boolean",
+            id="AdditionalPropertiesString",
+        ),
+        pytest.param(
+            "A CEL rule is a string.",
+            _with_schema(_spec_props(size={"type": "integer", "x-kubernetes-validations": [{"rule": 1}]})),
+            f"{_SPEC}.properties[size].x-kubernetes-validations[0].rule: Invalid value: 1: must be a string",
+            id="RuleNumber",
+        ),
+        pytest.param(
+            "oneOf is a list of schemas.",
+            _with_schema(_spec_props(a={"oneOf": {"required": ["x"]}})),
+            f'{_SPEC}.properties[a].oneOf: Invalid value: {{"required": ["x"]}}: must be a list of schemas',
+            id="OneOfObject",
+        ),
+        pytest.param(
+            "A long value is cut short in the message.",
+            _with_schema({"type": "object", "description": {"text": "x" * 100}}),
+            f'{_AT}.description: Invalid value: {{"text": "{"x" * 47}...: must be a string',
+            id="LongValue",
+        ),
+        pytest.param(
+            "The version's schema itself must be an object.",
+            _xrd(versions=[{"name": "v1", "referenceable": True, "served": True, "schema": "none"}]),
+            'spec.versions[0].schema: Invalid value: "none": must be an object',
+            id="SchemaString",
+        ),
+    ],
+)
+def test_crd_from_xrd_refuses_schemas_that_do_not_parse(reason: str, obj: dict[str, Any], want: str) -> None:
+    """Crossplane cannot unmarshal these into JSONSchemaProps either; crossfn names the field instead of dropping it."""
+    with pytest.raises(errors.InputError) as info:
+        xrd.crd_from_xrd(obj)
+    assert str(info.value) == (
+        f'cannot convert XRD "xthings.example.org": cannot parse validation schema: {want}'
+    ), reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "schema"),
+    [
+        pytest.param("null is allowed anywhere, as Go's decoder allows it.", _spec_props(a=None)),
+        pytest.param(
+            "Unknown keywords are ignored, not refused.", _spec_props(a={"type": "string", "madeUp": 1})
+        ),
+        pytest.param(
+            "Every kind of keyword, well typed.",
+            _spec_props(
+                a={
+                    "type": "array",
+                    "items": {"type": "integer", "minimum": 0, "maximum": 1.5, "enum": [0, 1]},
+                    "maxItems": 3,
+                    "x-kubernetes-list-type": "set",
+                    "default": [0],
+                },
+                b={"type": "object", "additionalProperties": False, "externalDocs": {"url": "https://x"}},
+                c={"anyOf": [{"type": "string"}], "not": {"type": "integer"}},
+                d={"type": "object", "dependencies": {"x": ["y"], "z": {"required": ["w"]}}},
+            ),
+        ),
+        pytest.param("A version without a schema generates an empty spec.", None),
+    ],
+)
+def test_crd_from_xrd_accepts_what_parses(reason: str, schema: Any) -> None:
+    assert xrd.crd_from_xrd(_with_schema(schema))["spec"]["versions"][0]["schema"], reason
+
+
+def _versions(*versions: tuple[str, bool]) -> list[dict[str, Any]]:
+    schema = {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object"}}}}
+    return [{"name": n, "served": True, "referenceable": r, "schema": schema} for n, r in versions]
+
+
+@pytest.mark.parametrize(
+    ("reason", "obj", "want"),
+    [
+        pytest.param("A valid XRD passes.", _xrd(), "", id="Valid"),
+        pytest.param(
+            "A valid two-version XRD passes.",
+            _xrd(versions=_versions(("v1", True), ("v2", False))),
+            "",
+            id="TwoVersions",
+        ),
+        pytest.param(
+            "Two referenceable versions.",
+            _xrd(versions=_versions(("v1", True), ("v2", True))),
+            'spec.versions: exactly one version must be marked as referenceable, found "v1", "v2"',
+            id="TwoReferenceable",
+        ),
+        pytest.param(
+            "No referenceable version.",
+            _xrd(versions=_versions(("v1", False))),
+            "spec.versions: exactly one version must be marked as referenceable, found none",
+            id="NoReferenceable",
+        ),
+        pytest.param(
+            "A repeated version name.",
+            _xrd(versions=_versions(("v1", True), ("v1", False))),
+            'spec.versions[1].name: Duplicate value: "v1"',
+            id="Duplicate",
+        ),
+        pytest.param(
+            "The XR's own type must be object.",
+            _with_schema({"type": "string"}),
+            f'{_AT}.type: Unsupported value: "string": supported values: "object"',
+            id="TopString",
+        ),
+        pytest.param(
+            "spec must be an object: Crossplane would silently make an array one.",
+            _with_schema({"type": "object", "properties": {"spec": {"type": "array"}}}),
+            f'{_SPEC}.type: Unsupported value: "array": supported values: "object"',
+            id="SpecArray",
+        ),
+        pytest.param(
+            "status must be an object too.",
+            _with_schema({"type": "object", "properties": {"status": {"type": "string"}}}),
+            f'{_AT}.properties[status].type: Unsupported value: "string": supported values: "object"',
+            id="StatusString",
+        ),
+        pytest.param(
+            "Every problem is listed, in one line.",
+            _xrd(versions=_versions(("v1", False), ("v1", False))),
+            "spec.versions: exactly one version must be marked as referenceable, found none; "
+            'spec.versions[1].name: Duplicate value: "v1"',
+            id="Several",
+        ),
+        pytest.param(
+            "Past five problems, only how many more.",
+            _xrd(versions=_versions(*[("v1", True)] * 4)),
+            'spec.versions: exactly one version must be marked as referenceable, found "v1", "v1", "v1", "v1"; '
+            + "; ".join(f'spec.versions[{i}].name: Duplicate value: "v1"' for i in (1, 2, 3)),
+            id="Capped",
+        ),
+        pytest.param(
+            "The parse errors of crd_from_xrd come first.",
+            _with_schema({"type": "object", "properties": {"spec": 1}}),
+            f"cannot parse validation schema: {_SPEC}: Invalid value: 1: must be a schema (an object)",
+            id="ParseError",
+        ),
+    ],
+)
+def test_check_xrd(reason: str, obj: dict[str, Any], want: str) -> None:
+    """What the controller refuses up front, naming each field; render keeps Crossplane's leniency."""
+    if not want:
+        xrd.check_xrd(obj)
+        return
+    with pytest.raises(errors.InputError) as info:
+        xrd.check_xrd(obj)
+    assert str(info.value) == f'cannot convert XRD "xthings.example.org": {want}', reason
+
+
+def test_render_keeps_crossplanes_leniency() -> None:
+    """crd_from_xrd (render, validate) still generates what Crossplane generates from an XRD check_xrd refuses."""
+    obj = _with_schema({"type": "object", "properties": {"spec": {"type": "array"}}})
+    assert _schema(xrd.crd_from_xrd(obj))["properties"]["spec"]["type"] == "object"
 
 
 # TestDefaultValues (cmd/crank/render xrd_test.go): render --xrd.

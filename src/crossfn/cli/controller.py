@@ -26,7 +26,11 @@ from crossfn.gocompat import time as gotime
 
 __all__ = ["register", "settings_from"]
 
-_TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
+_BOOLS = {
+    **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
+    **dict.fromkeys(("0", "f", "F", "FALSE", "false", "False"), False),
+}
+"""The words Go's ``strconv.ParseBool`` takes, and so Crossplane's boolean environment variables."""
 
 
 class _OneLineParser(argparse.ArgumentParser):
@@ -42,7 +46,30 @@ class _OneLineParser(argparse.ArgumentParser):
         parsed, extras = super().parse_known_args(args, namespace)
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
+        for action in self._actions:
+            if isinstance(action, _EnvFlag) and getattr(parsed, action.dest) is None:
+                setattr(parsed, action.dest, self._env_bool(action))
         return parsed, extras
+
+    def _env_bool(self, action: _EnvFlag) -> bool:
+        """The flag's environment variable, read only when the flag is not given (as kong does)."""
+        value = os.environ.get(action.env, "")
+        if not value:
+            return False
+        if value not in _BOOLS:
+            self.error(f"{action.env}: want true or false (as Go's strconv.ParseBool), got {value!r}")
+        return _BOOLS[value]
+
+
+class _EnvFlag(argparse.Action):
+    """A switch that is off, or on when given, or else what its environment variable says."""
+
+    def __init__(self, option_strings: list[str], dest: str, *, env: str, help: str) -> None:
+        super().__init__(option_strings, dest, nargs=0, default=None, help=f"{help} (env {env})")
+        self.env = env
+
+    def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *_: Any) -> None:
+        setattr(namespace, self.dest, True)
 
 
 def _env(*names: str, default: str | None = None) -> str | None:
@@ -51,13 +78,6 @@ def _env(*names: str, default: str | None = None) -> str | None:
         if value:
             return value
     return default
-
-
-def _env_flag(name: str, default: bool) -> bool:
-    value = os.environ.get(name, "").strip().lower()
-    if not value:
-        return default
-    return value in _TRUE
 
 
 def _port_address(name: str, default: str) -> str:
@@ -73,6 +93,14 @@ def _duration(text: str) -> float:
         raise argparse.ArgumentTypeError(str(exc)) from None
     if seconds < 0:
         raise argparse.ArgumentTypeError(f"want a positive duration, got {text!r}")
+    return seconds
+
+
+def _nonzero_duration(text: str) -> float:
+    """A duration that must be more than zero: a call with no time at all would always fail."""
+    seconds = _duration(text)
+    if seconds == 0:
+        raise argparse.ArgumentTypeError(f"want more than 0s, got {text!r}")
     return seconds
 
 
@@ -126,6 +154,8 @@ def register(subparsers: Any) -> None:
     run.add_argument("--skip-crds", action="store_true", help="do not install or upgrade the CRDs at start")
     _reconcile_flags(run)
     _function_flags(run)
+    _package_flags(run)
+    _leader_flags(run)
     _observability_flags(run)
     run.set_defaults(handler=_run)
 
@@ -148,7 +178,8 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         metavar="DURATION",
         type=_duration,
         default="1m",
-        help="how often a composite resource is reconciled with no change (Go duration; default 1m)",
+        help="how often a composite resource is reconciled with no change when realtime compositions are "
+        "off; 0 never polls, as Crossplane (Go duration; default 1m)",
     )
     p.add_argument(
         "--min-poll-interval",
@@ -184,16 +215,17 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
 def _function_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--insecure-functions",
-        action="store_true",
-        default=_env_flag("INSECURE_FUNCTIONS", False),
-        help="call functions without TLS (env INSECURE_FUNCTIONS)",
+        action=_EnvFlag,
+        env="INSECURE_FUNCTIONS",
+        help="call functions without TLS",
     )
     p.add_argument(
         "-n",
         "--namespace",
         metavar="NAMESPACE",
         default=_env("POD_NAMESPACE", default="crossplane-system"),
-        help="namespace of the client certificate Secret (env POD_NAMESPACE; default %(default)s)",
+        help="the controller's namespace: client certificate, CA, function Deployments, Lease "
+        "(env POD_NAMESPACE; default %(default)s)",
     )
     p.add_argument(
         "--tls-client-secret-name",
@@ -211,10 +243,74 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "--function-timeout",
         metavar="DURATION",
-        type=_duration,
+        type=_nonzero_duration,
         default="1m",
         help="how long one function call may take (default 1m)",
     )
+
+
+_RUNTIMES = ("Deployment", "External")
+
+
+def _package_runtime(text: str) -> str:
+    """``Deployment``, ``External``, or Crossplane's per-kind ``Kind=Runtime;...`` (Function's entry counts)."""
+    if "=" not in text:
+        if text not in _RUNTIMES:
+            raise argparse.ArgumentTypeError(f"want Deployment or External, got {text!r}")
+        return text
+    runtime = "Deployment"
+    for part in filter(None, (p.strip() for p in text.split(";"))):
+        kind, _, value = part.partition("=")
+        if kind.strip() not in ("Provider", "Function", "Configuration") or value.strip() not in _RUNTIMES:
+            raise argparse.ArgumentTypeError(
+                f"want Kind=Deployment|External with kind Provider, Function or Configuration, got {part!r}"
+            )
+        if kind.strip() == "Function":
+            runtime = value.strip()
+    return runtime
+
+
+def _package_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "--package-runtime",
+        metavar="RUNTIME",
+        type=_package_runtime,
+        default=_env("PACKAGE_RUNTIME", default="Deployment"),  # argparse applies ``type`` to it
+        help="run function packages as Deployments (Deployment) or leave them to Crossplane's package "
+        "manager (External) (env PACKAGE_RUNTIME; default Deployment)",
+    )
+    p.add_argument(
+        "--service-account",
+        metavar="NAME",
+        default=_env("POD_SERVICE_ACCOUNT", default="crossplane"),
+        help="the controller's ServiceAccount, whose image pull secrets function Deployments get "
+        "(env POD_SERVICE_ACCOUNT; default %(default)s)",
+    )
+    p.add_argument(
+        "--manage-rbac",
+        action=_EnvFlag,
+        env="MANAGE_RBAC",
+        help="keep the four ClusterRoles per XRD, as Crossplane's RBAC manager (needs "
+        "deploy/optional/rbac-manager.yaml)",
+    )
+
+
+def _leader_flags(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-l",
+        "--leader-election",
+        action=_EnvFlag,
+        env="LEADER_ELECTION",
+        help="reconcile only while holding the Lease crossplane-leader-election-core",
+    )
+    for flag, default, what in (
+        ("--leader-election-lease-duration", "60s", "how long a standby waits for a silent leader"),
+        ("--leader-election-renew-deadline", "50s", "how long the leader tries to renew before it stops"),
+        ("--leader-election-retry-period", "2s", "how often candidates try to acquire or renew"),
+    ):
+        p.add_argument(
+            flag, metavar="DURATION", type=_duration, default=default, help=f"{what} (default {default})"
+        )
 
 
 def _observability_flags(p: argparse.ArgumentParser) -> None:
@@ -247,7 +343,10 @@ def settings_from(args: argparse.Namespace) -> Any:
 
     return _settings.Settings(
         cluster=_settings.ClusterSettings(
-            kubeconfig=args.kubeconfig, context=args.context, skip_crds=args.skip_crds
+            kubeconfig=args.kubeconfig,
+            context=args.context,
+            skip_crds=args.skip_crds,
+            manage_rbac=args.manage_rbac,
         ),
         reconcile=_settings.ReconcileSettings(
             poll_interval=args.poll_interval,
@@ -262,6 +361,15 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+        ),
+        packages=_settings.PackageSettings(
+            runtime=args.package_runtime, service_account=args.service_account
+        ),
+        leader_election=_settings.LeaderElectionSettings(
+            enabled=args.leader_election,
+            lease_duration=args.leader_election_lease_duration,
+            renew_deadline=args.leader_election_renew_deadline,
+            retry_period=args.leader_election_retry_period,
         ),
         observability=_settings.ObservabilitySettings(
             metrics_address=args.metrics_address,
@@ -288,6 +396,14 @@ def _run(args: argparse.Namespace) -> int:
     from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
 
     settings = settings_from(args)
+    le = settings.leader_election
+    if not le.lease_duration > le.renew_deadline > 1.2 * le.retry_period > 0:
+        print(
+            "crossfn controller run: error: want --leader-election-lease-duration > "
+            "--leader-election-renew-deadline > 1.2 x --leader-election-retry-period > 0",
+            file=sys.stderr,
+        )
+        return 2
     try:
         asyncio.run(manager.run(settings))
     except KeyboardInterrupt:  # a second Ctrl-C while draining

@@ -1,7 +1,8 @@
 """Crossplane's composition controllers on a Kubernetes API server, driving crossfn's engine.
 
 ``crossfn controller run`` reconciles CompositeResourceDefinitions, Compositions
-(into CompositionRevisions), Functions and composite resources (XRs) on a real
+(into CompositionRevisions), Functions (and their package Deployments), claims
+and composite resources (XRs) on a real
 API server, the way Crossplane's core does, and composes each XR with the same
 engine that ``crossfn render`` uses. See ``docs/controller.md``.
 
@@ -19,7 +20,9 @@ import typing as _typing
 from crossfn.controller._settings import (
     ClusterSettings,
     FunctionSettings,
+    LeaderElectionSettings,
     ObservabilitySettings,
+    PackageSettings,
     ReconcileSettings,
     Settings,
 )
@@ -45,8 +48,10 @@ if not _typing.TYPE_CHECKING:
 __all__ = [
     "ClusterSettings",
     "FunctionSettings",
+    "LeaderElectionSettings",
     "Manager",
     "ObservabilitySettings",
+    "PackageSettings",
     "ReconcileSettings",
     "Settings",
     "run",

@@ -46,13 +46,14 @@ from crossfn.controller import (
     _connection,
     _controller,
     _events,
+    _selection,
     _sources,
     _tracing,
     _xrd,
 )
 from crossfn.schemas import xrd as xrd_schemas
 
-__all__ = ["FINALIZER", "FOREGROUND_WAIT_SECONDS", "ClaimReconciler", "claim_type", "offers_claim"]
+__all__ = ["FINALIZER", "FOREGROUND_WAIT_SECONDS", "ClaimReconciler", "check_fields", "claim_type", "offers_claim"]
 
 
 FINALIZER = "finalizer.apiextensions.crossplane.io"
@@ -116,12 +117,13 @@ class ClaimReconciler:
     ) -> None:
         self._api = api
         self._informers = informers
-        self._recorder = recorder
         self._clock = clock
         self._rng = rng or random.Random()
         self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
         self.xr_api_version, self.xr_kind = _composite.xr_type(xrd)
+        # Crossplane's claim controller records its events as controller claim/<xrd-name>.
+        self._recorder = _events.for_controller(recorder, f"claim/{self._xrd_name}")
         self.api_version, self.kind = claim_type(xrd)
         self._enqueue: Callable[[str], None] = _drop
         self._started = False
@@ -160,17 +162,20 @@ class ClaimReconciler:
     def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Both the old and the new claimRef (``EnqueueRequestForClaim``)."""
         for obj in (old, xr):
-            ref = ((obj or {}).get("spec") or {}).get("claimRef") or {}
+            ref = _claim_ref(obj)
             if ref.get("name") and ref.get("namespace"):
                 self._enqueue(f"{ref['namespace']}/{ref['name']}")
+
+    @property
+    def _xrd_name(self) -> str:
+        return str((self.xrd.get("metadata") or {}).get("name") or "")
 
     # Reconcile ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: str) -> _controller.Result:
         """Reconcile the claim ``key`` (module docstring), in a span when tracing."""
         tracer = self._tracer or _tracing.default_tracer()
-        name = str((self.xrd.get("metadata") or {}).get("name") or "")
-        with tracer.reconcile(controller=f"claim/{name}", key=key, kind=self.kind):
+        with tracer.reconcile(controller=f"claim/{self._xrd_name}", key=key, kind=self.kind):
             return await self._reconcile_key(key)
 
     async def _reconcile_key(self, key: str) -> _controller.Result:
@@ -198,6 +203,10 @@ class ClaimReconciler:
 
     async def _reconcile(self, claim: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
         """Steps 4–15."""
+        try:
+            check_fields(claim)
+        except errors.CrossfnError as exc:
+            raise _fail("BindCompositeResource", "cannot bind and sync claim with composite resource", exc) from exc
         xr = await self._bound(claim)
         foreign = _foreign_claim(xr, claim)
         if foreign is not None:
@@ -345,6 +354,39 @@ class ClaimReconciler:
             raise errors.CrossfnError(f"cannot update claim status: {exc}") from exc
 
 
+def check_fields(claim: Mapping[str, Any]) -> None:
+    """Refuse a claim whose fields the reconciler reads have the wrong type, naming the field.
+
+    The claim CRDs crossfn makes type them, so the API server refuses such
+    claims; a claim kind whose CRD came from elsewhere may still hold them.
+    """
+    spec = claim.get("spec")
+    if spec is None:
+        return
+    if not isinstance(spec, Mapping):
+        raise errors.InputError(f"spec must be an object, not {_selection.describe(spec)}")
+    for field in ("resourceRef", "writeConnectionSecretToRef"):
+        ref = spec.get(field)
+        if ref is None:
+            continue
+        if not isinstance(ref, Mapping):
+            raise errors.InputError(f"spec.{field} must be an object, not {_selection.describe(ref)}")
+        name = ref.get("name")
+        if name is not None and not isinstance(name, str):
+            raise errors.InputError(f"spec.{field}.name must be a string, not {_selection.describe(name)}")
+    policy = spec.get("compositeDeletePolicy")
+    if policy is not None and policy not in ("Background", "Foreground"):
+        shown = errors.quote(policy) if isinstance(policy, str) else _selection.describe(policy)
+        raise errors.InputError(f"spec.compositeDeletePolicy must be Background or Foreground, not {shown}")
+
+
+def _claim_ref(xr: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """An XR's ``spec.claimRef``; ``{}`` when it has none, or not an object."""
+    spec = (xr or {}).get("spec")
+    ref = spec.get("claimRef") if isinstance(spec, Mapping) else None
+    return ref if isinstance(ref, Mapping) else {}
+
+
 def _bound_to(xr: Mapping[str, Any], claim: Mapping[str, Any]) -> bool:
     """Whether the XR's ``spec.claimRef`` is exactly this claim."""
     return ((xr.get("spec") or {}).get("claimRef") or None) == _claim_sync.reference(claim, namespace=True)
@@ -354,7 +396,7 @@ def _foreign_claim(xr: Mapping[str, Any] | None, claim: Mapping[str, Any]) -> tu
     """The XR's name and the other claim it is bound to, or ``None`` (unbound XRs may be adopted)."""
     if xr is None:
         return None
-    ref = (xr.get("spec") or {}).get("claimRef")
+    ref = _claim_ref(xr)
     if not ref or _bound_to(xr, claim):
         return None
     return str((xr.get("metadata") or {}).get("name") or ""), str(ref.get("name") or "")

@@ -106,6 +106,10 @@ class ComposeIO:
     ) -> Outcome:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
         steps = self._steps(rev)
+        try:
+            _selection.check_composition_fields(xr, fields)
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, None) from exc
         observed = await self._observe(xr, fields)
         xr_details = await self._details(xr, "composite resource") if fields.legacy else {}
         schema = engine.CompositeSchema.LEGACY if fields.legacy else engine.CompositeSchema.MODERN
@@ -150,11 +154,11 @@ class ComposeIO:
         mode = spec.get("mode") or "Pipeline"
         if mode != "Pipeline":
             raise ComposeFailed(errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None)
+        pipeline = spec.get("pipeline") or []
+        if not isinstance(pipeline, list):
+            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {_selection.describe(pipeline)}"), None)
         try:
-            return [
-                engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]")
-                for i, s in enumerate(spec.get("pipeline") or [])
-            ]
+            return [engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)]
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None) from exc
 

@@ -18,7 +18,12 @@ I/O: reading the XR and what it composed, GC (§2.11), ``resourceRefs``
 steps 6–13 is a Warning event with Crossplane's reason, ``Synced=False``
 with the wrapped message, a status write, then the error raised so the
 work queue backs off (1 s to 30 s); a ``Conflict`` is raised as is, which the
-controller requeues silently.
+controller requeues silently. Two failures are a moment's race when a
+Composition is applied with its XR (no revision yet; a revision whose
+pipeline is not checked yet): they are reported the same way but returned as
+a backoff requeue, logged at debug level, and the CompositionRevision watch
+reconciles the XR as soon as the revision changes. Wrongly typed
+machinery fields are refused with the field's path, never a traceback.
 
 The status is written with one server-side apply of the status subresource
 (field owner ``apiextensions.crossplane.io/composite``): the functions'
@@ -93,11 +98,19 @@ def xr_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
 
 
 class _Failure(errors.CrossfnError):
-    """A failed step 6–13: the event reason, and the message ``Synced`` shows."""
+    """A failed step 6–13: the event reason, and the message ``Synced`` shows.
 
-    def __init__(self, reason: str, message: str) -> None:
+    ``transient`` marks the states a moment's race explains (a Composition
+    applied with its XR: no revision yet, its pipeline not checked yet).
+    They are reported on the XR like any failure, but retried with backoff
+    as a result rather than raised, so they log at debug level, not as errors;
+    the revision watch usually reconciles the XR again first.
+    """
+
+    def __init__(self, reason: str, message: str, *, transient: bool = False) -> None:
         super().__init__(message)
         self.reason = reason
+        self.transient = transient
 
 
 class _StatusRejected(errors.CrossfnError):
@@ -108,11 +121,11 @@ class _StatusRejected(errors.CrossfnError):
         self.error = error
 
 
-def _wrap(reason: str, outer: str, exc: Exception) -> Exception:
+def _wrap(reason: str, outer: str, exc: Exception, *, transient: bool = False) -> Exception:
     """``exc`` as a step failure, except a Conflict, which requeues silently as it is."""
     if isinstance(exc, _api.Conflict):
         return exc
-    failure = _Failure(reason, f"{outer}: {exc}")
+    failure = _Failure(reason, f"{outer}: {exc}", transient=transient)
     failure.__cause__ = exc
     return failure
 
@@ -148,7 +161,6 @@ class CompositeReconciler:
         """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile."""
         self._api = api
         self._informers = informers
-        self._recorder = recorder
         self._runner = runner
         self._sources = sources
         self._settings = settings or CompositeSettings()
@@ -157,6 +169,8 @@ class CompositeReconciler:
         self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
         self.api_version, self.kind = xr_type(xrd)
+        # Crossplane's XR controller records its events as controller composite/<xrd-name>.
+        self._recorder = _events.for_controller(recorder, f"composite/{self.xrd_name}")
         scope = xrd_schemas.scope_of(xrd)
         schema = self._settings.schema
         if schema is None:
@@ -266,7 +280,10 @@ class CompositeReconciler:
             await self._event(xr, "Warning", failure.reason, str(failure))
             self._mark(xr, "Synced", "False", "ReconcileError", str(failure))
             await self._write_status(xr, xr["status"], read)
-            raise
+            if not failure.transient:
+                raise
+            _log.debug("waiting to compose %s: %s", key, failure, extra={"key": key})
+            return _controller.Result(requeue_after=self._next_backoff(key))
 
     async def _delete(self, key: str, xr: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
         """Step 5: ``Ready=False/Deleting``, remove the finalizer, ``Synced=True``."""
@@ -345,11 +362,15 @@ class CompositeReconciler:
         ttl = outcome.result.ttl.total_seconds()
         decision = _polling.requeue_after(self._settings, xr, ttl=ttl, waiting=waiting, rng=self._rng)
         if decision.backoff:
-            tries = self._backoff.get(key, 0)
-            self._backoff[key] = tries + 1
-            return _controller.Result(requeue_after=min(MAX_BACKOFF, 2.0**tries))
+            return _controller.Result(requeue_after=self._next_backoff(key))
         self._backoff.pop(key, None)
         return _controller.Result(requeue_after=decision.after)
+
+    def _next_backoff(self, key: str) -> float:
+        """The key's next delay: 1 s doubling to 30 s, as the work queue's rate limiter."""
+        tries = self._backoff.get(key, 0)
+        self._backoff[key] = tries + 1
+        return min(MAX_BACKOFF, 2.0**tries)
 
     async def _select(self, xr: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
         """Steps 7–10: Composition, revision, the ValidPipeline gate, configure; one update if changed.
@@ -358,6 +379,10 @@ class CompositeReconciler:
         label and a defaulted Secret ref go in one update at the end, or before a
         failing gate or configure is reported, so a chosen ref is kept either way.
         """
+        try:
+            _selection.check_selection_fields(xr, self._fields)
+        except errors.CrossfnError as exc:
+            raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
         before = copy.deepcopy({k: xr.get(k) for k in ("metadata", "spec")})
         first: tuple[str, str] | None = None
         original = self._fields.ref_name(xr, "compositionRef")
@@ -375,7 +400,8 @@ class CompositeReconciler:
         try:
             rev, rev_events = await _selection.select_revision(xr, self._fields, self._reader)
         except errors.CrossfnError as exc:
-            raise _wrap("ComposeResources", "cannot fetch Composition", exc) from exc
+            transient = isinstance(exc, _selection.NoRevision)
+            raise _wrap("ComposeResources", "cannot fetch Composition", exc, transient=transient) from exc
         if rev_events and first is None:
             first = ("ComposeResources", "cannot fetch Composition")
         for e in rev_events:
@@ -387,10 +413,11 @@ class CompositeReconciler:
             except errors.CrossfnError as exc:
                 raise _wrap("ComposeResources", "cannot configure composite resource", exc) from exc
         except _Failure:
+            # Keep the chosen refs even so, as Crossplane updates the XR as soon as it chooses.
             try:
                 await self._persist(xr, before, first)
             except errors.CrossfnError as exc:
-                _log.info("cannot keep the selected Composition of %s: %s", xr["metadata"].get("name"), exc)
+                _log.debug("cannot keep the selected Composition of %s: %s", xr["metadata"].get("name"), exc)
             raise
         return await self._persist(xr, before, first), rev
 
@@ -403,6 +430,7 @@ class CompositeReconciler:
                 "ComposeResources",
                 f"selected CompositionRevision {rev['metadata']['name']} does not have a valid function pipeline: "
                 f"{valid.get('message') or 'pipeline status unknown'}",
+                transient=valid.get("status") == "Unknown",  # not checked yet: the revision watch wakes the XR
             )
 
     async def _persist(
@@ -418,16 +446,22 @@ class CompositeReconciler:
             raise _wrap(reason, f"{outer}: cannot update composite resource", exc) from exc
 
     def _configure(self, xr: dict[str, Any], rev: Mapping[str, Any]) -> None:
-        """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret."""
+        """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret.
+
+        Every XR, modern ones too, refuses a revision whose ``compositeTypeRef``
+        is another kind. Crossplane checks only legacy XRs (its configurator
+        returns early for modern ones) and composes a v2 XR with whatever
+        Composition it names; see docs/compatibility.md.
+        """
         meta = xr.setdefault("metadata", {})
         labels = meta.setdefault("labels", {})
         if not labels.get(_compose_io.LABEL_COMPOSITE):
             labels[_compose_io.LABEL_COMPOSITE] = meta.get("name", "")
-        if not self._fields.legacy:
-            return
         spec = rev.get("spec") or {}
         if (spec.get("compositeTypeRef") or {}) != {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}:
             raise errors.CrossfnError("referenced composition is not compatible with this composite resource")
+        if not self._fields.legacy:
+            return
         namespace = spec.get("writeConnectionSecretsToNamespace")
         machinery = self._fields.machinery(xr)
         if namespace and not machinery.get("writeConnectionSecretToRef"):

@@ -9,9 +9,14 @@ reconciled by two workers at once, so a reconciler needs no locks per object.
 What a reconcile returns or raises decides what happens next, as in
 controller-runtime: a :class:`Result` with ``requeue_after`` comes back after that
 delay (the poll interval, a pipeline's TTL); ``_api.Conflict`` (someone wrote the
-object first) retries with the key's backoff without logging an error; any
-other exception is logged and retried with backoff (1 s doubling to 30 s). The
-controller never dies of a reconcile. ``rate`` caps reconciles per second over
+object first) retries with the key's backoff without logging an error. Other
+failures retry with the key's backoff too (1 s doubling to 30 s) and are logged
+as Crossplane's reconcilers log them: a ``CrossfnError`` is a failure the
+reconciler has already reported on the object (a condition, an event), mostly a
+user's mistake that persists until the user fixes it, so it is logged at debug
+with the key and message (at error it would repeat every 30 s per bad object);
+any other exception is a bug in crossfn and is logged at error with its
+traceback. The controller never dies of a reconcile. ``rate`` caps reconciles per second over
 all workers (a token bucket, ``--max-reconcile-rate``).
 """
 
@@ -204,15 +209,24 @@ class Controller:
                 exc,
                 extra={"controller": self.name, "key": key},
             )
+        except errors.CrossfnError as exc:
+            outcome = "error"
+            delay = self.queue.add_rate_limited(key)
+            self._log.debug(
+                "cannot reconcile %s, retrying in %.0fs: %s",
+                key,
+                delay,
+                exc,
+                extra={"controller": self.name, "key": key, "retry_after": delay},
+            )
         except Exception as exc:
             outcome = "error"
             delay = self.queue.add_rate_limited(key)
-            # Our own errors carry their cause in the message; anything else is a bug: keep the traceback.
             self._log.error(
                 "cannot reconcile %s: %s",
                 key,
                 exc,
-                exc_info=None if isinstance(exc, errors.CrossfnError) else exc,
+                exc_info=exc,
                 extra={"controller": self.name, "key": key, "retry_after": delay},
             )
         else:

@@ -26,7 +26,7 @@ import yaml
 from crossfn import errors
 from crossfn.controller import _api
 
-__all__ = ["FIELD_MANAGER", "install", "is_established", "manifests"]
+__all__ = ["FIELD_MANAGER", "install", "is_established", "manifests", "refusal"]
 
 FIELD_MANAGER = "crossfn"
 """The field manager of every apply crossfn's controller makes."""
@@ -47,17 +47,41 @@ def manifests() -> list[dict[str, Any]]:
 
 def is_established(crd: Mapping[str, Any] | None) -> bool:
     """Whether the API server serves the CRD: its ``Established`` condition is True."""
-    return _condition(crd, "Established") == ("True", "")
+    return _condition(crd, "Established")[0] == "True"
 
 
-def _condition(crd: Mapping[str, Any] | None, type_: str) -> tuple[str, str]:
-    """The status and message of a CRD condition; ``("Unknown", "")`` when absent."""
+def refusal(crd: Mapping[str, Any] | None) -> str:
+    """Why the API server will not establish the CRD however long one waits; ``""`` while it still may.
+
+    That is the case when its names are refused (``NamesAccepted=False``, for
+    example ``ListKindConflict`` because another CRD of the group already uses
+    the list kind): the text gives that condition's reason and message, and the
+    ``Established`` condition's when it is False too, e.g.
+    ``NamesAccepted=False (ListKindConflict): "XBucketList" is already in use;
+    Established=False (NotAccepted): not all names are accepted``.
+    """
+    names = _condition(crd, "NamesAccepted")
+    if names[0] != "False":
+        return ""
+    parts = [_describe("NamesAccepted", names)]
+    established = _condition(crd, "Established")
+    if established[0] == "False":
+        parts.append(_describe("Established", established))
+    return "; ".join(parts)
+
+
+def _describe(type_: str, condition: tuple[str, str, str]) -> str:
+    status, reason, message = condition
+    text = f"{type_}={status}" + (f" ({reason})" if reason else "")
+    return f"{text}: {message}" if message else text
+
+
+def _condition(crd: Mapping[str, Any] | None, type_: str) -> tuple[str, str, str]:
+    """The status, reason and message of a CRD condition; ``("Unknown", "", "")`` when absent."""
     for c in ((crd or {}).get("status") or {}).get("conditions") or ():
         if isinstance(c, Mapping) and c.get("type") == type_:
-            return str(c.get("status") or "Unknown"), "" if c.get("status") == "True" else str(
-                c.get("message") or ""
-            )
-    return "Unknown", ""
+            return str(c.get("status") or "Unknown"), str(c.get("reason") or ""), str(c.get("message") or "")
+    return "Unknown", "", ""
 
 
 async def install(
@@ -98,8 +122,8 @@ async def _wait_established(
         crd = await api.get(_CRD_API, _CRD_KIND, name)
         if is_established(crd):
             return
-        status, message = _condition(crd, "NamesAccepted")
-        if status == "False":
-            raise errors.CrossfnError(f"cannot install {_CRD_KIND} {name}: names not accepted: {message}")
+        refused = refusal(crd)
+        if refused:
+            raise errors.CrossfnError(f"cannot install {_CRD_KIND} {name}: {refused}")
         await sleep(poll)
     raise errors.CrossfnError(f"cannot install {_CRD_KIND} {name}: not established after {timeout:g}s")

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from crossfn import engine
 from crossfn.controller import _api
 
-__all__ = ["MAX_REMEMBERED", "EventRecorder", "NoEvents", "Recorder", "record_pipeline_events"]
+__all__ = ["MAX_REMEMBERED", "EventRecorder", "NoEvents", "Recorder", "for_controller", "record_pipeline_events"]
 
 _log = logging.getLogger("crossfn.controller.events")
 
@@ -57,6 +57,33 @@ class NoEvents:
 
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         return None
+
+    def for_controller(self, name: str) -> NoEvents:
+        return self
+
+
+def for_controller(recorder: Recorder, name: str) -> Recorder:
+    """``recorder`` with ``name`` as its events' source, when it can take one; else ``recorder`` itself.
+
+    Crossplane gives each controller its own recorder
+    (``mgr.GetEventRecorderFor(name)``), so an event's ``source.component``
+    says which controller wrote it (``composite/<xrd>``, ``claim/<xrd>``).
+    A recorder without a ``for_controller`` method (a test's) is used as is.
+    """
+    named = getattr(recorder, "for_controller", None)
+    if named is None:
+        return recorder
+    renamed: Recorder = named(name)
+    return renamed
+
+
+@dataclasses.dataclass
+class _Memory:
+    """What every recorder of one broadcaster shares: the recorded events and the last name's time."""
+
+    max: int
+    seen: collections.OrderedDict[tuple[str, ...], _Seen] = dataclasses.field(default_factory=collections.OrderedDict)
+    last_ns: int = 0
 
 
 @dataclasses.dataclass
@@ -94,9 +121,11 @@ def involved_object(obj: Mapping[str, Any]) -> dict[str, str]:
 class EventRecorder:
     """Writes core/v1 Events through :class:`~crossfn.controller._api.Api`, correlating repeats.
 
-    ``component`` is the event's ``source.component`` (Crossplane uses the
-    controller's name). Events about cluster-scoped objects go to the
-    ``default`` namespace, as client-go puts them.
+    ``component`` is the event's ``source.component``. Crossplane uses the
+    controller's name: :meth:`for_controller` gives a recorder for one
+    controller that shares this one's memory of recorded events, as client-go's
+    recorders share their broadcaster's correlator. Events about
+    cluster-scoped objects go to the ``default`` namespace, as client-go puts them.
     """
 
     def __init__(
@@ -112,9 +141,18 @@ class EventRecorder:
         self._component = component
         self._host = socket.gethostname() if host is None else host
         self._clock = clock
-        self._max = max_remembered
-        self._seen: collections.OrderedDict[tuple[str, ...], _Seen] = collections.OrderedDict()
-        self._last_ns = 0
+        self._memory = _Memory(max=max_remembered)
+
+    @property
+    def component(self) -> str:
+        """The ``source.component`` of this recorder's events."""
+        return self._component
+
+    def for_controller(self, name: str) -> EventRecorder:
+        """A recorder whose events come from controller ``name``; repeats are counted across all of them."""
+        named = EventRecorder(self._api, name, host=self._host, clock=self._clock)
+        named._memory = self._memory
+        return named
 
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         """Record the event: create it, or bump the count of the same event recorded before."""
@@ -122,13 +160,14 @@ class EventRecorder:
         if not ref.get("name"):
             _log.warning("cannot record event %s %r: the object has no name", reason, message)
             return
-        key = (*(ref.get(k, "") for k in ("apiVersion", "kind", "namespace", "name", "uid")), type, reason, message)
+        identity = (ref.get(k, "") for k in ("apiVersion", "kind", "namespace", "name", "uid"))
+        key = (self._component, *identity, type, reason, message)
         now = _timestamp(self._clock())
-        seen = self._seen.get(key)
+        seen = self._memory.seen.get(key)
         if seen is not None:
             # Bumped before any await, so concurrent repeats each get their own count.
             seen.count += 1
-            self._seen.move_to_end(key)
+            self._memory.seen.move_to_end(key)
             if await self._bump(seen, now):
                 return
         await self._create(key, ref, type=type, reason=reason, message=message, now=now)
@@ -150,8 +189,9 @@ class EventRecorder:
         namespace = ref.get("namespace") or "default"
         # client-go's name: the object's name and the time in hex nanoseconds; kept
         # increasing so two events in one clock tick (or under a test's fixed clock) differ.
-        self._last_ns = max(int(self._clock().timestamp() * 1e9), self._last_ns + 1)
-        name = f"{ref['name']}.{self._last_ns:x}"
+        memory = self._memory
+        memory.last_ns = max(int(self._clock().timestamp() * 1e9), memory.last_ns + 1)
+        name = f"{ref['name']}.{memory.last_ns:x}"
         seen = _Seen(name=name, namespace=namespace, count=1)
         self._remember(key, seen)
         event = {
@@ -172,14 +212,15 @@ class EventRecorder:
         try:
             await self._api.create(event)
         except Exception as exc:  # recording an event never fails the reconcile (module docstring)
-            self._seen.pop(key, None)
+            self._memory.seen.pop(key, None)
             _log.warning("cannot create event %s %r on %s %s: %s", reason, message, ref.get("kind"), ref["name"], exc)
 
     def _remember(self, key: tuple[str, ...], seen: _Seen) -> None:
-        self._seen[key] = seen
-        self._seen.move_to_end(key)
-        while len(self._seen) > self._max:
-            self._seen.popitem(last=False)
+        remembered = self._memory.seen
+        remembered[key] = seen
+        remembered.move_to_end(key)
+        while len(remembered) > self._memory.max:
+            remembered.popitem(last=False)
 
 
 async def record_pipeline_events(

@@ -33,8 +33,13 @@ package manager's, except that revisions crossfn made for it earlier (labelled
 set Inactive, so the runner does not find a stale endpoint; the one named for
 the current package is left for the package manager to adopt (``_packages``
 names revisions the same way).
-crossfn does not probe an annotated endpoint; an unreachable one shows on the
-XRs that use it. Revision activation is always Automatic.
+An annotation gRPC could not dial (not ``HOST:PORT``, a port outside 1..65535)
+makes the revision's ``RuntimeHealthy`` and ``Healthy`` False, the Function's
+``Healthy`` False in the package manager's words (``Package runtime health is
+"False" with message: invalid crossfn.io/endpoint annotation …``), and a Warning
+``SyncPackage`` event on the Function. crossfn does not probe a well-formed
+endpoint; an unreachable one shows on the XRs that use it, naming the target.
+Revision activation is always Automatic.
 """
 
 from __future__ import annotations
@@ -155,7 +160,7 @@ class FunctionRevisionKeeper:
         number = _number(current) if current else max((_number(rev) for rev in revisions), default=0) + 1
         rev = await self._apply_revision(fn, name, package=package, number=number, r=r)
         await self._collect_garbage(fn, revisions, name)
-        await self._update_function(fn, rev, package)
+        await self._update_function(fn, rev, package, problem=r.target if r.kind == "invalid" else None)
         return _controller.Result()
 
     async def _deactivate_others(self, revisions: list[dict[str, Any]], keep: str) -> None:
@@ -181,7 +186,10 @@ class FunctionRevisionKeeper:
                 "kind": "FunctionRevision",
                 "metadata": {
                     "name": name,
-                    "labels": {_functions.LABEL_PACKAGE: _name(fn), LABEL_RUNTIME: r.kind},
+                    "labels": {
+                        _functions.LABEL_PACKAGE: _name(fn),
+                        LABEL_RUNTIME: "endpoint" if r.kind == "invalid" else r.kind,
+                    },
                     "ownerReferences": [owner],
                 },
                 "spec": {"desiredState": "Active", "image": package, "revision": number},
@@ -190,8 +198,15 @@ class FunctionRevisionKeeper:
         )
         now = self._clock()
         for type_ in ("Healthy", "RevisionHealthy", "RuntimeHealthy"):
+            # A bad endpoint annotation is the runtime's fault, as an unavailable Deployment is (§5.6).
+            bad = r.kind == "invalid" and type_ != "RevisionHealthy"
             _conditions.set_condition(
-                rev, _conditions.condition(rev, type_, "True", "HealthyPackageRevision", now=now)
+                rev,
+                _conditions.condition(
+                    rev, type_, "False", "UnhealthyPackageRevision", message=r.target, now=now
+                )
+                if bad
+                else _conditions.condition(rev, type_, "True", "HealthyPackageRevision", now=now),
             )
         status: dict[str, Any] = {"conditions": rev["status"]["conditions"]}
         if r.kind == "builtin":
@@ -227,14 +242,23 @@ class FunctionRevisionKeeper:
                 fn, "Warning", "GarbageCollect", f"cannot garbage collect old package revision: {exc}"
             )
 
-    async def _update_function(self, fn: Mapping[str, Any], rev: Mapping[str, Any], package: str) -> None:
-        """The Function's status as Crossplane's package manager writes it for a healthy, active revision."""
+    async def _update_function(
+        self, fn: Mapping[str, Any], rev: Mapping[str, Any], package: str, *, problem: str | None = None
+    ) -> None:
+        """The Function's status as Crossplane's package manager writes it for its active revision: healthy,
+        or, with ``problem`` (a bad endpoint annotation), its runtime unhealthy, in the package manager's words."""
         now = self._clock()
-        was_healthy = _conditions.get_condition(fn, "Healthy").get("status") == "True"
+        was = _conditions.get_condition(fn, "Healthy")
         updated = copy.deepcopy(dict(fn))
-        _conditions.set_condition(
-            updated, _conditions.condition(fn, "Healthy", "True", "HealthyPackageRevision", now=now)
+        message = None if problem is None else f'Package runtime health is "False" with message: {problem}'
+        healthy = (
+            _conditions.condition(fn, "Healthy", "True", "HealthyPackageRevision", now=now)
+            if message is None
+            else _conditions.condition(
+                fn, "Healthy", "False", "UnhealthyPackageRevision", message=message, now=now
+            )
         )
+        _conditions.set_condition(updated, healthy)
         _conditions.set_condition(
             updated, _conditions.condition(fn, "Installed", "True", "ActivePackageRevision", now=now)
         )
@@ -257,7 +281,9 @@ class FunctionRevisionKeeper:
             )
         except _api.NotFound:
             return  # deleted meanwhile; its revisions go with it
-        if not was_healthy:
+        if problem is not None and was.get("message") != healthy.get("message"):
+            await self._recorder.event(fn, "Warning", "SyncPackage", problem)
+        elif problem is None and was.get("status") != "True":
             await self._recorder.event(
                 fn, "Normal", "InstallPackageRevision", "Successfully installed package revision"
             )

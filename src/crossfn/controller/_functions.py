@@ -13,9 +13,9 @@ built-in package   ``spec.package`` names a crossfn built-in (any registry,
                    :func:`crossfn.functions.builtin_for_package`): called in
                    this process, no gRPC, no Deployment.
 any other package  the active FunctionRevision's ``status.endpoint``, which
-                   Crossplane's package manager writes. crossfn does not
-                   install packages: such a Function needs Crossplane's
-                   package manager in the cluster.
+                   ``_packages`` and ``_package_runtime`` write with
+                   ``--package-runtime=Deployment``, and Crossplane's
+                   package manager with ``External``.
 =================  =========================================================
 
 :class:`FunctionTransport` is the transport the runner stack wraps; it is built
@@ -45,6 +45,7 @@ __all__ = [
     "FunctionTransport",
     "Route",
     "build_runner",
+    "endpoint_problem",
     "load_tls",
     "route",
 ]
@@ -69,10 +70,38 @@ class Cache(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Route:
     """How one Function is reached: ``endpoint`` (``target`` is HOST:PORT), ``builtin``
-    (``target`` is the built-in's short name) or ``package`` (its FunctionRevision)."""
+    (``target`` is the built-in's short name), ``package`` (its FunctionRevision), or
+    ``invalid`` (a bad endpoint annotation; ``target`` says what is wrong with it)."""
 
-    kind: Literal["endpoint", "builtin", "package"]
+    kind: Literal["endpoint", "builtin", "package", "invalid"]
     target: str = ""
+
+
+_SCHEMES = ("dns:", "ipv4:", "ipv6:")
+"""gRPC's name-resolver prefixes that take ``HOST:PORT`` (``dns:///h:p``, ``dns://authority/h:p``)."""
+
+
+def endpoint_problem(endpoint: str) -> str | None:
+    """What is wrong with a ``crossfn.io/endpoint`` value, or ``None`` when gRPC can dial it.
+
+    ``HOST:PORT`` (``[IPv6]:PORT`` too), the same after ``dns:``, ``ipv4:`` or
+    ``ipv6:`` (as FunctionRevision endpoints are written), or ``unix:PATH``.
+    Checked before any dial: a bad value would otherwise surface a minute later
+    as a DeadlineExceeded on every XR that uses the Function.
+    """
+    address = endpoint
+    if endpoint.startswith("unix:"):
+        return None if endpoint.removeprefix("unix:").strip("/") else "want a socket path after unix:"
+    for scheme in _SCHEMES:
+        if endpoint.startswith(scheme):
+            rest = endpoint.removeprefix(scheme)
+            address = rest.removeprefix("//").partition("/")[2] if rest.startswith("//") else rest
+    host, sep, port = address.rpartition(":")
+    if not sep or not host.strip("[]") or any(c.isspace() or c in "/@?#" for c in host):
+        return "want HOST:PORT, or a gRPC target such as dns:///HOST:PORT"
+    if not port.isdigit() or not 1 <= int(port) <= 65535:
+        return f"want a port from 1 to 65535, got {port!r}"
+    return None
 
 
 def route(fn: Mapping[str, Any] | None) -> Route:
@@ -82,6 +111,11 @@ def route(fn: Mapping[str, Any] | None) -> Route:
     annotations = (fn.get("metadata") or {}).get("annotations") or {}
     endpoint = str(annotations.get(ENDPOINT_ANNOTATION) or "").strip()
     if endpoint:
+        problem = endpoint_problem(endpoint)
+        if problem is not None:
+            return Route(
+                "invalid", f"invalid {ENDPOINT_ANNOTATION} annotation {errors.quote(endpoint)}: {problem}"
+            )
         return Route("endpoint", endpoint)
     builtin = functions.builtin_for_package(str((fn.get("spec") or {}).get("package") or ""))
     if builtin is not None:
@@ -119,6 +153,10 @@ class FunctionTransport:
         r = route(self._functions.get(name))
         if r.kind == "endpoint":
             return r.target
+        if r.kind == "invalid":
+            raise errors.FunctionRunError(
+                f"cannot get gRPC client connection for Function {errors.quote(name)}: {r.target}"
+            )
         try:
             revisions = self._revisions.list(labels={LABEL_PACKAGE: name})
             return engine.active_endpoint(revisions, name)
@@ -148,7 +186,21 @@ class FunctionTransport:
         r = route(self._functions.get(name))
         if r.kind == "builtin":
             return await self._builtin(name, r.target).run_function(name, req)
-        return await self._grpc.run_function(name, req)
+        try:
+            return await self._grpc.run_function(name, req)
+        except errors.FunctionRunError as exc:
+            if not str(exc).startswith(f"cannot run Function {errors.quote(name)}: "):
+                raise  # nothing was dialled (no endpoint): the message already says why
+            raise errors.FunctionRunError(f"{exc} ({self._dialled(name, r)})") from exc
+
+    def _dialled(self, name: str, r: Route) -> str:
+        """Where a failed call went, appended to Crossplane's text, which never says (a wrong port, a typo)."""
+        if r.kind == "endpoint":
+            return f"target {r.target} from the {ENDPOINT_ANNOTATION} annotation"
+        try:
+            return f"target {self.target(name)} from the active FunctionRevision"
+        except errors.FunctionRunError:
+            return "its active FunctionRevision has since gone"
 
     async def forget_unused(self, names: set[str]) -> None:
         """Close channels and drop in-process runners of Functions not in ``names`` (Crossplane's

@@ -1,8 +1,9 @@
 """``KubeApi``: the :class:`~crossfn.controller._api.Api` Protocol over HTTP, on dict objects.
 
-lightkube reads the kubeconfig (files, in-cluster service accounts, exec
-plugins, rotating token files) and provides the authentication and TLS
-settings; the requests themselves are plain REST calls on ``httpx2`` clients
+:mod:`._kubeconfig` reads the kubeconfig or the in-cluster service account
+(every problem one line naming the file and field) into the server, the TLS
+context and lightkube's authentication flows (exec plugins, rotating token
+files); the requests themselves are plain REST calls on ``httpx2`` clients
 (the HTTP library lightkube is built on): requests over the lean HTTP/1.1
 transport of :mod:`._http`, at most :data:`MAX_IN_FLIGHT` at once, and watches
 over httpx2's own streaming transport in a pool of their own. Why not lightkube's
@@ -16,26 +17,28 @@ Kinds are mapped to REST resources by :class:`_Discovery`: the group-version's
 resource list is fetched on the first use of a kind and again whenever a kind
 is not in the cache (a CRD created moments ago), so callers never restart for a
 new kind. Every HTTP and transport error becomes an ``_api`` error here whose
-message is the API server's ``Status.message``.
+message is the API server's ``Status.message``; an error that is about the
+connection itself (unreachable, credentials refused) names the server's URL,
+since a user with several clusters needs to know which one.
+
+Every request says who sends it: ``User-Agent: crossfn/<version>``, and creates,
+updates and patches carry ``fieldManager`` (``crossfn`` unless the caller names
+another), so ``managedFields`` show the controller, not the HTTP library.
 """
 
 from __future__ import annotations
 
 import asyncio
 import builtins
-import os
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
-from pathlib import Path
 from typing import Any, Literal, cast
 
 import httpx2
 import msgspec
-import yaml
-from lightkube.config import client_adapter, kubeconfig, models
 from lightkube.core import exceptions as lightkube_exceptions
 
-from crossfn import errors
-from crossfn.controller import _api, _http
+import crossfn
+from crossfn.controller import _api, _http, _kubeconfig
 
 __all__ = ["KubeApi"]
 
@@ -56,16 +59,10 @@ new informer); none is kept alive, a watch's connection ends with its stream."""
 _WATCH_SLACK = 30.0
 """Seconds past a watch's server-side timeout before the client gives up on a silent connection."""
 
-_CONFIG_ERRORS = (
-    lightkube_exceptions.ConfigError,
-    OSError,
-    yaml.YAMLError,
-    KeyError,
-    ValueError,  # msgspec's validation errors among them: a field of the wrong type
-    TypeError,
-    AttributeError,  # a document that is not a mapping
-)
-"""What reading a bad kubeconfig raises inside lightkube; each becomes one InputError line."""
+FIELD_MANAGER = "crossfn"
+"""The field manager of creates, updates and patches unless the caller names another."""
+
+USER_AGENT = f"crossfn/{crossfn.__version__}"
 
 _ERRORS: dict[int, type[_api.ApiError]] = {
     403: _api.Forbidden,
@@ -99,8 +96,17 @@ def _error_from_response(response: httpx2.Response) -> _api.ApiError:
     return _ERRORS.get(response.status_code, _api.ApiError)(text, status=response.status_code)
 
 
-def _unreachable(exc: Exception) -> _api.ApiError:
-    return _api.ApiError(f"cannot reach the API server: {exc or type(exc).__name__}")
+def _unreachable(server: str, exc: Exception) -> _api.ApiError:
+    if isinstance(exc, lightkube_exceptions.ConfigError):  # a token file or exec plugin failed
+        return _api.ApiError(f"cannot authenticate to the API server at {server}: {exc}")
+    return _api.ApiError(f"cannot reach the API server at {server}: {exc or type(exc).__name__}")
+
+
+def _unauthorized(server: str, error: _api.ApiError) -> _api.ApiError:
+    """A 401 names the server: which cluster refused which credentials is the whole story."""
+    return _api.ApiError(
+        f"the API server at {server} refused the credentials: {error}", status=401, reason=error.reason
+    )
 
 
 def _group_version_path(api_version: str) -> str:
@@ -181,38 +187,40 @@ class KubeApi:
         *,
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
+        field_manager: str = FIELD_MANAGER,
     ) -> None:
         """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches."""
         self._http = http
         self._watch_http = watch_http or http
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
+        self.field_manager = field_manager
+        self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
 
     @classmethod
-    def from_kubeconfig(cls, path: str | None = None, *, context: str | None = None) -> KubeApi:
-        """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``)."""
-        where = path or "(KUBECONFIG, in-cluster or ~/.kube/config)"
-        try:
-            config = _load_config(path).get(context)
-        except _CONFIG_ERRORS as exc:
-            raise errors.InputError(f"cannot load kubeconfig {where}: {exc}") from exc
-        if config is None:
-            raise errors.InputError(f"cannot load kubeconfig {where}: no current context")
-        user = config.user or models.User()  # none: an unauthenticated endpoint such as kubectl proxy
-        verify = client_adapter.verify_cluster(config.cluster, user, config.abs_file)
+    def from_kubeconfig(
+        cls, path: str | None = None, *, context: str | None = None, field_manager: str = FIELD_MANAGER
+    ) -> KubeApi:
+        """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``).
 
-        def client(**pool: Any) -> httpx2.AsyncClient:
+        Every problem with the kubeconfig is one ``InputError`` line naming the file and the field.
+        """
+        config = _kubeconfig.load(path, context=context)
+
+        def client(auth: httpx2.Auth | None, **pool: Any) -> httpx2.AsyncClient:
             return httpx2.AsyncClient(
-                base_url=config.cluster.server,
-                verify=verify,
-                auth=client_adapter.user_auth(user),
+                base_url=config.server,
+                verify=config.verify,
+                auth=auth,
                 timeout=_TIMEOUT,
                 trust_env=False,
                 **pool,
             )
 
-        requests = client(transport=_http.Http11Transport(verify, max_idle=MAX_IN_FLIGHT))
-        return cls(requests, watch_http=client(limits=_WATCH_LIMITS))
+        # One auth object for both: a token file or exec plugin is then read or run once per rotation.
+        requests = client(config.auth, transport=_http.Http11Transport(config.verify, max_idle=MAX_IN_FLIGHT))
+        watches = client(config.auth, limits=_WATCH_LIMITS)
+        return cls(requests, watch_http=watches, field_manager=field_manager)
 
     @property
     def server(self) -> str:
@@ -236,7 +244,7 @@ class KubeApi:
         body: object = None,
         content_type: str = "application/json",
     ) -> httpx2.Response:
-        headers = {"Accept": "application/json"}
+        headers = dict(self._headers)
         content = None
         if body is not None:
             content = _encode(body)
@@ -247,10 +255,14 @@ class KubeApi:
                     method, path, params=params, content=content, headers=headers
                 )
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
-            raise _unreachable(exc) from exc
+            raise _unreachable(self.server, exc) from exc
         if response.status_code >= 400:
-            raise _error_from_response(response)
+            raise self._error(response)
         return response
+
+    def _error(self, response: httpx2.Response) -> _api.ApiError:
+        error = _error_from_response(response)
+        return _unauthorized(self.server, error) if response.status_code == 401 else error
 
     async def _get_json(self, path: str) -> Any:
         response = await self._send("GET", path)
@@ -318,7 +330,12 @@ class KubeApi:
         resource_version: str,
         timeout_seconds: int = 300,
     ) -> AsyncIterator[_api.WatchEvent]:
-        """Events after ``resource_version`` with bookmarks; :class:`~_api.Gone` when it is too old."""
+        """Events after ``resource_version`` with bookmarks; :class:`~_api.Gone` when it is too old.
+
+        The first event is a BOOKMARK at ``resource_version`` itself, sent as soon as the API server
+        has accepted the watch: the server may stay silent for minutes on a quiet kind, and a caller
+        (the informer's health, ``/readyz``) needs to know the watch is live before that.
+        """
         path = await self._path(api_version, kind, namespace)
         params = {
             "watch": "true",
@@ -327,20 +344,23 @@ class KubeApi:
             "timeoutSeconds": str(timeout_seconds),
         }
         timeout = httpx2.Timeout(_TIMEOUT.connect, read=timeout_seconds + _WATCH_SLACK)
-        request = self._watch_http.build_request("GET", path, params=params, timeout=timeout)
+        request = self._watch_http.build_request(
+            "GET", path, params=params, headers=self._headers, timeout=timeout
+        )
         try:
             response = await self._watch_http.send(request, stream=True)
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
-            raise _unreachable(exc) from exc
+            raise _unreachable(self.server, exc) from exc
         try:
             if response.status_code >= 400:
                 await response.aread()
-                raise _error_from_response(response)
+                raise self._error(response)
+            yield _api.WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": resource_version}})
             async for line in response.aiter_lines():
                 if line:
                     yield _watch_event(line)
         except httpx2.HTTPError as exc:
-            raise _unreachable(exc) from exc
+            raise _unreachable(self.server, exc) from exc
         finally:
             await response.aclose()
 
@@ -360,21 +380,28 @@ class KubeApi:
         )
         return dict(_decode(response.content))
 
-    async def create(self, obj: Mapping[str, Any]) -> Object:
-        """Create ``obj``; :class:`~_api.Conflict` when it already exists."""
+    async def create(self, obj: Mapping[str, Any], *, field_manager: str | None = None) -> Object:
+        """Create ``obj`` (as ``field_manager``, default the client's); :class:`~_api.Conflict` when it exists."""
         metadata = obj.get("metadata") or {}
         path = await self._path(
             str(obj.get("apiVersion", "")), str(obj.get("kind", "")), str(metadata.get("namespace") or "")
         )
-        return dict(_decode((await self._send("POST", path, body=obj)).content))
+        response = await self._send("POST", path, params=self._manager(field_manager), body=obj)
+        return dict(_decode(response.content))
+
+    def _manager(self, field_manager: str | None) -> dict[str, str]:
+        return {"fieldManager": field_manager or self.field_manager}
 
     async def create_event(self, event: Mapping[str, Any]) -> Object:
         """Create a core/v1 Event (the same as :meth:`create`; named for the recorder's call sites)."""
         return await self.create(event)
 
-    async def update(self, obj: Mapping[str, Any], *, status: bool = False) -> Object:
+    async def update(
+        self, obj: Mapping[str, Any], *, status: bool = False, field_manager: str | None = None
+    ) -> Object:
         """Replace ``obj`` (PUT); :class:`~_api.Conflict` when its resourceVersion is stale."""
-        response = await self._send("PUT", await self._object_path(obj, status=status), body=obj)
+        path = await self._object_path(obj, status=status)
+        response = await self._send("PUT", path, params=self._manager(field_manager), body=obj)
         return dict(_decode(response.content))
 
     async def patch(
@@ -387,10 +414,17 @@ class KubeApi:
         *,
         patch_type: Literal["merge", "json"] = "merge",
         status: bool = False,
+        field_manager: str | None = None,
     ) -> Object:
         """A JSON merge patch (or JSON patch) on the object or its status."""
         path = await self._path(api_version, kind, namespace, name, "status" if status else "")
-        response = await self._send("PATCH", path, body=patch, content_type=_PATCH_TYPES[patch_type])
+        response = await self._send(
+            "PATCH",
+            path,
+            params=self._manager(field_manager),
+            body=patch,
+            content_type=_PATCH_TYPES[patch_type],
+        )
         return dict(_decode(response.content))
 
     async def delete(
@@ -440,16 +474,3 @@ def _watch_event(line: str) -> _api.WatchEvent:
     if kind not in _WATCH_TYPES:
         raise _api.ApiError(f"cannot decode a watch event: unknown type {kind!r}")
     return _api.WatchEvent(cast(_WatchType, kind), obj)
-
-
-def _load_config(path: str | None) -> kubeconfig.KubeConfig:
-    """The kubeconfig at ``path``, or the one the environment names (kubectl's order, in-cluster second)."""
-    if path:
-        return kubeconfig.KubeConfig.from_file(path)
-    env = os.environ.get("KUBECONFIG", "")
-    candidates = [p for p in env.split(os.pathsep) if p]
-    if candidates:
-        return kubeconfig.KubeConfig.from_file(candidates[0])
-    if os.environ.get("KUBERNETES_SERVICE_HOST"):
-        return kubeconfig.KubeConfig.from_service_account()
-    return kubeconfig.KubeConfig.from_file(Path(kubeconfig.DEFAULT_KUBECONFIG).expanduser())

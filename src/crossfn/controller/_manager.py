@@ -6,24 +6,32 @@ This is where the controller is assembled, in one place and in this order:
    in-cluster service account), and install or upgrade crossfn's Crossplane
    CRDs unless ``--skip-crds`` (their kinds must be served before anything
    watches them);
-2. **load the functions' client certificates** (fatal when missing and not
+2. with ``--package-runtime=Deployment``, **initialize function packages**
+   as Crossplane's ``core init`` does (``_packages.initialize``: the default
+   DeploymentRuntimeConfig, the CA and the client certificate), then **load
+   the functions' client certificates** (fatal when missing and not
    ``--insecure-functions``, as Crossplane's core);
 3. **shared pieces, built once**: the informer factory (one cache per kind,
-   shared by every controller), the event recorder, the engine's sources (the
-   schema cache dropped whenever a CRD changes), and the function runner
-   stack (``_functions``: its gRPC channels live as long as the manager);
-4. **controllers**: XRDs (which start, update and stop one XR controller per
-   XRD through :class:`XrControllers`, so XRDs come and go without a
-   restart), Compositions (revisions), CompositionRevisions (``ValidPipeline``)
-   and Functions (revisions of built-in and annotated Functions). Each
-   reconciler registers its own informer handlers (``watch(enqueue)``);
-5. **probes and metrics**: ``/healthz``, ``/readyz`` (every informer synced)
-   and ``/metrics`` (function calls, reconciles, queue depth).
+   shared by every controller, started here so a standby replica is warm),
+   the event recorder, the engine's sources (the schema cache dropped
+   whenever a CRD changes), the function runner stack (``_functions``: its
+   gRPC channels live as long as the manager) and the metrics registry;
+4. **probes and metrics**: ``/healthz``, ``/readyz`` (every informer synced, no watch down;
+   the body says whether this replica leads) and ``/metrics``;
+5. **controllers** (:meth:`Manager.start_controllers`), at once, or with
+   ``--leader-election`` only while this replica holds the Lease: XRDs (which
+   start and stop ``composite/<xrd>`` and ``claim/<xrd>`` through
+   ``_xrcontrollers.XrControllers``, so XRDs come and go without a restart),
+   Compositions (revisions), CompositionRevisions (``ValidPipeline``),
+   Functions (revisions of every route), package runtimes (Deployments,
+   Services, TLS Secrets) and, with ``--manage-rbac``, per-XRD ClusterRoles.
+   Each reconciler registers its own informer handlers (``watch(enqueue)``).
 
 :meth:`Manager.stop` undoes it in reverse: controllers stop taking work and
-finish the reconciles in flight, then XR controllers, informers, gRPC
-channels, the client and the servers are closed. :func:`run` is what
-``crossfn controller run`` calls: start, wait for SIGTERM or SIGINT, stop.
+finish the reconciles in flight (then the Lease is released), then informers,
+gRPC channels, the client and the servers are closed. :func:`run` is what
+``crossfn controller run`` calls: start, wait for SIGTERM or SIGINT (or the
+loss of the Lease, which ends in :class:`LeadershipLost`), stop.
 """
 
 from __future__ import annotations
@@ -33,12 +41,12 @@ import contextlib
 import dataclasses
 import logging
 import signal
-from collections.abc import Callable
-from typing import Any, Protocol
+from typing import Any
 
-from crossfn import engine
+from crossfn import engine, errors
 from crossfn.controller import (
     _api,
+    _claims,
     _composite,
     _controller,
     _crds,
@@ -47,22 +55,26 @@ from crossfn.controller import (
     _functions,
     _informer,
     _kube,
+    _leader,
     _observability,
+    _package_runtime,
+    _packages,
+    _rbac,
     _revisions,
     _settings,
     _sources,
+    _xrcontrollers,
     _xrd,
 )
+from crossfn.controller._xrcontrollers import XrControllers
 
-__all__ = ["Manager", "XrControllers", "install_crds", "run"]
+__all__ = ["LeadershipLost", "Manager", "XrControllers", "install_crds", "run"]
 
 _log = logging.getLogger("crossfn.controller.manager")
 
 PKG_API_VERSION = "pkg.crossplane.io/v1"
 CONNECTION_GC_SECONDS = 600.0
 """How often gRPC channels of Functions that no longer exist are closed (Crossplane: 10 minutes)."""
-STOP_GRACE_SECONDS = 30.0
-"""How long in-flight reconciles may take to finish at shutdown before they are cancelled."""
 
 
 async def install_crds(kubeconfig: str | None, context: str | None = None) -> list[str]:
@@ -91,99 +103,6 @@ async def install_crds(kubeconfig: str | None, context: str | None = None) -> li
         await api.close()
 
 
-class XrControllers:
-    """One XR controller per XRD: started, updated, stopped, while the manager runs.
-
-    The XRD controller calls :meth:`start` on every reconcile of an
-    established XRD, so it is cheap when nothing changed; a changed XRD that
-    still defines the same XR kind is handed to the running reconciler
-    (``set_xrd``: a new default Composition needs no restart), a changed kind
-    restarts it. :meth:`stop` runs when the XRD goes away or the XRD
-    controller restarts it; it drains the XR controller's in-flight
-    reconciles and stops the XR kind's informer (its CRD may be going too).
-    """
-
-    def __init__(
-        self,
-        make: Callable[[dict[str, Any]], _composite.CompositeReconciler],
-        informers: _informer.InformerFactory,
-        *,
-        workers: int,
-        rate: float | None,
-        metrics: _controller.ControllerMetrics | None = None,
-    ) -> None:
-        """``make(xrd)`` returns a new (not yet started) reconciler for the XRD's XRs."""
-        self._make = make
-        self._informers = informers
-        self._workers = workers
-        self._rate = rate
-        self._metrics = metrics
-        self._running: dict[str, _Running] = {}
-
-    def names(self) -> list[str]:
-        """The XRDs whose XR controller runs."""
-        return sorted(self._running)
-
-    async def start(self, xrd: dict[str, Any]) -> None:
-        name = str(xrd["metadata"]["name"])
-        running = self._running.get(name)
-        if running is not None and _composite.xr_type(xrd) == running.xr_type:
-            running.reconciler.set_xrd(xrd)
-            return
-        if running is not None:
-            await self.stop(name)
-        reconciler = self._make(xrd)
-        controller = _controller.Controller(
-            f"composite/{name}",
-            reconciler.reconcile,
-            workers=self._workers,
-            rate=self._rate,
-            metrics=self._metrics,
-        )
-        reconciler.set_enqueue(controller.enqueue)
-        xr_type = _composite.xr_type(xrd)
-
-        def on_xr(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-            controller.enqueue(_controller.key_of(obj))
-
-        reconciler.start()
-        self._informers.informer(*xr_type).add_handler(on_xr)
-        controller.start()
-        self._running[name] = _Running(xr_type, reconciler, controller, on_xr)
-        _log.info("started composite resource controller", extra={"controller": controller.name})
-
-    async def stop(self, xrd_name: str) -> None:
-        running = self._running.pop(xrd_name, None)
-        if running is None:
-            return
-        if running.xr_type in set(self._informers.kinds()):
-            self._informers.informer(*running.xr_type).remove_handler(running.on_xr)
-        running.reconciler.stop()
-        await running.controller.stop(STOP_GRACE_SECONDS)
-        await self._informers.stop_informer(*running.xr_type)
-        _log.info("stopped composite resource controller", extra={"controller": running.controller.name})
-
-    async def stop_all(self) -> None:
-        """Stop every XR controller (in parallel: each drains its own in-flight reconciles)."""
-        await asyncio.gather(*(self.stop(name) for name in list(self._running)))
-
-
-class _Reconciler(Protocol):
-    """What the manager needs of a reconciler: the reconcile, and the watches that enqueue keys."""
-
-    async def reconcile(self, key: str) -> _controller.Result: ...
-
-    def watch(self, enqueue: Callable[[str], None]) -> None: ...
-
-
-@dataclasses.dataclass
-class _Running:
-    xr_type: tuple[str, str]
-    reconciler: _composite.CompositeReconciler
-    controller: _controller.Controller
-    on_xr: Callable[[str, dict[str, Any], dict[str, Any] | None], None]
-
-
 class Manager:
     """The running controller; see the module docstring for what :meth:`start` builds, in order."""
 
@@ -193,12 +112,17 @@ class Manager:
         self._given_api = api
         self._api: _api.Api | None = api
         self._informers: _informer.InformerFactory | None = None
+        self._parts: _Parts | None = None
         self._controllers: list[_controller.Controller] = []
-        self._xr: XrControllers | None = None
+        self._xr: _xrcontrollers.XrControllers | None = None
         self._transport: _functions.FunctionTransport | None = None
         self._servers: list[_observability.ProbeServer] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._registry: Any = None
+        self._elector: _leader.LeaderElector | None = None
+        self._leading: asyncio.Task[None] | None = None
+        self._stopping = False
+        self._started = False
 
     @property
     def api(self) -> _api.Api:
@@ -207,8 +131,34 @@ class Manager:
 
     @property
     def ready(self) -> bool:
-        """Whether every informer has loaded its first list (``/readyz``)."""
-        return self._informers is not None and not self.unsynced()
+        """Whether every informer has loaded its first list and no watch is down (``/readyz``).
+
+        Crossplane's ``/readyz`` has only controller-runtime's ``ping`` check, so it
+        stays ready while the API server is unreachable. crossfn's is stricter: a
+        replica whose caches cannot follow the API server is reported, and
+        ``kubectl get pods`` shows it, without restarting it (only ``/healthz``,
+        which stays ``ok``, drives the liveness probe).
+        """
+        return self._informers is not None and not self.not_ready()
+
+    def not_ready(self) -> list[str]:
+        """Why ``/readyz`` fails, one line each: kinds not listed yet, watches down (with their error)."""
+        informers = self._informers
+        if informers is None:
+            return ["not started"]
+        return [f"not synced: {kind}" for kind in self.unsynced()] + [
+            f"watch down: {line}" for line in informers.problems()
+        ]
+
+    @property
+    def leading(self) -> bool | None:
+        """Whether this replica holds the Lease; ``None`` without leader election."""
+        return None if self._elector is None else self._elector.leading
+
+    @property
+    def reconciling(self) -> bool:
+        """Whether this replica's controllers run (always, without leader election, once started)."""
+        return bool(self._controllers)
 
     def unsynced(self) -> list[str]:
         """The kinds (``apiVersion/kind``) whose informer has not loaded its first list yet."""
@@ -226,7 +176,8 @@ class Manager:
         return self._servers[0].port if self.settings.observability.metrics_address else 0
 
     async def start(self) -> None:
-        """Connect, install CRDs, build the shared pieces, start every controller and the servers."""
+        """Connect, install CRDs, build the shared pieces and the servers; then reconcile, or stand by
+        for the Lease with ``--leader-election`` (informers and probes run on every replica)."""
         s = self.settings
         if self._api is None:
             self._api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
@@ -234,75 +185,213 @@ class Manager:
         if not s.cluster.skip_crds:
             names = await _crds.install(api)
             _log.info("installed or upgraded %d CRDs", len(names))
+        if s.packages.runtime == "Deployment":
+            await self._initialize_packages(api)
         tls = await _functions.load_tls(api, s.functions)
+        self._parts = self._build(api, tls)
+        await self._start_servers()
+        if s.leader_election.enabled:
+            self._start_election(api)
+        else:
+            self.start_controllers()
+        self._started = True
+        _log.info("controller started")
+
+    async def _initialize_packages(self, api: _api.Api) -> None:
+        """What Crossplane's ``core init`` does for function packages: the default runtime config, the CA
+        and the client certificate (fatal when it cannot be done: nothing could call a package)."""
+        s = self.settings
+        try:
+            for attempt in range(3):  # replicas starting together race to create the same Secrets
+                try:
+                    made = await _packages.initialize(
+                        api, s.functions.namespace, service_account=s.packages.service_account,
+                        client_secret=s.functions.tls_client_secret_name,
+                    )  # fmt: skip
+                    break
+                except _api.Conflict:
+                    if attempt == 2:
+                        raise
+        except _api.ApiError as exc:
+            raise errors.InputError(
+                f"cannot initialize function packages in namespace {errors.quote(s.functions.namespace)}: {exc} "
+                "(create the namespace, pass --namespace, or --package-runtime=External)"
+            ) from exc
+        for what in made:
+            _log.info("created %s for function packages", what)
+
+    def _build(self, api: _api.Api, tls: Any) -> _Parts:
+        """The pieces every controller shares, and the informers they read (warm on a standby too)."""
         import prometheus_client  # noqa: PLC0415 -- the registry only the running controller needs
 
+        s = self.settings
         self._registry = prometheus_client.CollectorRegistry()
         fn_metrics = engine.PrometheusMetrics(self._registry)
-        ctl_metrics = _observability.PrometheusControllerMetrics(self._registry)
+        metrics = _observability.PrometheusControllerMetrics(self._registry)
         informers = self._informers = _informer.InformerFactory(api)
+        self._registry.register(
+            _observability.InformerCollector(
+                informers, leading=lambda: self.leading, lease=_leader.LEASE_NAME
+            )
+        )
         recorder = _events.EventRecorder(api)
         schemas = _sources.ApiSchemas(api)
         schemas.watch_crds(informers)
         sources = _sources.api_sources(api, informers, schemas)
         functions_cache = informers.informer(PKG_API_VERSION, "Function")
         revisions_cache = informers.informer(PKG_API_VERSION, "FunctionRevision")
+        for kind in _WARM:
+            informers.informer(*kind)
+        deployments = None
+        if s.packages.runtime == "Deployment":
+            informers.informer(_packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig")
+            deployments = _informer.Informer(api, "apps/v1", "Deployment", namespace=s.functions.namespace)
+            deployments.start()
+        if s.cluster.manage_rbac:
+            informers.informer(*_XRD)
         self._transport = _functions.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
         )
         runner = _functions.build_runner(self._transport, sources, metrics=fn_metrics)
-
-        def make(xrd: dict[str, Any]) -> _composite.CompositeReconciler:
-            return _composite.CompositeReconciler(
-                api, informers, recorder, runner, sources, xrd=xrd, settings=_composite_settings(s.reconcile)
-            )
-
-        workers, rate = s.reconcile.max_concurrent_reconciles, s.reconcile.max_reconciles_per_second
-        self._xr = XrControllers(make, informers, workers=workers, rate=rate, metrics=ctl_metrics)
-        reconcilers: list[tuple[str, _Reconciler]] = [
-            ("defined/compositeresourcedefinition.apiextensions.crossplane.io",
-             _xrd.XrdReconciler(api, informers, recorder, self._xr)),
-            ("revisions/composition.apiextensions.crossplane.io",
-             _revisions.CompositionReconciler(api, informers, recorder)),
-            ("pipeline/compositionrevision.apiextensions.crossplane.io",
-             _revisions.RevisionReconciler(api, informers, recorder)),
-            ("packages/function.pkg.crossplane.io",
-             _functionrevisions.FunctionRevisionKeeper(api, functions_cache, revisions_cache, recorder)),
-        ]  # fmt: skip
-        for name, reconciler in reconcilers:
-            self._start_controller(name, reconciler, metrics=ctl_metrics)
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")
         )
-        await self._start_servers()
-        _log.info("controller started")
-
-    def _start_controller(
-        self, name: str, reconciler: _Reconciler, *, metrics: _controller.ControllerMetrics
-    ) -> None:
-        """A controller for ``reconciler``, fed by the informer handlers it registers itself."""
-        r = self.settings.reconcile
-        controller = _controller.Controller(
-            name,
-            reconciler.reconcile,
-            workers=r.max_concurrent_reconciles,
-            rate=r.max_reconciles_per_second,
-            metrics=metrics,
+        return _Parts(
+            informers, recorder, sources, runner, functions_cache, revisions_cache, deployments, metrics
         )
-        reconciler.watch(controller.enqueue)
-        controller.start()
-        self._controllers.append(controller)
+
+    def start_controllers(self) -> None:
+        """Start every controller (at start, or when this replica becomes the leader)."""
+        assert self._parts is not None and self._api is not None, "the manager has not started"
+        if self._controllers:
+            return
+        s, p, api = self.settings, self._parts, self._api
+        informers, recorder = p.informers, p.recorder
+
+        def make(xrd: dict[str, Any]) -> _composite.CompositeReconciler:
+            return _composite.CompositeReconciler(
+                api,
+                informers,
+                recorder,
+                p.runner,
+                p.sources,
+                xrd=xrd,
+                settings=_composite_settings(s.reconcile),
+            )
+
+        def make_claim(xrd: dict[str, Any]) -> _claims.ClaimReconciler:
+            return _claims.ClaimReconciler(api, informers, recorder, xrd=xrd)
+
+        workers, rate = s.reconcile.max_concurrent_reconciles, s.reconcile.max_reconciles_per_second
+        self._xr = _xrcontrollers.XrControllers(
+            make, informers, workers=workers, rate=rate, metrics=p.metrics, make_claim=make_claim
+        )
+        for name, reconciler in self._reconcilers(api, p):
+            controller = _xrcontrollers.new_controller(
+                name, reconciler.reconcile, workers=workers, rate=rate, metrics=p.metrics
+            )
+            reconciler.watch(controller.enqueue)
+            controller.start()
+            p.metrics.controller_started(name)
+            self._controllers.append(controller)
+
+    def _reconcilers(self, api: _api.Api, p: _Parts) -> list[tuple[str, _xrcontrollers.Watching]]:
+        """The controllers started once, by name (Crossplane's names), each with its reconciler and a
+        recorder whose events name that controller as their source, as Crossplane's do."""
+        s = self.settings
+        assert self._xr is not None
+        xrds = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+        compositions = "revisions/composition.apiextensions.crossplane.io"
+        revisions = "pipeline/compositionrevision.apiextensions.crossplane.io"
+        packages = "packages/function.pkg.crossplane.io"
+        runtimes = "package-runtime/functionrevision.pkg.crossplane.io"
+        rbac = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
+
+        def rec(name: str) -> _events.Recorder:
+            return _events.for_controller(p.recorder, name)
+
+        functions: list[_xrcontrollers.Watching] = [
+            _functionrevisions.FunctionRevisionKeeper(api, p.functions, p.revisions, rec(packages))
+        ]
+        out: list[tuple[str, _xrcontrollers.Watching]] = [
+            (xrds, _xrd.XrdReconciler(api, p.informers, rec(xrds), self._xr)),
+            (compositions, _revisions.CompositionReconciler(api, p.informers, rec(compositions))),
+            (revisions, _revisions.RevisionReconciler(api, p.informers, rec(revisions))),
+        ]
+        if s.packages.runtime == "Deployment":
+            functions.append(
+                _packages.FunctionPackageReconciler(api, p.functions, p.revisions, rec(packages))
+            )
+            runtime = _package_runtime.FunctionRuntimeReconciler(
+                api, p.revisions, p.functions, rec(runtimes), namespace=s.functions.namespace,
+                service_account=s.packages.service_account,
+                configs=p.informers.informer(_packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig"),
+                deployments=p.deployments,
+            )  # fmt: skip
+            out.append((runtimes, runtime))
+        out.append((packages, _xrcontrollers.Together(functions)))
+        if s.cluster.manage_rbac:
+            out.append((rbac, _rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac))))
+        return out
+
+    async def stop_controllers(self, grace: float = _xrcontrollers.STOP_GRACE_SECONDS) -> None:
+        """Stop taking work and finish the reconciles in flight (``grace`` seconds at most)."""
+        controllers, self._controllers = self._controllers, []
+        await asyncio.gather(*(c.stop(grace) for c in controllers))
+        if self._parts is not None:
+            for c in controllers:
+                self._parts.metrics.controller_stopped(c.name)
+        if self._xr is not None:
+            await self._xr.stop_all()
+
+    def _start_election(self, api: _api.Api) -> None:
+        le = self.settings.leader_election
+        self._elector = _leader.LeaderElector(
+            api, namespace=_leader.lease_namespace(self.settings.functions.namespace),
+            identity=_leader.default_identity(), lease_duration=le.lease_duration,
+            renew_deadline=le.renew_deadline, retry_period=le.retry_period,
+        )  # fmt: skip
+        _log.info("waiting to lead", extra={"identity": self._elector.identity})
+        self._leading = asyncio.create_task(self._elector.run(self._lead), name="leader-election")
+
+    async def _lead(self) -> None:
+        """Reconcile while leading: until cancelled, then drain (at once when leadership was lost)."""
+        self.start_controllers()
+        try:
+            await asyncio.Future()
+        finally:
+            # Stopping on SIGTERM drains before the Lease is released; a lost Lease may already be
+            # another replica's, so its reconciles are cancelled at once (controller-runtime exits).
+            await self.stop_controllers(_xrcontrollers.STOP_GRACE_SECONDS if self._stopping else 0.0)
+
+    async def wait_lost(self) -> None:
+        """Return when leadership ended without :meth:`stop` (never, without leader election)."""
+        if self._leading is None:
+            await asyncio.Future()
+            return
+        await asyncio.wait({self._leading})
 
     async def _start_servers(self) -> None:
         o = self.settings.observability
         if o.metrics_address:
             self._servers.append(
-                _observability.ProbeServer(o.metrics_address, metrics=self._metrics_text, probes=False)
+                _observability.ProbeServer(
+                    o.metrics_address, flag="--metrics-address", metrics=self._metrics_text, probes=False
+                )
             )
         if o.health_address:
-            self._servers.append(_observability.ProbeServer(o.health_address, ready=lambda: self.ready))
+            self._servers.append(
+                _observability.ProbeServer(o.health_address, ready=self.not_ready, detail=self._detail)
+            )
         for server in self._servers:
             await server.start()
+
+    def _detail(self) -> str:
+        """The ``/readyz`` line that says what this replica does."""
+        leading = self.leading
+        if leading is None:
+            return "leader election: off"
+        return "leader election: leading" if leading else "leader election: standing by"
 
     def _metrics_text(self) -> bytes:
         import prometheus_client  # noqa: PLC0415 -- loaded by start() already
@@ -325,18 +414,27 @@ class Manager:
             await self._informers.informer(av, kind).wait_synced()
 
     async def stop(self) -> None:
-        """Stop taking work, finish in-flight reconciles, then release everything, in reverse order."""
-        _log.info("stopping: finishing reconciles in flight")
-        await asyncio.gather(*(c.stop(STOP_GRACE_SECONDS) for c in self._controllers))
-        self._controllers = []
-        if self._xr is not None:
-            await self._xr.stop_all()
+        """Stop taking work, finish in-flight reconciles, then release everything, in reverse order.
+
+        After a start that failed, it only releases what was built, and says nothing of a drain.
+        """
+        started = self._started
+        if started:
+            _log.info("stopping: finishing reconciles in flight")
+        self._stopping = True
+        if self._leading is not None:
+            self._leading.cancel()  # drains, then releases the Lease
+            await asyncio.gather(self._leading, return_exceptions=True)
+            self._leading = None
+        await self.stop_controllers()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)
         self._tasks = []
         if self._informers is not None:
             await self._informers.stop()
+        if self._parts is not None and self._parts.deployments is not None:
+            await self._parts.deployments.stop()
         if self._transport is not None:
             await self._transport.aclose()
         for server in self._servers:
@@ -345,7 +443,32 @@ class Manager:
         if self._given_api is None and isinstance(self._api, _kube.KubeApi):
             await self._api.close()
             self._api = None
-        _log.info("controller stopped")
+        if started:
+            _log.info("controller stopped")
+        self._started = False
+
+
+_XRD = ("apiextensions.crossplane.io/v1", "CompositeResourceDefinition")
+_WARM = (
+    _XRD,
+    ("apiextensions.crossplane.io/v1", "Composition"),
+    ("apiextensions.crossplane.io/v1", "CompositionRevision"),
+)
+"""Kinds the controllers read, listed and watched before leading so a new leader starts warm."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Parts:
+    """What :meth:`Manager.start` builds once and the controllers share."""
+
+    informers: _informer.InformerFactory
+    recorder: _events.EventRecorder
+    sources: engine.Sources
+    runner: engine.FunctionRunner
+    functions: _informer.Informer
+    revisions: _informer.Informer
+    deployments: _informer.Informer | None
+    metrics: _observability.PrometheusControllerMetrics
 
 
 def _composite_settings(r: _settings.ReconcileSettings) -> _composite.CompositeSettings:
@@ -354,19 +477,36 @@ def _composite_settings(r: _settings.ReconcileSettings) -> _composite.CompositeS
     )
 
 
+class LeadershipLost(errors.CrossfnError):
+    """This replica stopped leading without being asked to: it exits, as controller-runtime does."""
+
+
 async def run(settings: _settings.Settings) -> None:
-    """Run the controller until SIGTERM or SIGINT, then drain and return (``crossfn controller run``)."""
+    """Run the controller until SIGTERM or SIGINT, then drain and return (``crossfn controller run``).
+
+    With leader election, losing the Lease (not renewed within the renew
+    deadline) stops the controllers at once and raises :class:`LeadershipLost`
+    after shutdown, so the process exits non-zero and is restarted as a standby.
+    """
     _observability.configure_logging(settings.observability.log_format, debug=settings.observability.debug)
     stop = asyncio.Event()
     loop = asyncio.get_running_loop()
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
     manager = Manager(settings)
+    lost = False
     try:
         await manager.start()
-        await stop.wait()
+        signalled = asyncio.ensure_future(stop.wait())
+        ended = asyncio.ensure_future(manager.wait_lost())
+        await asyncio.wait({signalled, ended}, return_when=asyncio.FIRST_COMPLETED)
+        lost = not stop.is_set()
+        for waiter in (signalled, ended):
+            waiter.cancel()
     finally:
         with contextlib.suppress(NotImplementedError):
             for sig in (signal.SIGTERM, signal.SIGINT):
                 loop.remove_signal_handler(sig)
         await manager.stop()
+    if lost:
+        raise LeadershipLost("leader election lost: the Lease was not renewed within the renew deadline")

@@ -438,6 +438,8 @@ class FunctionRuntimeReconciler:
         if sa is None:
             raise _Failed(
                 f'cannot get Crossplane service account: serviceaccounts "{self._service_account}" not found'
+                f" (create ServiceAccount {self._service_account} in namespace {self._namespace}, "
+                "or pass --service-account NAME of one that exists)"
             )
         return drc, list(sa.get("imagePullSecrets") or [])
 

@@ -42,9 +42,11 @@ from crossfn.controller import _api, _conditions, _controller, _events, _informe
 
 __all__ = [
     "COMPOSITION_API_VERSION",
+    "COMPOSITION_CONTROLLER_NAME",
     "FUNCTION_REVISION_API_VERSION",
     "LABEL_COMPOSITION_HASH",
     "LABEL_COMPOSITION_NAME",
+    "REVISION_CONTROLLER_NAME",
     "VALID_PIPELINE_MESSAGE",
     "CompositionReconciler",
     "RevisionReconciler",
@@ -60,6 +62,10 @@ FUNCTION_REVISION_API_VERSION = "pkg.crossplane.io/v1"
 LABEL_COMPOSITION_NAME = "crossplane.io/composition-name"
 LABEL_COMPOSITION_HASH = "crossplane.io/composition-hash"
 LABEL_PACKAGE = "pkg.crossplane.io/package"
+COMPOSITION_CONTROLLER_NAME = "revisions/composition.apiextensions.crossplane.io"
+"""Crossplane's name of the controller :class:`CompositionReconciler` is (§3.1): also its events' source."""
+REVISION_CONTROLLER_NAME = "revision/compositionrevision.apiextensions.crossplane.io"
+"""Crossplane's name of the controller :class:`RevisionReconciler` is (§3.6): also its events' source."""
 VALID_PIPELINE_MESSAGE = "All functions have required composition capability"
 """The Normal ``CheckCapabilities`` event of a revision whose functions all compose."""
 

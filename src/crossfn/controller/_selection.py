@@ -34,8 +34,12 @@ __all__ = [
     "LABEL_COMPOSITION_NAME",
     "REVISION",
     "Fields",
+    "NoRevision",
     "Reader",
     "SelectionEvent",
+    "check_composition_fields",
+    "check_selection_fields",
+    "describe",
     "latest_revision",
     "select_composition",
     "select_revision",
@@ -44,6 +48,15 @@ __all__ = [
 COMPOSITION = ("apiextensions.crossplane.io/v1", "Composition")
 REVISION = ("apiextensions.crossplane.io/v1", "CompositionRevision")
 LABEL_COMPOSITION_NAME = "crossplane.io/composition-name"
+
+
+class NoRevision(errors.CrossfnError):
+    """The Composition has no revision the XR may use, which is usually a moment's race.
+
+    A Composition applied together with its XR has no revision until the
+    revision controller makes one; the XR controller's revision watch
+    reconciles the XR again as soon as it appears.
+    """
 
 
 @dataclasses.dataclass(frozen=True)
@@ -89,6 +102,76 @@ class Fields:
     def update_policy(self, xr: Mapping[str, Any]) -> str:
         """``Automatic`` or ``Manual``; unset reads Automatic, the CRD's default."""
         return str(self.peek(xr).get("compositionUpdatePolicy") or "Automatic")
+
+
+def describe(value: object) -> str:
+    """What a wrongly typed field holds, for messages: ``a string``, ``a list``, ``5``."""
+    if isinstance(value, Mapping):
+        return "an object"
+    if isinstance(value, list | tuple):
+        return "a list"
+    if isinstance(value, str):
+        return "a string"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    return type(value).__name__
+
+
+def _object(value: object, where: str) -> Mapping[str, Any]:
+    """``value`` when it is an object or unset (``{}``); else a user's mistake naming the field."""
+    if value is None:
+        return {}
+    if not isinstance(value, Mapping):
+        raise errors.InputError(f"{where} must be an object, not {describe(value)}")
+    return value
+
+
+def _machinery(xr: Mapping[str, Any], fields: Fields) -> tuple[Mapping[str, Any], str]:
+    spec = _object(xr.get("spec"), "spec")
+    if fields.legacy:
+        return spec, "spec"
+    return _object(spec.get("crossplane"), "spec.crossplane"), "spec.crossplane"
+
+
+def check_selection_fields(xr: Mapping[str, Any], fields: Fields) -> None:
+    """Refuse wrongly typed selection fields, naming the field, before any is read or written.
+
+    The CRDs crossfn makes type these fields, so the API server refuses
+    such XRs; an XR kind whose CRD came from elsewhere may still hold them,
+    and a field read wrongly (``compositionRef: 5`` read as unset) would pick
+    another Composition silently.
+    """
+    machinery, at = _machinery(xr, fields)
+    for field in ("compositionRef", "compositionRevisionRef"):
+        name = _object(machinery.get(field), f"{at}.{field}").get("name")
+        if name is not None and not isinstance(name, str):
+            raise errors.InputError(f"{at}.{field}.name must be a string, not {describe(name)}")
+    for field in ("compositionSelector", "compositionRevisionSelector"):
+        where = f"{at}.{field}.matchLabels"
+        labels = _object(_object(machinery.get(field), f"{at}.{field}").get("matchLabels"), where)
+        for key, value in labels.items():
+            if not isinstance(value, str):
+                raise errors.InputError(f"{where}.{key} must be a string, not {describe(value)}")
+    policy = machinery.get("compositionUpdatePolicy")
+    if policy is not None and policy not in ("Automatic", "Manual"):
+        shown = errors.quote(policy) if isinstance(policy, str) else describe(policy)
+        raise errors.InputError(f"{at}.compositionUpdatePolicy must be Automatic or Manual, not {shown}")
+
+
+def check_composition_fields(xr: Mapping[str, Any], fields: Fields) -> None:
+    """Refuse a wrongly typed ``resourceRefs`` (and a legacy XR's Secret and claim refs), naming the field."""
+    machinery, at = _machinery(xr, fields)
+    refs = machinery.get("resourceRefs")
+    if refs is not None:
+        if not isinstance(refs, list):
+            raise errors.InputError(f"{at}.resourceRefs must be a list, not {describe(refs)}")
+        for i, ref in enumerate(refs):
+            _object(ref, f"{at}.resourceRefs[{i}]")
+    if fields.legacy:
+        for field in ("writeConnectionSecretToRef", "claimRef"):
+            _object(machinery.get(field), f"{at}.{field}")
 
 
 class Reader:
@@ -216,7 +299,7 @@ async def select_revision(
         raise errors.CrossfnError(f"cannot fetch composition revision: cannot list CompositionRevisions: {exc}") from exc
     latest = latest_revision(composition, revisions)
     if latest is None:
-        raise errors.CrossfnError("no compatible CompositionRevisions found")
+        raise NoRevision("no compatible CompositionRevisions found")
     latest_name = str(latest["metadata"]["name"])
     if current == latest_name:
         return latest, []

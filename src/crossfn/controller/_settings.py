@@ -16,7 +16,9 @@ from typing import Literal
 __all__ = [
     "ClusterSettings",
     "FunctionSettings",
+    "LeaderElectionSettings",
     "ObservabilitySettings",
+    "PackageSettings",
     "ReconcileSettings",
     "Settings",
 ]
@@ -37,6 +39,12 @@ class ClusterSettings:
     """Do not install or upgrade crossfn's Crossplane CRDs at start. Off by default so
     that ``crossfn controller run`` alone is enough; set it where Crossplane's own
     CRDs are installed by Helm, or where the controller's RBAC cannot write CRDs."""
+
+    manage_rbac: bool = False
+    """Keep the RBAC manager's four ClusterRoles per XRD (§7.1), which let the controller
+    (and users) use an XRD's kinds. Off by default: it needs ``escalate`` on
+    ClusterRoles (``deploy/optional/rbac-manager.yaml``); Crossplane's own RBAC manager
+    does the same where it runs."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -77,8 +85,9 @@ class FunctionSettings:
     always uses mTLS; insecure suits local functions and test clusters."""
 
     namespace: str = "crossplane-system"
-    """The namespace of the client certificate Secret (Crossplane's ``--namespace``,
-    env ``POD_NAMESPACE``)."""
+    """The controller's namespace (Crossplane's ``--namespace``, env ``POD_NAMESPACE``):
+    where the client certificate Secret, the CA, function package Deployments and
+    (outside a pod) the leader election Lease live."""
 
     tls_client_secret_name: str = "crossplane-tls-client"
     """The Secret holding ``tls.crt``, ``tls.key`` and ``ca.crt``: the client
@@ -94,6 +103,42 @@ class FunctionSettings:
     """Seconds one RunFunction call may take before it fails with DeadlineExceeded.
     Crossplane bounds calls by its reconcile's deadline; a minute leaves room for
     the other steps."""
+
+
+@dataclasses.dataclass(frozen=True)
+class PackageSettings:
+    """How Functions that are packages (not built-in, not annotated) are run (§5)."""
+
+    runtime: Literal["Deployment", "External"] = "Deployment"
+    """``Deployment``: crossfn runs each package's active FunctionRevision as a Deployment,
+    a Service and TLS Secrets in ``FunctionSettings.namespace``, as Crossplane's package
+    manager does (Crossplane's ``--package-runtime``, env ``PACKAGE_RUNTIME``, default
+    ``Deployment``). ``External``: leave package Functions to Crossplane's package
+    manager running in the same cluster."""
+
+    service_account: str = "crossplane"
+    """The controller's ServiceAccount: its ``imagePullSecrets`` are given to function
+    Deployments, and the client certificate names it (Crossplane's ``--service-account``,
+    env ``POD_SERVICE_ACCOUNT``)."""
+
+
+@dataclasses.dataclass(frozen=True)
+class LeaderElectionSettings:
+    """One leader among replicas, on the Lease ``crossplane-leader-election-core`` (§6)."""
+
+    enabled: bool = False
+    """Reconcile only while holding the Lease (Crossplane's ``--leader-election``, env
+    ``LEADER_ELECTION``, off by default; the Deployment in ``deploy/`` turns it on). Off,
+    two replicas would both reconcile."""
+
+    lease_duration: float = 60.0
+    """Seconds a standby waits after the Lease last changed before taking over (Crossplane: 60 s)."""
+
+    renew_deadline: float = 50.0
+    """Seconds the leader keeps trying to renew before it stops leading (Crossplane: 50 s)."""
+
+    retry_period: float = 2.0
+    """Seconds between attempts to acquire or renew (Crossplane: 2 s)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -122,4 +167,6 @@ class Settings:
     cluster: ClusterSettings = dataclasses.field(default_factory=ClusterSettings)
     reconcile: ReconcileSettings = dataclasses.field(default_factory=ReconcileSettings)
     functions: FunctionSettings = dataclasses.field(default_factory=FunctionSettings)
+    packages: PackageSettings = dataclasses.field(default_factory=PackageSettings)
+    leader_election: LeaderElectionSettings = dataclasses.field(default_factory=LeaderElectionSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)

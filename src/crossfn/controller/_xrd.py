@@ -2,24 +2,30 @@
 
 Crossplane runs two controllers on every XRD (§1 and §2.1 of the controllers
 spec): *defined* generates the XR's CRD and starts the XR controller;
-*offered* generates the claim's CRD of a legacy XRD with ``spec.claimNames``.
-:class:`XrdReconciler` does both in one reconcile, in Crossplane's order, with
-Crossplane's finalizers, conditions, events and texts; what differs between the
-two is one :class:`_Role` value, so the flow is written once.
+*offered* generates the claim's CRD of a legacy XRD with ``spec.claimNames``
+and starts the claim controller. :class:`XrdReconciler` does both in one
+reconcile, in Crossplane's order, with Crossplane's finalizers, conditions,
+events and texts; what differs between the two is one :class:`_Role` value, so
+the flow is written once. The injected :class:`XrControllers` starts and stops
+the XR controller and, for an XRD that offers a claim, the claim controller.
 
 Reconcile, in order: render the CRD(s) with :mod:`crossfn.schemas.xrd` (before
 the deletion check, as Crossplane); on deletion, delete the claims, then the
 XRs, stop the XR controller, delete the CRDs and drop the finalizers;
-otherwise add the finalizers, server-side apply each CRD (controlled by the
-XRD), wait until it is Established, (re)start the XR controller through the
-injected :class:`XrControllers`, and set ``Established`` (and ``Offered``).
+otherwise refuse an XRD that cannot be served as written
+(:func:`crossfn.schemas.xrd.check_xrd`: not exactly one referenceable version,
+a spec schema that is not an object), add the finalizers, server-side apply
+each CRD (controlled by the XRD), wait until it is Established, (re)start the
+XR controller through the injected :class:`XrControllers`, and set
+``Established`` (and ``Offered``).
 
-Every failure (a schema that does not render, a CRD the API server rejects, a
-CRD owned by someone else, an XR controller that does not start) becomes a
-Warning event and ``Synced=False/ReconcileError`` with the error text on the
-XRD, and is raised so that the controller requeues with backoff: a bad XRD
-never stops the controller and never affects another XRD. crossfn has no claim
-reconciler; ``Offered`` says that the claim kind is served.
+Every failure (a schema that does not parse or cannot be served, a CRD the API
+server rejects or whose names it refuses, a CRD owned by someone else, an XR
+controller that does not start) becomes a Warning event and
+``Synced=False/ReconcileError`` on the XRD, naming the field or condition at
+fault, and is raised so that the queue backs off (1 s doubling to 30 s): a bad
+XRD never stops the controller nor affects another XRD. Waiting (for a CRD to
+be established, for XRs to be deleted) requeues after 1, 2, 4 ... 30 s.
 
 The XRD itself is read from the API server, not from the informer cache: the
 finalizer update and the status patch then build on its latest version. The
@@ -39,6 +45,7 @@ from crossfn.controller import _api, _conditions, _controller, _crds, _events, _
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
+    "CONTROLLER_NAME",
     "CRD_API_VERSION",
     "FINALIZER_DEFINED",
     "FINALIZER_OFFERED",
@@ -59,8 +66,14 @@ FINALIZER_DEFINED = "defined.apiextensions.crossplane.io"
 FINALIZER_OFFERED = "offered.apiextensions.crossplane.io"
 FIELD_MANAGER = _crds.FIELD_MANAGER
 
+CONTROLLER_NAME = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+"""Crossplane's name of this controller (§1.1): the manager's name for it and its events' source."""
+
 WAIT_SECONDS = 1.0
-"""Requeue while a CRD is being established or XRs are being deleted; the CRD watch also requeues."""
+"""The first requeue while a CRD is being established or XRs are being deleted; each next one doubles,"""
+WAIT_MAX_SECONDS = 30.0
+"""up to this. (The CRD watch also requeues when a CRD changes, e.g. becomes Established.)"""
+_MAX_DOUBLINGS = 10
 
 
 class XrControllers(Protocol):
@@ -186,6 +199,7 @@ class XrdReconciler:
         self._recorder = recorder
         self._xr = xr_controllers
         self._clock = clock
+        self._waits: dict[str, int] = {}
 
     def watch(self, enqueue: Callable[[str], None]) -> None:
         """Enqueue an XRD when it changes, and when a CRD it controls changes (e.g. becomes Established)."""
@@ -209,17 +223,31 @@ class XrdReconciler:
         _, name = _controller.split_key(key)
         xrd = await self._api.get(XRD_API_VERSION, XRD_KIND, name)
         if xrd is None:
+            self._waits.pop(name, None)
             await self._xr.stop(name)
             return _controller.Result()
         original = copy.deepcopy(xrd.get("status") or {})
+        waiting = False
         try:
-            return await self._reconcile(xrd, original)
+            waiting = await self._reconcile(xrd, original)
         except _Failure as failure:
             await self._recorder.event(xrd, "Warning", failure.reason, str(failure))
             await self._write_status(name, xrd, original, synced_error=str(failure))
             raise
+        finally:
+            if not waiting:  # Done or failed (the queue's backoff takes over): the next wait starts at 1 s.
+                self._waits.pop(name, None)
+        return self._wait(name) if waiting else _controller.Result()
 
-    async def _reconcile(self, xrd: dict[str, Any], original: Mapping[str, Any]) -> _controller.Result:
+    def _wait(self, name: str) -> _controller.Result:
+        """Requeue a waiting XRD after 1 s, then 2, 4, ... up to 30 s: Crossplane's rate-limited requeue."""
+        attempt = self._waits.get(name, 0)
+        self._waits[name] = attempt + 1
+        delay = WAIT_SECONDS * 2 ** min(attempt, _MAX_DOUBLINGS)
+        return _controller.Result(requeue_after=min(WAIT_MAX_SECONDS, delay))
+
+    async def _reconcile(self, xrd: dict[str, Any], original: Mapping[str, Any]) -> bool:
+        """One pass of the flow; return True when it must wait (and be requeued), False when done."""
         crds: dict[str, dict[str, Any]] = {}
         for role in (_DEFINED, _OFFERED) if _offers_claim(xrd) else (_DEFINED,):
             try:
@@ -230,13 +258,18 @@ class XrdReconciler:
                 crds[role.noun] = crd
         if (xrd.get("metadata") or {}).get("deletionTimestamp"):
             return await self._delete(xrd, crds, original)
+        try:
+            # After the deletion check: an XRD refused here can still be deleted.
+            xrd_schemas.check_xrd(xrd)
+        except errors.InputError as e:
+            raise _Failure("RenderCRD", f"cannot render {_DEFINED.noun} CustomResourceDefinition: {e}") from e
         roles = [r for r in (_DEFINED, _OFFERED) if r.noun in crds]
         for role in roles:
             xrd = await self._add_finalizer(xrd, role)
         observed = _conditions.get_condition(xrd, "Established")
         for role in roles:
             if not await self._apply_crd(xrd, role, crds[role.noun]):
-                return _controller.Result(requeue_after=WAIT_SECONDS)
+                return True
         await self._start(xrd, observed)
         for role in roles:
             api_version, kind = role.type_of(xrd)
@@ -248,7 +281,7 @@ class XrdReconciler:
                 xrd, _conditions.condition(xrd, role.condition, "True", role.ready_reason, now=self._clock())
             )
         await self._write_status(xrd["metadata"]["name"], xrd, original)
-        return _controller.Result()
+        return False
 
     async def _add_finalizer(self, xrd: dict[str, Any], role: _Role) -> dict[str, Any]:
         """Add the role's finalizer with a full update (a conflict requeues), as Crossplane's APIFinalizer."""
@@ -264,7 +297,11 @@ class XrdReconciler:
             raise _Failure(role.establish_event, f"cannot add {role.noun} finalizer: {e}") from e
 
     async def _apply_crd(self, xrd: dict[str, Any], role: _Role, crd: dict[str, Any]) -> bool:
-        """Apply the role's CRD, controlled by the XRD; return whether it is Established."""
+        """Apply the role's CRD, controlled by the XRD; return whether it is Established.
+
+        A CRD whose names the API server refuses will never be: that is a
+        failure naming the CRD's conditions, not a wait.
+        """
         name = crd["metadata"]["name"]
         prefix = f"cannot apply rendered {role.noun} CustomResourceDefinition"
         existing = await self._api.get(CRD_API_VERSION, CRD_KIND, name)
@@ -285,6 +322,12 @@ class XrdReconciler:
             )
         if _crds.is_established(applied):
             return True
+        refused = _crds.refusal(applied)
+        if refused:
+            raise _Failure(
+                role.establish_event,
+                f"cannot establish {role.noun} CustomResourceDefinition {errors.quote(name)}: {refused}",
+            )
         await self._recorder.event(
             xrd,
             "Normal",
@@ -316,7 +359,7 @@ class XrdReconciler:
 
     async def _delete(
         self, xrd: dict[str, Any], crds: Mapping[str, dict[str, Any]], original: Mapping[str, Any]
-    ) -> _controller.Result:
+    ) -> bool:
         """Delete claims, then XRs, then the CRDs; drop each finalizer when its part is gone (§1.4, §2.1)."""
         finalizers = (xrd.get("metadata") or {}).get("finalizers") or ()
         for role in (_OFFERED, _DEFINED):
@@ -331,11 +374,11 @@ class XrdReconciler:
             await self._write_status(xrd["metadata"]["name"], xrd, original)
             crd = crds.get(role.noun)
             if crd is not None and not await self._delete_crd(xrd, role, crd["metadata"]["name"]):
-                return _controller.Result(requeue_after=WAIT_SECONDS)
+                return True
             if role.controls_xr:
                 await self._xr.stop(xrd["metadata"]["name"])
             xrd = await self._remove_finalizer(xrd, role)
-        return _controller.Result()
+        return False
 
     async def _delete_crd(self, xrd: dict[str, Any], role: _Role, name: str) -> bool:
         """Delete the role's objects, then its CRD; return True once the CRD is gone (or not ours)."""

@@ -36,8 +36,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
+from crossfn.schemas import _xrd_checks
 
-__all__ = ["claim_crd_from_xrd", "crd_from_xrd", "scope_of", "version_schema"]
+__all__ = ["check_xrd", "claim_crd_from_xrd", "crd_from_xrd", "scope_of", "version_schema"]
 
 _XRD_GROUP = "apiextensions.crossplane.io"
 _NAME_MAX_LENGTH = 63
@@ -61,8 +62,10 @@ def scope_of(xrd: Mapping[str, Any]) -> str:
 def crd_from_xrd(xrd: Mapping[str, Any]) -> dict[str, Any]:
     """Generate the XR's CRD from an XRD, as Crossplane's XRD controller does.
 
-    Raises :class:`~crossfn.errors.InputError` when the object is not an XRD
-    or lacks ``spec.group``, ``spec.names.kind`` or ``spec.versions``.
+    Raises :class:`~crossfn.errors.InputError` when the object is not an XRD,
+    lacks ``spec.group``, ``spec.names.kind`` or ``spec.versions``, or has a
+    version schema that does not parse (``cannot parse validation schema:
+    <field>: ...``, where Crossplane fails the same way).
     """
     spec = _check_xrd(xrd)
     scope = scope_of(xrd)
@@ -158,12 +161,51 @@ def _check_xrd(xrd: Mapping[str, Any]) -> Mapping[str, Any]:
     ):
         if not ok:
             raise errors.InputError(f"cannot convert XRD {errors.quote(str(name))}: {field}: Required value")
+    problems: list[str] = []
     for i, v in enumerate(spec["versions"]):
         if not isinstance(v, Mapping) or not isinstance(v.get("name"), str):
             raise errors.InputError(
                 f"cannot convert XRD {errors.quote(str(name))}: spec.versions[{i}].name: Required value"
             )
+        wrapper = v.get("schema")
+        if isinstance(wrapper, Mapping):
+            path = f"spec.versions[{i}].schema.openAPIV3Schema"
+            problems.extend(_xrd_checks.schema_errors(wrapper.get("openAPIV3Schema"), path))
+        elif wrapper is not None:
+            problems.extend(_xrd_checks.schema_errors(wrapper, f"spec.versions[{i}].schema", "an object"))
+    if problems:
+        # Crossplane's words for a schema it cannot unmarshal, then which field and why.
+        raise errors.InputError(
+            f"cannot convert XRD {errors.quote(str(name))}: cannot parse validation schema: {_join(problems)}"
+        )
     return spec
+
+
+def check_xrd(xrd: Mapping[str, Any]) -> None:
+    """Refuse an XRD the controller cannot serve as written, naming each field at fault.
+
+    On top of what :func:`crd_from_xrd` refuses (missing fields, a schema that
+    does not parse): not exactly one referenceable version, a repeated version
+    name, or an XR, ``spec`` or ``status`` schema whose ``type`` is not
+    ``object`` (which Crossplane would silently replace). Raises
+    :class:`~crossfn.errors.InputError` ``cannot convert XRD "<name>": <field>:
+    <problem>[; ...]``. Render does not call this: it keeps Crossplane's leniency.
+    """
+    spec = _check_xrd(xrd)
+    problems = _xrd_checks.definition_errors(spec)
+    if problems:
+        name = str(_mapping(xrd.get("metadata")).get("name", ""))
+        raise errors.InputError(f"cannot convert XRD {errors.quote(name)}: {_join(problems)}")
+
+
+_MAX_PROBLEMS = 5
+
+
+def _join(problems: list[str]) -> str:
+    """Problems as one line; past five, only how many more there are."""
+    shown = "; ".join(problems[:_MAX_PROBLEMS])
+    more = len(problems) - _MAX_PROBLEMS
+    return f"{shown}; and {more} more" if more > 0 else shown
 
 
 def _mapping(value: Any) -> Mapping[str, Any]:

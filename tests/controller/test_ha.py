@@ -1,0 +1,261 @@
+"""High availability: two ``crossfn controller run --leader-election`` processes against one API server.
+
+Each test starts real controller processes (as two replicas of ``deploy/``'s
+Deployment would run) with short Lease timings, and watches them only from
+outside: ``/readyz`` says which one leads, ``/metrics`` proves the standby
+reconciles nothing, and the API server shows that no XR is lost and no
+composed resource is made twice when the leader is killed (SIGKILL, no
+release) or the API server goes away under it.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import signal
+import sys
+import time
+import urllib.error
+import urllib.request
+from collections.abc import AsyncIterator
+from typing import Any
+
+import pytest
+
+from crossfn.controller import _api, _leader
+from crossfn.controller import envtest as envtest_module
+
+from .e2e_support import (
+    AUTO_READY_PACKAGE,
+    COMPOSED_NAMESPACE,
+    CONTROLLER_NAMESPACE,
+    FLAVOURS,
+    PAT_PACKAGE,
+    WIDGET_API,
+    WIDGET_CRD,
+    Process,
+    condition,
+    free_port,
+    function,
+    namespace,
+    wait_for,
+)
+
+pytestmark = pytest.mark.cluster
+
+LEASE, RENEW, RETRY = 4.0, 3.0, 0.5
+"""Short Lease timings (the flags accept any): a dead leader is replaced within LEASE + RETRY."""
+XRS = 12
+FLAVOUR = FLAVOURS[0]
+
+
+def _http(url: str) -> tuple[int, str]:
+    try:
+        with urllib.request.urlopen(url, timeout=2) as r:
+            return r.status, r.read().decode()
+    except urllib.error.HTTPError as exc:
+        return exc.code, exc.read().decode()
+    except OSError:
+        return 0, ""
+
+
+class Replica:
+    """One ``crossfn controller run --leader-election`` process and its probe and metrics ports."""
+
+    def __init__(self, env: envtest_module.Environment, name: str) -> None:
+        self.name = name
+        self.health, self.metrics_port = free_port(), free_port()
+        self.process = Process(
+            [
+                sys.executable, "-m", "crossfn", "controller", "run", "--kubeconfig", env.kubeconfig,
+                "--insecure-functions", "--leader-election",
+                f"--leader-election-lease-duration={LEASE:g}s", f"--leader-election-renew-deadline={RENEW:g}s",
+                f"--leader-election-retry-period={RETRY:g}s",
+                "--health-address", f"127.0.0.1:{self.health}", "--metrics-address", f"127.0.0.1:{self.metrics_port}",
+            ],
+            env={"POD_NAMESPACE": CONTROLLER_NAMESPACE},
+        )  # fmt: skip
+
+    async def readyz(self) -> tuple[int, str]:
+        return await asyncio.to_thread(_http, f"http://127.0.0.1:{self.health}/readyz")
+
+    async def metrics(self) -> str:
+        return (await asyncio.to_thread(_http, f"http://127.0.0.1:{self.metrics_port}/metrics"))[1]
+
+    async def state(self) -> str:
+        """``leading``, ``standing by``, or ``""`` while not ready (or gone)."""
+        status, body = await self.readyz()
+        if status != 200:
+            return ""
+        return "leading" if "leader election: leading" in body else "standing by"
+
+    async def wait_state(self, want: str, timeout: float) -> float:
+        """Seconds until this replica reports ``want``."""
+        began = time.monotonic()
+
+        async def check() -> bool:
+            assert self.process.proc.poll() is None, f"{self.name} exited: {''.join(self.process.lines[-5:])}"
+            return await self.state() == want
+
+        await wait_for(check, timeout=timeout, what=f"{self.name} {want}")
+        return time.monotonic() - began
+
+    async def reconciles(self) -> float:
+        """Reconciles this replica has run (``controller_runtime_reconcile_total`` summed)."""
+        total = 0.0
+        for line in (await self.metrics()).splitlines():
+            if line.startswith("controller_runtime_reconcile_total{"):
+                total += float(line.rsplit(" ", 1)[1])
+        return total
+
+    def kill(self) -> None:
+        self.process.proc.send_signal(signal.SIGKILL)
+        self.process.stop()
+
+    def stop(self) -> int:
+        return self.process.stop(40)
+
+
+@pytest.fixture
+async def cluster(
+    controller_manager: envtest_module.Environment, crossplane_crds: list[str], kube: Any
+) -> AsyncIterator[envtest_module.Environment]:
+    """The Widget kind, namespaces and built-in Functions; Lease left by an earlier test removed."""
+    for obj in (WIDGET_CRD, namespace(COMPOSED_NAMESPACE), namespace(FLAVOUR.xr_namespace),
+                namespace(CONTROLLER_NAMESPACE)):  # fmt: skip
+        await kube.apply(obj, field_manager="e2e")
+    for name, package in (
+        ("function-patch-and-transform", PAT_PACKAGE),
+        ("function-auto-ready", AUTO_READY_PACKAGE),
+    ):
+        await kube.apply(function(name, package), field_manager="e2e", force=True)
+    await _delete_lease(kube)
+    yield controller_manager
+    await _delete_lease(kube)
+
+
+async def _delete_lease(kube: Any) -> None:
+    with contextlib.suppress(_api.NotFound):
+        await kube.delete(_leader.LEASE_API_VERSION, "Lease", _leader.LEASE_NAME, CONTROLLER_NAMESPACE)
+
+
+async def _establish(kube: Any, composition: str) -> None:
+    await kube.apply(FLAVOUR.xrd(), field_manager="e2e", force=True)
+
+    async def served() -> bool:
+        xrd = await kube.get(
+            "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", FLAVOUR.xrd_name
+        )
+        return condition(xrd, "Established").get("status") == "True"
+
+    await wait_for(served, timeout=30, what="the XRD Established")
+    await kube.apply(FLAVOUR.composition(composition, ["a"]), field_manager="e2e", force=True)
+
+
+async def _widgets(kube: Any, prefix: str) -> dict[str, int]:
+    """Composed Widgets per XR, for the XRs named ``prefix-*``."""
+    items, _ = await kube.list(WIDGET_API, "Widget", FLAVOUR.xr_namespace)
+    out: dict[str, int] = {}
+    for w in items:
+        xr = (w["metadata"].get("labels") or {}).get("crossplane.io/composite", "")
+        if xr.startswith(prefix):
+            out[xr] = out.get(xr, 0) + 1
+    return out
+
+
+async def _all_composed_once(kube: Any, prefix: str, sizes: str) -> None:
+    """Every XR has exactly one Widget with the XR's current size, and says so in its status."""
+
+    async def done() -> bool:
+        counts = await _widgets(kube, prefix)
+        if len(counts) < XRS:
+            return False
+        assert all(n == 1 for n in counts.values()), f"duplicate composed resources: {counts}"
+        items, _ = await kube.list(WIDGET_API, "Widget", FLAVOUR.xr_namespace)
+        mine = [w for w in items if w["metadata"]["labels"]["crossplane.io/composite"].startswith(prefix)]
+        return all(w["spec"].get("size") == sizes for w in mine)
+
+    await wait_for(done, timeout=60, what=f"{XRS} XRs composed exactly once with size {sizes}")
+    assert len(await _widgets(kube, prefix)) == XRS, "no XR lost"
+
+
+async def test_one_leader_reconciles_and_a_killed_leader_is_replaced(cluster: Any, kube: Any) -> None:
+    """The standby reconciles nothing; SIGKILL of the leader mid-work: takeover within the lease, nothing lost."""
+    a = Replica(cluster, "replica-a")
+    b: Replica | None = None
+    try:
+        await a.wait_state("leading", timeout=60)
+        b = Replica(cluster, "replica-b")
+        await b.wait_state("standing by", timeout=60)
+        await _establish(kube, "e2e-ha")
+        for i in range(XRS):
+            await kube.apply(FLAVOUR.xr(f"ha-{i}", "e2e-ha", "one"), field_manager="e2e", force=True)
+        await _all_composed_once(kube, "ha-", "one")
+        assert await a.reconciles() > 0
+        assert await b.reconciles() == 0, "the standby ran no reconcile while the other led"
+        assert "leader_election_master_status" in await b.metrics()
+
+        # Change every XR and kill the leader while it works through them: no release, no drain.
+        for i in range(XRS):
+            await kube.patch(
+                FLAVOUR.xr_api, "XWidget", f"ha-{i}", FLAVOUR.xr_namespace, {"spec": {"size": "two"}}
+            )
+
+        async def started() -> bool:
+            items, _ = await kube.list(WIDGET_API, "Widget", FLAVOUR.xr_namespace)
+            return any(w["spec"].get("size") == "two" for w in items)
+
+        await wait_for(started, timeout=10, what="the leader to start on the changes")
+        a.kill()
+        took = await b.wait_state("leading", timeout=LEASE * 3)
+        assert took <= LEASE + 2 * RETRY * _leader.JITTER_FACTOR + 1.5, f"took over after {took:.1f}s"
+        await _all_composed_once(kube, "ha-", "two")
+        assert await b.reconciles() > 0, "the new leader reconciles"
+
+        # A replica started again stands by; the leader stopped with SIGTERM hands over at once.
+        a = Replica(cluster, "replica-a2")
+        await a.wait_state("standing by", timeout=60)
+        began = time.monotonic()
+        assert b.stop() == 0, "a clean exit on SIGTERM: " + "".join(b.process.lines[-5:])
+        assert any("released the leader election Lease" in line for line in b.process.lines)
+        b = None
+        await a.wait_state("leading", timeout=LEASE * 3)
+        assert time.monotonic() - began < LEASE, "a released Lease is taken without waiting it out"
+    finally:
+        for i in range(XRS):
+            with contextlib.suppress(_api.ApiError):
+                await kube.delete(FLAVOUR.xr_api, "XWidget", f"ha-{i}", FLAVOUR.xr_namespace)
+        for replica in (a, b):
+            if replica is not None:
+                replica.stop()
+
+
+async def test_api_server_outage_longer_than_the_renew_deadline(cluster: Any, kube: Any) -> None:
+    """The leader cannot renew: it stops and exits non-zero; after the restart a leader finishes the work."""
+    a = Replica(cluster, "replica-a")
+    b: Replica | None = None
+    env: envtest_module.Environment = cluster
+    try:
+        await a.wait_state("leading", timeout=60)
+        b = Replica(cluster, "replica-b")
+        await b.wait_state("standing by", timeout=60)
+        await _establish(kube, "e2e-ha-outage")
+        for i in range(XRS):
+            await kube.apply(
+                FLAVOUR.xr(f"outage-{i}", "e2e-ha-outage", "one"), field_manager="e2e", force=True
+            )
+        await asyncio.to_thread(env.stop_apiserver)
+        await asyncio.sleep(RENEW + 2 * RETRY)
+        code = await asyncio.to_thread(a.process.proc.wait, 30)
+        assert code == 1, "leadership lost: exit non-zero, as controller-runtime"
+        assert any("leader election lost" in line for line in a.process.lines), "".join(a.process.lines[-5:])
+        await asyncio.to_thread(env.start_apiserver)
+        await b.wait_state("leading", timeout=LEASE * 4)
+        await _all_composed_once(kube, "outage-", "one")
+    finally:
+        for i in range(XRS):
+            with contextlib.suppress(_api.ApiError):
+                await kube.delete(FLAVOUR.xr_api, "XWidget", f"outage-{i}", FLAVOUR.xr_namespace)
+        for replica in (a, b):
+            if replica is not None:
+                replica.stop()
