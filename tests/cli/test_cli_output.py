@@ -2,12 +2,15 @@
 
 from __future__ import annotations
 
+import io
 import os
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from crossfn.cli import _output
 
 _ROOT = Path(__file__).parents[2]
 _X = _ROOT / "examples" / "xbucket"
@@ -34,3 +37,11 @@ def test_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:
             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
         )  # fmt: skip
     assert (proc.returncode, proc.stderr) == (1, "crossfn: error: cannot write output: no space left on device\n")
+
+
+def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A real stdout encodes strictly: a lone surrogate is U+FFFD, as Go writes it, not a UnicodeEncodeError."""
+    raw = io.BytesIO()
+    monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", errors="strict"))
+    _output.write("a\ud800b\udcffc\n")
+    assert raw.getvalue() == "a\ufffdb\ufffdc\n".encode()

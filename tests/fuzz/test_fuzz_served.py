@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import base64
 import collections
+import contextlib
 import json
 import os
 import subprocess
@@ -34,6 +35,8 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from crossfn import cli
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
@@ -110,7 +113,7 @@ class _Served:
                 # (a huge error message) must have been a result instead.
                 assert len(payload) > _RECEIVE_LIMIT, exc.details()
         else:
-            fnv1.RunFunctionResponse.FromString(raw)
+            wire.parse(fnv1.RunFunctionResponse, raw)  # as deep as the engine's client accepts
         got = self.health(health_pb2.HealthCheckRequest(), timeout=2)
         assert got.status == health_pb2.HealthCheckResponse.SERVING
         assert self.proc.poll() is None, "the server died"
@@ -163,8 +166,8 @@ def _deep(depth: int) -> Any:
     return value
 
 
-_DEEP = st.integers(1, 90).map(_deep)
-"""Nesting a decoder accepts (protobuf's default limit is 100 levels: the depth test is the loader's)."""
+_DEEP = st.one_of(st.integers(1, 90), st.sampled_from([500, 3_000, 10_001])).map(_deep)
+"""Shallow nesting, and nesting past protobuf's default 100 message levels up to and past Kubernetes' 10,000."""
 
 _PATCH_TYPES = st.sampled_from(
     ["FromCompositeFieldPath", "ToCompositeFieldPath", "CombineFromComposite", "FromEnvironmentFieldPath",
@@ -216,8 +219,24 @@ _STARLARK_INPUT = st.fixed_dictionaries(
 )  # fmt: skip
 
 
+@contextlib.contextmanager
+def _deep_recursion() -> Iterator[None]:
+    """The CLI's recursion limit while a deep request is built, and hypothesis' own limit back after."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, cli.RECURSION_LIMIT))
+    try:
+        yield
+    finally:
+        sys.setrecursionlimit(old)
+
+
 def _request(fn_input: Any, xr_spec: Any, composed: Any, context: Any) -> bytes:
     """A well-formed request with hostile values where user data goes."""
+    with _deep_recursion():
+        return _build_request(fn_input, xr_spec, composed, context)
+
+
+def _build_request(fn_input: Any, xr_spec: Any, composed: Any, context: Any) -> bytes:
     xr = {"apiVersion": "example.org/v1", "kind": "XR", "spec": {"v": xr_spec, "l": list(range(1000))}}
     req = fnv1.RunFunctionRequest()
     req.observed.composite.resource.CopyFrom(resource.dict_to_struct(xr))
@@ -283,6 +302,8 @@ def test_patch_and_transform(servers: dict[str, _Served], payload: _Payload | by
 @_PROFILE
 @given(payload=st.one_of(_GARBAGE, _requests(_AUTO_READY_INPUT)))
 @example(payload=_Payload(_request(_QUADRATIC, None, None, None)))
+@example(payload=_Payload(_request(None, _deep(9_000), _deep(3_000), None)))  # answered: Kubernetes' depth
+@example(payload=_Payload(_request(None, _deep(10_001), None, None)))  # deeper: a clean status
 def test_auto_ready(servers: dict[str, _Served], payload: _Payload | bytes) -> None:
     servers["auto-ready"].send(payload)
 

@@ -231,6 +231,17 @@ def test_timeout_flag(capsys: pytest.CaptureFixture[str], files: Path, value: st
         assert err == f'crossfn: error: --timeout: time: invalid duration "{value}"\n'
 
 
+@pytest.mark.parametrize("flag", ["--context-values", "--context-files"])
+def test_map_flag_without_equals_is_a_usage_error(capsys: pytest.CaptureFixture[str], files: Path, flag: str) -> None:
+    """Argparse's usage, then one error line that names the flag once."""
+    with pytest.raises(SystemExit) as exc:
+        _run(capsys, files, flag, "nokey")
+    out, err = capsys.readouterr()
+    assert (exc.value.code, out) == (2, "")
+    assert err.startswith("usage: crossfn render ")
+    assert err.splitlines()[-1] == f"crossfn render: error: argument {flag}: expected KEY=VALUE, got 'nokey'"
+
+
 @pytest.mark.parametrize(
     ("flags", "want", "reason"),
     [

@@ -206,9 +206,14 @@ def test_bad_flags(reason: str, argv: list[str], message: str) -> None:
         capture_output=True,
         text=True,
         check=False,
+        timeout=60,  # a flag let through would start a server
     )
     assert out.returncode == 2, reason
-    assert message in out.stderr and out.stdout == "", reason
+    # As every command's usage errors: argparse's usage, then one error line naming the flag.
+    *usage, last = out.stderr.splitlines()
+    assert usage[0].startswith("usage: crossfn function serve "), out.stderr
+    assert last.startswith(f"crossfn function serve: error: argument {argv[0]}"), out.stderr
+    assert message in last and out.stdout == "", reason
 
 
 def test_bad_function_spec_is_one_line() -> None:

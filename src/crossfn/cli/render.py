@@ -41,16 +41,12 @@ def _timeout(text: str) -> float:
     return seconds
 
 
-def _key_value(flag: str) -> Any:
-    """An argparse type for ``KEY=VALUE`` map flags (split at the first ``=``)."""
-
-    def parse(text: str) -> tuple[str, str]:
-        key, sep, value = text.partition("=")
-        if not sep or not key:
-            raise argparse.ArgumentTypeError(f"{flag}: expected KEY=VALUE, got {text!r}")
-        return key, value
-
-    return parse
+def _key_value(text: str) -> tuple[str, str]:
+    """An argparse type for ``KEY=VALUE`` map flags (split at the first ``=``); argparse names the flag."""
+    key, sep, value = text.partition("=")
+    if not sep or not key:
+        raise argparse.ArgumentTypeError(f"expected KEY=VALUE, got {text!r}")
+    return key, value
 
 
 def register(subparsers: Any) -> None:
@@ -78,7 +74,7 @@ def register(subparsers: Any) -> None:
         "--context-files",
         action="append",
         default=[],
-        type=_key_value("--context-files"),
+        type=_key_value,
         metavar="KEY=FILE",
         help="Context key and a file holding its JSON/YAML value (repeatable).",
     )
@@ -86,7 +82,7 @@ def register(subparsers: Any) -> None:
         "--context-values",
         action="append",
         default=[],
-        type=_key_value("--context-values"),
+        type=_key_value,
         metavar="KEY=VALUE",
         help="Context key and its inline JSON/YAML value (repeatable; wins over files).",
     )

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import base64
+import contextlib
+import inspect
 import sys
 import time
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 from ptcases import CD, XR, fatal, inp, run
+
+from crossfn import cli
 
 FROM_BASE64 = {"type": "string", "string": {"type": "Convert", "convert": "FromBase64"}}
 PATCH = 'cannot render composed resource "r" "FromCompositeFieldPath" patch at index 0: '
@@ -37,12 +42,12 @@ FATAL = [
         id="BigIntToInt64",
     ),
     pytest.param(
-        "A JSON string nested past Go's 10,000 levels is Go's decode error, whatever Python's recursion limit.",
-        "[" * 100_000 + "]" * 100_000,
+        "A JSON string nested deeper than Go's decoder allows (10,000) is Go's error, whatever the stack.",
+        "[" * 10_001 + "]" * 10_001,
         [_convert("array", "json")],
         f"{PATCH}transform at index 0 returned error: convert transform could not resolve: "
         "invalid character '[' exceeded max depth",
-        id="DeeperThanGo",
+        id="JSONPastGoDepth",
     ),
     pytest.param(
         "Non-UTF-8 bytes quoted in an error become U+FFFD (they escaped as UnicodeEncodeError).",
@@ -79,13 +84,31 @@ def test_sub_nano_quantity_answers_at_once() -> None:
     assert rsp["desired"]["resources"]["r"]["resource"]["spec"] == {"out": 1e-9}
 
 
-def test_deep_json_within_go_limit_is_a_fatal_result_not_a_recursion_error() -> None:
-    """Nested 9,000 deep (Go allows 10,000) but past the interpreter's stack: a Fatal result naming the
-    patch (it escaped as RecursionError). The limit is pinned because the CLI raises it process-wide."""
-    limit = sys.getrecursionlimit()
-    sys.setrecursionlimit(1000)
+@contextlib.contextmanager
+def _recursion_limit(limit: int) -> Iterator[None]:
+    """The result depends on the interpreter's stack: the CLI raises the limit (cli.RECURSION_LIMIT)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(limit)
     try:
-        rsp = run(_request("[" * 9000 + "]" * 9000, [_convert("array", "json")]))
+        yield
     finally:
-        sys.setrecursionlimit(limit)
+        sys.setrecursionlimit(old)
+
+
+def test_deep_json_converts_as_go_does() -> None:
+    """Under the CLI's recursion limit a JSON string nested 10,000 deep (Go's limit) becomes an array."""
+    with _recursion_limit(max(sys.getrecursionlimit(), cli.RECURSION_LIMIT)):
+        rsp = run(_request("[" * 10_000 + "]" * 10_000, [_convert("array", "json")]))
+        assert "results" not in rsp
+        out = rsp["desired"]["resources"]["r"]["resource"]["spec"]["out"]
+        depth = 1
+        while out:
+            out, depth = out[0], depth + 1
+        assert depth == 10_000
+
+
+def test_deep_json_past_the_stack_is_a_fatal_result() -> None:
+    """On a smaller stack (Python's default limit) the copy cannot recurse: a Fatal result, not RecursionError."""
+    with _recursion_limit(1_000 + len(inspect.stack(0))):
+        rsp = run(_request("[" * 9_000 + "]" * 9_000, [_convert("array", "json")]))
     assert rsp["results"] == [fatal(f"{PATCH}value is nested too deeply")]
