@@ -89,7 +89,7 @@ class ClaimWorld:
             "function-patch-and-transform": functions.load("patch-and-transform"),
             "function-auto-ready": functions.load("auto-ready"),
         }))  # fmt: skip
-        recorder = _events.EventRecorder(kube, "crossfn/h3-test")
+        self.recorder = recorder = _events.EventRecorder(kube, "crossfn/h3-test")
         self.xr_reconciler = _composite.CompositeReconciler(
             kube, None, recorder, runner, _sources.api_sources(kube, None), xrd=self.xrd,
             settings=_composite.CompositeSettings(),
@@ -170,6 +170,7 @@ class ClaimWorld:
         return list(items)
 
     async def events(self, name: str, namespace: str) -> list[tuple[str, str, str]]:
+        await self.recorder.flush()
         items, _ = await self.kube.list("v1", "Event", namespace)
         return [(e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name]
 

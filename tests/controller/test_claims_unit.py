@@ -369,8 +369,10 @@ async def test_malformed_fields_are_reported(case: MalformedCase) -> None:
 
 async def test_events_come_from_the_claim_controller() -> None:
     api = FakeApi({(XR_API, "XBucket"): False, (XR_API, CLAIM_KIND): True})
-    reconciler = _claims.ClaimReconciler(api, None, _events.EventRecorder(api, host="h"), xrd=xrd(), clock=lambda: T0)
+    recorder = _events.EventRecorder(api, host="h")
+    reconciler = _claims.ClaimReconciler(api, None, recorder, xrd=xrd(), clock=lambda: T0)
     api.put(claim())
     await reconciler.reconcile("team/c")
+    await recorder.flush()
     sources = {e["source"]["component"] for e in api.of_kind("Event")}
     assert sources == {"claim/xbuckets.example.org"}, "Crossplane's claim controller is claim/<xrd-name>"

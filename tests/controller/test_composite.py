@@ -170,8 +170,9 @@ class World:
             "function-fatal": fatal,
             "function-undeclared-status": undeclared_status,
         }))  # fmt: skip
+        self.recorder = _events.EventRecorder(kube, "crossfn/h3-test")
         self.reconciler = _composite.CompositeReconciler(
-            kube, None, _events.EventRecorder(kube, "crossfn/h3-test"), runner, _sources.api_sources(kube, None),
+            kube, None, self.recorder, runner, _sources.api_sources(kube, None),
             xrd=variant.xrd(), settings=_composite.CompositeSettings(),
         )  # fmt: skip
 
@@ -243,6 +244,7 @@ class World:
         return sorted(items, key=lambda o: o["metadata"]["annotations"]["crossplane.io/composition-resource-name"])
 
     async def events(self, name: str) -> list[tuple[str, str, str]]:
+        await self.recorder.flush()
         items, _ = await self.kube.list("v1", "Event", self.event_namespace)
         return [(e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name]
 

@@ -76,8 +76,7 @@ async def test_writes_refs_before_composed_resources_and_status_last() -> None:
     await reconciler.reconcile("team/b")
     writes = [(verb, kind) for verb, kind, _ in api.writes()]
     assert writes == [
-        ("update", "XBucket"),  # finalizer
-        ("update", "XBucket"),  # composition, revision refs and label, in one update
+        ("update", "XBucket"),  # finalizer, composition and revision refs, label: one update
         ("apply", "XBucket"),  # resourceRefs
         ("apply", "ConfigMap"),
         ("apply", "ConfigMap"),
@@ -475,6 +474,7 @@ async def test_events_come_from_the_xr_controller() -> None:
     )  # fmt: skip
     api.put(fx.xr())
     await reconciler.reconcile("team/b")
+    await recorder.flush()
     sources = {e["source"]["component"] for e in api.of_kind("Event")}
     assert sources == {"composite/xbuckets.example.org"}, "Crossplane's XR controller is composite/<xrd-name>"
 

@@ -353,9 +353,13 @@ async def test_function_faults_fail_only_their_xr(manager: _manager.Manager, kub
 
             synced = await wait_for(failed, timeout=30, what=f"XR {fn} Synced=False saying: {want}")
             assert synced["reason"] == "ReconcileError"
-            events, _ = await kube.list("v1", "Event", ns)
-            warnings = [e for e in events if e["involvedObject"]["name"] == fn and e["type"] == "Warning"]
-            assert warnings, f"a Warning event on XR {fn}"
+
+            async def warned(fn: str = fn) -> list[dict[str, Any]] | None:
+                events, _ = await kube.list("v1", "Event", ns)  # written in the background
+                found = [e for e in events if e["involvedObject"]["name"] == fn and e["type"] == "Warning"]
+                return found or None
+
+            await wait_for(warned, timeout=10, what=f"a Warning event on XR {fn}")
 
         async def healthy_synced() -> bool:
             return condition(await get_xr(kube, flavour, "healthy"), "Synced").get("status") == "True"

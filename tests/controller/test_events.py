@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime
+import logging
 from typing import Any
 
 import pytest
@@ -38,9 +40,15 @@ def recorder(api: FakeApi, clock: Clock, **kw: Any) -> _events.EventRecorder:
     return _events.EventRecorder(api, "crossfn/test", host="h", clock=clock, **kw)
 
 
+async def send(rec: _events.EventRecorder, obj: dict[str, Any], type: str, reason: str, message: str) -> None:
+    """Record an event and wait until it is written (the recorder writes in the background)."""
+    await rec.event(obj, type, reason, message)
+    await rec.flush()
+
+
 async def test_creates_a_core_v1_event() -> None:
     api, clock = FakeApi(), Clock()
-    await recorder(api, clock).event(XR, "Warning", "ComposeResources", "cannot compose resources: boom")
+    await send(recorder(api, clock), XR, "Warning", "ComposeResources", "cannot compose resources: boom")
     [event] = api.of_kind("Event")
     assert event["metadata"]["namespace"] == "team", "an event lives in its object's namespace"
     assert event["involvedObject"] == {
@@ -99,9 +107,9 @@ REPEATS = [
 async def test_repeats(case: RepeatCase) -> None:
     api, clock = FakeApi(), Clock()
     rec = recorder(api, clock)
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     clock.now = T0 + datetime.timedelta(seconds=30)
-    await rec.event(*case.second)
+    await send(rec, *case.second)
     events = api.of_kind("Event")
     assert len(events) == case.want_events, case.reason
     assert sorted(e["count"] for e in events) == case.want_counts, case.reason
@@ -138,8 +146,8 @@ CONTROLLERS = [
 async def test_for_controller_names_the_source(case: ControllerCase) -> None:
     api, clock = FakeApi(), Clock()
     base = recorder(api, clock)
-    await base.for_controller("composite/xbuckets.example.org").event(XR, "Warning", "R", "m")
-    await base.for_controller(case.second).event(XR, "Warning", "R", "m")
+    await send(base.for_controller("composite/xbuckets.example.org"), XR, "Warning", "R", "m")
+    await send(base.for_controller(case.second), XR, "Warning", "R", "m")
     got = sorted((e["source"]["component"], e["count"]) for e in api.of_kind("Event"))
     assert got == case.want, case.reason
     for e in api.of_kind("Event"):
@@ -174,7 +182,8 @@ def test_default_component_is_crossfn() -> None:
 
 async def test_cluster_scoped_object_events_go_to_default() -> None:
     api, clock = FakeApi(), Clock()
-    await recorder(api, clock).event(
+    await send(
+        recorder(api, clock),
         CLUSTER_XR, "Normal", "SelectComposition", "Successfully selected composition: c"
     )
     [event] = api.of_kind("Event")
@@ -187,9 +196,9 @@ async def test_cluster_scoped_object_events_go_to_default() -> None:
 async def test_expired_event_is_created_again() -> None:
     api, clock = FakeApi(), Clock()
     rec = recorder(api, clock)
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     api.objects.clear()  # the API server dropped the Event (its TTL)
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     assert [e["count"] for e in api.of_kind("Event")] == [1], (
         "a remembered event that is gone is created anew"
     )
@@ -199,8 +208,8 @@ async def test_memory_is_bounded() -> None:
     api, clock = FakeApi(), Clock()
     rec = recorder(api, clock, max_remembered=2)
     for message in ("a", "b", "c"):
-        await rec.event(XR, "Normal", "R", message)
-    await rec.event(XR, "Normal", "R", "a")
+        await send(rec, XR, "Normal", "R", message)
+    await send(rec, XR, "Normal", "R", "a")
     counts = sorted(e["count"] for e in api.of_kind("Event"))
     assert counts == [1, 1, 1, 1], "the oldest remembered event was forgotten, so its repeat is a new Event"
 
@@ -234,19 +243,19 @@ FAILS = [
 async def test_never_raises(case: FailCase) -> None:
     api, clock = FakeApi(), Clock()
     rec = recorder(api, clock)
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     api.fail(case.verb, "Event", case.error)
-    await rec.event(XR, "Warning", "R", "m")  # must not raise
-    await rec.event(XR, "Warning", "R", "other")
+    await send(rec, XR, "Warning", "R", "m")  # must not raise
+    await send(rec, XR, "Warning", "R", "other")
 
 
 async def test_failed_create_is_not_remembered() -> None:
     api, clock = FakeApi(), Clock()
     rec = recorder(api, clock)
     api.fail("create", "Event", _api.ApiError("down"))
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     api.heal()
-    await rec.event(XR, "Warning", "R", "m")
+    await send(rec, XR, "Warning", "R", "m")
     assert [e["count"] for e in api.of_kind("Event")] == [1], (
         "an event never written is created, not patched, next time"
     )
@@ -283,3 +292,123 @@ async def test_pipeline_events_reach_the_claim(legacy: bool, want: list[tuple[st
 
     await _events.record_pipeline_events(Keep(), CLAIMED_XR, (TO_BOTH, TO_XR), legacy=legacy)
     assert seen == want, reason
+
+
+class SlowApi(FakeApi):
+    """Holds every Event write until ``release`` is set, so a test sees what is still queued."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.release = asyncio.Event()
+
+    async def create(self, obj: Any, *, field_manager: str | None = None) -> dict[str, Any]:
+        await self.release.wait()
+        return await super().create(obj)
+
+    async def patch(self, api_version: str, kind: str, name: str, namespace: str, patch: Any, **kw: Any) -> dict[str, Any]:
+        await self.release.wait()
+        return await super().patch(api_version, kind, name, namespace, patch, **kw)
+
+
+async def test_event_does_not_wait_for_the_write() -> None:
+    api = SlowApi()
+    rec = recorder(api, Clock())
+    await asyncio.wait_for(rec.event(XR, "Warning", "R", "m"), timeout=5)
+    assert api.of_kind("Event") == [], "event() returns while the server has not taken the Event yet"
+    api.release.set()
+    await rec.flush()
+    assert [e["count"] for e in api.of_kind("Event")] == [1], "flush() waits until the queued Event is written"
+
+
+async def test_repeats_queued_together_are_one_event() -> None:
+    api = SlowApi()
+    rec = recorder(api, Clock())
+    for _ in range(3):
+        await rec.event(XR, "Warning", "R", "m")
+    api.release.set()
+    await rec.close()
+    assert [e["count"] for e in api.of_kind("Event")] == [3], (
+        "an object's events are written in order: the create, then the bumps, each with its own count"
+    )
+
+
+@dataclasses.dataclass(frozen=True)
+class DropCase:
+    id: str
+    reason: str
+    messages: list[str]
+    want_dropped: int
+    want: list[tuple[str, int]]
+
+
+DROPS = [
+    DropCase("Fits", "a queue with room drops nothing", ["a", "b"], 0, [("a", 1), ("b", 1)]),
+    DropCase("Full", "events beyond the queue's size are dropped and counted", ["a", "b", "c", "d"], 2, [("a", 1), ("b", 1)]),
+    DropCase("RepeatOfDropped", "a dropped event's repeat finds the queue still full", ["a", "b", "c", "c"], 2, [("a", 1), ("b", 1)]),
+]
+
+
+@pytest.mark.parametrize("case", DROPS, ids=lambda c: c.id)
+async def test_full_queue_drops_and_counts(case: DropCase) -> None:
+    api = SlowApi()
+    rec = recorder(api, Clock(), max_queued=2, senders=1)
+    for message in case.messages:
+        await rec.event(XR, "Normal", "R", message)
+    api.release.set()
+    await rec.flush()
+    assert rec.dropped == case.want_dropped, case.reason
+    assert rec.for_controller("other").dropped == case.want_dropped, "siblings share the queue and its count"
+    assert sorted((e["message"], e["count"]) for e in api.of_kind("Event")) == case.want, case.reason
+    await send(rec, XR, "Normal", "R", "c")
+    assert ("c", 1) in [(e["message"], e["count"]) for e in api.of_kind("Event")], (
+        "once the queue has room a dropped event is created afresh"
+    )
+    assert [c for c in api.calls if c[0] == "patch"] == [], (
+        "a dropped new event is not remembered, so its later repeat is created, not patched"
+    )
+
+
+async def test_close_writes_what_siblings_queued() -> None:
+    api = SlowApi()
+    base = recorder(api, Clock())
+    await base.for_controller("composite/x").event(XR, "Normal", "R", "m")
+    await base.for_controller("claim/x").event(CLUSTER_XR, "Normal", "R", "m")
+    api.release.set()
+    await base.close()
+    assert sorted(e["source"]["component"] for e in api.of_kind("Event")) == ["claim/x", "composite/x"], (
+        "close() on the manager's recorder writes every controller's queued events"
+    )
+
+
+async def test_flush_with_nothing_queued_returns() -> None:
+    rec = recorder(FakeApi(), Clock())
+    await asyncio.wait_for(rec.flush(), timeout=5)
+    await asyncio.wait_for(_events.NoEvents().close(), timeout=5)
+
+
+async def test_close_gives_up_after_its_timeout() -> None:
+    api = SlowApi()  # never released: the API server takes nothing
+    rec = recorder(api, Clock())
+    await rec.event(XR, "Warning", "R", "m")
+    await rec.event(CLUSTER_XR, "Warning", "R", "m")
+    await asyncio.wait_for(rec.close(timeout=0), timeout=5)
+    assert api.of_kind("Event") == [], "nothing was written"
+    assert rec.dropped == 2, "events still queued at shutdown are dropped and counted"
+    api.release.set()
+    await send(rec, XR, "Warning", "R", "later")
+    assert [e["message"] for e in api.of_kind("Event")] == ["later"], "a recorder still works after a close"
+
+
+async def test_drops_log_a_few_lines_not_one_each(caplog: pytest.LogCaptureFixture) -> None:
+    api = SlowApi()
+    rec = recorder(api, Clock(), max_queued=1, senders=1)
+    with caplog.at_level(logging.WARNING, logger="crossfn.controller.events"):
+        for i in range(10):
+            await rec.event(XR, "Normal", "R", f"m{i}")
+    assert rec.dropped == 9, "one event fits the queue, nine do not"
+    counts = [r.getMessage().rsplit("(", 1)[1] for r in caplog.records]
+    assert counts == ["1 dropped so far)", "2 dropped so far)", "4 dropped so far)", "8 dropped so far)"], (
+        "a burst of drops logs at the 1st, 2nd, 4th, 8th…, so the log itself does not add to the load"
+    )
+    api.release.set()
+    await rec.close()

@@ -16,6 +16,16 @@ does what it decided, in §2.2's order:
    own field owner (§2.13). A 422 Invalid marks that resource unsynced with a
    Warning event and carries on; any other error aborts.
 
+An apply the API server would make a no-op is not sent (:class:`Applied`):
+the desired object is the one this controller last applied, with the same
+field owner, and the informer's cache still holds exactly the
+``resourceVersion`` that apply returned, so nobody has changed the object
+since. A forced apply of the same configuration by the same owner to an
+unchanged object changes nothing; skipping it halves the writes of an XR
+that settles (the reconcile that sees its resources ready composes them
+again). A kind that is not watched is always applied: nothing would tell a
+change.
+
 The XR's status (§2.14) is written by the reconciler together with its
 conditions. Failures raise :class:`ComposeFailed` with the text the XR's
 ``Synced`` condition and Warning event will carry after ``cannot compose
@@ -30,6 +40,8 @@ import binascii
 import copy
 import dataclasses
 import datetime
+import hashlib
+import json
 import logging
 from collections.abc import Callable, Mapping
 from typing import Any
@@ -38,7 +50,7 @@ from crossfn import engine, errors
 from crossfn.controller import _api, _events, _realtime, _selection, _sources
 from crossfn.engine import _metadata
 
-__all__ = ["LABEL_COMPOSITE", "ComposeFailed", "ComposeIO", "Outcome"]
+__all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome", "digest"]
 
 _log = logging.getLogger("crossfn.controller.compose")
 
@@ -75,12 +87,64 @@ def _describe(obj: Mapping[str, Any]) -> str:
     return f"(a {obj.get('kind', '')} named {(obj.get('metadata') or {}).get('name', '')})"
 
 
+def digest(obj: Mapping[str, Any]) -> bytes:
+    """A hash of ``obj`` over a canonical (key-sorted, compact) JSON encoding."""
+    encoded = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.blake2b(encoded.encode(), digest_size=16).digest()
+
+
+_Ident = tuple[str, str, str, str, str]
+"""apiVersion, kind, namespace, name, field owner."""
+
+
+def _ident(obj: Mapping[str, Any], owner: str) -> _Ident:
+    meta = obj.get("metadata") or {}
+    names = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"), meta.get("name"))
+    api_version, kind, namespace, name = (str(n or "") for n in names)
+    return api_version, kind, namespace, name, owner
+
+
+class Applied:
+    """What the last successful apply of each composed resource sent and got back, per XR.
+
+    Memory is bounded by the live XRs: each compose replaces its XR's entries
+    with those of the objects it desires now, and :meth:`forget` drops an XR
+    that is gone or deleted.
+    """
+
+    def __init__(self) -> None:
+        self._by_xr: dict[str, dict[_Ident, tuple[bytes, str]]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_xr.values())
+
+    def entries(self, xr_key: str) -> dict[_Ident, tuple[bytes, str]]:
+        """The XR's remembered applies (the digest sent, the resourceVersion returned)."""
+        return self._by_xr.get(xr_key, {})
+
+    def replace(self, xr_key: str, entries: dict[_Ident, tuple[bytes, str]]) -> None:
+        if entries:
+            self._by_xr[xr_key] = entries
+        else:
+            self._by_xr.pop(xr_key, None)
+
+    def forget(self, xr_key: str) -> None:
+        self._by_xr.pop(xr_key, None)
+
+
 class ComposeIO:
     """Reads and writes for composing one XR; shared by all XRs of a controller."""
 
     def __init__(self, api: _api.Api, informers: _sources.Informers | None) -> None:
         self._api = api
         self._informers = informers
+        self.applied = Applied()
+        self.skipped = 0
+        """Composed applies not sent because the server would have made them no-ops (module docstring)."""
+
+    def forget(self, xr_key: str) -> None:
+        """Drop what was remembered of the XR ``xr_key``'s applies (it is gone or being deleted)."""
+        self.applied.forget(xr_key)
 
     async def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
         """An object from the cache when its kind is watched, else (or on a miss) live; a copy."""
@@ -240,18 +304,48 @@ class ComposeIO:
         fields.machinery(xr)["resourceRefs"] = refs
 
     async def _apply(self, xr: Mapping[str, Any], result: engine.CompositionResult, recorder: _events.Recorder) -> list[str]:
-        """§2.13: apply each composed resource; Invalid ones are reported and returned, not fatal."""
+        """§2.13: apply each composed resource; Invalid ones are reported and returned, not fatal.
+
+        An apply that would be a no-op is skipped (module docstring).
+        """
         owner = engine.composed_field_owner(xr)
+        meta = xr.get("metadata") or {}
+        xr_key = _realtime.xr_key(str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+        last = self.applied.entries(xr_key)
+        now: dict[_Ident, tuple[bytes, str]] = {}
         unsynced: list[str] = []
-        for c in result.composed:
-            try:
-                await self._api.apply(c.resource, field_manager=owner, force=True)
-            except _api.Invalid as exc:
-                unsynced.append(c.name)
-                message = f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
-                await recorder.event(xr, "Warning", "ComposeResources", message)
-            except _api.Conflict:
-                raise
-            except _api.ApiError as exc:
-                raise errors.CrossfnError(f"cannot apply composed resource {errors.quote(c.name)}: {exc}") from exc
+        try:
+            for c in result.composed:
+                ident, sent = _ident(c.resource, owner), digest(c.resource)
+                if self._unchanged(ident, sent, last.get(ident)):
+                    self.skipped += 1
+                    now[ident] = last[ident]
+                    continue
+                try:
+                    applied = await self._api.apply(c.resource, field_manager=owner, force=True)
+                except _api.Invalid as exc:
+                    unsynced.append(c.name)
+                    message = f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
+                    await recorder.event(xr, "Warning", "ComposeResources", message)
+                    continue
+                except _api.Conflict:
+                    raise
+                except _api.ApiError as exc:
+                    raise errors.CrossfnError(f"cannot apply composed resource {errors.quote(c.name)}: {exc}") from exc
+                version = str((applied.get("metadata") or {}).get("resourceVersion") or "")
+                if version:
+                    now[ident] = (sent, version)
+        finally:
+            self.applied.replace(xr_key, now)
         return unsynced
+
+    def _unchanged(self, ident: _Ident, sent: bytes, last: tuple[bytes, str] | None) -> bool:
+        """Whether ``sent`` is what was last applied and the cache still holds what that apply returned."""
+        if last is None or last[0] != sent:
+            return False
+        api_version, kind, namespace, name, _ = ident
+        cache = _sources.watched(self._informers, api_version, kind)
+        if cache is None:
+            return False
+        current = cache.get(name, namespace)
+        return current is not None and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]

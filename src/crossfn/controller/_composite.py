@@ -39,6 +39,7 @@ Not here: the watch circuit breaker (``Responsive`` is always
 from __future__ import annotations
 
 import copy
+import dataclasses
 import datetime
 import logging
 import random
@@ -119,6 +120,19 @@ class _StatusRejected(errors.CrossfnError):
     def __init__(self, error: _api.ApiError) -> None:
         super().__init__(f"cannot update composite resource status: {error}")
         self.error = error
+
+
+@dataclasses.dataclass
+class _Changes:
+    """What steps 6–10 changed in memory: the XR before, the first step that changed it, its events."""
+
+    before: dict[str, Any]
+    first: tuple[str, str] | None = None
+    """The reason and message prefix if the update fails: the first step that changed the XR."""
+    events: list[_selection.SelectionEvent] = dataclasses.field(default_factory=list)
+
+    def note(self, reason: str, outer: str) -> None:
+        self.first = self.first or (reason, outer)
 
 
 def _wrap(reason: str, outer: str, exc: Exception, *, transient: bool = False) -> Exception:
@@ -257,8 +271,7 @@ class CompositeReconciler:
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot get composite resource: {exc}") from exc
         if xr is None:
-            self._deps.forget(key)
-            self._backoff.pop(key, None)
+            self._forget(key)
             return _controller.Result()
         read = copy.deepcopy(xr.get("status") or {})
         self._mark(xr, "Responsive", "True", "WatchCircuitClosed")
@@ -289,7 +302,7 @@ class CompositeReconciler:
         """Step 5: ``Ready=False/Deleting``, remove the finalizer, ``Synced=True``."""
         self._mark(xr, "Ready", "False", "Deleting")
         try:
-            await self._set_finalizer(xr, present=False)
+            await self._remove_finalizer(xr)
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
@@ -298,20 +311,21 @@ class CompositeReconciler:
             self._mark(xr, "Synced", "False", "ReconcileError", message)
             await self._write_status(xr, xr["status"], read)
             raise _Failure("DeleteCompositeResource", message) from exc
-        self._deps.forget(key)
-        self._backoff.pop(key, None)
+        self._forget(key)
         self._mark(xr, "Synced", "True", "ReconcileSuccess")
         await self._write_status(xr, xr["status"], read)
         return _controller.Result()
 
+    def _forget(self, key: str) -> None:
+        """The XR ``key`` is gone or being deleted: drop what is remembered about it."""
+        self._deps.forget(key)
+        self._io.forget(key)
+        self._backoff.pop(key, None)
+
     async def _reconcile(
         self, key: str, xr: dict[str, Any], read: dict[str, Any], steps: engine.Tracer
     ) -> _controller.Result:
-        """Steps 6–14."""
-        try:
-            xr = await self._set_finalizer(xr, present=True)
-        except _api.ApiError as exc:
-            raise _wrap("InitializeCompositeResource", "cannot add composite resource finalizer", exc) from exc
+        """Steps 6–14; the finalizer (step 6) is written with the selection's update (:meth:`_select`)."""
         xr, rev = await self._select(xr)
         try:
             outcome = await self._io.compose(
@@ -373,53 +387,68 @@ class CompositeReconciler:
         return min(MAX_BACKOFF, 2.0**tries)
 
     async def _select(self, xr: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
-        """Steps 7–10: Composition, revision, the ValidPipeline gate, configure; one update if changed.
+        """Steps 6–10: finalizer, Composition, revision, the ValidPipeline gate, configure; one update.
 
-        Crossplane updates the XR as soon as a ref is chosen; here the refs, the
-        label and a defaulted Secret ref go in one update at the end, or before a
-        failing gate or configure is reported, so a chosen ref is kept either way.
+        Crossplane updates the XR to add its finalizer, then again as soon as a
+        ref is chosen; here the finalizer, the refs, the label and a defaulted
+        Secret ref go in one update at the end, or before any failure of these
+        steps is reported, so the finalizer and a chosen ref are kept either
+        way. A failed update reads as the first step that changed the XR. The
+        selection's events follow the update, so a conflict records none.
         """
+        changes = _Changes(before=copy.deepcopy({k: xr.get(k) for k in ("metadata", "spec")}))
+        if self._add_finalizer(xr):
+            changes.first = ("InitializeCompositeResource", "cannot add composite resource finalizer")
+        try:
+            rev = await self._choose(xr, changes)
+        except _Failure:
+            # Keep the finalizer and the chosen refs even so, as Crossplane updates the XR at once.
+            try:
+                await self._persist(xr, changes)
+            except errors.CrossfnError as exc:
+                _log.debug("cannot keep the finalizer or selection of %s: %s", xr["metadata"].get("name"), exc)
+            await self._selection_events(xr, changes)
+            raise
+        xr = await self._persist(xr, changes)
+        await self._selection_events(xr, changes)
+        return xr, rev
+
+    async def _choose(self, xr: dict[str, Any], changes: _Changes) -> dict[str, Any]:
+        """Steps 7–10 on ``xr`` in memory; the revision chosen. Notes the events and the first change."""
         try:
             _selection.check_selection_fields(xr, self._fields)
         except errors.CrossfnError as exc:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
-        before = copy.deepcopy({k: xr.get(k) for k in ("metadata", "spec")})
-        first: tuple[str, str] | None = None
         original = self._fields.ref_name(xr, "compositionRef")
         try:
-            events = await _selection.select_composition(xr, self.xrd, self._fields, self._reader, self._rng)
+            changes.events += await _selection.select_composition(xr, self.xrd, self._fields, self._reader, self._rng)
         except errors.CrossfnError as exc:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
         selected = self._fields.ref_name(xr, "compositionRef")
         if selected is not None and selected != original:
-            events.append(_selection.SelectionEvent("SelectComposition", f"Successfully selected composition: {selected}"))
-            first = ("SelectComposition", "cannot select Composition")
-        events += _selection.default_revision_selector(xr, self.xrd, self._fields)
-        for e in events:
-            await self._event(xr, "Normal", e.reason, e.message)
+            message = f"Successfully selected composition: {selected}"
+            changes.events.append(_selection.SelectionEvent("SelectComposition", message))
+            changes.note("SelectComposition", "cannot select Composition: cannot update composite resource")
+        changes.events += _selection.default_revision_selector(xr, self.xrd, self._fields)
         try:
             rev, rev_events = await _selection.select_revision(xr, self._fields, self._reader)
         except errors.CrossfnError as exc:
             transient = isinstance(exc, _selection.NoRevision)
             raise _wrap("ComposeResources", "cannot fetch Composition", exc, transient=transient) from exc
-        if rev_events and first is None:
-            first = ("ComposeResources", "cannot fetch Composition")
-        for e in rev_events:
-            await self._event(xr, "Normal", e.reason, e.message)
+        if rev_events:
+            changes.note("ComposeResources", "cannot fetch Composition: cannot update composite resource")
+        changes.events += rev_events
+        self._gate(rev)
         try:
-            self._gate(rev)
-            try:
-                self._configure(xr, rev)
-            except errors.CrossfnError as exc:
-                raise _wrap("ComposeResources", "cannot configure composite resource", exc) from exc
-        except _Failure:
-            # Keep the chosen refs even so, as Crossplane updates the XR as soon as it chooses.
-            try:
-                await self._persist(xr, before, first)
-            except errors.CrossfnError as exc:
-                _log.debug("cannot keep the selected Composition of %s: %s", xr["metadata"].get("name"), exc)
-            raise
-        return await self._persist(xr, before, first), rev
+            self._configure(xr, rev)
+        except errors.CrossfnError as exc:
+            raise _wrap("ComposeResources", "cannot configure composite resource", exc) from exc
+        return rev
+
+    async def _selection_events(self, xr: Mapping[str, Any], changes: _Changes) -> None:
+        for e in changes.events:
+            await self._event(xr, "Normal", e.reason, e.message)
+        changes.events = []
 
     @staticmethod
     def _gate(rev: Mapping[str, Any]) -> None:
@@ -433,17 +462,16 @@ class CompositeReconciler:
                 transient=valid.get("status") == "Unknown",  # not checked yet: the revision watch wakes the XR
             )
 
-    async def _persist(
-        self, xr: dict[str, Any], before: Mapping[str, Any], first: tuple[str, str] | None
-    ) -> dict[str, Any]:
-        """Update the XR when selection or configure changed it; errors read as the first step that did."""
-        if {k: xr.get(k) for k in ("metadata", "spec")} == before:
+    async def _persist(self, xr: dict[str, Any], changes: _Changes) -> dict[str, Any]:
+        """Update the XR when steps 6–10 changed it; errors read as the first step that did."""
+        if {k: xr.get(k) for k in ("metadata", "spec")} == changes.before:
             return xr
-        reason, outer = first or ("ComposeResources", "cannot configure composite resource")
+        default = ("ComposeResources", "cannot configure composite resource: cannot update composite resource")
+        reason, outer = changes.first or default
         try:
             return self._keep_status(await self._api.update(xr), xr)
         except _api.ApiError as exc:
-            raise _wrap(reason, f"{outer}: cannot update composite resource", exc) from exc
+            raise _wrap(reason, outer, exc) from exc
 
     def _configure(self, xr: dict[str, Any], rev: Mapping[str, Any]) -> None:
         """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret.
@@ -511,18 +539,26 @@ class CompositeReconciler:
         updated["status"] = xr.get("status") or {}
         return updated
 
-    async def _set_finalizer(self, xr: dict[str, Any], *, present: bool) -> dict[str, Any]:
-        """Add or remove the finalizer with an update; a no-op when already so (§0)."""
+    @staticmethod
+    def _add_finalizer(xr: dict[str, Any]) -> bool:
+        """Step 6 in memory: add the finalizer; ``False`` when it is already there (§0)."""
         meta = xr.setdefault("metadata", {})
         finalizers = list(meta.get("finalizers") or [])
-        if (FINALIZER in finalizers) == present:
+        if FINALIZER in finalizers:
+            return False
+        meta["finalizers"] = [*finalizers, FINALIZER]
+        return True
+
+    async def _remove_finalizer(self, xr: dict[str, Any]) -> dict[str, Any]:
+        """Step 5: remove the finalizer with an update; a no-op when it is not there, or the XR is gone."""
+        meta = xr.setdefault("metadata", {})
+        finalizers = list(meta.get("finalizers") or [])
+        if FINALIZER not in finalizers:
             return xr
-        meta["finalizers"] = [*finalizers, FINALIZER] if present else [f for f in finalizers if f != FINALIZER]
+        meta["finalizers"] = [f for f in finalizers if f != FINALIZER]
         try:
             return self._keep_status(await self._api.update(xr), xr)
         except _api.NotFound:
-            if present:
-                raise
             return xr
 
     async def _write_status(self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]) -> None:

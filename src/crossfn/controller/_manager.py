@@ -427,6 +427,8 @@ class Manager:
             await asyncio.gather(self._leading, return_exceptions=True)
             self._leading = None
         await self.stop_controllers()
+        if self._parts is not None:  # events still queued at shutdown are written, within a bound
+            await self._parts.recorder.close()
         for task in self._tasks:
             task.cancel()
         await asyncio.gather(*self._tasks, return_exceptions=True)

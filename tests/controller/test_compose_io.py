@@ -1,0 +1,190 @@
+"""Composed applies the API server would make no-ops are not sent (``_compose_io``'s module docstring).
+
+The informers here are views of the in-memory API server, so the cache always
+holds what the server holds, as a synced informer does once it has seen the
+events.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+import pytest
+
+from crossfn import engine
+from crossfn.controller import _api, _compose_io, _composite, _sources
+
+from . import composite_fixtures as fx
+from .fake_api import FakeApi
+
+
+class ApiCache:
+    """One kind of the fake API server, seen through the ``Cache`` protocol."""
+
+    def __init__(self, api: FakeApi, api_version: str, kind: str) -> None:
+        self._api, self._api_version, self._kind = api, api_version, kind
+
+    @property
+    def synced(self) -> bool:
+        return True
+
+    async def wait_synced(self) -> None:
+        return None
+
+    def _objects(self) -> dict[tuple[str, str], dict[str, Any]]:
+        return {(ns, name): o for (av, k, ns, name), o in self._api.objects.items() if (av, k) == (self._api_version, self._kind)}
+
+    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
+        return self._objects().get((namespace, name))
+
+    def list(self, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+        found = [o for (ns, _), o in sorted(self._objects().items()) if namespace is None or ns == namespace]
+        return [o for o in found if all(((o["metadata"].get("labels") or {}).get(k)) == v for k, v in (labels or {}).items())]
+
+    def add_handler(self, fn: _sources.Handler) -> None:
+        return None
+
+    def remove_handler(self, fn: _sources.Handler) -> None:
+        return None
+
+
+class ApiInformers:
+    """Informers over the fake API server; ``unwatched`` kinds are not served, as if no one watched them."""
+
+    def __init__(self, api: FakeApi, unwatched: tuple[tuple[str, str], ...] = ()) -> None:
+        self._api = api
+        self._unwatched = unwatched
+        self.caches: dict[tuple[str, str], ApiCache] = {}
+
+    def informer(self, api_version: str, kind: str) -> ApiCache:
+        return self.caches.setdefault((api_version, kind), ApiCache(self._api, api_version, kind))
+
+    def kinds(self) -> list[tuple[str, str]]:
+        return [k for k in self.caches if k not in self._unwatched]
+
+
+CONFIGMAP = ("v1", "ConfigMap")
+
+
+def reconciler(api: FakeApi, informers: ApiInformers) -> _composite.CompositeReconciler:
+    informers.informer(*CONFIGMAP)
+    runner = engine.build_runner(engine.InProcessRunner({"fn": fx.two_configmaps}))
+    return _composite.CompositeReconciler(
+        api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(),
+        settings=_composite.CompositeSettings(realtime=False), clock=lambda: fx.T0,
+    )  # fmt: skip
+
+
+def composed(api: FakeApi, resource: str) -> dict[str, Any]:
+    [found] = [o for o in api.of_kind("ConfigMap") if o["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == resource]
+    return found
+
+
+async def change_a_by_hand(api: FakeApi, informers: ApiInformers) -> None:
+    meta = composed(api, "a")["metadata"]
+    await api.patch("v1", "ConfigMap", meta["name"], meta["namespace"], {"data": {"size": "edited"}})
+
+
+async def change_a_label_by_hand(api: FakeApi, informers: ApiInformers) -> None:
+    meta = composed(api, "a")["metadata"]
+    await api.patch("v1", "ConfigMap", meta["name"], meta["namespace"], {"metadata": {"labels": {"team": "x"}}})
+
+
+async def change_the_xr(api: FakeApi, informers: ApiInformers) -> None:
+    await api.patch(fx.XR_API, "XBucket", "b", "team", {"spec": {"size": "m"}})
+
+
+async def change_b_and_back(api: FakeApi, informers: ApiInformers) -> None:
+    meta = composed(api, "b")["metadata"]
+    await api.patch("v1", "ConfigMap", meta["name"], meta["namespace"], {"data": {"size": "edited"}})
+    await api.patch("v1", "ConfigMap", meta["name"], meta["namespace"], {"data": {"size": "s"}})
+
+
+async def nothing(api: FakeApi, informers: ApiInformers) -> None:
+    return None
+
+
+@dataclasses.dataclass(frozen=True)
+class SkipCase:
+    id: str
+    reason: str
+    between: Callable[[FakeApi, ApiInformers], Awaitable[None]]
+    want_applied: list[str]
+    unwatched: tuple[tuple[str, str], ...] = ()
+
+
+SKIPS = [
+    SkipCase("Unchanged", "the same desired objects, untouched since the last apply, are not applied again", nothing, []),
+    SkipCase("ChangedBySomeoneElse", "an object someone else changed is applied again (and only that one)", change_a_by_hand, ["a"]),
+    SkipCase("MetadataChangedBySomeoneElse", "any change moves the resourceVersion: applied again", change_a_label_by_hand, ["a"]),
+    SkipCase("ChangedAndChangedBack", "a change undone is still a change: the resourceVersion moved", change_b_and_back, ["b"]),
+    SkipCase("DesiredChanged", "a changed desired object is applied", change_the_xr, ["a", "b"]),
+    SkipCase("KindNotWatched", "without a cache nothing tells a change: always applied", nothing, ["a", "b"], (CONFIGMAP,)),
+]
+
+
+@pytest.mark.parametrize("case", SKIPS, ids=lambda c: c.id)
+async def test_skips_only_applies_the_server_would_not_act_on(case: SkipCase) -> None:
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api, case.unwatched)
+    xr_reconciler = reconciler(api, informers)
+    api.put(fx.xr())
+    await xr_reconciler.reconcile("team/b")
+    await xr_reconciler.reconcile("team/b")  # settles the XR's refs and status
+    await case.between(api, informers)
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    names = {composed(api, r)["metadata"]["name"]: r for r in ("a", "b")}
+    applied = sorted(names[name] for verb, kind, name in api.writes() if (verb, kind) == ("apply", "ConfigMap"))
+    assert applied == case.want_applied, case.reason
+    if case.id == "ChangedBySomeoneElse":
+        assert composed(api, "a")["data"] == {"size": "s"}, "the re-apply takes the field back, as Crossplane's would"
+
+
+async def test_a_refused_apply_is_not_remembered() -> None:
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api)
+    xr_reconciler = reconciler(api, informers)
+    api.put(fx.xr())
+    await xr_reconciler.reconcile("team/b")
+    await change_the_xr(api, informers)
+    api.fail("apply", "ConfigMap", _api.Invalid("bad", status=422))
+    await xr_reconciler.reconcile("team/b")
+    api.heal()
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    assert [v for v, k, _ in api.writes() if k == "ConfigMap"] == ["apply", "apply"], (
+        "objects the server refused are applied again on the next reconcile, though their desired state is unchanged"
+    )
+    assert {c["data"]["size"] for c in api.of_kind("ConfigMap")} == {"m"}
+
+
+async def test_memory_follows_the_xrs() -> None:
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api)
+    xr_reconciler = reconciler(api, informers)
+    io: _compose_io.ComposeIO = xr_reconciler._io
+    api.put(fx.xr())
+    api.put(fx.xr("c"))
+    await xr_reconciler.reconcile("team/b")
+    await xr_reconciler.reconcile("team/c")
+    assert len(io.applied) == 4, "two composed resources remembered for each of two XRs"
+    await api.delete(fx.XR_API, "XBucket", "c", "team")
+    await xr_reconciler.reconcile("team/c")
+    assert len(io.applied) == 2, "an XR being deleted is forgotten"
+    api.objects.clear()
+    await xr_reconciler.reconcile("team/b")
+    assert len(io.applied) == 0, "an XR that is gone is forgotten"
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same", "reason"),
+    [({"x": 1, "y": {"p": [1, 2]}}, {"y": {"p": [1, 2]}, "x": 1}, True, "key order does not matter"),
+     ({"x": [1, 2]}, {"x": [2, 1]}, False, "list order does"),
+     ({"x": "1"}, {"x": 1}, False, "types do")],
+    ids=["KeyOrder", "ListOrder", "Types"],
+)  # fmt: skip
+def test_digest_is_canonical(a: dict[str, Any], b: dict[str, Any], same: bool, reason: str) -> None:
+    assert (_compose_io.digest(a) == _compose_io.digest(b)) is same, reason
