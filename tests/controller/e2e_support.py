@@ -261,6 +261,12 @@ class Process:
                 raise AssertionError(f"{self.proc.args} not serving at {address}: {''.join(self.lines)}")
             time.sleep(0.05)
 
+    def wait(self, timeout: float) -> int:
+        """Its exit status once it exits by itself, with every line it wrote read (the reader lags the exit)."""
+        status = self.proc.wait(timeout=timeout)
+        self._reader.join(5)
+        return status
+
     def stop(self, timeout: float = 20) -> int:
         if self.proc.poll() is None:
             self.proc.send_signal(signal.SIGTERM)

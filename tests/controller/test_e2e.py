@@ -303,19 +303,26 @@ async def test_functions_over_grpc(
         )
 
         annotated = crossfn_fn if crossfn_route == "annotation" else official_fn
-        fn_obj = await kube.get("pkg.crossplane.io/v1", "Function", annotated)
-        assert condition(fn_obj, "Installed").get("status") == "True", "kubectl get functions: INSTALLED True"
-        assert condition(fn_obj, "Healthy").get("status") == "True", "kubectl get functions: HEALTHY True"
+
+        async def installed_and_healthy() -> bool:  # the package controller may lag the XR under load
+            fn_obj = await kube.get("pkg.crossplane.io/v1", "Function", annotated)
+            return all(condition(fn_obj, c).get("status") == "True" for c in ("Installed", "Healthy"))
+
+        await wait_for(
+            installed_and_healthy, timeout=30, what="kubectl get functions: INSTALLED True, HEALTHY True"
+        )
         revs, _ = await kube.list(
             "pkg.crossplane.io/v1", "FunctionRevision", labels={"pkg.crossplane.io/package": annotated}
         )
         assert [r["status"].get("endpoint") for r in revs] == [
             crossfn_at if annotated == crossfn_fn else official_at
         ]
-        text = await metrics(manager)
-        assert (
-            f'function_name="{crossfn_fn}"' in text and 'function_name="function-patch-and-transform"' in text
-        ), "function calls are counted under Crossplane's metric names"
+
+        async def counted() -> bool:
+            text = await metrics(manager)
+            return all(f'function_name="{f}"' in text for f in (crossfn_fn, "function-patch-and-transform"))
+
+        await wait_for(counted, timeout=30, what="function calls counted under Crossplane's metric names")
         await kube.delete(flavour.xr_api, "XWidget", xr_name, ns)
         await wait_for(lambda: _gone(kube, flavour, xr_name), timeout=10, what="the XR to be deleted")
 
