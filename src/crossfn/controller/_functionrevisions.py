@@ -108,8 +108,14 @@ def _number(rev: Mapping[str, Any]) -> int:
         return 0
 
 
-class FunctionRevisionKeeper:
-    """Reconciles one Function (key: its name) whose runtime is crossfn's own."""
+class FunctionReconciler:
+    """What both Function reconcilers share: their caches, recorder and clock, and how they watch.
+
+    A Function is enqueued when it changes, and when one of its revisions changes (found by the
+    revision's ``pkg.crossplane.io/package`` label). :class:`FunctionRevisionKeeper` keeps the
+    revisions of built-in and annotated Functions; ``_packages.FunctionPackageReconciler`` those
+    of package Functions. Each ignores the other's Functions.
+    """
 
     def __init__(
         self,
@@ -139,6 +145,11 @@ class FunctionRevisionKeeper:
 
         self._functions.add_handler(on_function)
         self._revisions.add_handler(on_revision)
+
+
+
+class FunctionRevisionKeeper(FunctionReconciler):
+    """Reconciles one Function (key: its name) whose runtime is crossfn's own."""
 
     async def reconcile(self, key: str) -> _controller.Result:
         """Keep the Function's active revision and status; a no-op for package-managed Functions."""

@@ -50,7 +50,6 @@ from crossfn.controller import (
     _conditions,
     _controller,
     _crds,
-    _events,
     _functionrevisions,
     _functions,
     _package_tls,
@@ -178,37 +177,8 @@ def package_health(rev: Mapping[str, Any] | None) -> tuple[str, str, str]:
     return "True", "HealthyPackageRevision", ""
 
 
-class FunctionPackageReconciler:
+class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
     """Reconciles one Function (key: its name) whose route is ``package``; others are left alone."""
-
-    def __init__(
-        self,
-        api: _api.Api,
-        functions: _functionrevisions.Informer,
-        revisions: _functionrevisions.Informer,
-        recorder: _events.Recorder | None = None,
-        *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
-    ) -> None:
-        self._api = api
-        self._functions = functions
-        self._revisions = revisions
-        self._recorder = recorder or _events.NoEvents()
-        self._clock = clock
-
-    def watch(self, enqueue: Callable[[str], None]) -> None:
-        """Enqueue a Function when it changes, and when one of its revisions changes (by their label)."""
-
-        def on_function(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-            enqueue(_name(obj))
-
-        def on_revision(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-            owner = ((obj.get("metadata") or {}).get("labels") or {}).get(_functions.LABEL_PACKAGE)
-            if owner:
-                enqueue(str(owner))
-
-        self._functions.add_handler(on_function)
-        self._revisions.add_handler(on_revision)
 
     async def reconcile(self, key: str) -> _controller.Result:
         """Keep the Function's revisions and status; see the module docstring for the rules."""
