@@ -22,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any, NoReturn
 
 from crossfn import errors
+from crossfn.cli import _args
 from crossfn.gocompat import time as gotime
 
 __all__ = ["register", "settings_from"]
@@ -72,14 +73,6 @@ class _EnvFlag(argparse.Action):
         setattr(namespace, self.dest, True)
 
 
-def _env(*names: str, default: str | None = None) -> str | None:
-    for n in names:
-        value = os.environ.get(n)
-        if value:
-            return value
-    return default
-
-
 def _port_address(name: str, default: str) -> str:
     """``:PORT`` from Crossplane's port variable (``METRICS_PORT``), else ``default``."""
     port = os.environ.get(name, "").strip()
@@ -102,16 +95,6 @@ def _nonzero_duration(text: str) -> float:
     if seconds == 0:
         raise argparse.ArgumentTypeError(f"want more than 0s, got {text!r}")
     return seconds
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"want at least 1, got {value}")
-    return value
 
 
 def _positive_float(text: str) -> float:
@@ -193,7 +176,7 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         "--max-concurrent-reconciles",
         dest="max_concurrent_reconciles",
         metavar="N",
-        type=_positive_int,
+        type=_args.positive_int,
         default=100,
         help="reconciles in flight per controller (default 100)",
     )
@@ -223,21 +206,21 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         "-n",
         "--namespace",
         metavar="NAMESPACE",
-        default=_env("POD_NAMESPACE", default="crossplane-system"),
+        default=_args.env("POD_NAMESPACE", default="crossplane-system"),
         help="the controller's namespace: client certificate, CA, function Deployments, Lease "
         "(env POD_NAMESPACE; default %(default)s)",
     )
     p.add_argument(
         "--tls-client-secret-name",
         metavar="NAME",
-        default=_env("TLS_CLIENT_SECRET_NAME", default="crossplane-tls-client"),
+        default=_args.env("TLS_CLIENT_SECRET_NAME", default="crossplane-tls-client"),
         help="Secret with tls.crt, tls.key and ca.crt to call functions with mTLS "
         "(env TLS_CLIENT_SECRET_NAME; default %(default)s)",
     )
     p.add_argument(
         "--tls-client-certs-dir",
         metavar="DIR",
-        default=_env("TLS_CLIENT_CERTS_DIR"),
+        default=_args.env("TLS_CLIENT_CERTS_DIR"),
         help="read the three files from this directory instead of the Secret (env TLS_CLIENT_CERTS_DIR)",
     )
     p.add_argument(
@@ -275,14 +258,14 @@ def _package_flags(p: argparse.ArgumentParser) -> None:
         "--package-runtime",
         metavar="RUNTIME",
         type=_package_runtime,
-        default=_env("PACKAGE_RUNTIME", default="Deployment"),  # argparse applies ``type`` to it
+        default=_args.env("PACKAGE_RUNTIME", default="Deployment"),  # argparse applies ``type`` to it
         help="run function packages as Deployments (Deployment) or leave them to Crossplane's package "
         "manager (External) (env PACKAGE_RUNTIME; default Deployment)",
     )
     p.add_argument(
         "--service-account",
         metavar="NAME",
-        default=_env("POD_SERVICE_ACCOUNT", default="crossplane"),
+        default=_args.env("POD_SERVICE_ACCOUNT", default="crossplane"),
         help="the controller's ServiceAccount, whose image pull secrets function Deployments get "
         "(env POD_SERVICE_ACCOUNT; default %(default)s)",
     )

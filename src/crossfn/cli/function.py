@@ -16,6 +16,8 @@ import os
 import sys
 from typing import Any
 
+from crossfn.cli import _args
+
 __all__ = ["register", "settings_from"]
 
 _TRUE = frozenset({"1", "t", "true", "y", "yes", "on"})
@@ -27,27 +29,9 @@ def _env_flag(*names: str) -> bool:
     return any(os.environ.get(n, "").strip().lower() in _TRUE for n in names)
 
 
-def _env(*names: str, default: str | None = None) -> str | None:
-    for n in names:
-        value = os.environ.get(n)
-        if value:
-            return value
-    return default
-
-
-def _positive_int(text: str) -> int:
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"want a whole number, got {text!r}") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"want at least 1, got {value}")
-    return value
-
-
 def _message_size(text: str) -> int:
     """Megabytes of a gRPC message limit: gRPC takes bytes as a C int, so at most 2047."""
-    value = _positive_int(text)
+    value = _args.positive_int(text)
     if value > _MAX_MESSAGE_SIZE_MB:
         raise argparse.ArgumentTypeError(f"want at most {_MAX_MESSAGE_SIZE_MB} (MB), got {value}")
     return value
@@ -98,7 +82,7 @@ def register(subparsers: Any) -> None:
         "--address",
         metavar="HOST:PORT",
         type=_address,
-        default=_env("ADDRESS", default="0.0.0.0:9443"),
+        default=_args.env("ADDRESS", default="0.0.0.0:9443"),
         help="address to listen on (env ADDRESS; default %(default)s)",
     )
     serve.add_argument(
@@ -106,7 +90,7 @@ def register(subparsers: Any) -> None:
         "--tls-certs-dir",
         dest="tls_certs_dir",
         metavar="DIR",
-        default=_env("TLS_SERVER_CERTS_DIR"),
+        default=_args.env("TLS_SERVER_CERTS_DIR"),
         help="serve mTLS with tls.crt, tls.key and ca.crt from this directory (env TLS_SERVER_CERTS_DIR)",
     )
     serve.add_argument(
@@ -120,56 +104,56 @@ def register(subparsers: Any) -> None:
         "--max-grpc-message-size",
         metavar="MB",
         type=_message_size,
-        default=_env("MAX_RECV_MESSAGE_SIZE", "MAX_GRPC_MESSAGE_SIZE", default="4"),
+        default=_args.env("MAX_RECV_MESSAGE_SIZE", "MAX_GRPC_MESSAGE_SIZE", default="4"),
         help="largest request in MB, 1 to 2047 (env MAX_RECV_MESSAGE_SIZE; default 4)",
     )
     serve.add_argument(
         "--max-send-message-size",
         metavar="MB",
         type=_message_size,
-        default=_env("MAX_SEND_MESSAGE_SIZE"),
+        default=_args.env("MAX_SEND_MESSAGE_SIZE"),
         help="largest response in MB (env MAX_SEND_MESSAGE_SIZE; default: the receive size)",
     )
     serve.add_argument(
         "--workers",
         metavar="N",
-        type=_positive_int,
-        default=_env("WORKERS", default="1"),
+        type=_args.positive_int,
+        default=_args.env("WORKERS", default="1"),
         help="processes serving on the one port (env WORKERS; default 1)",
     )
     serve.add_argument(
         "--threads",
         metavar="N",
-        type=_positive_int,
-        default=_env("THREADS", default="2"),
+        type=_args.positive_int,
+        default=_args.env("THREADS", default="2"),
         help="threads calling a sync function in each process; raise it for functions that wait on I/O "
         "(env THREADS; default 2)",
     )
     serve.add_argument(
         "--metrics-address",
         metavar="HOST:PORT",
-        default=_env("METRICS_ADDRESS"),
+        default=_args.env("METRICS_ADDRESS"),
         help="serve Prometheus metrics at host:port (env METRICS_ADDRESS; default: none)",
     )
     serve.add_argument(
         "--grace-period",
         metavar="SECONDS",
         type=_seconds,
-        default=_env("SHUTDOWN_GRACE_PERIOD", default="5"),
+        default=_args.env("SHUTDOWN_GRACE_PERIOD", default="5"),
         help="seconds in-flight calls may take to finish on SIGTERM (env SHUTDOWN_GRACE_PERIOD; default 5)",
     )
     serve.add_argument(
         "--call-timeout",
         metavar="SECONDS",
         type=_positive_seconds,
-        default=_env("CALL_TIMEOUT", default="120"),
+        default=_args.env("CALL_TIMEOUT", default="120"),
         help="longest a call may run; a client's shorter deadline wins (env CALL_TIMEOUT; default 120)",
     )
     serve.add_argument(
         "--max-calls",
         metavar="N",
-        type=_positive_int,
-        default=_env("MAX_CALLS", default="64"),
+        type=_args.positive_int,
+        default=_args.env("MAX_CALLS", default="64"),
         help="calls in flight (running or waiting) per process; more get RESOURCE_EXHAUSTED "
         "(env MAX_CALLS; default 64)",
     )
