@@ -224,3 +224,75 @@ async def test_request_has_no_accept_encoding(serve: Start) -> None:
     head = heads[0].lower()
     assert head.startswith(b"patch /api/v1/x http/1.1\r\n")
     assert b"accept-encoding" not in head and b"content-length: 2\r\n" in head
+
+
+@dataclasses.dataclass
+class Hanging:
+    """A server that reads one request, never answers, and notes when the client hangs up."""
+
+    connections: int = 0
+    hung_up: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            await reader.readuntil(b"\r\n\r\n")
+            while await reader.read(1024):
+                pass
+            self.hung_up.set()
+        except ConnectionError:
+            self.hung_up.set()
+        finally:
+            writer.close()
+
+
+async def test_close_aborts_a_request_in_flight() -> None:
+    """A request nobody waits for cannot keep its socket open past the client (it would leak at loop end)."""
+    server = Hanging()
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    try:
+        client = httpx2.AsyncClient(
+            base_url=f"http://127.0.0.1:{port}", transport=_http.Http11Transport(None, max_idle=4), timeout=60
+        )
+        request = asyncio.create_task(client.get("/api/v1/x"))
+        while not server.connections:
+            await asyncio.sleep(0.01)
+        await client.aclose()
+        async with asyncio.timeout(2):  # well before the request's own timeout could end it
+            await server.hung_up.wait()
+        with pytest.raises(httpx2.TransportError):
+            await request
+        assert server.connections == 1, "a closed client must not reconnect to send the request again"
+    finally:
+        listening.close()
+        await listening.wait_closed()
+
+
+class _StuckWriter:
+    """A stream writer whose close never completes (a TLS goodbye the server does not answer)."""
+
+    def __init__(self) -> None:
+        self.aborted = False
+        self.transport = self
+
+    def close(self) -> None:
+        pass
+
+    async def wait_closed(self) -> None:
+        await asyncio.Event().wait()
+
+    def abort(self) -> None:
+        self.aborted = True
+
+
+async def test_connection_close_cancelled_aborts_the_socket() -> None:
+    """Cancelled while waiting for the goodbye, close aborts: a half-closed TLS socket outlives the loop."""
+    writer = _StuckWriter()
+    conn = _http._Connection(asyncio.StreamReader(), writer)  # type: ignore[arg-type]
+    closing = asyncio.create_task(conn.close())
+    await asyncio.sleep(0)
+    closing.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await closing
+    assert writer.aborted

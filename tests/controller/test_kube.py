@@ -708,3 +708,32 @@ async def test_connection_errors_name_the_server(
             assert "\n" not in str(caught.value)
     finally:
         await api.close()
+
+
+async def test_watch_cancelled_in_its_tls_handshake_closes_its_socket() -> None:
+    """httpcore drops a connection cancelled in its TLS handshake unclosed; the watch's send must not."""
+    accepted, hung_up = asyncio.Event(), asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.set()  # and never answer the ClientHello: the handshake hangs
+        await reader.read()  # until the client hangs up
+        hung_up.set()
+        writer.close()
+
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    client = httpx2.AsyncClient(base_url=f"https://127.0.0.1:{port}", limits=_kube._WATCH_LIMITS)
+    try:
+        request = client.build_request("GET", "/api/v1/pods", timeout=httpx2.Timeout(0.5))
+        watch = asyncio.create_task(_kube._open_stream(client, request))
+        await accepted.wait()
+        await asyncio.sleep(0.05)  # into the handshake
+        watch.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await watch
+        async with asyncio.timeout(5):
+            await hung_up.wait()
+    finally:
+        await client.aclose()
+        listening.close()
+        await listening.wait_closed()

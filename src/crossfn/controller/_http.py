@@ -46,14 +46,25 @@ class _Connection:
     def usable(self) -> bool:
         return not self.reader.at_eof() and not self.writer.is_closing()
 
+    def abort(self) -> None:
+        """Drop the connection at once, without a TLS goodbye: for one whose exchange failed or was cancelled."""
+        self.writer.transport.abort()
+
     async def close(self) -> None:
-        """Close and wait until the socket is released (a TLS goodbye takes a loop turn or two)."""
+        """Close and wait until the socket is released (a TLS goodbye takes a loop turn or two).
+
+        Cancelled while waiting, it aborts: a goodbye left half done would keep the socket open
+        past the event loop's end (an unclosed socket, a ResourceWarning).
+        """
         self.writer.close()
         try:
             async with asyncio.timeout(_CLOSE_SECONDS):
                 await self.writer.wait_closed()
         except (TimeoutError, OSError, ssl.SSLError):
-            self.writer.transport.abort()
+            self.abort()
+        except asyncio.CancelledError:
+            self.abort()
+            raise
 
 
 class _ClosedBeforeAnswerError(Exception):
@@ -67,6 +78,7 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         self._ssl = ssl_context
         self._max_idle = max_idle
         self._idle: dict[tuple[str, str, int], collections.deque[_Connection]] = {}
+        self._busy: set[_Connection] = set()
         self._closed = False
 
     async def handle_async_request(self, request: httpx2.Request) -> httpx2.Response:
@@ -77,7 +89,7 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         head += [b"%s: %s\r\n" % (k, v) for k, v in request.headers.raw if k.lower() not in _SKIP_HEADERS]
         message = b"".join(head) + b"\r\n" + body
         timeouts: dict[str, float | None] = request.extensions.get("timeout", {})
-        conn = await self._take(key)
+        conn = self._take(key)
         if conn is not None:
             try:
                 return await self._exchange(conn, key, message, request, timeouts)
@@ -92,13 +104,13 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         except _ClosedBeforeAnswerError:
             raise httpx2.RemoteProtocolError("the server closed the connection", request=request) from None
 
-    async def _take(self, key: tuple[str, str, int]) -> _Connection | None:
+    def _take(self, key: tuple[str, str, int]) -> _Connection | None:
         idle = self._idle.get(key)
         while idle:
             conn = idle.pop()
             if conn.usable:
                 return conn
-            await conn.close()
+            conn.abort()  # the server has gone: no goodbye to wait for
         return None
 
     async def _give_back(self, key: tuple[str, str, int], conn: _Connection) -> None:
@@ -112,6 +124,10 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         self, key: tuple[str, str, int], request: httpx2.Request, timeout: float | None
     ) -> _Connection:
         scheme, host, port = key
+        if self._closed:
+            raise httpx2.ConnectError(
+                f"cannot connect to {host}:{port}: the client is closed", request=request
+            )
         tls = self._ssl if scheme == "https" else None
         try:
             async with asyncio.timeout(timeout):
@@ -134,8 +150,13 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         request: httpx2.Request,
         timeouts: dict[str, float | None],
     ) -> httpx2.Response:
-        """Send ``message``, read the answer; the connection goes back to the pool or is closed."""
-        reuse = answered = False
+        """Send ``message``, read the answer; the connection goes back to the pool or is closed.
+
+        On every path: one that failed or was cancelled is aborted at once (no await in a
+        cancelled task's way), one read whole but not to be kept is closed politely.
+        """
+        reuse = answered = done = False
+        self._busy.add(conn)
         try:
             async with asyncio.timeout(timeouts.get("read")):
                 conn.writer.write(message)
@@ -143,7 +164,7 @@ class Http11Transport(httpx2.AsyncBaseTransport):
                 status, reason, headers, keep = await _read_head(conn.reader)
                 answered = True
                 content = await _read_body(conn.reader, headers, status)
-                reuse = keep  # only a connection whose answer was read whole can carry another
+                done, reuse = True, keep  # only a connection whose answer was read whole can carry another
         except asyncio.IncompleteReadError as exc:
             if not answered and not exc.partial:
                 raise _ClosedBeforeAnswerError from exc
@@ -157,7 +178,10 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         except (ValueError, asyncio.LimitOverrunError) as exc:
             raise httpx2.RemoteProtocolError(f"malformed response: {exc}", request=request) from exc
         finally:
-            if reuse:
+            self._busy.discard(conn)
+            if not done:
+                conn.abort()
+            elif reuse:
                 await self._give_back(key, conn)
             else:
                 await conn.close()
@@ -170,10 +194,16 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         )
 
     async def aclose(self) -> None:
-        """Close the idle connections; those in use close when their request ends."""
+        """Close the idle connections and abort those in use (their requests fail): none outlives the client.
+
+        A request still in flight here belongs to a task nobody waits for; were its connection
+        left to close "when the request ends", the event loop could end first and leak the socket.
+        """
         self._closed = True
         idle = [conn for pool in self._idle.values() for conn in pool]
         self._idle.clear()
+        for conn in self._busy:
+            conn.abort()
         await asyncio.gather(*(conn.close() for conn in idle))
 
 

@@ -229,9 +229,11 @@ class KubeApi:
 
     async def close(self) -> None:
         """Close every pooled connection (watches in flight end with an error)."""
-        await self._http.aclose()
-        if self._watch_http is not self._http:
-            await self._watch_http.aclose()
+        try:
+            await self._http.aclose()
+        finally:
+            if self._watch_http is not self._http:
+                await self._watch_http.aclose()
 
     # -- transport -------------------------------------------------------------------------------
 
@@ -348,7 +350,7 @@ class KubeApi:
             "GET", path, params=params, headers=self._headers, timeout=timeout
         )
         try:
-            response = await self._watch_http.send(request, stream=True)
+            response = await _open_stream(self._watch_http, request)
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
             raise _unreachable(self.server, exc) from exc
         try:
@@ -460,6 +462,26 @@ class KubeApi:
     async def raw_get(self, path: str) -> bytes:
         """The body of a non-resource path such as ``metrics`` or ``version`` (benchmarks, diagnostics)."""
         return (await self._send("GET", path.lstrip("/"))).content
+
+
+async def _open_stream(client: httpx2.AsyncClient, request: httpx2.Request) -> httpx2.Response:
+    """``client.send(request, stream=True)``, which a cancellation never cuts half way.
+
+    httpcore closes a connection that fails in its TLS handshake only on an ``Exception``: cancelled
+    there (an informer stopped while its watch connects), the socket is dropped open and leaks. So
+    the send runs in a task of its own; a cancelled caller lets it end (the connect timeout bounds
+    it: the API server answers a watch's headers at once) and closes what it opened.
+    """
+    sending = asyncio.ensure_future(client.send(request, stream=True))
+    try:
+        return await asyncio.shield(sending)
+    except asyncio.CancelledError:
+        await asyncio.wait({sending}, timeout=_TIMEOUT.connect)
+        if not sending.done():
+            sending.cancel()  # past the connect timeout: reading headers, where httpcore closes on any error
+        elif not sending.cancelled() and sending.exception() is None:
+            await sending.result().aclose()
+        raise
 
 
 def _watch_event(line: str) -> _api.WatchEvent:
