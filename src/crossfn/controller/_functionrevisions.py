@@ -146,6 +146,23 @@ class FunctionReconciler:
         self._functions.add_handler(on_function)
         self._revisions.add_handler(on_revision)
 
+    async def _collect_garbage(
+        self, fn: Mapping[str, Any], revisions: list[dict[str, Any]], keep: str
+    ) -> None:
+        """Delete the oldest revision beyond ``revisionHistoryLimit`` (one per reconcile, §5.1)."""
+        limit = (fn.get("spec") or {}).get("revisionHistoryLimit", 1)
+        others = [rev for rev in revisions if _name(rev) != keep]
+        if not limit or len(others) + 1 <= int(limit) + 1:
+            return
+        oldest = min(others, key=_number)
+        try:
+            await self._api.delete(API_VERSION, "FunctionRevision", _name(oldest))
+        except _api.NotFound:
+            return
+        except _api.ApiError as exc:
+            await self._recorder.event(
+                fn, "Warning", "GarbageCollect", f"cannot garbage collect old package revision: {exc}"
+            )
 
 
 class FunctionRevisionKeeper(FunctionReconciler):
@@ -234,24 +251,6 @@ class FunctionRevisionKeeper(FunctionReconciler):
             field_manager=_crds.FIELD_MANAGER,
             status=True,
         )
-
-    async def _collect_garbage(
-        self, fn: Mapping[str, Any], revisions: list[dict[str, Any]], keep: str
-    ) -> None:
-        """Delete the oldest revision beyond ``revisionHistoryLimit`` (one per reconcile, §5.1)."""
-        limit = (fn.get("spec") or {}).get("revisionHistoryLimit", 1)
-        others = [rev for rev in revisions if _name(rev) != keep]
-        if not limit or len(others) + 1 <= int(limit) + 1:
-            return
-        oldest = min(others, key=_number)
-        try:
-            await self._api.delete(API_VERSION, "FunctionRevision", _name(oldest))
-        except _api.NotFound:
-            return
-        except _api.ApiError as exc:
-            await self._recorder.event(
-                fn, "Warning", "GarbageCollect", f"cannot garbage collect old package revision: {exc}"
-            )
 
     async def _update_function(
         self, fn: Mapping[str, Any], rev: Mapping[str, Any], package: str, *, problem: str | None = None

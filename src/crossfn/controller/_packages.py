@@ -329,24 +329,6 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
             field_manager=_crds.FIELD_MANAGER,
         )
 
-    async def _collect_garbage(
-        self, fn: Mapping[str, Any], revisions: list[dict[str, Any]], keep: str
-    ) -> None:
-        """Delete the oldest revision beyond ``revisionHistoryLimit`` (one per reconcile, §5.1)."""
-        limit = (fn.get("spec") or {}).get("revisionHistoryLimit", 1)
-        others = [r for r in revisions if _name(r) != keep]
-        if not limit or len(others) + 1 <= int(limit) + 1:
-            return
-        oldest = min(others, key=_number)
-        try:
-            await self._api.delete(API_VERSION, "FunctionRevision", _name(oldest))
-        except _api.NotFound:
-            return
-        except _api.ApiError as exc:
-            await self._recorder.event(
-                fn, "Warning", "GarbageCollect", f"cannot garbage collect old package revision: {exc}"
-            )
-
     async def _update_status(self, fn: Mapping[str, Any], rev: Mapping[str, Any], package: str) -> None:
         """``Healthy`` from the revision, ``Installed`` from its state, and the current revision's name."""
         healthy, reason, message = package_health(rev)
