@@ -737,3 +737,50 @@ async def test_watch_cancelled_in_its_tls_handshake_closes_its_socket() -> None:
         await client.aclose()
         listening.close()
         await listening.wait_closed()
+
+
+@pytest.mark.parametrize(
+    ("answers", "want_calls", "want_error", "reason"),
+    [
+        pytest.param(
+            [(429, {"Retry-After": "1"}), (200, {})], 2, None,
+            "a request the server asked to retry (a CRD's storage re-initializing) is sent again",
+            id="RetryAfterThenOK",
+        ),
+        pytest.param(
+            [(503, {"Retry-After": "0"}), (503, {"Retry-After": "0"}), (200, {})], 3, None,
+            "a 5xx with Retry-After is retried too, as client-go does", id="UnavailableTwice",
+        ),
+        pytest.param(
+            [(503, {})], 1, "storage is (re)initializing",
+            "without Retry-After the error is the caller's at once", id="NoRetryAfter",
+        ),
+        pytest.param(
+            [(429, {"Retry-After": "0"})] * _kube.RETRY_AFTER_ATTEMPTS, _kube.RETRY_AFTER_ATTEMPTS,
+            "storage is (re)initializing", "the retries are bounded, then the error surfaces", id="Bounded",
+        ),
+    ],
+)
+async def test_retry_after(
+    answers: list[tuple[int, dict[str, str]]], want_calls: int, want_error: str | None, reason: str
+) -> None:
+    calls: list[int] = []
+
+    def handler(request: httpx2.Request) -> httpx2.Response:
+        code, headers = answers[min(len(calls), len(answers) - 1)]
+        calls.append(code)
+        if code == 200:
+            return httpx2.Response(200, json={"items": [], "metadata": {"resourceVersion": "7"}})
+        status = {"kind": "Status", "code": code, "message": "storage is (re)initializing"}
+        return httpx2.Response(code, json=status, headers=headers)
+
+    api = mock_api(handler)
+    try:
+        if want_error is None:
+            assert await api.list("v1", "ConfigMap", "ns") == ([], "7"), reason
+        else:
+            with pytest.raises(_api.ApiError, match=re.escape(want_error)):
+                await api.list("v1", "ConfigMap", "ns")
+    finally:
+        await api.close()
+    assert len(calls) == want_calls, reason

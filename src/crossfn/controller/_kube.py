@@ -78,6 +78,30 @@ _WATCH_TYPES = frozenset(("ADDED", "MODIFIED", "DELETED", "BOOKMARK"))
 _PATCH_TYPES = {"merge": "application/merge-patch+json", "json": "application/json-patch+json"}
 
 
+RETRY_AFTER_ATTEMPTS = 10
+"""How often a request the API server asked to retry (429 or 5xx with ``Retry-After``) is sent.
+
+client-go's REST client does the same, 10 times: the server sends ``Retry-After`` only for a
+request it did not process (a CRD's storage (re)initializing, priority-and-fairness throttling),
+so resending is safe for every verb."""
+
+_RETRY_AFTER_MAX = 1.0
+"""The longest wait between those attempts, in seconds: the server's hint is whole seconds."""
+
+
+def _retry_after(response: httpx2.Response) -> float | None:
+    """The wait the server asked for before a retry, or ``None`` when it asked for none."""
+    if response.status_code != 429 and response.status_code < 500:
+        return None
+    value = response.headers.get("Retry-After")
+    if value is None:
+        return None
+    try:
+        return min(max(float(value), 0.05), _RETRY_AFTER_MAX)
+    except ValueError:
+        return None
+
+
 def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
     """The ``_api`` error for a ``Status`` object (a response body or a watch's ERROR event)."""
     code = int(status.get("code") or code)
@@ -251,13 +275,18 @@ class KubeApi:
         if body is not None:
             content = _encode(body)
             headers["Content-Type"] = content_type
-        try:
-            async with self._in_flight:
-                response = await self._http.request(
-                    method, path, params=params, content=content, headers=headers
-                )
-        except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
-            raise _unreachable(self.server, exc) from exc
+        for attempt in range(RETRY_AFTER_ATTEMPTS):
+            try:
+                async with self._in_flight:
+                    response = await self._http.request(
+                        method, path, params=params, content=content, headers=headers
+                    )
+            except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
+                raise _unreachable(self.server, exc) from exc
+            delay = _retry_after(response)
+            if delay is None or attempt == RETRY_AFTER_ATTEMPTS - 1:
+                break
+            await asyncio.sleep(delay)
         if response.status_code >= 400:
             raise self._error(response)
         return response
