@@ -106,7 +106,6 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("_packages", "apply"): _p(PKG, "functionrevisions", "patch create"),
     ("_packages", "apply-status"): _p(PKG, "functions/status", "patch"),
     ("_packages", "patch"): _p(PKG, "functionrevisions", "patch"),
-    ("_packages", "delete"): _p(PKG, "functionrevisions", "delete"),
     ("_packages", "create"): _p(PKG, "deploymentruntimeconfigs", "create"),
     ("_revisions", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
     ("_revisions", "list"): _p(XP, "compositionrevisions", "list") | _p(PKG, "functionrevisions", "list"),
