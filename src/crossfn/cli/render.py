@@ -159,6 +159,15 @@ def register(subparsers: Any) -> None:
         "-v", "--verbose", action="store_true", help="Say on stderr which runtime each Function uses."
     )
     p.add_argument("--no-exec", action="store_true", help=NO_EXEC_HELP)
+    p.add_argument(
+        "--classic",
+        action="store_true",
+        help=(
+            "Print classic render's output (Crossplane v2.2.4's crossplane render: generateName, no Synced "
+            "or Responsive) instead of the current CLI's (crossplane render xr: one reconcile of the XR "
+            "controller, real names, events as results)."
+        ),
+    )
     p.set_defaults(handler=_run)  # fmt: skip
 
 
@@ -184,6 +193,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
+        classic=args.classic,
     )
 
     def report(line: str) -> None:

@@ -69,6 +69,7 @@ import typing as _typing
 
 from crossfn.engine._compose import ObservedResource, compose
 from crossfn.engine._connection import connection_secret, secret_ref
+from crossfn.engine._events import set_conditions
 from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._inprocess import InProcessRunner
 from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner
@@ -229,6 +230,7 @@ __all__ = [
     "run_pipeline",
     "runner_from",
     "secret_ref",
+    "set_conditions",
     "stable_n_and_some_more",
     "tag",
 ]

@@ -1,32 +1,37 @@
-"""Classic render on the crossfn engine (crossplane-core §3.5, §3.6).
+"""Render on the crossfn engine, in either of ``crossplane render``'s contracts.
 
 Render does not run a pipeline of its own: it feeds the engine from files.
-Here the loaded :class:`~crossfn.render._inputs.Inputs` become the engine's
-sources, observed resources and runner stack; the engine runs the pipeline
-under :meth:`ComposeOptions.classic_render`; the result becomes the documents
-``crossplane render`` prints, in its order: the XR, the composed resources
-(sorted by composition resource name), the ``Result`` documents with ``-r``,
-the ``Context`` document with ``-c``.
+Here the loaded :class:`~crossfn.render._inputs.Inputs` get their Functions
+started and routed; then
+
+* by default, :mod:`~crossfn.render._engine_mode` runs one reconcile of the
+  XR controller, as today's ``crossplane render xr`` does (§3.8, §3.9);
+* with ``Request.classic`` (``--classic``), the engine runs the pipeline
+  under :meth:`ComposeOptions.classic_render` and the result becomes the
+  documents v2.2's ``crossplane render`` prints (§3.5, §3.6): the XR, the
+  composed resources (sorted by composition resource name), the ``Result``
+  documents with ``-r``, the ``Context`` document with ``-c``.
 
 The runner stack, innermost first: each Function's transport (in-process
 object, or gRPC to a Process, Development or Docker target), a dispatcher
 that knows which is which and answers Crossplane's "unknown Function" text,
-then the engine's requirements loop over the ``--extra-resources`` and
-``--required-resources`` documents.
+then the engine's requirements loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any, TypeVar
 
 from crossfn import engine, errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.render import _inputs, _runtimes, _sources, _validate
+from crossfn.render import _engine_mode, _inputs, _runtimes, _sources, _validate
 
 __all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
+
+_T = TypeVar("_T")
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
@@ -90,15 +95,19 @@ def _documents(
     return docs
 
 
-async def _compose(
-    inputs: _inputs.Inputs, started: _runtimes.Started, grpc: engine.FunctionRunner | None
-) -> engine.CompositionResult:
+def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None) -> _Dispatch:
+    """Every started Function's runner: in-process objects, or gRPC to their targets."""
     routes: dict[str, engine.FunctionRunner] = {}
     if started.objects:
         inproc = engine.InProcessRunner(started.objects)
         routes.update(dict.fromkeys(started.objects, inproc))
     if grpc is not None:
         routes.update(dict.fromkeys(started.targets, grpc))
+    return _Dispatch(routes)
+
+
+async def _compose(inputs: _inputs.Inputs, transport: _Dispatch) -> engine.CompositionResult:
+    """Classic render: the pipeline under ``ComposeOptions.classic_render`` (§3.5)."""
     options = engine.ComposeOptions.classic_render()
     sources = engine.Sources(
         resources=_sources.DocumentResources([*inputs.extra, *inputs.required]),
@@ -107,7 +116,7 @@ async def _compose(
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )
-    runner = engine.build_runner(_Dispatch(routes), sources=sources, options=options)
+    runner = engine.build_runner(transport, sources=sources, options=options)
     observed = [
         engine.ObservedResource(resource=obj, connection_details=details)
         for obj, details in _sources.observed_with_details(inputs.observed)
@@ -119,8 +128,12 @@ async def _compose(
 
 
 async def _run(
-    inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]
-) -> engine.CompositionResult:
+    inputs: _inputs.Inputs,
+    req: _inputs.Request,
+    report: Callable[[str], None],
+    body: Callable[[_Dispatch], Awaitable[_T]],
+) -> _T:
+    """Start every Function's runtime, run ``body`` on their transport, stop them again."""
     runtimes = {}
     for fn in inputs.functions:
         name = str((fn.get("metadata") or {}).get("name") or "")
@@ -137,13 +150,24 @@ async def _run(
         await started.start(loop.time() + req.timeout)
         if started.targets:
             grpc = engine.GrpcRunner(started.targets, timeout=req.timeout)
-        result = await _compose(inputs, started, grpc)
+        return await body(_transport(started, grpc))
     finally:
         if grpc is not None:
             await grpc.aclose()
         await started.stop()
+
+
+async def _classic(inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]) -> engine.CompositionResult:
+    result = await _run(inputs, req, report, lambda transport: _compose(inputs, transport))
     result.raise_for_fatal()
     return result
+
+
+async def _reconcile(inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]) -> _engine_mode.Recorded:
+    recorded = await _run(inputs, req, report, lambda transport: _engine_mode.reconcile(inputs, transport))
+    if recorded.error is not None:
+        raise recorded.error
+    return recorded
 
 
 async def render_documents_async(
@@ -162,13 +186,20 @@ async def render_documents_async(
     """
     try:
         async with asyncio.timeout(req.timeout):
-            result = await _run(inputs, req, report)
+            if req.classic:
+                result = await _classic(inputs, req, report)
+            else:
+                recorded = await _reconcile(inputs, req, report)
     except TimeoutError as exc:
         raise errors.CrossfnError("cannot render composite resource: context deadline exceeded") from exc
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
         raise type(exc)(f"cannot render composite resource: {exc}") from exc
+    if not req.classic:
+        if validator is not None:
+            _validate.check(inputs, recorded.composed, validator)
+        return _engine_mode.documents(inputs, req, recorded)
     if validator is not None:
         _validate.check(inputs, [c.resource for c in result.composed], validator)
     return _documents(inputs, req, result)
