@@ -61,6 +61,7 @@ def _write(tmp: Path, fn: str, *, xr: dict[str, Any] | None = None, step: dict[s
     }
     (tmp / "functions.yaml").write_text(yaml.safe_dump(fn_doc))
     return render.Request(
+        classic=True,
         composite_resource=tmp / "xr.yaml",
         composition=tmp / "composition.yaml",
         functions=tmp / "functions.yaml",

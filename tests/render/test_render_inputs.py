@@ -150,6 +150,7 @@ def _request(tmp: Path, *, secret_ns: str = "ns", observed: str = "") -> render.
     (tmp / "schemas" / "nested" / "apps.json").write_text(json.dumps(_OPENAPI))
     (tmp / "observed.yaml").write_text(observed or "{}\n")
     return render.Request(
+        classic=True,
         composite_resource=tmp / "xr.yaml", composition=tmp / "comp.yaml", functions=tmp / "fns.yaml",
         required_resources=[tmp / "required.yaml"], required_schemas=tmp / "schemas",
         function_credentials=tmp / "secrets.yaml", observed_resources=tmp / "observed.yaml" if observed else None,

@@ -57,6 +57,7 @@ def _greeting(docs: list[dict[str, object]]) -> tuple[str, list[str]]:
 def test_python_sdk_function_as_process(tmp_path: Path) -> None:
     lines: list[str] = []
     req = render.Request(
+        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=_PY_EXAMPLE / "functions.yaml",
@@ -74,6 +75,7 @@ def test_python_sdk_function_as_process(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_typescript_sdk_function_as_process(tmp_path: Path) -> None:
     req = render.Request(
+        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=_TS_PEER / "functions.yaml",
@@ -104,6 +106,7 @@ def test_python_sdk_function_in_development(tmp_path: Path) -> None:
             "spec:\n  package: example/function-greet:v1\n"
         )
         req = render.Request(
+            classic=True,
             composite_resource=_PY_EXAMPLE / "xr.yaml",
             composition=_composition(tmp_path),
             functions=tmp_path / "fns.yaml",
@@ -126,6 +129,7 @@ def test_process_that_exits_is_a_clear_error(tmp_path: Path) -> None:
         "spec:\n  package: example/function-greet:v1\n"
     )
     req = render.Request(
+        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=tmp_path / "fns.yaml",
@@ -145,6 +149,7 @@ def test_docker_without_engine_names_the_alternatives(tmp_path: Path) -> None:
         "spec:\n  package: xpkg.crossplane.io/example/function-greet:v1\n"
     )
     req = render.Request(
+        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=tmp_path / "fns.yaml",

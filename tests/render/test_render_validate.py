@@ -34,7 +34,7 @@ def data(tmp_path: Path) -> Path:
 
 
 def _render(capsys: pytest.CaptureFixture[str], d: Path, *flags: str) -> tuple[int, str, str]:
-    argv = ["render", str(d / "xr.yaml"), str(d / "composition.yaml"), str(d / "functions.yaml")]
+    argv = ["render", str(d / "xr.yaml"), str(d / "composition.yaml"), str(d / "functions.yaml"), "--classic"]
     code = cli.main([*argv, *(f.format(d=d) for f in flags)])
     out, err = capsys.readouterr()
     return code, out, err

@@ -65,6 +65,7 @@ def _request(
     for name, doc in (("xr.yaml", xr), ("comp.yaml", comp), ("fns.yaml", fns), ("xrd.yaml", _XRD)):
         (tmp / name).write_text(yaml.safe_dump(doc))
     return render.Request(
+        classic=True,
         composite_resource=tmp / "xr.yaml",
         composition=tmp / "comp.yaml",
         functions=tmp / "fns.yaml",

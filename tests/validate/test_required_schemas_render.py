@@ -84,7 +84,7 @@ def _write(tmp: Path) -> list[str]:
         "    render.crossplane.io/runtime: InProcess\n    render.crossfn.io/runtime-inprocess-object: schemafn:compose\n"
         "spec: {package: example.org/function-schemas:v0.1.0}\n"
     )
-    return ["render", "xr.yaml", "composition.yaml", "functions.yaml", "-s", "schemas", "-r"]
+    return ["render", "xr.yaml", "composition.yaml", "functions.yaml", "-s", "schemas", "-r", "--classic"]
 
 
 def test_function_requires_deployment_and_xr_schemas(tmp_path: Path) -> None:

@@ -171,6 +171,9 @@ def prepare(case: _model.Case, temp: Path, *, allow_exec: bool = True) -> Prepar
             include_context=True,
             timeout=case.timeout,
             allow_exec=allow_exec,
+            # Tests match classic render's output (generateName, Ready only), as the
+            # CompositionTest format's expectations are written (see docs/testing.md).
+            classic=True,
         )
     except errors.CrossfnError as exc:
         raise errors.InputError(f"{case.where}: {exc}") from exc

@@ -39,6 +39,7 @@ def test_example_renders(capsys: pytest.CaptureFixture[str], example: str, reaso
         "-o",
         str(d / "observed.yaml"),
         "-r",
+        "--classic",
     ]
     code = cli.main(argv)
     out, err = capsys.readouterr()

@@ -29,7 +29,7 @@ CASES = [
 @pytest.mark.parametrize(("flags", "golden", "reason"), CASES)
 def test_render_robots(capsys: pytest.CaptureFixture[str], flags: list[str], golden: str, reason: str) -> None:
     args = [str(EXAMPLE / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
-    assert cli.main(["render", *args, *flags]) == 0, reason
+    assert cli.main(["render", *args, "--classic", *flags]) == 0, reason
     out = capsys.readouterr().out
     path = GOLDEN / golden
     if os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1":

@@ -26,7 +26,7 @@ def test_required_resource_reaches_the_script(
     capsys: pytest.CaptureFixture[str], flags: list[str], colour: str, reason: str
 ) -> None:
     args = [str(EXAMPLE / "xr.yaml"), str(HERE / "composition.yaml"), str(EXAMPLE / "functions.yaml")]
-    assert cli.main(["render", *args, "-r", *flags]) == 0, reason
+    assert cli.main(["render", *args, "-r", "--classic", *flags]) == 0, reason
     out = capsys.readouterr().out
     assert f"color: {colour}" in out, reason
     assert f"message: painted {colour}" in out, reason
