@@ -1,7 +1,12 @@
-"""Every example in ``examples/`` rendered by ``crossfn render`` and compared with its golden output.
+"""Every example in ``examples/`` rendered by ``crossfn render`` in both output modes, against golden files.
 
-The command for each example is the one its README shows. Regenerate the
-golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples``.
+The command for each example is the one its README shows (or, for an example
+without one, the one its tests use). Each runs twice: by default, matching
+today's ``crossplane render xr`` (golden files in ``golden/default``), and with
+``--classic``, matching Crossplane v2.2's ``crossplane render`` (``golden/classic``).
+A test also checks that the table covers every directory of ``examples/``.
+
+Regenerate the golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples``.
 """
 
 from __future__ import annotations
@@ -32,43 +37,67 @@ def _absolute(arg: str) -> str:
     return arg
 
 
-@pytest.mark.parametrize(
-    ("name", "argv", "reason"),
-    [
-        pytest.param("xbucket", _args("xbucket"), "the README's first command: patch-and-transform in-process", id="XBucket"),
-        pytest.param(
-            "pipeline-observed",
-            _args("pipeline-observed", "-o", "examples/pipeline-observed/observed.yaml", "-r"),
-            "patch-and-transform then auto-ready, with observed resources", id="PipelineObserved",
-        ),
-        pytest.param(
-            "required",
-            _args("required", "-e", "examples/required/resources", "-s", "examples/required/schemas", "-r"),
-            "bootstrap required resources and a required schema", id="Required",
-        ),
-        pytest.param(
+EXAMPLES = {
+    "auto-ready": (
+        _args("auto-ready", "-o", "examples/auto-ready/observed.yaml", "-r"),
+        "Starlark composes four kinds; the built-in auto-ready marks the healthy ones ready",
+    ),
+    "context": (
+        _args(
             "context",
-            _args(
-                "context",
-                "--context-files", "apiextensions.crossplane.io/environment=examples/context/environment.yaml",
-                "--context-values", 'example.org/owner={"team": "platform", "oncall": true}',
-                "-c",
-            ),
-            "context from a file and an inline value", id="Context",
+            "--context-files", "apiextensions.crossplane.io/environment=examples/context/environment.yaml",
+            "--context-values", 'example.org/owner={"team": "platform", "oncall": true}',
+            "-c",
         ),
-        pytest.param(
-            "python-sdk-process", _args("python-sdk-process", "-r"),
-            "an official Python SDK function through the Process runtime", id="PythonSDKProcess",
-        ),
-    ],
-)  # fmt: skip
-def test_example(capsys: pytest.CaptureFixture[str], name: str, argv: list[str], reason: str) -> None:
-    code = cli.main(argv)
+        "context from a file and an inline value",
+    ),
+    "controller": (
+        _args("controller", "--xrd", "examples/controller/xrd.yaml", "-r"),
+        "the controller example's namespaced v2 XR, with its XRD",
+    ),
+    "legacy-resources": (
+        _args("legacy-resources"),
+        "a mode: Resources Composition, converted to a Pipeline",
+    ),
+    "pipeline-observed": (
+        _args("pipeline-observed", "-o", "examples/pipeline-observed/observed.yaml", "-r"),
+        "patch-and-transform then auto-ready, with observed resources",
+    ),
+    "pt-docs": (
+        _args("pt-docs", "-o", "examples/pt-docs/observed.yaml", "-r"),
+        "the documentation's P&T patterns, with an observed bucket",
+    ),
+    "pt-package": (
+        _args("pt-package", "-o", "examples/pt-package/observed.yaml", "-r"),
+        "a P&T-heavy configuration-package Composition, with an observed VPC",
+    ),
+    "python-sdk-process": (_args("python-sdk-process", "-r"), "an official Python SDK function through the Process runtime"),
+    "required": (
+        _args("required", "-e", "examples/required/resources", "-s", "examples/required/schemas", "-r"),
+        "bootstrap required resources and a required schema",
+    ),
+    "starlark-robots": (
+        _args("starlark-robots", "-o", "examples/starlark-robots/observed.yaml", "-r"),
+        "Starlark robots, one of them observed",
+    ),
+    "xbucket": (_args("xbucket"), "the README's first command: patch-and-transform in-process"),
+}  # fmt: skip
+
+
+def test_every_example_is_covered() -> None:
+    have = sorted(p.name for p in (_ROOT / "examples").iterdir() if p.is_dir() and (p / "xr.yaml").exists())
+    assert have == sorted(EXAMPLES), "add the new example to EXAMPLES"
+
+
+@pytest.mark.parametrize("mode", ["default", "classic"])
+@pytest.mark.parametrize("name", sorted(EXAMPLES))
+def test_example(capsys: pytest.CaptureFixture[str], name: str, mode: str) -> None:
+    argv, reason = EXAMPLES[name]
+    code = cli.main([*argv, "--classic"] if mode == "classic" else argv)
     out, err = capsys.readouterr()
     assert code == 0, f"{reason}: {err}"
-    golden = _GOLDEN / f"{name}.yaml"
+    golden = _GOLDEN / mode / f"{name}.yaml"
     if _UPDATE:
+        golden.parent.mkdir(exist_ok=True)
         golden.write_text(out)
-    assert out == golden.read_text(), (
-        f"{reason}; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples"
-    )
+    assert out == golden.read_text(), f"{reason}; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples"
