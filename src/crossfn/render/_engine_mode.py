@@ -326,7 +326,8 @@ async def reconcile(
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )
-    options = engine.ComposeOptions.controller(schema)
+    # Crossplane composes in Go map order, which no two runs share; in name order, output and events are stable.
+    options = dataclasses.replace(engine.ComposeOptions.controller(schema), sort_composed=True)
     runner = engine.build_runner(transport, sources=sources, options=options)
     try:
         result = await engine.compose(

@@ -153,3 +153,12 @@ def echo_xr(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1
         )
     )
     return rsp
+
+
+def echo_whole_xr(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+    """Copies the whole observed XR into the desired XR's status, to show what the function was sent."""
+    xr = resource.struct_to_dict(req.observed.composite.resource)
+    rsp.desired.composite.resource.CopyFrom(
+        resource.dict_to_struct({"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"seen": xr}})
+    )
+    return rsp
