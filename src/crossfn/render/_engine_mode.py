@@ -37,7 +37,7 @@ import copy
 import dataclasses
 import datetime
 import uuid
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import engine, errors
@@ -76,9 +76,12 @@ def _utcnow() -> datetime.datetime:
     return datetime.datetime.now(datetime.UTC)
 
 
+def _mapping(value: object) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
-    meta = obj.get("metadata")
-    return meta if isinstance(meta, Mapping) else {}
+    return _mapping(obj.get("metadata"))
 
 
 def _group_version(api_version: str) -> tuple[str, str]:
@@ -103,9 +106,9 @@ def select_schema(xrd: Mapping[str, Any] | None, xr: Mapping[str, Any]) -> engin
         raise errors.InputError(
             f"unknown CompositeResourceDefinition apiVersion {errors.quote(str(xrd.get('apiVersion') or ''))}"
         )
-    spec = xrd.get("spec") if isinstance(xrd.get("spec"), Mapping) else {}
+    spec = _mapping(xrd.get("spec"))
     group = str(spec.get("group") or "")
-    names = spec.get("names") if isinstance(spec.get("names"), Mapping) else {}
+    names = _mapping(spec.get("names"))
     kind = str(names.get("kind") or "")
     xr_group, _ = _group_version(str(xr.get("apiVersion") or ""))
     xr_kind = str(xr.get("kind") or "")
@@ -218,7 +221,9 @@ class Recorded:
     """Why the reconcile failed; the other fields are the partial output."""
 
 
-def _condition(type_: str, status: str, reason: str, now: datetime.datetime, generation: int, message: str = "") -> dict[str, Any]:
+def _condition(
+    type_: str, status: str, reason: str, now: datetime.datetime, *, generation: int, message: str = ""
+) -> dict[str, Any]:
     out = engine.Condition(type_, status, reason, message, last_transition_time=now).to_dict()
     if generation:
         out["observedGeneration"] = generation
@@ -264,7 +269,7 @@ def _configure(xr: dict[str, Any], comp: Mapping[str, Any], schema: engine.Compo
         meta["labels"][LABEL_COMPOSITE] = str(meta.get("name") or "")
     if schema is not engine.CompositeSchema.LEGACY:
         return
-    spec = comp.get("spec") if isinstance(comp.get("spec"), Mapping) else {}
+    spec = _mapping(comp.get("spec"))
     namespace = spec.get("writeConnectionSecretsToNamespace")
     machinery = _machinery(xr, schema)
     if namespace and not machinery.get("writeConnectionSecretToRef"):
@@ -273,8 +278,7 @@ def _configure(xr: dict[str, Any], comp: Mapping[str, Any], schema: engine.Compo
 
 def _claim_copies(xr: Mapping[str, Any], events: Sequence[engine.Event], legacy: bool) -> list[engine.Event]:
     """The events as recorded: a legacy XR's claim gets its copy (bare message) before the XR's."""
-    spec = xr.get("spec") if isinstance(xr.get("spec"), Mapping) else {}
-    claim = spec.get("claimRef") if legacy else None
+    claim = _mapping(xr.get("spec")).get("claimRef") if legacy else None
     has_claim = isinstance(claim, Mapping) and bool(claim.get("name"))
     out = []
     for e in events:
@@ -288,7 +292,7 @@ async def reconcile(
     inputs: _inputs.Inputs,
     transport: engine.FunctionRunner,
     *,
-    clock: Any = _utcnow,
+    clock: Callable[[], datetime.datetime] = _utcnow,
 ) -> Recorded:
     """One reconcile of the XR in ``inputs`` through ``transport`` (§3.8 steps 1–9)."""
     xr = copy.deepcopy(inputs.xr)
@@ -308,11 +312,11 @@ async def reconcile(
         xr["status"] = {}
     generation = int(meta.get("generation") or 0) if isinstance(meta.get("generation"), int | float) else 0
     events: list[engine.Event] = []
-    _mark(xr, _condition("Responsive", "True", "WatchCircuitClosed", clock(), generation))
-    annotations = meta.get("annotations") if isinstance(meta.get("annotations"), Mapping) else {}
+    _mark(xr, _condition("Responsive", "True", "WatchCircuitClosed", clock(), generation=generation))
+    annotations = _mapping(meta.get("annotations"))
     if annotations.get(ANNOTATION_PAUSED) == "true":
         events.append(engine.Event("Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation"))
-        _mark(xr, _condition("Synced", "False", "ReconcilePaused", clock(), generation, PAUSED_MESSAGE))
+        _mark(xr, _condition("Synced", "False", "ReconcilePaused", clock(), generation=generation, message=PAUSED_MESSAGE))
         return Recorded(composite=xr, events=events)
     token = annotations.get(ANNOTATION_RECONCILE_REQUESTED)
     if token and token != xr["status"].get("lastHandledReconcileAt"):
