@@ -8,6 +8,11 @@ Use it from Python as the CLI does::
     docs = render.render(req)            # the documents, in crossplane render's order
     print(render.output.yaml_stream(docs), end="")
 
+By default the output is today's ``crossplane render xr`` (crossplane/cli
+main): one reconcile of the XR controller on crossfn's controller contract
+(§3.8, §3.9). ``Request(classic=True)`` (``--classic``) gives Crossplane
+v2.2.4's classic ``crossplane render`` instead (§3.5, §3.6).
+
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
 them (:func:`render_async` inside a running event loop). Unlike Crossplane,
