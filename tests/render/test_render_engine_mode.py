@@ -228,20 +228,25 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
     [
         pytest.param(
             [_owned("a", "a", "someone-else")], _XR,
-            "observed resource Thing a has a controller ref but is not controlled by the XR",
+            "invalid observed resources: observed resource a has a controller ref but is not controlled by the XR",
             "another controller", id="OtherController",
         ),
         pytest.param(
             [_owned("a", "a", None, namespace="other")], {**_XR, "metadata": {"name": "test-render", "namespace": "ns"}},
-            "observed resource Thing other/a is not in the same namespace as the XR",
+            "invalid observed resources: observed resource a is not in the same namespace as the XR",
             "a namespaced XR's resources live in its namespace", id="OtherNamespace",
         ),
         pytest.param(
             [_owned("a", "a", "x"), _owned("b", "b", None)], {**_XR, "metadata": {"name": "test-render", "namespace": "ns"}},
-            "observed resource Thing a has a controller ref but is not controlled by the XR\n"
-            "observed resource Thing a is not in the same namespace as the XR\n"
-            "observed resource Thing b is not in the same namespace as the XR",
-            "every problem, joined", id="Joined",
+            "invalid observed resources: [observed resource a has a controller ref but is not controlled by the XR, "
+            "observed resource a is not in the same namespace as the XR, "
+            "observed resource b is not in the same namespace as the XR]",
+            "every problem, as Kubernetes aggregates errors", id="Aggregated",
+        ),
+        pytest.param(
+            [_owned("a", "a", "x"), _owned("a", "a", "y")], _XR,
+            "invalid observed resources: observed resource a has a controller ref but is not controlled by the XR",
+            "the same text twice is said once", id="Deduplicated",
         ),
     ],
 )  # fmt: skip

@@ -137,32 +137,33 @@ def synthetic_uid(xr: Mapping[str, Any]) -> str:
     return str(uuid.uuid5(uuid.UUID(int=0), name))
 
 
-def _describe(obj: Mapping[str, Any]) -> str:
-    meta = _meta(obj)
-    ns = str(meta.get("namespace") or "")
-    name = str(meta.get("name") or "")
-    return f"{obj.get('kind') or ''} {ns + '/' if ns else ''}{name}"
+def _aggregate(messages: Sequence[str]) -> str:
+    """Kubernetes' aggregate error text: one message as is, several distinct ones as ``[a, b]``."""
+    distinct = list(dict.fromkeys(messages))
+    return distinct[0] if len(distinct) == 1 else "[" + ", ".join(distinct) + "]"
 
 
 def check_observed(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse observed resources the XR cannot have composed (§3.8 step 4); every problem, one per line.
+    """Refuse observed resources the XR cannot have composed (§3.8 step 4), naming every problem.
 
     A controller reference must carry the XR's uid, and a namespaced XR's
-    resources must be in its namespace.
+    resources must be in its namespace. The text is the engine's:
+    ``invalid observed resources: [observed resource <name> ..., ...]``.
     """
     uid = str(_meta(xr).get("uid") or "")
     xr_ns = str(_meta(xr).get("namespace") or "")
     problems = []
     for obj in observed:
+        name = str(_meta(obj).get("name") or "")
         owners = _meta(obj).get("ownerReferences")
         for ref in owners if isinstance(owners, list) else []:
             if isinstance(ref, Mapping) and ref.get("controller") and str(ref.get("uid") or "") != uid:
-                problems.append(f"observed resource {_describe(obj)} has a controller ref but is not controlled by the XR")
+                problems.append(f"observed resource {name} has a controller ref but is not controlled by the XR")
                 break
         if xr_ns and str(_meta(obj).get("namespace") or "") != xr_ns:
-            problems.append(f"observed resource {_describe(obj)} is not in the same namespace as the XR")
+            problems.append(f"observed resource {name} is not in the same namespace as the XR")
     if problems:
-        raise errors.InputError("\n".join(problems))
+        raise errors.InputError(f"invalid observed resources: {_aggregate(problems)}")
 
 
 def _refs_path(schema: engine.CompositeSchema) -> tuple[str, ...]:
