@@ -492,3 +492,15 @@ def test_classic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
     argv = ["render", str(req.composite_resource), str(req.composition), str(req.functions), "--classic"]
     assert cli.main(argv) == 0
     assert capsys.readouterr().out == (_HERE / "golden" / "Success.yaml").read_text()
+
+
+def test_observed_details_from_stored_secrets(tmp_path: Path) -> None:
+    """An observed resource's connection Secret may be any Secret the engine stores, a credential too (§2.16, §3.8 step 7)."""
+    thing = _owned("db", "db", None)
+    thing["spec"] = {"writeConnectionSecretToRef": {"name": "db-conn", "namespace": "crossplane-system"}}
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db-conn", "namespace": "crossplane-system"},
+              "data": {"password": "czNjcjN0"}}  # fmt: skip
+    (tmp_path / "creds.yaml").write_text(yaml.safe_dump(secret))
+    req = _write(tmp_path, "echo_observed_details", observed=[thing], function_credentials=tmp_path / "creds.yaml")
+    docs = render.render(req)
+    assert docs[0]["status"]["details"] == {"db": {"password": "s3cr3t"}}

@@ -41,7 +41,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.render import _inputs, _sources
+from crossfn.render import _inputs, _load, _sources
 
 __all__ = [
     "CLI_VERSION",
@@ -241,6 +241,18 @@ def _store(inputs: _inputs.Inputs, xr: Mapping[str, Any], observed: Sequence[Map
     return [xr, *observed, *inputs.required, *inputs.extra, *inputs.credentials]
 
 
+def _secret_details(obj: Mapping[str, Any], store: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
+    """Connection details from the Secret ``obj``'s ``writeConnectionSecretToRef`` names, if the store holds it (§2.16)."""
+    ref = _sources.secret_ref(obj)
+    if ref is None:
+        return {}
+    for s in store:
+        meta = _meta(s)
+        if (s.get("apiVersion"), s.get("kind")) == ("v1", "Secret") and (str(meta.get("namespace") or ""), str(meta.get("name") or "")) == ref:
+            return _load.secret_data(s, f"Secret {ref[0]}/{ref[1]}")
+    return {}
+
+
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
     if not inputs.schema_documents and not inputs.crd_documents:
         return engine.NoSchemas()
@@ -289,6 +301,34 @@ def _claim_copies(xr: Mapping[str, Any], events: Sequence[engine.Event], legacy:
     return out
 
 
+def _prepare(inputs: _inputs.Inputs) -> tuple[dict[str, Any], engine.CompositeSchema, list[tuple[dict[str, Any], dict[str, bytes]]]]:
+    """§3.8 steps 1–5: the XR as stored (schema, uid, resourceVersion, refs) and the observed resources."""
+    xr = copy.deepcopy(inputs.xr)
+    schema = select_schema(inputs.xrd_document, xr)
+    if not isinstance(xr.get("metadata"), dict):
+        xr["metadata"] = {}
+    if not xr["metadata"].get("uid"):
+        xr["metadata"]["uid"] = synthetic_uid(xr)
+    xr["metadata"]["resourceVersion"] = RESOURCE_VERSION
+    observed = [(o, d) for o, d in _sources.observed_with_details(inputs.observed) if _meta(o).get("name")]
+    check_observed(xr, [o for o, _ in observed])
+    inject_refs(xr, [o for o, _ in observed], schema)
+    if not isinstance(xr.get("status"), dict):
+        xr["status"] = {}
+    return xr, schema, observed
+
+
+def _written(result: engine.CompositionResult, status: engine.ReconcileStatus, *, legacy: bool) -> dict[str, Any]:
+    """The XR as last written: the resource-refs patch replaced the stored XR, the status writes put the status on it."""
+    desired_status = copy.deepcopy(dict(result.composite.get("status") or {}))
+    desired_status["conditions"] = list(status.conditions)
+    if legacy and status.claim_condition_types:
+        desired_status["claimConditionTypes"] = list(status.claim_condition_types)
+    written = copy.deepcopy(dict(result.resource_refs_patch))
+    written["status"] = desired_status
+    return written
+
+
 async def reconcile(
     inputs: _inputs.Inputs,
     transport: engine.FunctionRunner,
@@ -296,21 +336,9 @@ async def reconcile(
     clock: Callable[[], datetime.datetime] = _utcnow,
 ) -> Recorded:
     """One reconcile of the XR in ``inputs`` through ``transport`` (§3.8 steps 1–9)."""
-    xr = copy.deepcopy(inputs.xr)
-    schema = select_schema(inputs.xrd_document, xr)
+    xr, schema, observed = _prepare(inputs)
     legacy = schema is engine.CompositeSchema.LEGACY
-    if not isinstance(xr.get("metadata"), dict):
-        xr["metadata"] = {}
     meta = xr["metadata"]
-    if not meta.get("uid"):
-        meta["uid"] = synthetic_uid(xr)
-    meta["resourceVersion"] = RESOURCE_VERSION
-    observed_pairs = [(o, d) for o, d in _sources.observed_with_details(inputs.observed) if _meta(o).get("name")]
-    observed = [o for o, _ in observed_pairs]
-    check_observed(xr, observed)
-    inject_refs(xr, observed, schema)
-    if not isinstance(xr.get("status"), dict):
-        xr["status"] = {}
     generation = int(meta.get("generation") or 0) if isinstance(meta.get("generation"), int | float) else 0
     events: list[engine.Event] = []
     _mark(xr, _condition("Responsive", "True", "WatchCircuitClosed", clock(), generation=generation))
@@ -326,19 +354,22 @@ async def reconcile(
     _select(xr, comp_name, schema, events)
     _configure(xr, inputs.composition, schema)
 
+    store = _store(inputs, xr, [o for o, _ in observed])
     sources = engine.Sources(
-        resources=engine.InMemoryResources(_store(inputs, xr, observed)),
+        resources=engine.InMemoryResources(store),
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )
     # Crossplane composes in Go map order, which no two runs share; in name order, output and events are stable.
     options = dataclasses.replace(engine.ComposeOptions.controller(schema), sort_composed=True)
-    runner = engine.build_runner(transport, sources=sources, options=options)
+    # Observed resources without details from -o get them as the engine's observer does: from a
+    # Secret the in-memory API server holds; so does a legacy XR.
     try:
         result = await engine.compose(
-            xr, _inputs.pipeline_steps(inputs.composition), runner,
-            observed=[engine.ObservedResource(resource=o, connection_details=d) for o, d in observed_pairs],
-            context=inputs.context, sources=sources, options=options, clock=clock, composition_name=comp_name,
+            xr, _inputs.pipeline_steps(inputs.composition), engine.build_runner(transport, sources=sources, options=options),
+            observed=[engine.ObservedResource(resource=o, connection_details=d or _secret_details(o, store)) for o, d in observed],
+            xr_connection_details=_secret_details(xr, store) if legacy else {}, context=inputs.context,
+            sources=sources, options=options, clock=clock, composition_name=comp_name,
         )  # fmt: skip
     except errors.CrossfnError as exc:
         failed = type(exc)(f"cannot compose resources: {exc}")
@@ -352,18 +383,10 @@ async def reconcile(
         return Recorded(
             composite=xr, events=_claim_copies(xr, [*events, *status.events], legacy), result=result, error=error
         )
-    # The resource-refs patch replaces the stored XR; the status writes then put the status on it.
-    desired_status = copy.deepcopy(dict(result.composite.get("status") or {}))
-    status = engine.reconcile_status(
-        {**xr, "status": {"conditions": desired_status.get("conditions") or []}}, result, now=clock(), legacy=legacy
-    )
-    desired_status["conditions"] = list(status.conditions)
-    if legacy and status.claim_condition_types:
-        desired_status["claimConditionTypes"] = list(status.claim_condition_types)
-    written = copy.deepcopy(dict(result.resource_refs_patch))
-    written["status"] = desired_status
+    conditions = (result.composite.get("status") or {}).get("conditions") or []
+    status = engine.reconcile_status({**xr, "status": {"conditions": conditions}}, result, now=clock(), legacy=legacy)
     return Recorded(
-        composite=written,
+        composite=_written(result, status, legacy=legacy),
         composed=[copy.deepcopy(dict(c.resource)) for c in result.composed],
         deleted=[copy.deepcopy(g) for g in result.garbage],
         events=_claim_copies(xr, [*events, *status.events], legacy),

@@ -31,7 +31,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.render import _load
 
-__all__ = ["CONNECTION_DETAILS_ANNOTATION", "DocumentResources", "DocumentSecrets", "observed_with_details"]
+__all__ = ["CONNECTION_DETAILS_ANNOTATION", "DocumentResources", "DocumentSecrets", "observed_with_details", "secret_ref"]
 
 CONNECTION_DETAILS_ANNOTATION = "render.crossfn.io/connection-details"
 _RESOURCE_NAME = "crossplane.io/composition-resource-name"
@@ -109,7 +109,8 @@ def _json_text(v: object) -> str:
     return json.dumps(v, separators=(",", ":"))
 
 
-def _secret_ref(obj: Mapping[str, Any]) -> tuple[str, str] | None:
+def secret_ref(obj: Mapping[str, Any]) -> tuple[str, str] | None:
+    """``(namespace, name)`` of the Secret ``obj`` writes its connection details to, or ``None``."""
     spec = obj.get("spec")
     ref = spec.get("writeConnectionSecretToRef") if isinstance(spec, Mapping) else None
     if not isinstance(ref, Mapping) or not ref.get("name"):
@@ -124,7 +125,7 @@ def observed_with_details(docs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[
     for d in docs:
         if d.get("apiVersion") == "v1" and d.get("kind") == "Secret":
             secrets[(str(_meta(d).get("namespace") or ""), str(_meta(d).get("name") or ""))] = d
-    referenced = {ref for d in docs if (ref := _secret_ref(d)) is not None}
+    referenced = {ref for d in docs if (ref := secret_ref(d)) is not None}
     out: list[tuple[dict[str, Any], dict[str, bytes]]] = []
     for d in docs:
         meta = _meta(d)
@@ -135,7 +136,7 @@ def observed_with_details(docs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[
         obj = _copy(d)
         where = f"observed {obj.get('kind', '')} {errors.quote(str(meta.get('name') or ''))}"
         details: dict[str, bytes] = {}
-        ref = _secret_ref(obj)
+        ref = secret_ref(obj)
         if ref is not None and ref in secrets:
             details.update(_load.secret_data(secrets[ref], f"Secret {ref[0]}/{ref[1]}"))
         details.update(_annotation_details(obj, where))

@@ -162,3 +162,15 @@ def echo_whole_xr(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -
         resource.dict_to_struct({"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"seen": xr}})
     )
     return rsp
+
+
+def echo_observed_details(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+    """Reports each observed resource's connection details (decoded) in the desired XR's status; composes nothing."""
+    xr = resource.struct_to_dict(req.observed.composite.resource)
+    seen = {name: {k: v.decode() for k, v in r.connection_details.items()} for name, r in req.observed.resources.items()}
+    rsp.desired.composite.resource.CopyFrom(
+        resource.dict_to_struct({"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"details": seen}})
+    )
+    for name, r in req.observed.resources.items():
+        rsp.desired.resources[name].resource.CopyFrom(r.resource)
+    return rsp
