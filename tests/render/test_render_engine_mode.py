@@ -504,3 +504,28 @@ def test_observed_details_from_stored_secrets(tmp_path: Path) -> None:
     req = _write(tmp_path, "echo_observed_details", observed=[thing], function_credentials=tmp_path / "creds.yaml")
     docs = render.render(req)
     assert docs[0]["status"]["details"] == {"db": {"password": "s3cr3t"}}
+
+
+def test_required_resources_recorded_after_fatal(tmp_path: Path) -> None:
+    """§3.8: every fetch is recorded as its selector, and the record survives a fatal result (exit code 3's purpose)."""
+    step = {"step": "test", "functionRef": {"name": "function-test"},
+            "requirements": {"requiredResources": [{"requirementName": "cm", "apiVersion": "v1", "kind": "ConfigMap",
+                                                    "name": "settings", "namespace": "default"}]}}  # fmt: skip
+    recorded = _reconcile(render.load(_write(tmp_path, "fatal", pipeline=[step])))
+    assert recorded.error is not None
+    assert recorded.required_resources == [
+        {"apiVersion": "v1", "kind": "ConfigMap", "matchName": "settings", "namespace": "default"}
+    ]
+
+
+def test_required_resources_recorded(tmp_path: Path) -> None:
+    """with_resources asks for a Foo by name; one fetch answers it (the second call only confirms)."""
+    (tmp_path / "extra.yaml").write_text(
+        "apiVersion: test.crossplane.io/v1\nkind: Foo\nmetadata:\n  name: extra-resource\nspec:\n  widgets: 42\n"
+    )
+    req = _write(tmp_path, "with_resources", required_resources=[tmp_path / "extra.yaml"])
+    recorded = _reconcile(render.load(req))
+    assert recorded.composite["status"]["widgets"] == 42
+    assert recorded.required_resources == [
+        {"apiVersion": "test.crossplane.io/v1", "kind": "Foo", "matchName": "extra-resource"}
+    ]

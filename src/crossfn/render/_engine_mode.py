@@ -216,6 +216,10 @@ class Recorded:
     """Observed resources garbage collected."""
     events: list[engine.Event] = dataclasses.field(default_factory=list)
     """Every event the reconciler recorded, on the XR or its claim, in order."""
+    required_resources: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Every required-resources fetch, as the protojson ``ResourceSelector`` (bootstrap ones too)."""
+    required_schemas: list[dict[str, Any]] = dataclasses.field(default_factory=list)
+    """Every required-schema fetch, as the protojson ``SchemaSelector``."""
     result: engine.CompositionResult | None = None
     """The compose result: context, results, requirements (also after a fatal result)."""
     error: errors.CrossfnError | None = None
@@ -251,6 +255,44 @@ def _secret_details(obj: Mapping[str, Any], store: Sequence[Mapping[str, Any]]) 
         if (s.get("apiVersion"), s.get("kind")) == ("v1", "Secret") and (str(meta.get("namespace") or ""), str(meta.get("name") or "")) == ref:
             return _load.secret_data(s, f"Secret {ref[0]}/{ref[1]}")
     return {}
+
+
+class _RecordingResources:
+    """A resource source that notes each fetch as the selector asked for (the engine's recording fetcher)."""
+
+    def __init__(self, source: engine.ResourceSource, record: list[dict[str, Any]]) -> None:
+        self._source = source
+        self._record = record
+
+    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        selector: dict[str, Any] = {"apiVersion": api_version, "kind": kind, "matchName": name}
+        if namespace:
+            selector["namespace"] = namespace
+        self._record.append(selector)
+        return await self._source.get(api_version, kind, namespace, name)
+
+    async def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
+    ) -> list[dict[str, Any]]:
+        selector: dict[str, Any] = {"apiVersion": api_version, "kind": kind}
+        if labels is not None:
+            selector["matchLabels"] = {"labels": dict(labels)} if labels else {}
+        if namespace is not None:
+            selector["namespace"] = namespace
+        self._record.append(selector)
+        return await self._source.list(api_version, kind, namespace, labels)
+
+
+class _RecordingSchemas:
+    """A schema source that notes each fetch."""
+
+    def __init__(self, source: engine.SchemaSource, record: list[dict[str, Any]]) -> None:
+        self._source = source
+        self._record = record
+
+    async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:
+        self._record.append({"apiVersion": api_version, "kind": kind})
+        return await self._source.schema(api_version, kind)
 
 
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
@@ -355,9 +397,11 @@ async def reconcile(
     _configure(xr, inputs.composition, schema)
 
     store = _store(inputs, xr, [o for o, _ in observed])
+    fetched: list[dict[str, Any]] = []
+    fetched_schemas: list[dict[str, Any]] = []
     sources = engine.Sources(
-        resources=engine.InMemoryResources(store),
-        schemas=_schema_source(inputs),
+        resources=_RecordingResources(engine.InMemoryResources(store), fetched),
+        schemas=_RecordingSchemas(_schema_source(inputs), fetched_schemas),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )
     # Crossplane composes in Go map order, which no two runs share; in name order, output and events are stable.
@@ -375,14 +419,18 @@ async def reconcile(
         failed = type(exc)(f"cannot compose resources: {exc}")
         failed.__cause__ = exc
         events.append(engine.Event("Warning", "ComposeResources", str(failed)))
-        return Recorded(composite=xr, events=_claim_copies(xr, events, legacy), error=failed)
+        return Recorded(
+            composite=xr, events=_claim_copies(xr, events, legacy), error=failed,
+            required_resources=fetched, required_schemas=fetched_schemas,
+        )  # fmt: skip
     if result.fatal is not None:
         status = engine.reconcile_status(xr, result, now=clock(), legacy=legacy)
         xr["status"]["conditions"] = list(status.conditions)
         error = errors.CrossfnError(f"cannot compose resources: {result.fatal}")
         return Recorded(
-            composite=xr, events=_claim_copies(xr, [*events, *status.events], legacy), result=result, error=error
-        )
+            composite=xr, events=_claim_copies(xr, [*events, *status.events], legacy), result=result, error=error,
+            required_resources=fetched, required_schemas=fetched_schemas,
+        )  # fmt: skip
     conditions = (result.composite.get("status") or {}).get("conditions") or []
     status = engine.reconcile_status({**xr, "status": {"conditions": conditions}}, result, now=clock(), legacy=legacy)
     return Recorded(
@@ -390,6 +438,8 @@ async def reconcile(
         composed=[copy.deepcopy(dict(c.resource)) for c in result.composed],
         deleted=[copy.deepcopy(g) for g in result.garbage],
         events=_claim_copies(xr, [*events, *status.events], legacy),
+        required_resources=fetched,
+        required_schemas=fetched_schemas,
         result=result,
     )
 
