@@ -56,8 +56,9 @@ def register(subparsers: Any) -> None:
         help="Render a composite resource (XR), like crossplane render, without Docker.",
         description=(
             "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
-            "and the composed resources as YAML. Built-in functions run in-process; see docs/render.md "
-            "for every runtime."
+            "and the composed resources as YAML. By default the output is today's crossplane render xr "
+            "(crossplane/cli main: one reconcile of the XR controller); --classic gives Crossplane v2.2.4's. "
+            "Built-in functions run in-process; see docs/render.md for every runtime."
         ),
     )
     p.add_argument(

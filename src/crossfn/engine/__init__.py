@@ -47,6 +47,9 @@ How render calls it (classic contract, §3.5)::
     result.raise_for_fatal()   # result.pipeline.requirements is there before raising
     # print result.composite, then result.composed (already sorted), result.pipeline.results
 
+Render's default mode (``crossplane render xr``) runs the controller contract below on one
+in-memory reconcile: ``ComposeOptions.controller(schema)`` and :func:`reconcile_status`.
+
 How a controller calls it: ``ComposeOptions.controller(schema)``, sources
 backed by an API client, a runner built once (its cache and channels live
 across reconciles), and last reconcile's ``result.pipeline.requirements`` as
