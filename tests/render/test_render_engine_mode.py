@@ -216,7 +216,7 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
         started = _runtimes.Started(_runtimes.plan(inputs.functions), cwd=inputs.functions_dir)
         await started.start(asyncio.get_running_loop().time() + 10)
         try:
-            return await _engine_mode.reconcile(inputs, _render._transport(started, None))
+            return await _engine_mode.reconcile(inputs, _render._transport(started, None, classic=False))
         finally:
             await started.stop()
 
@@ -529,3 +529,14 @@ def test_required_resources_recorded(tmp_path: Path) -> None:
     assert recorded.required_resources == [
         {"apiVersion": "test.crossplane.io/v1", "kind": "Foo", "matchName": "extra-resource"}
     ]
+
+
+def test_unknown_function(tmp_path: Path) -> None:
+    """A step naming a Function the file lacks fails with the engine runner's text."""
+    req = _write(tmp_path, "success", pipeline=[{"step": "test", "functionRef": {"name": "function-other"}}])
+    with pytest.raises(errors.CrossfnError) as info:
+        render.render(req)
+    assert str(info.value) == (
+        'cannot render composite resource: cannot compose resources: cannot run Composition pipeline step "test": '
+        'unknown function "function-other" - is it listed in the render input?'
+    )

@@ -41,15 +41,19 @@ _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
 class _Dispatch:
     """Routes each Function to its transport; an unknown name gets Crossplane's error."""
 
-    def __init__(self, routes: Mapping[str, engine.FunctionRunner]) -> None:
+    def __init__(self, routes: Mapping[str, engine.FunctionRunner], *, classic: bool) -> None:
         self._routes = routes
+        self._classic = classic
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         runner = self._routes.get(name)
         if runner is None:
-            raise errors.FunctionRunError(
-                f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
-            )
+            if self._classic:
+                raise errors.FunctionRunError(
+                    f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
+                )
+            # The render engine's runner (§3.8), which knows the Functions the CLI handed it.
+            raise errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
         return await runner.run_function(name, req)
 
 
@@ -95,7 +99,7 @@ def _documents(
     return docs
 
 
-def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None) -> _Dispatch:
+def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None, *, classic: bool) -> _Dispatch:
     """Every started Function's runner: in-process objects, or gRPC to their targets."""
     routes: dict[str, engine.FunctionRunner] = {}
     if started.objects:
@@ -103,7 +107,7 @@ def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None) -
         routes.update(dict.fromkeys(started.objects, inproc))
     if grpc is not None:
         routes.update(dict.fromkeys(started.targets, grpc))
-    return _Dispatch(routes)
+    return _Dispatch(routes, classic=classic)
 
 
 async def _compose(inputs: _inputs.Inputs, transport: _Dispatch) -> engine.CompositionResult:
@@ -150,7 +154,7 @@ async def _run(
         await started.start(loop.time() + req.timeout)
         if started.targets:
             grpc = engine.GrpcRunner(started.targets, timeout=req.timeout)
-        return await body(_transport(started, grpc))
+        return await body(_transport(started, grpc, classic=req.classic))
     finally:
         if grpc is not None:
             await grpc.aclose()
