@@ -540,3 +540,34 @@ def test_unknown_function(tmp_path: Path) -> None:
         'cannot render composite resource: cannot compose resources: cannot run Composition pipeline step "test": '
         'unknown function "function-other" - is it listed in the render input?'
     )
+
+
+def test_namespace_overridden(tmp_path: Path) -> None:
+    """A namespaced XR's resource asked for elsewhere is composed in the XR's namespace, with a warning (§2.10 step 4)."""
+    xr = {**_XR, "metadata": {"name": "test-render", "namespace": "team"}}
+    docs = render.render(_write(tmp_path, "elsewhere_for_claim", xr=xr, include_function_results=True))
+    assert docs[1]["metadata"]["namespace"] == "team"
+    results = [(d["severity"], d["reason"], d["message"]) for d in docs if d["kind"] == "Result"]
+    assert results == [
+        ("Normal", "SelectComposition", f"Successfully selected composition: {_COMP_NAME}"),
+        ("Warning", "Look", 'Pipeline step "test": look'),
+        ("Warning", "NamespaceOverridden",
+         'cannot create composed resource "a" in namespace "elsewhere", using XR namespace "team" instead'),
+        ("Normal", "ComposeResources", 'Composed resource "a" is not yet ready'),
+    ]  # fmt: skip
+
+
+def test_legacy_claim_gets_its_copy(tmp_path: Path) -> None:
+    """A legacy XR with a claim: a CompositeAndClaim result is recorded for the claim (bare) and the XR (§2.9)."""
+    xr = {**_XR, "spec": {"claimRef": {"apiVersion": "nop.example.org/v1alpha1", "kind": "NopResource",
+                                       "name": "claim", "namespace": "team"}},
+          "metadata": {"name": "test-render", "labels": {"crossplane.io/claim-name": "claim",
+                                                          "crossplane.io/claim-namespace": "team"}}}  # fmt: skip
+    xrd = {**_xrd("v1", None), "kind": "CompositeResourceDefinition"}
+    xrd["spec"]["versions"] = [{"name": "v1alpha1", "served": True, "referenceable": True,
+                                "schema": {"openAPIV3Schema": {"type": "object"}}}]  # fmt: skip
+    xrd["spec"]["names"]["plural"] = "xnopresources"
+    docs = render.render(_write(tmp_path, "elsewhere_for_claim", xr=xr, xrd=xrd, include_function_results=True))
+    messages = [d["message"] for d in docs if d["kind"] == "Result" and d["reason"] == "Look"]
+    assert messages == ["look", 'Pipeline step "test": look']
+    assert docs[1]["metadata"]["labels"]["crossplane.io/claim-name"] == "claim"

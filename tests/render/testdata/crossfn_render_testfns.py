@@ -174,3 +174,12 @@ def echo_observed_details(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionRes
     for name, r in req.observed.resources.items():
         rsp.desired.resources[name].resource.CopyFrom(r.resource)
     return rsp
+
+
+def elsewhere_for_claim(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+    """Composes a Thing in namespace "elsewhere" and reports a warning for the XR and its claim."""
+    rsp.desired.resources["a"].resource.CopyFrom(
+        resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"namespace": "elsewhere"}})
+    )
+    rsp.results.add(severity=fnv1.SEVERITY_WARNING, message="look", reason="Look", target=fnv1.TARGET_COMPOSITE_AND_CLAIM)
+    return rsp
