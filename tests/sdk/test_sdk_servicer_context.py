@@ -102,10 +102,12 @@ async def _call_served(
             )
             return rsp
     finally:
+        # A grace period lets the handler finish recording its outcome: the client
+        # can see an aborted call's status before the server's handler has returned.
         if isinstance(server, runtime.ThreadedFunctionServer):
-            server.stop(0).wait(10)
+            server.stop(10).wait(10)
         else:
-            await server.stop(0)
+            await server.stop(10)
 
 
 @pytest.mark.parametrize(
