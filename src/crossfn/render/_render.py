@@ -168,7 +168,7 @@ async def render_documents_async(
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
-        raise type(exc)(f"cannot render composite resource: {exc}") from exc
+        raise errors.wrap(exc, "cannot render composite resource") from exc
     if validator is not None:
         _validate.check(inputs, [c.resource for c in result.composed], validator)
     return _documents(inputs, req, result)
