@@ -18,27 +18,40 @@ The tree::
     ├── FieldPathError        a field path does not parse, or does not fit the object
     │   └── FieldNotFoundError  the path leads to nothing (callers treat it as optional)
     ├── FunctionRunError      a function could not be reached or run (transport)
+    ├── FunctionOutputError   a function's response is not what the protocol allows
     ├── PipelineFatalError    a pipeline step returned a fatal result
     ├── RequirementsError     a function's requirements did not stabilise
     └── GoError               an emulated Go library call failed; the text is Go's
 
-Subclasses exist only where a caller branches on them.
+Subclasses exist only where a caller branches on them. Modules define their own
+subclasses of :class:`CrossfnError` where a caller branches on them (the
+controller's ``ApiError``, patch-and-transform's ``TransformError``...); only
+control-flow signals that never leave their module stay outside the tree.
+
+To add context to an error on its way up, use :func:`wrap`, which keeps the
+error's class and attributes and chains the original as the cause.
 """
 
 from __future__ import annotations
+
+from typing import TypeVar
 
 __all__ = [
     "CrossfnError",
     "FieldNotFoundError",
     "FieldPathError",
     "FunctionInputError",
+    "FunctionOutputError",
     "FunctionRunError",
     "GoError",
     "InputError",
     "PipelineFatalError",
     "RequirementsError",
     "quote",
+    "wrap",
 ]
+
+_E = TypeVar("_E", bound=BaseException)
 
 
 class CrossfnError(Exception):
@@ -71,6 +84,14 @@ class FunctionRunError(CrossfnError):
     """A function could not be reached, or its call failed at the transport level."""
 
 
+class FunctionOutputError(CrossfnError):
+    """A function returned a response crossfn cannot use: a desired resource that is not
+    a Kubernetes object, an invalid name, a cluster-scoped kind for a namespaced XR...
+
+    Not the user's input at fault but the function's output; the text is Crossplane's.
+    """
+
+
 class RequirementsError(CrossfnError):
     """A function kept changing its requirements past the iteration limit."""
 
@@ -97,6 +118,21 @@ class PipelineFatalError(CrossfnError):
         self.step = step
         self.message = message
         super().__init__(f"pipeline step {_go_quote(step)} returned a fatal result: {message}")
+
+
+def wrap(exc: _E, context: str) -> _E:
+    """``exc`` again, as ``<context>: <exc>``: same class and attributes, ``exc`` chained as the cause.
+
+    Use ``raise errors.wrap(exc, "cannot do x") from exc``. Unlike
+    ``type(exc)(f"...: {exc}")`` it never calls the class's constructor, so it
+    works for every error class, whatever its constructor takes.
+    """
+    wrapped = exc.__class__.__new__(exc.__class__)
+    wrapped.__dict__.update(exc.__dict__)
+    wrapped.args = (f"{context}: {exc}",)
+    wrapped.__cause__ = exc
+    wrapped.__traceback__ = None
+    return wrapped
 
 
 def _go_quote(s: str) -> str:

@@ -26,6 +26,7 @@ _X = _ROOT / "examples" / "xbucket"
             ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"], id="convert"
         ),
         pytest.param(["init", "function", "my-function", "-C", "{tmp}/my-function"], id="init"),
+        pytest.param(["init", "wheel", "{tmp}/wheels"], id="init-wheel"),
     ],
 )
 def test_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:

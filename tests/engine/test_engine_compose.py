@@ -164,7 +164,7 @@ async def test_TestFunctionCompose_RenderComposedResourceMetadataError() -> None
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desire(rsp, "cool-resource", composed())
 
-    with pytest.raises(errors.CrossfnError) as exc:
+    with pytest.raises(errors.InputError) as exc:  # the XR lacks the label: the user's input
         await run(fn, the_xr=xr(label=None))
     assert str(exc.value) == (
         'cannot render metadata for composed resource "cool-resource": cannot find top-level composite resource name '
@@ -176,7 +176,7 @@ async def test_TestFunctionCompose_InvalidNameCreateComposedResourceError() -> N
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desire(rsp, "cool-resource", composed("Invalid_Name"))
 
-    with pytest.raises(errors.CrossfnError) as exc:
+    with pytest.raises(errors.FunctionOutputError) as exc:
         await run(fn)
     assert str(exc.value) == (
         'cannot apply composed resource "cool-resource" because it has an invalid name "Invalid_Name". '
@@ -232,7 +232,7 @@ async def test_TestFunctionCompose_NamespacedXRClusterCompositionError() -> None
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         desire(rsp, "cool-resource", composed(kind="ClusterThing"))
 
-    with pytest.raises(errors.CrossfnError) as exc:
+    with pytest.raises(errors.FunctionOutputError) as exc:
         await run(fn, the_xr=xr(namespace="test-namespace"), sources=engine.Sources(scopes=Scopes(False)))
     assert str(exc.value) == (
         'cannot apply cluster scoped composed resource "cool-resource" (a ClusterThing named ) '
@@ -463,7 +463,7 @@ def test_TestPipelineFatalErrorAs() -> None:
 def test_TestRenderComposedResourceMetadata(owners: list[dict[str, Any]], err: str | None, reason: str) -> None:
     obj = composed(ownerReferences=owners)
     if err is not None:
-        with pytest.raises(errors.CrossfnError) as exc:
+        with pytest.raises(errors.FunctionOutputError) as exc:
             _metadata.render_metadata(obj, xr(), "r", prefix="parent-xr", claim_ref_labels=False)
         assert str(exc.value) == err, reason
         return
@@ -601,9 +601,12 @@ def _desire_xr(obj: dict[str, Any]) -> Compose:
 async def test_malformed_objects_are_clear_errors(
     fn: Compose, the_xr: dict[str, Any] | None, options: engine.ComposeOptions | None, want: str, reason: str
 ) -> None:
-    with pytest.raises(errors.InputError) as exc:
+    # A malformed XR is the user's input at fault; a malformed desired object, the function's output.
+    fault = errors.InputError if the_xr is not None else errors.FunctionOutputError
+    with pytest.raises(fault) as exc:
         await run(fn, the_xr=the_xr, options=options)
     assert str(exc.value) == want, reason
+    assert not isinstance(exc.value, errors.InputError) or fault is errors.InputError, reason
 
 
 def test_malformed_observed_resource_is_an_input_error() -> None:

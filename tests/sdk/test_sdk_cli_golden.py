@@ -63,6 +63,12 @@ def _run(args: list[str], cwd: pathlib.Path) -> subprocess.CompletedProcess[str]
             id="InitHelp",
         ),
         pytest.param(
+            "How to refresh a project's crossfn wheel.",
+            ["init", "wheel", "--help"],
+            "init_wheel_help.txt",
+            id="InitWheelHelp",
+        ),
+        pytest.param(
             "init lists what it wrote and the next step.",
             ["init", "function", "function-greet"],
             "init_function_output.txt",

@@ -2,28 +2,38 @@
 
 The project holds the function (``<module>/fn.py``), a passing test, a
 ``pyproject.toml`` depending on crossfn, ``package/crossplane.yaml``, a
-Dockerfile whose build and runtime images ship the same Python, and an
-``example/`` to ``crossfn render``. The files are templates kept in
-``crossfn.sdk._templates``; they are written to a temporary directory first and
-moved into place at the end, so a failure leaves nothing behind.
+Dockerfile whose build and runtime images ship the same Python, an
+``example/`` to ``crossfn render``, and ``wheels/``: a wheel of the running
+crossfn, which the install commands and the Dockerfile take crossfn from, so
+that the project builds where crossfn is on no package index. ``crossfn init
+wheel DIR`` writes that wheel again (after upgrading crossfn). The files are
+templates kept in ``crossfn.sdk._templates``; they are written to a temporary
+directory first and moved into place at the end, so a failure leaves nothing
+behind.
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib.resources
+import keyword
 import os
 import re
 import shutil
+import sys
 import tempfile
 from typing import Any
 
 from crossfn import __version__, errors
-from crossfn.cli import _output
+from crossfn.cli import _output, _wheel
 
 __all__ = ["register"]
 
 _NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+# The step input's API group is NAME under this domain (see composition.yaml.tmpl).
+_INPUT_GROUP = "{name}.fn.crossplane.io"
+# Where the project keeps the crossfn wheel it installs from.
+_WHEELS = "wheels"
 
 # Template file -> where it goes in the project ({module} is the Python package).
 _FILES = {
@@ -53,8 +63,19 @@ def register(subparsers: Any) -> None:
         "Dockerfile and an example to render.",
     )
     fn.add_argument("name", metavar="NAME", help="the function's name, e.g. function-greet (a DNS label)")
-    fn.add_argument("--directory", "-C", help="where to write it (default: ./NAME); must not exist or be empty")
+    fn.add_argument(
+        "--directory", "-C", help="where to write it (default: ./NAME); must not exist or be empty"
+    )
     fn.set_defaults(handler=_init_function)
+    wheel = sub.add_parser(
+        "wheel",
+        help="write a wheel of this crossfn into a directory",
+        description="Write a wheel of the running crossfn into DIR, for a function project to install "
+        "where crossfn is on no package index (pip install --find-links DIR). `init function` "
+        "puts one in the project's wheels/; run this after upgrading crossfn.",
+    )
+    wheel.add_argument("directory", metavar="DIR", help="where to write the wheel (created if missing)")
+    wheel.set_defaults(handler=_init_wheel)
 
 
 def _render(template: str, values: dict[str, str]) -> str:
@@ -64,14 +85,31 @@ def _render(template: str, values: dict[str, str]) -> str:
     return text
 
 
+def _check_name(name: str) -> None:
+    """Raise one line unless ``name`` makes a valid DNS label, API group and Python package."""
+    problem = None
+    module = name.replace("-", "_")
+    if not _NAME.match(name) or len(name) > 63:
+        problem = (
+            "NAME must be a DNS label (at most 63 lower-case letters, digits and '-', starting with a letter)"
+        )
+    elif len(_INPUT_GROUP.format(name=name)) > 253:
+        problem = f"the input's API group {_INPUT_GROUP.format(name=name)} is longer than 253 characters"
+    elif keyword.iskeyword(module):
+        problem = f"its Python package {module} would be a Python keyword"
+    elif module in sys.stdlib_module_names or module == "crossfn":
+        problem = f"its Python package {module} would hide the module of that name"
+    if problem:
+        raise errors.InputError(f"cannot create function {name!r}: {problem}")
+
+
 def write_project(name: str, directory: str) -> list[str]:
     """Write the project for function ``name`` into ``directory``; returns the files written."""
-    if not _NAME.match(name) or len(name) > 63:
-        raise errors.InputError(
-            f"cannot create function {name!r}: NAME must be a DNS label (lower-case letters, digits and '-')"
-        )
+    _check_name(name)
     if os.path.exists(directory) and (not os.path.isdir(directory) or os.listdir(directory)):
-        raise errors.InputError(f"cannot create function {name!r}: {directory} exists and is not an empty directory")
+        raise errors.InputError(
+            f"cannot create function {name!r}: {directory} exists and is not an empty directory"
+        )
     module = name.replace("-", "_")
     values = {"name": name, "module": module, "crossfn_version": __version__}
     parent = os.path.dirname(os.path.abspath(directory))
@@ -86,10 +124,12 @@ def write_project(name: str, directory: str) -> list[str]:
             with open(path, "w") as f:
                 f.write(_render(template, values))
             written.append(rel)
+        wheel = _wheel.write_wheel(os.path.join(staging, _WHEELS))
+        written.append(f"{_WHEELS}/{os.path.basename(wheel)}")
         if os.path.isdir(directory):
             os.rmdir(directory)
         os.replace(staging, directory)
-    except OSError as exc:
+    except (OSError, errors.CrossfnError) as exc:
         raise errors.InputError(f"cannot create function {name!r} in {directory}: {exc}") from exc
     finally:
         shutil.rmtree(staging, ignore_errors=True)
@@ -100,6 +140,13 @@ def _init_function(args: argparse.Namespace) -> int:
     directory = args.directory or args.name
     written = write_project(args.name, directory)
     lines = [f"Created {args.name} in {directory}:", *(f"  {rel}" for rel in written)]
-    lines.append(f"Next: cd {directory} && pip install -e '.[dev]' && python -m pytest")
+    lines.append(
+        f"Next: cd {directory} && pip install --find-links {_WHEELS} -e '.[dev]' && python -m pytest"
+    )
     _output.write("\n".join(lines) + "\n")
+    return 0
+
+
+def _init_wheel(args: argparse.Namespace) -> int:
+    _output.write(f"Wrote {_wheel.write_wheel(args.directory)}\n")
     return 0

@@ -106,7 +106,7 @@ async def install(
         try:
             await api.apply(crd, field_manager=FIELD_MANAGER, force=True)
         except _api.ApiError as e:
-            raise type(e)(f"cannot install {_CRD_KIND} {name}: {e}", status=e.status, reason=e.reason) from e
+            raise errors.wrap(e, f"cannot install {_CRD_KIND} {name}") from e
         names.append(name)
     for name in names:
         await _wait_established(api, name, timeout=timeout, poll=poll, sleep=sleep)

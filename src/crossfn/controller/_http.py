@@ -28,6 +28,8 @@ import ssl
 
 import httpx2
 
+from crossfn import errors
+
 __all__ = ["Http11Transport"]
 
 _SKIP_HEADERS = frozenset({b"accept-encoding", b"connection"})
@@ -67,7 +69,7 @@ class _Connection:
             raise
 
 
-class _ClosedBeforeAnswerError(Exception):
+class _ClosedBeforeAnswerError(errors.CrossfnError):
     """A reused connection ended before any byte of the response: the request may go again."""
 
 

@@ -56,7 +56,7 @@ class Connection:
     source: str
 
 
-class _ProblemError(Exception):
+class _ProblemError(errors.InputError):
     """One problem in one field; :func:`load` prefixes the file."""
 
 

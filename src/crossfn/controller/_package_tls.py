@@ -213,9 +213,7 @@ async def ensure_ca(
         else:
             await api.update({**secret, "data": {**(secret.get("data") or {}), **values}})
     except _api.ApiError as exc:
-        raise type(exc)(
-            f"cannot write the CA to {where}: {exc}", status=exc.status, reason=exc.reason
-        ) from exc
+        raise errors.wrap(exc, f"cannot write the CA to {where}") from exc
     return ca
 
 

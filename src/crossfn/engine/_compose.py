@@ -200,7 +200,7 @@ async def _composed(
     obj = resource.struct_to_dict(dr.resource)
     problem = _metadata.shape_problem(obj)
     if problem is not None:
-        raise errors.InputError(
+        raise errors.FunctionOutputError(
             f"cannot unmarshal desired composed resource {errors.quote(name)} from RunFunctionResponse: {problem}"
         )
     meta = obj.setdefault("metadata", {})
@@ -209,21 +209,25 @@ async def _composed(
     xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
     if xr_ns and options.check_namespace_scope:
         await _check_namespace(obj, name, xr_ns, sources.scopes, events)
+    context = f"cannot render metadata for composed resource {errors.quote(name)}"
     try:
         prefix = _metadata.composite_prefix(xr, require_label=options.require_composite_label)
+    except errors.CrossfnError as exc:  # the XR's label is missing: the XR is at fault
+        raise errors.InputError(f"{context}: {exc}") from exc
+    try:
         _metadata.render_metadata(
             obj, xr, name, prefix=prefix,
             claim_ref_labels=options.claim_labels_from_claim_ref
             and options.composite_schema is _model.CompositeSchema.LEGACY,
         )  # fmt: skip
-    except errors.CrossfnError as exc:
-        raise errors.InputError(f"cannot render metadata for composed resource {errors.quote(name)}: {exc}") from exc
+    except errors.CrossfnError as exc:  # the function's resource is controlled by another owner
+        raise errors.FunctionOutputError(f"{context}: {exc}") from exc
     if options.generate_names and not meta.get("name"):
         meta["name"] = await _generate_name(obj, xr, name, sources.resources, rng)
     if options.validate_names and not _naming.valid_name(
         str(meta.get("name") or ""), str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
     ):
-        raise errors.InputError(
+        raise errors.FunctionOutputError(
             f"cannot apply composed resource {errors.quote(name)} because it has an invalid name "
             f"{errors.quote(str(meta.get('name') or ''))}. Must be a valid RFC 1123 subdomain name."
         )
@@ -256,7 +260,7 @@ async def _check_namespace(
                 f"(a {kind} named {meta.get('name', '')}): {exc}"
             ) from exc
         if not namespaced:
-            raise errors.InputError(
+            raise errors.FunctionOutputError(
                 f"cannot apply cluster scoped composed resource {errors.quote(name)} "
                 f"(a {kind} named {meta.get('name', '')}) for a namespaced composite resource."
             )
@@ -308,7 +312,7 @@ def _composite(
             if options.classic_ready
             else "cannot unmarshal desired composite resource status from RunFunctionResponse"
         )
-        raise errors.InputError(f"{text}: {problem}")
+        raise errors.FunctionOutputError(f"{text}: {problem}")
     xr_meta = xr.get("metadata") or {}
     out["apiVersion"], out["kind"] = xr.get("apiVersion", ""), xr.get("kind", "")
     meta = out.setdefault("metadata", {})

@@ -101,14 +101,14 @@ class FetchingRunner:
             try:
                 schema = await _required.fetch_schema(self._schemas, ssel)
             except errors.CrossfnError as exc:
-                raise type(exc)(f"fetching schema for {key}: {exc}") from exc
+                raise errors.wrap(exc, f"fetching schema for {key}") from exc
             nxt.required_schemas[key].CopyFrom(schema)
 
     async def _fetch(self, key: str, sel: fnv1.ResourceSelector) -> fnv1.Resources:
         try:
             return await _required.fetch_resources(self._resources, sel, classic=self._classic)
         except errors.CrossfnError as exc:
-            raise type(exc)(f"fetching resources for {key}: {exc}") from exc
+            raise errors.wrap(exc, f"fetching resources for {key}") from exc
 
 
 def _same_inputs(a: fnv1.RunFunctionRequest, b: fnv1.RunFunctionRequest) -> bool:

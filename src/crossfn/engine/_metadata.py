@@ -156,7 +156,7 @@ def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
     owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, Mapping)]
     for o in owners:
         if o.get("controller") and str(o.get("uid") or "") != uid:
-            raise errors.InputError(
+            raise errors.FunctionOutputError(
                 f"cannot set controller reference: {meta.get('name', '')} is already controlled by "
                 f"{o.get('kind', '')} {o.get('name', '')} (UID {o.get('uid', '')})"
             )

@@ -147,8 +147,8 @@ async def _build_request(
                 sources.bootstrap, rr.selector(), classic=options.classic_required_resources
             )
         except errors.CrossfnError as exc:
-            raise type(exc)(
-                f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}: {exc}"
+            raise errors.wrap(
+                exc, f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}"
             ) from exc
         req.required_resources[rr.requirement_name].CopyFrom(found)
     if seed is not None:
@@ -158,8 +158,8 @@ async def _build_request(
         try:
             schema = await _required.fetch_schema(sources.schemas, sel)
         except errors.CrossfnError as exc:
-            raise type(exc)(
-                f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}: {exc}"
+            raise errors.wrap(
+                exc, f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}"
             ) from exc
         req.required_schemas[rs.requirement_name].CopyFrom(schema)
     # The tag hashes the request as built so far, before meta exists (§2.4).
@@ -249,7 +249,7 @@ async def _call(
     except errors.PipelineFatalError:
         raise
     except errors.CrossfnError as exc:
-        raise type(exc)(f"{_call_error(step, options)}: {exc}") from exc
+        raise errors.wrap(exc, _call_error(step, options)) from exc
     except Exception as exc:
         _log.exception("runner raised an unexpected exception for step %r", step.step)
         raise errors.FunctionRunError(f"{_call_error(step, options)}: {type(exc).__name__}: {exc}") from exc

@@ -416,8 +416,7 @@ async def reconcile(
             sources=sources, options=options, clock=clock, composition_name=comp_name,
         )  # fmt: skip
     except errors.CrossfnError as exc:
-        failed = type(exc)(f"cannot compose resources: {exc}")
-        failed.__cause__ = exc
+        failed = errors.wrap(exc, "cannot compose resources")
         events.append(engine.Event("Warning", "ComposeResources", str(failed)))
         return Recorded(
             composite=xr, events=_claim_copies(xr, events, legacy), error=failed,

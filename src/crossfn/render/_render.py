@@ -199,7 +199,7 @@ async def render_documents_async(
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
-        raise type(exc)(f"cannot render composite resource: {exc}") from exc
+        raise errors.wrap(exc, "cannot render composite resource") from exc
     if not req.classic:
         if validator is not None:
             _validate.check(inputs, recorded.composed, validator)

@@ -21,12 +21,13 @@ from collections.abc import Mapping
 from types import ModuleType
 from typing import Any
 
+from crossfn import errors
 from crossfn.gocompat import celcost
 
 __all__ = ["CelError", "evaluate", "gvk_key", "lookup"]
 
 
-class CelError(Exception):
+class CelError(errors.CrossfnError):
     """A CEL health check that did not compile, failed, or gave no bool; its text is upstream's."""
 
 

@@ -26,12 +26,14 @@ import time
 from pathlib import Path
 from typing import IO, Any
 
+from crossfn import errors
+
 __all__ = ["Pool", "SandboxError", "SandboxTimeoutError"]
 
 _WORKER = Path(__file__).with_name("_worker.py")
 
 
-class SandboxError(Exception):
+class SandboxError(errors.CrossfnError):
     """The sandbox process died or could not be reached; the message is one line."""
 
 
