@@ -12,20 +12,17 @@ RunFunctionResponse), ``resource`` (dicts, Structs, conditions, names),
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from crossfn.sdk import settings
+from typing import Any
 
 __all__ = ["serve"]
 
 
-def serve(fn: object, config: settings.ServerSettings | None = None) -> None:
-    """Serve ``fn`` until SIGTERM; see :func:`crossfn.sdk.runtime.serve`.
+def serve(fn: object, *args: Any, **kwargs: Any) -> None:
+    """Serve ``fn`` until SIGTERM; see :func:`crossfn.sdk.runtime.serve` for both call shapes.
 
     The runtime (gRPC, health, reflection) is imported only here, so a function
     module importing ``crossfn.sdk.response`` stays cheap to load in-process.
     """
     from crossfn.sdk import runtime  # noqa: PLC0415 -- keep `import crossfn.sdk` free of grpc
 
-    runtime.serve(fn, config)
+    runtime.serve(fn, *args, **kwargs)

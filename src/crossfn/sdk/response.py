@@ -58,15 +58,16 @@ def _duration(ttl: datetime.timedelta) -> tuple[int, int]:
 def to(req: fnv1.RunFunctionRequest, ttl: datetime.timedelta = DEFAULT_TTL) -> fnv1.RunFunctionResponse:
     """Start a response to ``req``: same tag, desired state and context passed through.
 
-    Every served call starts here, so it avoids building a Duration per call.
+    Desired state and context are always present in the response, empty when
+    the request had none, as the official SDK makes them. Every served call
+    starts here, so it avoids building a Duration per call.
     """
     rsp = fnv1.RunFunctionResponse()
     meta = rsp.meta
     meta.tag = req.meta.tag
     meta.ttl.seconds, meta.ttl.nanos = _duration(ttl)
     rsp.desired.CopyFrom(req.desired)
-    if req.HasField("context"):
-        rsp.context.CopyFrom(req.context)
+    rsp.context.CopyFrom(req.context)
     return rsp
 
 
