@@ -51,6 +51,9 @@ tag_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("crossfn_re
 _FIELDS = "_crossfn_fields"
 """The LogRecord attribute carrying a structlog event's keyword fields (any name may be a field)."""
 
+_OWN_KEYS = frozenset({"ts", "level", "logger", "msg", "error"})
+"""Keys every line has; a field of one of these names is written as ``field.<name>``."""
+
 # Attributes every LogRecord has; anything else was passed with ``extra=`` and is a field.
 _STANDARD = frozenset(logging.makeLogRecord({}).__dict__) | {"message", "asctime"}
 
@@ -96,8 +99,9 @@ class JsonFormatter(logging.Formatter):
             if key not in _STANDARD and not key.startswith("_"):
                 out[key] = value
         fields = record.__dict__.get(_FIELDS)
-        if fields:
-            out.update(fields)
+        for key, value in (fields or {}).items():
+            # A field named like a line's own key is kept beside it, not over it.
+            out[f"field.{key}" if key in _OWN_KEYS else key] = value
         if record.exc_info:
             out["error"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str)
