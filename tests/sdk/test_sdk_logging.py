@@ -128,7 +128,11 @@ L = "test.fn"
     ],
 )  # fmt: skip
 def test_logger(
-    stream: io.StringIO, reason: str, level: fnlogging.Level, log: Callable[[Any], None], want: list[dict[str, Any]]
+    stream: io.StringIO,
+    reason: str,
+    level: fnlogging.Level,
+    log: Callable[[Any], None],
+    want: list[dict[str, Any]],
 ) -> None:
     logger = fnlogging.get_logger(L)  # before configure, as a servicer's __init__ may
     fnlogging.configure(level=Level.INFO, stream=stream)
@@ -142,7 +146,11 @@ def test_exception_carries_the_traceback(stream: io.StringIO) -> None:
     fnlogging.configure(stream=stream)
     _exception(fnlogging.get_logger(L))
     (line,) = _lines(stream)
-    assert {k: line[k] for k in ("level", "msg", "step")} == {"level": "error", "msg": "cannot compose", "step": "s"}
+    assert {k: line[k] for k in ("level", "msg", "step")} == {
+        "level": "error",
+        "msg": "cannot compose",
+        "step": "s",
+    }
     assert "KeyError: 'k'" in line["error"]
 
 
@@ -167,7 +175,9 @@ def test_initial_values_are_bound(stream: io.StringIO) -> None:
                      id="Agree"),
     ],
 )  # fmt: skip
-def test_configure_levels(stream: io.StringIO, reason: str, kwargs: dict[str, Any], want: fnlogging.Level) -> None:
+def test_configure_levels(
+    stream: io.StringIO, reason: str, kwargs: dict[str, Any], want: fnlogging.Level
+) -> None:
     fnlogging.configure(stream=stream, **kwargs)
     assert fnlogging.configured_level() is want, reason
     assert logging.getLogger().level == (logging.DEBUG if want is Level.DEBUG else logging.INFO), reason

@@ -94,7 +94,9 @@ def _want(tag: str) -> dict[str, Any]:
         "meta": {"tag": tag, "ttl": "60s"},
         "desired": {
             "resources": {
-                "bucket": {"resource": {"apiVersion": "s3.aws.upbound.io/v1", "kind": "Bucket", "spec": spec}},
+                "bucket": {
+                    "resource": {"apiVersion": "s3.aws.upbound.io/v1", "kind": "Bucket", "spec": spec}
+                },
                 "replica": {
                     "resource": {
                         "apiVersion": "s3.aws.upbound.io/v1beta2",
@@ -179,7 +181,9 @@ def test_served_call_to_the_ported_template(
     assert json_format.MessageToDict(beta) == _want("two"), reason
     assert status == 0, reason
     logged = [
-        {k: v for k, v in line.items() if k not in ("ts", "logger")} for line in lines if line["logger"] == "function.fn"
+        {k: v for k, v in line.items() if k not in ("ts", "logger")}
+        for line in lines
+        if line["logger"] == "function.fn"
     ]
     want = [
         {"level": "info", "msg": "Running function", "tag": "one"},

@@ -77,7 +77,9 @@ def served(tmp_path: Path, certs: tuple[Path, Any]) -> Iterator[Any]:
 
     def start(call: str) -> tuple[subprocess.Popen[str], int]:
         (tmp_path / "fn.py").write_text(textwrap.dedent(_FUNCTION))
-        script = f"import sys\nimport crossfn.sdk\nfrom crossfn.sdk import runtime, settings\nimport fn\n{call}\n"
+        script = (
+            f"import sys\nimport crossfn.sdk\nfrom crossfn.sdk import runtime, settings\nimport fn\n{call}\n"
+        )
         proc = subprocess.Popen(
             [sys.executable, "-c", script, str(certs[0])],
             cwd=tmp_path,

@@ -210,4 +210,6 @@ def get_logger(name: str | None = None, **initial_values: Any) -> structlog.stdl
 
     if name is None:
         name = sys._getframe(1).f_globals.get("__name__", "crossfn.function")
-    return structlog.stdlib.BoundLogger(logging.getLogger(name), _structlog_processors(), dict(initial_values))
+    return structlog.stdlib.BoundLogger(
+        logging.getLogger(name), _structlog_processors(), dict(initial_values)
+    )
