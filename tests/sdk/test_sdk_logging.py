@@ -173,6 +173,8 @@ def test_initial_values_are_bound(stream: io.StringIO) -> None:
         pytest.param("crossfn's older spelling of DEBUG.", {"debug": True}, Level.DEBUG, id="DebugFlag"),
         pytest.param("Both may be given when they agree.", {"level": Level.DEBUG, "debug": True}, Level.DEBUG,
                      id="Agree"),
+        pytest.param("debug=True wins over the default level.", {"level": Level.INFO, "debug": True}, Level.DEBUG,
+                     id="DebugOverInfo"),
     ],
 )  # fmt: skip
 def test_configure_levels(
@@ -185,7 +187,7 @@ def test_configure_levels(
 
 def test_configure_refuses_disagreeing_level_and_debug(stream: io.StringIO) -> None:
     with pytest.raises(ValueError, match="disagree"):
-        fnlogging.configure(level=Level.INFO, debug=True)
+        fnlogging.configure(level=Level.DISABLED, debug=True)
 
 
 def test_nothing_goes_to_stdout() -> None:

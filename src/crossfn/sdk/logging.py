@@ -107,7 +107,7 @@ class JsonFormatter(logging.Formatter):
         return json.dumps(out, default=str)
 
 
-def configure(level: Level | None = None, *, debug: bool = False, stream: TextIO | None = None) -> None:
+def configure(level: Level = Level.INFO, *, debug: bool = False, stream: TextIO | None = None) -> None:
     """Send the root logger's records to ``stream`` (stderr) as JSON lines.
 
     ``level`` is the official SDK's: ``Level.INFO`` (the default), ``Level.DEBUG``,
@@ -116,13 +116,13 @@ def configure(level: Level | None = None, *, debug: bool = False, stream: TextIO
     crossfn's older spelling of ``level=Level.DEBUG``. Calling it again replaces
     the handler rather than adding a second one.
 
-    Raises ``ValueError`` when ``level`` and ``debug`` disagree.
+    Raises ``ValueError`` for ``level=Level.DISABLED`` with ``debug=True``.
     """
     global _level  # noqa: PLW0603 -- the official SDK configures the process too (structlog.configure)
-    if level is None:
-        level = Level.DEBUG if debug else Level.INFO
-    elif debug and level is not Level.DEBUG:
-        raise ValueError(f"configure(level={level}, debug=True) disagree: pass one of them")
+    if debug:
+        if level is Level.DISABLED:
+            raise ValueError("configure(level=Level.DISABLED, debug=True) disagree: pass one of them")
+        level = Level.DEBUG
     _level = level
     if level is Level.DISABLED:
         return
