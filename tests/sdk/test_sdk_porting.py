@@ -210,5 +210,5 @@ def test_template_cli_without_credentials_says_so(tmp_path: Path) -> None:
         env={k: v for k, v in os.environ.items() if k != "TLS_SERVER_CERTS_DIR"},
     )
     assert run.stdout.strip() == (
-        "Cannot run function: cannot serve function: no credentials were provided; pass creds= or insecure=True"
+        "Cannot run function: no credentials were provided - did you provide credentials or use the insecure flag?"
     ), run.stdout + run.stderr

@@ -471,7 +471,8 @@ def serve(
     if config is not None:
         raise TypeError("serve(): give an address or ServerSettings, not both")
     if creds is None and not insecure:
-        raise ValueError("cannot serve function: no credentials were provided; pass creds= or insecure=True")
+        # The official SDK's words: a ported main.py may print them ("Cannot run function: ...").
+        raise ValueError("no credentials were provided - did you provide credentials or use the insecure flag?")
     level = fnlogging.configured_level()
     config = settings.ServerSettings(
         listen=settings.ListenSettings(address=address, insecure=bool(insecure)),
