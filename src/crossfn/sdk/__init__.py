@@ -3,9 +3,9 @@
 Modules, named as in the official Python SDK so porting is an import change:
 ``request`` (read a RunFunctionRequest), ``response`` (build a
 RunFunctionResponse), ``resource`` (dicts, Structs, conditions, names),
-``function`` (what counts as a function), ``runtime`` (serve it), ``settings``
-(how it is served), ``logging`` and ``metrics`` (what it reports), ``testing``
-(test it). Import the modules: ``from crossfn.sdk import request, response``.
+``function`` (what counts as a function), ``runtime`` (serve it), ``cli`` (a
+``main.py``'s standard flags), ``settings`` (how it is served), ``logging`` and
+``metrics`` (what it reports), ``testing`` (test it). Import the modules: ``from crossfn.sdk import request, response``.
 
 :func:`serve` is the one-line entry point of a function's ``main``.
 """

@@ -51,7 +51,7 @@ tag_var: contextvars.ContextVar[str | None] = contextvars.ContextVar("crossfn_re
 _FIELDS = "_crossfn_fields"
 """The LogRecord attribute carrying a structlog event's keyword fields (any name may be a field)."""
 
-_OWN_KEYS = frozenset({"ts", "level", "logger", "msg", "error"})
+_OWN_KEYS = frozenset({"ts", "level", "logger", "msg"})
 """Keys every line has; a field of one of these names is written as ``field.<name>``."""
 
 # Attributes every LogRecord has; anything else was passed with ``extra=`` and is a field.
@@ -95,13 +95,11 @@ class JsonFormatter(logging.Formatter):
         tag = tag_var.get()
         if tag:
             out["tag"] = tag
-        for key, value in record.__dict__.items():
-            if key not in _STANDARD and not key.startswith("_"):
-                out[key] = value
-        fields = record.__dict__.get(_FIELDS)
-        for key, value in (fields or {}).items():
-            # A field named like a line's own key is kept beside it, not over it.
-            out[f"field.{key}" if key in _OWN_KEYS else key] = value
+        extra = {k: v for k, v in record.__dict__.items() if k not in _STANDARD and not k.startswith("_")}
+        for fields in (extra, record.__dict__.get(_FIELDS) or {}):
+            for key, value in fields.items():
+                # A field named like a line's own key is kept beside it, not over it.
+                out[f"field.{key}" if key in _OWN_KEYS else key] = value
         if record.exc_info:
             out["error"] = self.formatException(record.exc_info)
         return json.dumps(out, default=str)
