@@ -150,7 +150,7 @@ def serve(tmp_path: Path) -> Iterator[Any]:
     for proc in procs:
         if proc.poll() is None:
             proc.kill()
-            proc.communicate()
+        proc.communicate()  # closes the pipe, also of a server that never started
 
 
 @pytest.mark.slow
