@@ -10,6 +10,7 @@ import pytest
 
 _MODULES = [
     "crossfn.sdk",
+    "crossfn.sdk.cli",
     "crossfn.sdk.function",
     "crossfn.sdk.logging",
     "crossfn.sdk.metrics",

@@ -73,8 +73,10 @@ def test_dict_to_struct_accepts_general_mappings_and_sequences() -> None:
     ],
 )
 def test_dict_to_struct_rejects_non_json(reason: str, value: Any) -> None:
-    with pytest.raises(TypeError, match="cannot convert"):
+    with pytest.raises(json_format.ParseError, match="cannot convert") as err:
         resource.dict_to_struct({"v": value})
+    assert isinstance(err.value, resource.ConversionError), "the official SDK's ParseError, as upstream"
+    assert isinstance(err.value, TypeError), "and a TypeError, as crossfn raised before"
 
 
 class _Bucket(pydantic.BaseModel):
@@ -216,6 +218,14 @@ def test_child_name(reason: str, parts: tuple[str, ...], sep: str, want: str) ->
     got = resource.child_name(*parts, sep=sep)
     assert got == want, reason
     assert len(got) <= 63, reason
+
+
+def test_child_name_empty_separator_cuts_as_upstream() -> None:
+    """With ``sep=""`` the official SDK still keeps 57 characters of prefix: 62 in all."""
+    full = "a" * 70
+    want = "a" * 57 + __import__("hashlib").sha256(full.encode()).hexdigest()[:5]
+    assert resource.child_name(full, sep="") == want
+    assert resource.child_name("ab", "cd", sep="") == "abcd" + __import__("hashlib").sha256(b"abcd").hexdigest()[:5]
 
 
 def test_child_name_multi_character_separator_stays_within_63() -> None:

@@ -26,6 +26,21 @@ def test_to_passes_desired_and_context_through() -> None:
     }
 
 
+def test_to_sets_desired_and_context_even_when_absent() -> None:
+    """As the official SDK: a response always has desired state and context, empty when the request had none."""
+    rsp = response.to(fnv1.RunFunctionRequest())
+    assert rsp.HasField("desired") and rsp.HasField("context")
+    assert _d(rsp) == {"meta": {"ttl": "60s"}, "desired": {}, "context": {}}
+
+
+def test_to_can_keep_an_absent_context_absent() -> None:
+    """As the Go SDK, and as a compose function's response starts."""
+    rsp = response.to(fnv1.RunFunctionRequest(), empty_context=False)
+    assert not rsp.HasField("context")
+    present = response.to(fnv1.RunFunctionRequest(context=resource.dict_to_struct({"k": "v"})), empty_context=False)
+    assert _d(present)["context"] == {"k": "v"}
+
+
 @pytest.mark.parametrize(
     ("reason", "add", "want"),
     [

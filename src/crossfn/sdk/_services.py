@@ -120,12 +120,16 @@ def register(
     reflection.enable_server_reflection(SERVICE_NAMES, server)
 
 
-def load_credentials(tls_certs_dir: str) -> grpc.ServerCredentials:
+def load_credentials(tls_certs_dir: str | None) -> grpc.ServerCredentials | None:
     """Build mTLS server credentials from ``tls.crt``, ``tls.key`` and ``ca.crt`` in a directory.
 
-    Clients must present a certificate signed by ``ca.crt``. Raises
-    :class:`crossfn.errors.InputError` naming the file that cannot be read.
+    Clients must present a certificate signed by ``ca.crt``. No directory
+    (``None``, as when ``--tls-certs-dir`` is not given) gives ``None``, as the
+    official SDK does. Raises :class:`crossfn.errors.InputError` naming the
+    file that cannot be read.
     """
+    if tls_certs_dir is None:
+        return None
     pem: dict[str, bytes] = {}
     for name in ("tls.crt", "tls.key", "ca.crt"):
         path = os.path.join(tls_certs_dir, name)
@@ -143,20 +147,21 @@ def load_credentials(tls_certs_dir: str) -> grpc.ServerCredentials:
     )
 
 
-def bind(server: Any, listen: settings.ListenSettings) -> int:
+def bind(server: Any, listen: settings.ListenSettings, credentials: grpc.ServerCredentials | None = None) -> int:
     """Open the one listener ``listen`` asks for and return its port.
 
-    With ``insecure`` only the plaintext port is opened, even when a
-    certificates directory is set. Raises :class:`crossfn.errors.InputError`
-    when there are neither certificates nor ``insecure``, or the address cannot
-    be bound.
+    ``credentials`` (already loaded, as ``runtime.serve(fn, address, creds=...)``
+    passes them) win over ``listen.tls_certs_dir``. With ``insecure`` only the
+    plaintext port is opened, even when there are credentials. Raises
+    :class:`crossfn.errors.InputError` when there are neither credentials nor
+    ``insecure``, or the address cannot be bound.
     """
-    if not listen.insecure and not listen.tls_certs_dir:
+    if not listen.insecure and credentials is None and not listen.tls_certs_dir:
         raise errors.InputError(
             "cannot serve function: no TLS certificates directory given; "
             "set --tls-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure"
         )
-    creds = None if listen.insecure else load_credentials(str(listen.tls_certs_dir))
+    creds = None if listen.insecure else credentials or load_credentials(listen.tls_certs_dir)
     try:
         port: int = (
             server.add_insecure_port(listen.address)

@@ -104,7 +104,7 @@ def _status_set(context: ServicerContext | None) -> bool:
 
 def _fatal_from(req: fnv1.RunFunctionRequest, exc: BaseException) -> fnv1.RunFunctionResponse:
     _log.exception("function raised an exception", exc_info=exc)
-    rsp = response.to(req)
+    rsp = response.to(req, empty_context=False)
     response.fatal(rsp, f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__)
     return rsp
 
@@ -162,7 +162,7 @@ def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Hand
     async def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req)
+        rsp = response.to(req, empty_context=False)
         try:
             if is_async:
                 out = await compose(req, rsp)  # type: ignore[misc] # checked async above
@@ -219,7 +219,7 @@ def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
     def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req)
+        rsp = response.to(req, empty_context=False)
         try:
             out = compose(req, rsp)
         except _RAISED as exc:

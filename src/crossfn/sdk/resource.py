@@ -40,7 +40,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf import struct_pb2
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.internal import api_implementation
 
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -51,6 +51,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ACCELERATED",
     "Condition",
+    "ConversionError",
     "child_name",
     "dict_to_struct",
     "fill_struct",
@@ -76,6 +77,15 @@ except ImportError:
 
 ACCELERATED: bool = _structpb is not None
 """Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
+
+
+class ConversionError(json_format.ParseError, TypeError):
+    """A value a protobuf Struct cannot hold (bytes, a set, an object).
+
+    A ``json_format.ParseError``, as the official SDK's ``dict_to_struct``
+    raises, and a ``TypeError``, as crossfn raised before, so either ``except``
+    catches it.
+    """
 
 
 def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
@@ -147,7 +157,7 @@ def _set_value(target: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         _fill_list(target.list_value, value)
     else:
-        raise TypeError(f"cannot convert {type(value).__name__} to a protobuf Value")
+        raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
 
 def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
@@ -214,7 +224,8 @@ def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
 def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     """Convert a plain dict (JSON-like values only) to a Struct.
 
-    Raises ``TypeError`` for a value JSON cannot hold (bytes, sets, objects).
+    Raises :class:`ConversionError` for a value JSON cannot hold (bytes, sets,
+    objects), and ``TypeError`` for a key that is not a string, as the official SDK.
     """
     s = struct_pb2.Struct()
     data = _encoded(d)
@@ -331,9 +342,11 @@ def child_name(*parts: str, sep: str = "-") -> str:
 
     The parts are joined with ``sep``, truncated, and a 5-character sha256 suffix
     of the full join is always appended, so short and long names look alike and
-    truncated names stay unique. Same result as the official SDK's ``child_name``.
+    truncated names stay unique. Same result as the official SDK's ``child_name``
+    for a separator of at most one character (``sep=""`` included: the prefix is
+    then cut at 57 characters, as upstream); a longer one still stays within 63.
     """
     full = sep.join(parts)
     digest = hashlib.sha256(full.encode()).hexdigest()[:_HASH_LEN]
-    prefix = full[: _DNS_LABEL_MAX - _HASH_LEN - len(sep)].rstrip(sep)
+    prefix = full[: _DNS_LABEL_MAX - _HASH_LEN - max(len(sep), 1)].rstrip(sep)
     return f"{prefix}{sep}{digest}"

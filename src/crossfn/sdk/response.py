@@ -55,17 +55,23 @@ def _duration(ttl: datetime.timedelta) -> tuple[int, int]:
     return d.seconds, d.nanos
 
 
-def to(req: fnv1.RunFunctionRequest, ttl: datetime.timedelta = DEFAULT_TTL) -> fnv1.RunFunctionResponse:
+def to(
+    req: fnv1.RunFunctionRequest, ttl: datetime.timedelta = DEFAULT_TTL, *, empty_context: bool = True
+) -> fnv1.RunFunctionResponse:
     """Start a response to ``req``: same tag, desired state and context passed through.
 
-    Every served call starts here, so it avoids building a Duration per call.
+    Desired state is always present in the response. So is context, empty when
+    the request had none, as the official SDK makes it; ``empty_context=False``
+    keeps an absent context absent, as the Go SDK does (and as a ``compose``
+    function's response starts). Every served call starts here, so it avoids
+    building a Duration per call.
     """
     rsp = fnv1.RunFunctionResponse()
     meta = rsp.meta
     meta.tag = req.meta.tag
     meta.ttl.seconds, meta.ttl.nanos = _duration(ttl)
     rsp.desired.CopyFrom(req.desired)
-    if req.HasField("context"):
+    if empty_context or req.HasField("context"):
         rsp.context.CopyFrom(req.context)
     return rsp
 

@@ -40,6 +40,7 @@ import signal
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any, NoReturn
 
 import grpc
@@ -126,8 +127,10 @@ class FunctionServer:
         *,
         server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
         reuse_port: bool = False,
+        credentials: grpc.ServerCredentials | None = None,
     ) -> None:
         self._config = config or settings.ServerSettings()
+        self._credentials = credentials
         self._handler = function.to_handler(fn)
         self._call = _services.Call(server_metrics)
         self._gate = _calls.Gate(self._config.calls.max_calls)
@@ -178,7 +181,7 @@ class FunctionServer:
             maximum_concurrent_rpcs=self._config.calls.max_calls + _SPARE_THREADS,
         )
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
-        port = _services.bind(server, self._config.listen)
+        port = _services.bind(server, self._config.listen, self._credentials)
         await server.start()
         self._server = server
         for name in _services.HEALTH_NAMES:
@@ -220,8 +223,10 @@ class ThreadedFunctionServer:
         *,
         server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
         reuse_port: bool = False,
+        credentials: grpc.ServerCredentials | None = None,
     ) -> None:
         self._config = config or settings.ServerSettings()
+        self._credentials = credentials
         self._handler = function.to_sync_handler(fn)
         self._call = _services.Call(server_metrics)
         self._gate = _calls.Gate(self._config.calls.max_calls)
@@ -282,7 +287,7 @@ class ThreadedFunctionServer:
             maximum_concurrent_rpcs=spare,
         )
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
-        port = _services.bind(server, self._config.listen)
+        port = _services.bind(server, self._config.listen, self._credentials)
         server.start()
         self._server = server
         for name in _services.HEALTH_NAMES:
@@ -328,9 +333,11 @@ def _build_metrics(config: settings.ServerSettings, *, multiprocess: bool) -> me
     return sink
 
 
-async def _serve_async(fn: object, config: settings.ServerSettings, *, worker: bool) -> None:
+async def _serve_async(
+    fn: object, config: settings.ServerSettings, *, worker: bool, credentials: grpc.ServerCredentials | None
+) -> None:
     sink = _build_metrics(config, multiprocess=worker)
-    server = FunctionServer(fn, config, server_metrics=sink, reuse_port=worker)
+    server = FunctionServer(fn, config, server_metrics=sink, reuse_port=worker, credentials=credentials)
     await server.start()
     loop = asyncio.get_running_loop()
     stopping: list[asyncio.Task[None]] = []
@@ -350,9 +357,11 @@ async def _serve_async(fn: object, config: settings.ServerSettings, *, worker: b
     _abandon_stuck_calls(server.in_flight)
 
 
-def _serve_threaded(fn: object, config: settings.ServerSettings, *, worker: bool) -> None:
+def _serve_threaded(
+    fn: object, config: settings.ServerSettings, *, worker: bool, credentials: grpc.ServerCredentials | None
+) -> None:
     sink = _build_metrics(config, multiprocess=worker)
-    server = ThreadedFunctionServer(fn, config, server_metrics=sink, reuse_port=worker)
+    server = ThreadedFunctionServer(fn, config, server_metrics=sink, reuse_port=worker, credentials=credentials)
     server.start()
 
     def stop(signum: int, frame: object) -> None:
@@ -399,31 +408,81 @@ def _exit_now(message: str, **extra: object) -> None:
     os._exit(0)
 
 
-def serve_worker(fn: object | str, config: settings.ServerSettings, *, worker: bool = False) -> None:
+def serve_worker(
+    fn: object | str,
+    config: settings.ServerSettings,
+    *,
+    worker: bool = False,
+    credentials: grpc.ServerCredentials | None = None,
+    configure_logging: bool = True,
+) -> None:
     """Run one server until SIGTERM/SIGINT; ``fn`` may be a ``module:object`` spec.
 
     A sync function gets the threaded server, an async one the asyncio server.
     ``worker`` marks a process started by the supervisor: it shares the port
-    (SO_REUSEPORT) and writes metrics for the parent to serve.
+    (SO_REUSEPORT) and writes metrics for the parent to serve. ``credentials``
+    replace loading ``config.listen.tls_certs_dir``. Logging is configured from
+    ``config`` unless ``configure_logging`` is false (the caller did it).
     """
-    fnlogging.configure(debug=config.observability.debug)
+    if configure_logging:
+        fnlogging.configure(debug=config.observability.debug)
     target = load_function(fn) if isinstance(fn, str) else fn
     if function.is_async(target):
-        asyncio.run(_serve_async(target, config, worker=worker))
+        asyncio.run(_serve_async(target, config, worker=worker, credentials=credentials))
         return
-    _serve_threaded(target, config, worker=worker)
+    _serve_threaded(target, config, worker=worker, credentials=credentials)
 
 
-def serve(fn: object | str, config: settings.ServerSettings | None = None) -> None:
-    """Serve ``fn`` until SIGTERM: the blocking entry point of a function's ``main``.
+def serve(
+    function: object | str,
+    address: str | settings.ServerSettings | None = None,
+    *,
+    creds: grpc.ServerCredentials | None = None,
+    insecure: bool | None = None,
+    options: Sequence[tuple[str, int | str]] | None = None,
+    config: settings.ServerSettings | None = None,
+) -> None:
+    """Serve ``function`` until SIGTERM: the blocking entry point of a function's ``main``.
 
-    ``fn`` is a ``compose(req, rsp)`` function (sync or async), a servicer with
-    ``RunFunction``, or a ``module:object`` string naming one. With
-    ``config.process.workers > 1`` the function is served from that many
-    processes on one port; ``fn`` must then be picklable (a module-level
-    function or class instance) or a spec string.
+    ``function`` is a ``compose(req, rsp)`` function (sync or async), a servicer
+    with ``RunFunction``, or a ``module:object`` string naming one. Two call shapes:
+
+    * ``serve(function, config)`` (or ``config=``): crossfn's, with
+      :class:`~crossfn.sdk.settings.ServerSettings`. With
+      ``config.process.workers > 1`` the function is served from that many
+      processes on one port; ``function`` must then be picklable (a
+      module-level function or class instance) or a spec string.
+    * ``serve(function, address, *, creds, insecure, options=None)``: the
+      official SDK's. ``creds`` come from :func:`load_credentials`;
+      ``insecure`` serves plaintext (only plaintext, even with ``creds``);
+      ``options`` are further ``grpc.server`` options. Logging keeps what
+      :func:`crossfn.sdk.logging.configure` set, if it was called.
+
+    Raises ``ValueError`` (official shape) when there are neither ``creds`` nor
+    ``insecure``, and ``TypeError`` when the two shapes are mixed.
     """
-    config = config or settings.ServerSettings()
+    if isinstance(address, settings.ServerSettings) or address is None:
+        if creds is not None or insecure is not None or options is not None:
+            raise TypeError("serve(): creds, insecure and options go with an address, not with ServerSettings")
+        if address is not None and config is not None:
+            raise TypeError("serve(): ServerSettings given twice")
+        _serve_config(function, config or address or settings.ServerSettings())
+        return
+    if config is not None:
+        raise TypeError("serve(): give an address or ServerSettings, not both")
+    if creds is None and not insecure:
+        # The official SDK's words: a ported main.py may print them ("Cannot run function: ...").
+        raise ValueError("no credentials were provided - did you provide credentials or use the insecure flag?")
+    level = fnlogging.configured_level()
+    config = settings.ServerSettings(
+        listen=settings.ListenSettings(address=address, insecure=bool(insecure)),
+        grpc=settings.GrpcSettings(extra_options=tuple(options or ())),
+        observability=settings.ObservabilitySettings(debug=level is fnlogging.Level.DEBUG),
+    )
+    serve_worker(function, config, credentials=creds, configure_logging=level is None)
+
+
+def _serve_config(fn: object | str, config: settings.ServerSettings) -> None:
     if config.process.workers <= 1:
         serve_worker(fn, config)
         return

@@ -60,14 +60,20 @@ class GrpcSettings:
     max_send_message_size_mb: int | None = None
     """Largest response sent, in MB; ``None`` means the same as the receive limit."""
 
-    def options(self, *, reuse_port: bool) -> list[tuple[str, int]]:
+    extra_options: tuple[tuple[str, int | str], ...] = ()
+    """Further ``grpc.server`` options (``runtime.serve(..., options=...)``, as the official
+    SDK takes them); one named like an option above replaces it."""
+
+    def options(self, *, reuse_port: bool) -> list[tuple[str, int | str]]:
         """The ``grpc.server`` options these settings stand for."""
         send = self.max_send_message_size_mb or self.max_recv_message_size_mb
-        return [
-            ("grpc.max_receive_message_length", self.max_recv_message_size_mb * 1024 * 1024),
-            ("grpc.max_send_message_length", send * 1024 * 1024),
-            ("grpc.so_reuseport", 1 if reuse_port else 0),
-        ]
+        options: dict[str, int | str] = {
+            "grpc.max_receive_message_length": self.max_recv_message_size_mb * 1024 * 1024,
+            "grpc.max_send_message_length": send * 1024 * 1024,
+            "grpc.so_reuseport": 1 if reuse_port else 0,
+        }
+        options.update(self.extra_options)
+        return list(options.items())
 
 
 @dataclasses.dataclass(frozen=True)
