@@ -20,6 +20,7 @@ The tree::
     ├── FunctionRunError      a function could not be reached or run (transport)
     ├── PipelineFatalError    a pipeline step returned a fatal result
     ├── RequirementsError     a function's requirements did not stabilise
+    ├── MissingExtraError     an optional part is used without the extra that installs it
     └── GoError               an emulated Go library call failed; the text is Go's
 
 Subclasses exist only where a caller branches on them.
@@ -35,6 +36,7 @@ __all__ = [
     "FunctionRunError",
     "GoError",
     "InputError",
+    "MissingExtraError",
     "PipelineFatalError",
     "RequirementsError",
     "quote",
@@ -73,6 +75,19 @@ class FunctionRunError(CrossfnError):
 
 class RequirementsError(CrossfnError):
     """A function kept changing its requirements past the iteration limit."""
+
+
+class MissingExtraError(CrossfnError, ImportError):
+    """A command or module needs an extra that is not installed (``crossfn.extras``).
+
+    Also an ``ImportError``: importing the module that needs it raises it. ``extra``
+    names the extra; the text is one line, e.g.
+    ``crossfn.render: needs the render extra: pip install 'crossfn[render]'``.
+    """
+
+    def __init__(self, message: str, *, extra: str = "") -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 class GoError(CrossfnError):
