@@ -278,7 +278,7 @@ _QUOTED = re.compile(r"'([^']*)'")
 
 def _error_text(error: BaseException) -> str:
     """cel-go's text for a celpy ``CELEvalError`` (its args: message, Python exception class, its args)."""
-    message, cause = (list(error.args) + ["", None])[:2]
+    message, cause = [*error.args, "", None][:2]
     message = str(message)
     if cause is KeyError:
         key = _QUOTED.search(message)
