@@ -3,7 +3,7 @@
 Every error crossfn raises on purpose derives from :class:`CrossfnError`. The
 command line catches that base, prints its message as one line and exits
 non-zero; any other exception reaching the CLI is a crossfn bug. Errors from the
-libraries underneath (grpc, YAML, protobuf, jsonschema) are translated where we
+libraries underneath (grpc, YAML, protobuf, CEL) are translated where we
 call them and chained with ``raise ... from``; they never escape.
 
 Messages follow Crossplane: ``cannot <verb> <object>: <cause>``, lower case,
