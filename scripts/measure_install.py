@@ -67,19 +67,22 @@ def measure(wheel: Path, target: str, also: list[str], work: Path) -> tuple[int,
 
 
 def table(rows: list[tuple[str, int, int, list[str]]]) -> str:
+    """A Markdown table: core lists its distributions, each extra those it adds to core."""
     lines = [
-        "| install | installed size | distributions | of which |",
+        "| install | installed size | distributions | which (an extra: those it adds to core) |",
         "|---|---:|---:|---|",
     ]
+    core = next((set(dists) for target, _, _, dists in rows if target == "core"), set())
     for target, mb, count, dists in rows:
         what = "`pip install crossfn`" if target == "core" else f"`pip install 'crossfn[{target}]'`"
-        lines.append(f"| {what} | {mb} MB | {count} | {', '.join(dists)} |")
+        shown = dists if target == "core" else [d for d in dists if d not in core]
+        lines.append(f"| {what} | {mb} MB | {count} | {', '.join(shown)} |")
     return "\n".join(lines)
 
 
 def write(text: str, also: list[str]) -> None:
     body = DOC.read_text()
-    extra = f" with `--also {' '.join(also)}`" if also else ""
+    extra = f" --also {' '.join(also)}" if also else ""
     section = (
         f"{SECTION}\n\n"
         "What `pip install crossfn` and each extra put on disk: `du -sm` of a fresh venv's site-packages\n"
@@ -87,7 +90,9 @@ def write(text: str, also: list[str]) -> None:
         "most 70 MB (before the extras existed it was 233 MB in 38 distributions; the official Python SDK\n"
         "installs 59 MB in 11). Each extra includes core.\n"
         f"Measured with `python scripts/measure_install.py{extra}` on Python {platform.python_version()}, "
-        f"{platform.machine()}.\n\n"
+        f"{platform.machine()}"
+        + (f" (`--also`: {', '.join(also)}, core dependencies that other branches add, counted here)" if also else "")
+        + ".\n\n"
         f"{text}\n"
     )
     if SECTION in body:
