@@ -287,6 +287,8 @@ def _error_text(error: BaseException) -> str:
         return "index out of range"
     if cause is ZeroDivisionError:
         return "division by zero"
+    if "no matching overload" in message or "no such overload" in message:
+        return "no such overload"
     return _one_line(message)
 
 
