@@ -3,7 +3,7 @@
 Every error crossfn raises on purpose derives from :class:`CrossfnError`. The
 command line catches that base, prints its message as one line and exits
 non-zero; any other exception reaching the CLI is a crossfn bug. Errors from the
-libraries underneath (grpc, YAML, protobuf, jsonschema) are translated where we
+libraries underneath (grpc, YAML, protobuf, CEL) are translated where we
 call them and chained with ``raise ... from``; they never escape.
 
 Messages follow Crossplane: ``cannot <verb> <object>: <cause>``, lower case,
@@ -21,6 +21,7 @@ The tree::
     ├── FunctionOutputError   a function's response is not what the protocol allows
     ├── PipelineFatalError    a pipeline step returned a fatal result
     ├── RequirementsError     a function's requirements did not stabilise
+    ├── MissingExtraError     an optional part is used without the extra that installs it
     └── GoError               an emulated Go library call failed; the text is Go's
 
 Subclasses exist only where a caller branches on them. Modules define their own
@@ -45,6 +46,7 @@ __all__ = [
     "FunctionRunError",
     "GoError",
     "InputError",
+    "MissingExtraError",
     "PipelineFatalError",
     "RequirementsError",
     "quote",
@@ -94,6 +96,19 @@ class FunctionOutputError(CrossfnError):
 
 class RequirementsError(CrossfnError):
     """A function kept changing its requirements past the iteration limit."""
+
+
+class MissingExtraError(CrossfnError, ImportError):
+    """A command or module needs an extra that is not installed (``crossfn.extras``).
+
+    Also an ``ImportError``: importing the module that needs it raises it. ``extra``
+    names the extra; the text is one line, e.g.
+    ``crossfn.render: needs the render extra: pip install 'crossfn[render]'``.
+    """
+
+    def __init__(self, message: str, *, extra: str = "") -> None:
+        super().__init__(message)
+        self.extra = extra
 
 
 class GoError(CrossfnError):

@@ -108,6 +108,20 @@ def _problems(spec: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[v
             id="RuntimeError",
         ),
         pytest.param(
+            "Operands of the wrong types are cel-go's runtime error.",
+            {"rule": "self.name + 1 == 2"},
+            {"name": "x"},
+            ['spec: Invalid value: "object": no such overload evaluating rule: self.name + 1 == 2'],
+            id="NoSuchOverload",
+        ),
+        pytest.param(
+            "Division by zero is cel-go's runtime error.",
+            {"rule": "self.min / 0 == 1"},
+            {"min": 1},
+            ['spec: Invalid value: "object": division by zero evaluating rule: self.min / 0 == 1'],
+            id="DivisionByZero",
+        ),
+        pytest.param(
             "A rule that does not compile is an internal error.",
             {"rule": "self.min <="},
             {"min": 1},

@@ -7,7 +7,9 @@ up; the modules import their heavy dependencies inside the handler, so
 ``crossfn --help`` and a render of a built-in function start fast.
 
 Errors: a :class:`crossfn.errors.CrossfnError` is printed as
-``crossfn: error: <message>`` on stderr with exit status 1. Commands write their
+``crossfn: error: <message>`` on stderr with exit status 1; a command that
+needs an extra that is not installed prints
+``crossfn <command>: needs the <extra> extra: pip install 'crossfn[<extra>]'``. Commands write their
 output only once it is complete, so a failure leaves nothing on stdout.
 """
 
@@ -19,8 +21,8 @@ import re
 import sys
 from collections.abc import Sequence
 
-from crossfn import __version__
-from crossfn.errors import CrossfnError
+from crossfn import __version__, extras
+from crossfn.errors import CrossfnError, MissingExtraError
 
 __all__ = ["main", "printable"]
 
@@ -66,11 +68,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     try:
         status: int = handler(args)
     except CrossfnError as exc:
+        extra = _missing_extra(exc)
+        if extra:
+            print(extras.message(f"crossfn {args.command}", extra), file=sys.stderr)
+            return 1
         print(f"crossfn: error: {printable(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         return 130
     return status
+
+
+def _missing_extra(exc: BaseException) -> str:
+    """The extra named by a :class:`MissingExtraError` that ``exc`` is or wraps, else ``""``."""
+    seen: set[int] = set()
+    cause: BaseException | None = exc
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, MissingExtraError) and cause.extra:
+            return cause.extra
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return ""
 
 
 # Controls, other line breaks and lone surrogates a message may carry from a user's text (a file name

@@ -17,6 +17,7 @@ from __future__ import annotations
 import importlib as _importlib
 import typing as _typing
 
+from crossfn import extras as _extras
 from crossfn.controller._settings import (
     ClusterSettings,
     FunctionSettings,
@@ -26,6 +27,8 @@ from crossfn.controller._settings import (
     ReconcileSettings,
     Settings,
 )
+
+_extras.require("controller", "crossfn.controller")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
     from crossfn.controller._manager import Manager, run

@@ -13,6 +13,7 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
 * :mod:`.quantity`: Kubernetes ``resource.Quantity``;
+* :mod:`.cel`: the one CEL interpreter (cel-python, the ``cel`` extra), loaded once;
 * :mod:`.celcost`: cel-go's cost limit on a CEL evaluation, as Kubernetes sets it;
 * :mod:`.time`: ``time.ParseDuration``;
 * :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (PyYAML, no timestamps), within
@@ -20,9 +21,9 @@ the same error texts. Each module emulates one Go package or concept:
 
 Failures raise :class:`crossfn.errors.GoError` whose text is Go's, so callers
 wrap it exactly as the Go code they port does. This layer sits just above the
-protocol and imports nothing else from crossfn but :mod:`crossfn.errors`;
-``yaml_loader`` needs PyYAML and ``celcost`` cel-python's parser (on first
-use); the engine imports neither.
+protocol and imports nothing else from crossfn but :mod:`crossfn.errors` and
+:mod:`crossfn.extras`; ``yaml_loader`` needs PyYAML and ``cel`` cel-python (on
+first use); the engine imports neither.
 """
 
 __all__: list[str] = []

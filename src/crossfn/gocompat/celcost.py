@@ -2,10 +2,9 @@
 
 Kubernetes evaluates each ``x-kubernetes-validations`` rule with cel-go's cost
 tracking on and a per-call limit (:data:`PER_CALL_LIMIT`, "roughly 0.1 second"
-in cel-go). Past it, evaluation stops with :data:`LIMIT_EXCEEDED`. Neither CEL
-interpreter crossfn uses (cel-python for function-auto-ready, a Rust one for
-validate) tracks cost, and both are far slower than cel-go: a quadratic rule
-over 1,000 items took 108 s. So the cost is *estimated before* evaluating,
+in cel-go). Past it, evaluation stops with :data:`LIMIT_EXCEEDED`. crossfn's
+CEL interpreter (cel-python, :mod:`.cel`) does not track cost, and it is far
+slower than cel-go: a quadratic rule over 1,000 items took 108 s. So the cost is *estimated before* evaluating,
 from the expression and the actual data, and an expression over the limit is
 not evaluated at all.
 
@@ -28,10 +27,11 @@ limit is passed, so estimating costs at most as many steps as the limit.
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from collections.abc import Mapping
 from typing import Any
+
+from crossfn.gocompat import cel
 
 __all__ = ["LIMIT_EXCEEDED", "PER_CALL_LIMIT", "exceeds"]
 
@@ -77,9 +77,9 @@ def exceeds(expression: str, variables: Mapping[str, Any], limit: int = PER_CALL
 
 @functools.lru_cache(maxsize=1024)
 def _parse(expression: str) -> Any:
-    celpy = importlib.import_module("celpy")
+    env = cel.environment()
     try:
-        return celpy.Environment().compile(expression)
+        return env.compile(expression)
     except Exception:  # any parse failure: the evaluator reports it
         return None
 

@@ -27,12 +27,15 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from crossfn import extras as _extras
 from crossfn.render import output
 from crossfn.render._inputs import Inputs, Request, load
 from crossfn.render._load import load_documents
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
+
+_extras.require("render", "crossfn.render")  # without the extra: one line naming it
 
 __all__ = [
     "CONNECTION_DETAILS_ANNOTATION",

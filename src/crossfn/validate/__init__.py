@@ -16,10 +16,13 @@ This package sits beside render, above :mod:`crossfn.schemas`.
 
 from __future__ import annotations
 
+from crossfn import extras as _extras
 from crossfn.validate._command import Outcome, Report, run
 from crossfn.validate._object import validate_object, validate_resource
 from crossfn.validate._problem import ErrorType, Origin, Problem
 from crossfn.validate._render import validate_render
+
+_extras.require("validate", "crossfn.validate")  # without the extra: one line naming it
 
 __all__ = [
     "ErrorType",

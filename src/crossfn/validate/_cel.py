@@ -12,10 +12,11 @@ type>": <message>`` (the API server's text), where the message is the rule's
 ``messageExpression`` result, else its ``message``, else ``failed rule:
 <rule>``; ``fieldPath`` extends the path, ``reason`` picks the error type.
 
-The CEL library is ``common-expression-language`` (a Rust CEL interpreter,
-about twenty times faster than cel-python here), loaded by :func:`_interpreter`. Kubernetes' string and list
-extension functions that it lacks are supplied below. Programs are compiled
-once per rule text and cached for the process.
+The CEL library is cel-python (``celpy``, the ``cel`` extra), crossfn's one CEL
+interpreter: function-auto-ready uses it too, and :mod:`crossfn.gocompat.celcost`
+reads its parse trees. Kubernetes' string and list extension functions that it
+lacks are supplied below. Programs are compiled once per rule text and cached
+for the process.
 
 Each evaluation is bounded by Kubernetes' per-call cost limit, estimated before
 evaluating (:mod:`crossfn.gocompat.celcost`): a rule past it gives the API
@@ -27,14 +28,12 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import importlib.machinery
-import importlib.util
 import itertools
+import re
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any
 
-from crossfn.gocompat import celcost
+from crossfn.gocompat import cel, celcost
 from crossfn.validate import _problem
 
 __all__ = ["check_rules"]
@@ -63,7 +62,9 @@ def _last_index_of(s: str, sub: str) -> int:
 
 
 # Kubernetes' CEL libraries (k8s.io/apiserver/pkg/cel/library and cel-go's
-# strings extension) that the interpreter does not provide itself.
+# strings extension) that the interpreter does not provide itself. A method call
+# (``s.lowerAscii()``) passes its receiver first; results go back through
+# :func:`_returning` as CEL values.
 _EXTENSIONS: dict[str, Callable[..., Any]] = {
     "lowerAscii": lambda s: s.lower(),
     "upperAscii": lambda s: s.upper(),
@@ -78,14 +79,35 @@ _EXTENSIONS: dict[str, Callable[..., Any]] = {
 }
 
 
+@functools.cache
+def _functions() -> dict[str, Callable[..., Any]]:
+    to_cel = cel.module().adapter.json_to_cel
+    return {name: _returning(fn, to_cel) for name, fn in _EXTENSIONS.items()}
+
+
+def _returning(fn: Callable[..., Any], to_cel: Callable[[Any], Any]) -> Callable[..., Any]:
+    def call(*args: Any) -> Any:
+        return to_cel(fn(*args))
+
+    return call
+
+
 @functools.lru_cache(maxsize=4096)
 def _compile(expression: str) -> tuple[Any, bool] | str:
     """A compiled program and whether it reads ``oldSelf``, or the compile error's text."""
+    env = cel.environment()
     try:
-        program = _interpreter().compile(expression)
-    except ValueError as exc:
-        return f"compilation failed: {exc}"
-    return program, "oldSelf" in program.variables()
+        tree = env.compile(expression)
+    except Exception as exc:  # celpy raises parser- and lark-specific errors
+        text = exc.args[0] if exc.args and isinstance(exc.args[0], str) else str(exc)
+        return f"compilation failed: {' '.join(text.split())}"
+    return env.program(tree, functions=_functions()), _reads_old_self(tree)
+
+
+def _reads_old_self(tree: Any) -> bool:
+    return any(
+        getattr(node, "data", None) == "ident" and str(node.children[0]) == "oldSelf" for node in tree.iter_subtrees()
+    )
 
 
 def check_rules(value: Any, schema: Mapping[str, Any], path: str, *, old: Any = _ABSENT) -> list[_Problem]:
@@ -180,10 +202,9 @@ def _evaluate(
         )
         raise _OutOfBudget(_Problem(path, _T.INVALID, detail, shown, origin=_problem.Origin.CEL))
     context = _context(activation)
-    try:
-        result = program.execute(context)
-    except (KeyError, TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError) as exc:
-        detail = f"{_error_text(exc)} evaluating rule: {text}"
+    result = _run(program, context)
+    if isinstance(result, _Failed):
+        detail = f"{result.text} evaluating rule: {text}"
         return _Problem(path, _T.INVALID, detail, shown, origin=_problem.Origin.CEL)
     if result is True:
         return None
@@ -200,35 +221,34 @@ def _evaluate(
     return _Problem(path, kind, _message(rule, context), shown, origin=_problem.Origin.CEL)
 
 
-def _context(activation: dict[str, Any]) -> Any:
-    return _interpreter().Context(variables=activation, functions=_EXTENSIONS)
+def _context(activation: dict[str, Any]) -> dict[str, Any]:
+    to_cel = cel.module().adapter.json_to_cel
+    return {name: to_cel(value) for name, value in activation.items()}
 
 
-@functools.cache
-def _interpreter() -> Any:
-    """The CEL interpreter's native module, loaded on first use.
+class _Failed:
+    """An evaluation error, as cel-go words it."""
 
-    The ``cel`` package's ``__init__`` also imports its command-line REPL
-    (typer, prompt_toolkit, rich, pygments: 0.2 s on an idle machine, over a
-    second on a busy one), which validation never uses. So the native module
-    it re-exports is loaded on its own, through the standard extension
-    loader; if it cannot be found there (another layout), the package is
-    imported as usual.
-    """
-    spec = importlib.util.find_spec("cel")
-    for location in (spec.submodule_search_locations or ()) if spec is not None else ():
-        for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-            path = Path(location) / f"cel{suffix}"
-            if path.is_file():
-                loader = importlib.machinery.ExtensionFileLoader("cel.cel", str(path))
-                module_spec = importlib.util.spec_from_file_location("cel.cel", path, loader=loader)
-                if module_spec is not None:
-                    module = importlib.util.module_from_spec(module_spec)
-                    loader.exec_module(module)
-                    return module
-    import cel  # noqa: PLC0415 -- fallback: the whole package, REPL included
+    def __init__(self, text: str) -> None:
+        self.text = text
 
-    return cel
+
+def _run(program: Any, context: dict[str, Any]) -> Any:
+    """The program's result as a Python bool or str where it is one, else a CEL value or :class:`_Failed`."""
+    celpy = cel.module()
+    try:
+        result = program.evaluate(context)
+    except celpy.CELEvalError as exc:
+        return _Failed(_error_text(exc))
+    except (KeyError, TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError, RecursionError) as exc:
+        return _Failed(_one_line(str(exc)))
+    if isinstance(result, celpy.CELEvalError):
+        return _Failed(_error_text(result))
+    if isinstance(result, celpy.celtypes.BoolType):
+        return bool(result)
+    if isinstance(result, str):
+        return str(result)
+    return result
 
 
 def _message(rule: Mapping[str, Any], context: Any) -> str:
@@ -236,10 +256,7 @@ def _message(rule: Mapping[str, Any], context: Any) -> str:
     if isinstance(expression, str) and expression:
         compiled = _compile(expression)
         if not isinstance(compiled, str):
-            try:
-                text = compiled[0].execute(context)
-            except (KeyError, TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError):
-                text = None
+            text = _run(compiled[0], context)
             if isinstance(text, str) and text.strip():
                 return text
     message = rule.get("message")
@@ -256,7 +273,24 @@ def _rule_error_string(rule: Mapping[str, Any]) -> str:
     return str(rule["rule"]).strip()
 
 
-def _error_text(exc: BaseException) -> str:
-    if isinstance(exc, KeyError):
-        return f"no such key: {exc.args[0] if exc.args else ''}"
-    return str(exc).split("\n", 1)[0]
+_QUOTED = re.compile(r"'([^']*)'")
+
+
+def _error_text(error: BaseException) -> str:
+    """cel-go's text for a celpy ``CELEvalError`` (its args: message, Python exception class, its args)."""
+    message, cause = [*error.args, "", None][:2]
+    message = str(message)
+    if cause is KeyError:
+        key = _QUOTED.search(message)
+        return f"no such key: {key.group(1) if key else message}"
+    if cause is IndexError:
+        return "index out of range"
+    if cause is ZeroDivisionError:
+        return "division by zero"
+    if "no matching overload" in message or "no such overload" in message:
+        return "no such overload"
+    return _one_line(message)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())

@@ -3,26 +3,26 @@
 function-auto-ready evaluates a CEL expression with one variable, ``object``
 (the observed composed resource). ``true`` marks the resource ready, any other
 boolean marks it explicitly *not* ready, and an error leaves its readiness
-alone and becomes a Warning. We use cel-python (``celpy``). Unlike cel-go it
+alone and becomes a Warning. We use cel-python (``celpy``, through
+:mod:`crossfn.gocompat.cel`). Unlike cel-go it
 has no static type check, so "does not return a bool" is detected on the
 value rather than at compile time; the message is upstream's either way.
 
 celpy is imported on first use: it costs about 60 ms, and most pipelines
-have no CEL rules. Evaluation is bounded by Kubernetes' per-call cost limit
+have no CEL rules; without the ``cel`` extra a CEL rule gives a Warning naming
+it. Evaluation is bounded by Kubernetes' per-call cost limit
 (:mod:`crossfn.gocompat.celcost`), estimated before evaluating.
 """
 
 from __future__ import annotations
 
 import functools
-import importlib
 import re
 from collections.abc import Mapping
-from types import ModuleType
 from typing import Any
 
 from crossfn import errors
-from crossfn.gocompat import celcost
+from crossfn.gocompat import cel, celcost
 
 __all__ = ["CelError", "evaluate", "gvk_key", "lookup"]
 
@@ -36,15 +36,12 @@ def gvk_key(group: str, version: str, kind: str) -> str:
     return f"{group}_{version}_{kind}"
 
 
-@functools.cache
-def _celpy() -> ModuleType:
-    importlib.import_module("celpy.adapter")
-    return importlib.import_module("celpy")
-
-
 @functools.lru_cache(maxsize=256)
 def _program(expr: str) -> Any:
-    env = _celpy().Environment()
+    try:
+        env = cel.environment()
+    except errors.MissingExtraError as exc:
+        raise CelError(f"failed to compile query: {exc}") from exc
     try:
         return env.program(env.compile(expr))
     except Exception as exc:  # celpy raises parser- and lark-specific errors
@@ -59,7 +56,7 @@ def _one_line(exc: BaseException) -> str:
 def evaluate(expr: str, obj: Mapping[str, Any]) -> bool:
     """Evaluate ``expr`` against ``object = obj``: True means ready, False explicitly not ready."""
     program = _program(expr)
-    celpy = _celpy()
+    celpy = cel.module()
     # Kubernetes' per-call cost limit, checked before evaluating: a quadratic rule
     # over 1,000 items took 108 s in cel-python.
     if celcost.exceeds(expr, {"object": obj}):

@@ -25,9 +25,12 @@ import threading
 from typing import Any
 
 from crossfn import errors
+from crossfn import extras as _extras
 from crossfn.functions.starlark import _data, _pool
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
+
+_extras.require("starlark", "crossfn.functions.starlark")  # without the extra: one line naming it
 
 __all__ = ["API_VERSION", "KIND", "Starlark", "compose"]
 
