@@ -85,7 +85,7 @@ def test_scaffold_files(tmp_path: pathlib.Path) -> None:
         f"the input's API group {group} is a DNS subdomain"
     )
     pyproject = (target / "pyproject.toml").read_text()
-    assert '"pydantic>=2.7"' in pyproject, "fn.py imports pydantic, so the project depends on it"
+    assert '"pydantic>=2.7' in pyproject, "fn.py imports pydantic, so the project depends on it"
     froms = [
         line.split()[1]
         for line in (target / "Dockerfile").read_text().splitlines()

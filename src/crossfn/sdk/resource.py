@@ -43,6 +43,7 @@ from typing import TYPE_CHECKING, Any
 from google.protobuf import json_format, struct_pb2
 from google.protobuf.internal import api_implementation
 
+from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 if TYPE_CHECKING:
@@ -79,7 +80,7 @@ ACCELERATED: bool = _structpb is not None
 """Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
 
 
-class ConversionError(json_format.ParseError, TypeError):
+class ConversionError(errors.CrossfnError, json_format.ParseError, TypeError):
     """A value a protobuf Struct cannot hold (bytes, a set, an object).
 
     A ``json_format.ParseError``, as the official SDK's ``dict_to_struct``
