@@ -214,7 +214,7 @@ def _check_arity(fn: Callable[..., object], problem: str) -> None:
     try:
         signature.bind(None, None)
     except TypeError as exc:
-        raise NotServableError(f"{problem}, not {signature}: {exc}") from exc
+        raise NotServableError(f"{problem}; it takes ({', '.join(signature.parameters)})") from exc
 
 
 def _sdk_request_type(servicer: object) -> type[message.Message] | None:
