@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import importlib
 import os
 import pathlib
 import socket
@@ -19,6 +20,7 @@ import subprocess
 import sys
 import textwrap
 from collections.abc import Iterator
+from typing import Any
 
 import grpc
 import official_functions
@@ -420,3 +422,29 @@ def test_function_serve_refuses_at_start() -> None:
         "crossfn: error: cannot serve official_functions.NeedsArgs: the class cannot be created without arguments: "
         "missing a required argument: 'greeting'\n"
     )
+
+
+def _fields(file: Any) -> set[str]:
+    """Every message field and enum value of a protocol file, as ``Message.field=number`` lines."""
+    out: set[str] = set()
+
+    def walk(messages: Any, prefix: str) -> None:
+        for m in messages:
+            out.update(f"{prefix}{m.name}.{f.name}={f.number}:{f.type}:{f.is_repeated}:{f.has_presence}" for f in m.fields)
+            walk(m.nested_types, f"{prefix}{m.name}.")
+
+    walk(file.message_types_by_name.values(), "")
+    for e in file.enum_types_by_name.values():
+        out.update(f"{e.name}.{v.name}={v.number}" for v in e.values)
+    return out
+
+
+@pytest.mark.parametrize("version", ["v1", "v1beta1"])
+def test_descriptors_match_the_sdk(version: str) -> None:
+    """crossfn's protocol is the installed SDK's, field for field both ways, so the two share one registration."""
+    ours = importlib.import_module(f"crossfn.proto.{version}.run_function_pb2").DESCRIPTOR
+    theirs = importlib.import_module(f"crossplane.function.proto.{version}.run_function_pb2").DESCRIPTOR
+    assert (sorted(_fields(ours) - _fields(theirs)), sorted(_fields(theirs) - _fields(ours))) == ([], []), (
+        "(only crossfn's, only the SDK's)"
+    )
+    assert ours is theirs, "byte-identical descriptors are one registration"
