@@ -361,7 +361,7 @@ def _free_port() -> int:
 
 
 @contextlib.contextmanager
-def _serve(obj: str) -> Iterator[str]:
+def _serve(obj: str, *flags: str) -> Iterator[str]:
     address = f"127.0.0.1:{_free_port()}"
     proc = subprocess.Popen(
         [
@@ -374,6 +374,7 @@ def _serve(obj: str) -> Iterator[str]:
             "--insecure",
             "--address",
             address,
+            *flags,
         ],
         cwd=HERE,
         stdout=subprocess.DEVNULL,
@@ -397,14 +398,15 @@ def _call(address: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionRespons
         return rsp
 
 
+@pytest.mark.parametrize("workers", ["1", "2"], ids=["OneProcess", "TwoWorkers"])
 @pytest.mark.parametrize(("obj", "want"), _RUNNABLE)
-def test_function_serve(obj: str, want: str) -> None:
+def test_function_serve(obj: str, want: str, workers: str) -> None:
     """crossfn function serve module:Obj serves an official-SDK servicer (class or instance) over real gRPC."""
     req = fnv1.RunFunctionRequest()
     req.meta.tag = "served"
     req.meta.capabilities.append(fnv1.CAPABILITY_CAPABILITIES)
     resource.update(req.observed.composite, _xr())
-    with _serve(obj) as address:
+    with _serve(obj, "--workers", workers) as address:
         rsp = _call(address, req)
     assert (rsp.meta.tag, [r.message for r in rsp.results]) == ("served", [want])
     assert resource.struct_to_dict(rsp.desired.resources["greeting"].resource)["data"] == {"greeting": "hej"}
