@@ -10,6 +10,7 @@ import pytest
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
 from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossfn.sdk import function, response
 
@@ -116,6 +117,10 @@ class _OneArgument:
         return response.to(req)
 
 
+class _Unimplemented(fnv1grpc.FunctionRunnerServiceServicer):
+    """Subclasses the generated base but never overrides RunFunction."""
+
+
 class _RunFunctionNotCallable:
     RunFunction = "nope"
 
@@ -174,6 +179,12 @@ _HERE = __name__
             _OneArgument(),
             f"cannot serve {_HERE}._OneArgument object: RunFunction must take (request, context); it takes (req)",
             id="RunFunctionOneArgument",
+        ),
+        pytest.param(
+            "A generated servicer base without an own RunFunction only answers UNIMPLEMENTED.",
+            _Unimplemented,
+            f"cannot serve {_HERE}._Unimplemented: it does not implement RunFunction",
+            id="RunFunctionNotImplemented",
         ),
         pytest.param(
             "RunFunction must be callable.",

@@ -175,6 +175,8 @@ def _servable(fn: object) -> tuple[object, _Servicer | None]:
     if run_function is not None:
         if not callable(run_function):
             raise NotServableError(f"cannot serve {name}: its RunFunction is not callable")
+        if _generated_stub(type(fn)):
+            raise NotServableError(f"cannot serve {name}: it does not implement RunFunction")
         _check_arity(run_function, f"cannot serve {name}: RunFunction must take (request, context)")
         return fn, _Servicer(run_function, _sdk_request_type(fn))
     if not callable(fn):
@@ -215,6 +217,14 @@ def _check_arity(fn: Callable[..., object], problem: str) -> None:
         signature.bind(None, None)
     except TypeError as exc:
         raise NotServableError(f"{problem}; it takes ({', '.join(signature.parameters)})") from exc
+
+
+def _generated_stub(cls: type) -> bool:
+    """Tell whether ``cls`` inherits ``RunFunction`` unchanged from a generated servicer base (it answers UNIMPLEMENTED)."""
+    run_function = getattr(cls, "RunFunction", None)
+    return getattr(run_function, "__qualname__", "") == f"{_SDK_SERVICER}.RunFunction" and str(
+        getattr(run_function, "__module__", "")
+    ).endswith("run_function_pb2_grpc")
 
 
 def _sdk_request_type(servicer: object) -> type[message.Message] | None:
