@@ -29,7 +29,7 @@ import importlib.util
 
 from google.protobuf import descriptor, descriptor_pb2, descriptor_pool, message
 
-__all__ = ["PRIVATE_FILE_PREFIX", "PRIVATE_PACKAGE_PREFIX", "SDK_FILE_PREFIX", "add_file"]
+__all__ = ["PRIVATE_FILE_PREFIX", "PRIVATE_PACKAGE_PREFIX", "SDK_FILE_PREFIX", "add_file", "private_copy"]
 
 SDK_FILE_PREFIX = "crossplane/function/"
 """How the shared file names begin (the official SDK's layout)."""
