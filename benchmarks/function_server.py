@@ -2,8 +2,8 @@
 
 Run:  python benchmarks/function_server.py [--requests N] [--no-write]
 
-Each server runs in its own process (the official SDK's generated protos clash
-with crossfn's in one process), started by re-running this script with a
+Each server runs in its own process (so its CPU time is its own, and the
+official one loads only the official SDK), started by re-running this script with a
 ``serve-*`` role. The load generator (this process) sends pre-serialised
 request bytes over a generic gRPC channel with a fixed number of calls in
 flight, so it needs neither implementation's classes. Server CPU time is read
@@ -115,8 +115,7 @@ def _serve_crossfn(workload: str, style: str, port: int, workers: int) -> None:
 
 
 # Module-level copies for spawned workers, which import the function by name. They
-# import crossfn lazily: importing it at module level would clash with the
-# official SDK's protos in the serve-official process.
+# import crossfn lazily, so that the serve-official process runs the official SDK alone.
 async def _trivial_async_spec(req: Any, rsp: Any) -> None:
     return None
 

@@ -10,12 +10,20 @@ v1beta1 file is derived from it exactly as Crossplane's
 Then protoc (from grpcio-tools) writes the ``_pb2`` and ``_pb2_grpc`` modules
 and mypy-protobuf writes their ``.pyi`` stubs. The generated files are
 committed; CI checks that running this script changes nothing.
+
+protoc compiles each file as ``crossplane/function/proto/<version>/run_function.proto``,
+the name the official Python SDK registers, and the modules are then moved to
+``crossfn.proto.<version>``: with byte-identical descriptors the two packages
+share one registration (see ``crossfn.proto._registry``, which the ``_pb2``
+modules register through).
 """
 
 from __future__ import annotations
 
 import pathlib
+import shutil
 import sys
+import tempfile
 
 from grpc_tools import protoc
 
@@ -42,21 +50,58 @@ def write_v1beta1() -> None:
     V1BETA1.write_text(BETA_HEADER + text, encoding="utf-8")
 
 
+SHARED = "crossplane/function/proto"
+"""Where protoc sees the files: the official SDK's layout, so the descriptors match its byte for byte."""
+
+OUTPUTS = ("run_function_pb2.py", "run_function_pb2.pyi", "run_function_pb2_grpc.py", "run_function_pb2_grpc.pyi")
+
+POOL_CALL = "_descriptor_pool.Default().AddSerializedFile("
+
+
 def compile_proto(path: pathlib.Path) -> None:
-    """Run protoc on one file, writing modules and stubs next to it."""
+    """Run protoc on one file as the SDK's file name, then write the modules and stubs next to it."""
+    version = path.parent.name
     include = pathlib.Path(protoc.__file__).parent / "_proto"
-    args = [
-        "protoc",
-        f"-I{SRC}",
-        f"-I{include}",
-        f"--python_out={SRC}",
-        f"--grpc_python_out={SRC}",
-        f"--mypy_out={SRC}",
-        f"--mypy_grpc_out={SRC}",
-        str(path.relative_to(SRC)),
-    ]
-    if protoc.main(args) != 0:
-        sys.exit(f"protoc failed for {path}")
+    with tempfile.TemporaryDirectory() as tmp:
+        root = pathlib.Path(tmp)
+        shared = root / SHARED / version / path.name
+        shared.parent.mkdir(parents=True)
+        shutil.copyfile(path, shared)
+        args = [
+            "protoc",
+            f"-I{root}",
+            f"-I{include}",
+            f"--python_out={root}",
+            f"--grpc_python_out={root}",
+            f"--mypy_out={root}",
+            f"--mypy_grpc_out={root}",
+            str(shared.relative_to(root)),
+        ]
+        if protoc.main(args) != 0:
+            sys.exit(f"protoc failed for {path}")
+        for name in OUTPUTS:
+            text = (shared.parent / name).read_text(encoding="utf-8")
+            (path.parent / name).write_text(_rehome(text, version, name), encoding="utf-8")
+
+
+def _rehome(text: str, version: str, name: str) -> str:
+    """Point a generated module at ``crossfn.proto.<version>``, keeping the registered file name."""
+    sdk_module = f"crossplane.function.proto.{version}.run_function_pb2"
+    if name == "run_function_pb2.py":
+        if text.count(POOL_CALL) != 1:
+            sys.exit(f"unexpected protoc output for {name}: no single {POOL_CALL}")
+        text = text.replace("from google.protobuf.internal import builder as _builder\n",
+                            "from google.protobuf.internal import builder as _builder\n"
+                            "from crossfn.proto import _registry\n", 1)
+        head, _, tail = text.partition(POOL_CALL)
+        literal, sep, rest = tail.partition(")\n")
+        text = f"{head}_registry.add_file({literal}, SDK_MODULE{sep}{rest}"
+    # Module paths move; the file name inside the descriptor (slashes) stays the SDK's.
+    text = text.replace("crossplane.function.proto.", "crossfn.proto.")
+    text = text.replace("crossplane_dot_function_dot_proto_dot_", "crossfn_dot_proto_dot_")
+    text = text.replace(f"crossplane/function/proto/{version}/run_function_pb2", f"crossfn/proto/{version}/run_function_pb2")
+    text = text.replace(f"# source: {SHARED}/", "# source: crossfn/proto/")
+    return text.replace("SDK_MODULE)", f"{sdk_module!r})", 1)
 
 
 def main() -> None:

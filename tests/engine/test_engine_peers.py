@@ -1,9 +1,8 @@
 """One pipeline mixing an in-process function, a crossfn-served function and an official-SDK function.
 
-The official SDK's generated protobuf modules clash with ours in one process,
-so its function runs in a subprocess (``peers/official_sdk_function.py``) on a
-free port; the engine reaches it through :class:`GrpcRunner` exactly as it
-would reach it in a cluster.
+The official-SDK function is served by the SDK's own runtime in a subprocess
+(``peers/official_sdk_function.py``) on a free port; the engine reaches it
+through :class:`GrpcRunner` exactly as it would reach it in a cluster.
 """
 
 import socket

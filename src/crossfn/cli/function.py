@@ -187,14 +187,15 @@ def settings_from(args: argparse.Namespace) -> Any:
 
 
 def _serve(args: argparse.Namespace) -> int:
-    from crossfn.sdk import runtime  # noqa: PLC0415 -- grpc is heavy; load it only to serve
+    from crossfn.sdk import function, runtime  # noqa: PLC0415 -- grpc is heavy; load it only to serve
 
     config = settings_from(args)
     spec = _function_spec(args.function)
     # As `python -m` and uvicorn do: the function's module may sit in the working directory.
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
-    # Load once here so a bad spec fails before any worker starts; workers re-import it.
-    runtime.load_function(spec)
-    runtime.serve(spec, config)
+    # Load and check here so a bad spec or object fails before any server starts. One process serves
+    # what was loaded (a servicer class is created once); workers re-import the spec.
+    target = function.servable(runtime.load_function(spec))
+    runtime.serve(target if config.process.workers <= 1 else spec, config)
     return 0

@@ -38,7 +38,7 @@ IN_PROCESS_TARGET = "in-process"
 
 
 class InProcessRunner:
-    """Runs functions by name from a map of function objects (compose functions or servicers)."""
+    """Runs functions by name from a map of function objects (compose functions, servicers or servicer classes)."""
 
     def __init__(
         self,

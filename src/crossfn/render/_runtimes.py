@@ -43,6 +43,7 @@ from typing import IO, Any
 
 from crossfn import errors, functions
 from crossfn.render import _load
+from crossfn.sdk import function
 
 __all__ = [
     "DEVELOPMENT_TARGET",
@@ -234,6 +235,16 @@ def load_object(ref: str, function: str, search: Path) -> object:
     return obj
 
 
+def servable(obj: object, rt: Runtime) -> object:
+    """The object to run for an InProcess Function (a servicer class instantiated), or one line on why it cannot run."""
+    try:
+        return function.servable(obj)
+    except function.NotServableError as exc:
+        raise errors.InputError(
+            f"cannot load in-process Function {errors.quote(rt.function)} from {errors.quote(rt.object_ref)}: {exc}"
+        ) from exc
+
+
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -310,7 +321,7 @@ class Started:
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
             elif rt.kind == "InProcess":
-                self.objects[rt.function] = load_object(rt.object_ref, rt.function, self._cwd)
+                self.objects[rt.function] = servable(load_object(rt.object_ref, rt.function, self._cwd), rt)
             elif rt.kind == "Development":
                 self.targets[rt.function] = rt.target
             elif rt.kind == "Process":

@@ -24,7 +24,6 @@ from grpc_reflection.v1alpha import reflection
 from crossfn import errors
 from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
 from crossfn.sdk import logging as fnlogging
 from crossfn.sdk import metrics, settings
 
@@ -43,8 +42,10 @@ __all__ = [
     "too_long",
 ]
 
-V1_SERVICE = fnv1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
-V1BETA1_SERVICE = fnv1beta1.DESCRIPTOR.services_by_name["FunctionRunnerService"].full_name
+# The protocol's names, spelled out: crossfn's descriptors carry other names when they
+# cannot be shared with an installed official SDK (crossfn.proto._registry).
+V1_SERVICE = "apiextensions.fn.proto.v1.FunctionRunnerService"
+V1BETA1_SERVICE = "apiextensions.fn.proto.v1beta1.FunctionRunnerService"
 SERVICE_NAMES = (reflection.SERVICE_NAME, health.SERVICE_NAME, V1_SERVICE, V1BETA1_SERVICE)
 HEALTH_NAMES = ("", V1_SERVICE, V1BETA1_SERVICE)
 """Health reports these as SERVING: the server as a whole and each function service."""

@@ -9,9 +9,22 @@ A function author writes one of:
 * a servicer object with ``RunFunction(req, context)``, sync or async, as the
   official SDK's ``FunctionRunner``; ``context`` is the server's
   ``grpc.ServicerContext`` (``grpc.aio.ServicerContext`` under the asyncio
-  server) when served, and ``None`` when run in-process.
+  server) when served, and ``None`` when run in-process. A servicer *class* is
+  instantiated, with no arguments.
 
-:func:`to_handler` turns either into one async ``Handler``: request in (with the
+An official-SDK servicer (a subclass of ``crossplane.function``'s
+``FunctionRunnerServiceServicer``, v1 or v1beta1) runs unchanged: it gets
+requests of the SDK's message type and may return the SDK's responses. Where
+the installed SDK's messages are crossfn's own classes (its descriptors are
+byte-identical, :mod:`crossfn.proto._registry`) nothing is converted; else a
+request is serialised once on the way in and a response once on the way out.
+
+:func:`servable` checks all this when a function is loaded, not at its first
+call: what cannot be served (not callable, a ``RunFunction`` or compose
+function that cannot take two arguments, a class that cannot be created
+without arguments) raises :class:`NotServableError`, one line naming the object.
+
+:func:`to_handler` turns any of them into one async ``Handler``: request in (with the
 gRPC context, when there is one), response out. The asyncio server and the
 engine's in-process runner call handlers; the threaded server calls a sync
 function through :func:`to_sync_handler`, with the same contract, straight from
@@ -31,15 +44,30 @@ first, so ``context.code()`` is what tells them apart from a bug.
 from __future__ import annotations
 
 import asyncio
+import dataclasses
+import importlib
 import inspect
 import logging
 from collections.abc import Awaitable, Callable
 from typing import Protocol
 
+from google.protobuf import message
+
+from crossfn import errors
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
-__all__ = ["Handler", "ServicerContext", "SyncHandler", "is_async", "to_handler", "to_sync_handler"]
+__all__ = [
+    "Handler",
+    "NotServableError",
+    "ServicerContext",
+    "SyncHandler",
+    "is_async",
+    "servable",
+    "to_handler",
+    "to_sync_handler",
+]
 
 _log = logging.getLogger("crossfn.sdk.function")
 
@@ -109,8 +137,124 @@ def _fatal_from(req: fnv1.RunFunctionRequest, exc: BaseException) -> fnv1.RunFun
     return rsp
 
 
+class NotServableError(errors.InputError, TypeError):
+    """An object that cannot be served as a function (module doc); its message names the object."""
+
+
+_SDK_SERVICER = "FunctionRunnerServiceServicer"
+_SDK_GRPC_MODULES = (
+    "crossplane.function.proto.v1.run_function_pb2_grpc",
+    "crossplane.function.proto.v1beta1.run_function_pb2_grpc",
+)
+"""Where the official SDK's servicer base classes live; the messages are in the ``_pb2`` module next door."""
+
+
+@dataclasses.dataclass(frozen=True)
+class _Servicer:
+    """A servicer's ``RunFunction`` and the request type it takes (``None``: crossfn's own)."""
+
+    run_function: Callable[..., object]
+    request_type: type[message.Message] | None
+
+
+def servable(fn: object) -> object:
+    """The object to serve for ``fn``: a servicer class instantiated, anything else checked and returned as is.
+
+    Raises :class:`NotServableError` (one line naming ``fn``) for what cannot
+    be served; see the module doc.
+    """
+    return _servable(fn)[0]
+
+
+def _servable(fn: object) -> tuple[object, _Servicer | None]:
+    """``fn`` checked (a class instantiated), and its servicer when it is one."""
+    name = _name(fn)
+    if inspect.isclass(fn):
+        fn = _instantiate(fn, name)
+    run_function = getattr(fn, "RunFunction", None)
+    if run_function is not None:
+        if not callable(run_function):
+            raise NotServableError(f"cannot serve {name}: its RunFunction is not callable")
+        if _generated_stub(type(fn)):
+            raise NotServableError(f"cannot serve {name}: it does not implement RunFunction")
+        _check_arity(run_function, f"cannot serve {name}: RunFunction must take (request, context)")
+        return fn, _Servicer(run_function, _sdk_request_type(fn))
+    if not callable(fn):
+        raise NotServableError(
+            f"cannot serve {name}: it is neither a compose(req, rsp) function nor a servicer with RunFunction"
+        )
+    _check_arity(fn, f"cannot serve {name}: a compose function must take (req, rsp)")
+    return fn, None
+
+
+def _name(fn: object) -> str:
+    qualname = getattr(fn, "__qualname__", None)
+    if isinstance(qualname, str):
+        return f"{getattr(fn, '__module__', None) or '?'}.{qualname}"
+    return f"{type(fn).__module__}.{type(fn).__qualname__} object"
+
+
+def _instantiate(cls: type, name: str) -> object:
+    try:
+        inspect.signature(cls).bind()
+    except TypeError as exc:
+        raise NotServableError(f"cannot serve {name}: the class cannot be created without arguments: {exc}") from exc
+    except ValueError:  # no signature to read (a class implemented in C): creating it will tell
+        pass
+    try:
+        return cls()
+    except Exception as exc:
+        raise NotServableError(f"cannot serve {name}: creating it raised {type(exc).__name__}: {exc}") from exc
+
+
+def _check_arity(fn: Callable[..., object], problem: str) -> None:
+    """Refuse ``fn`` if it cannot be called with two positional arguments (when its signature is readable)."""
+    try:
+        signature = inspect.signature(fn)
+    except (TypeError, ValueError):  # no signature to read: the first call will tell
+        return
+    try:
+        signature.bind(None, None)
+    except TypeError as exc:
+        raise NotServableError(f"{problem}; it takes ({', '.join(signature.parameters)})") from exc
+
+
+def _generated_stub(cls: type) -> bool:
+    """Tell whether ``cls`` inherits ``RunFunction`` unchanged from a generated servicer base (it answers UNIMPLEMENTED)."""
+    run_function = getattr(cls, "RunFunction", None)
+    return getattr(run_function, "__qualname__", "") == f"{_SDK_SERVICER}.RunFunction" and str(
+        getattr(run_function, "__module__", "")
+    ).endswith("run_function_pb2_grpc")
+
+
+def _sdk_request_type(servicer: object) -> type[message.Message] | None:
+    """The official SDK's request class if ``servicer`` subclasses its servicer base, unless it is crossfn's own."""
+    for base in type(servicer).__mro__:
+        if base.__name__ == _SDK_SERVICER and base.__module__ in _SDK_GRPC_MODULES:
+            messages = importlib.import_module(base.__module__.removesuffix("_grpc"))
+            request_type: type[message.Message] = messages.RunFunctionRequest
+            return None if request_type is fnv1.RunFunctionRequest else request_type
+    return None
+
+
+def _request_for(servicer: _Servicer, req: fnv1.RunFunctionRequest) -> object:
+    """The request as the servicer's message type: itself, or parsed once from its bytes."""
+    if servicer.request_type is None:
+        return req
+    return wire.parse(servicer.request_type, req.SerializeToString())
+
+
+def _response_from(req: fnv1.RunFunctionRequest, out: object) -> fnv1.RunFunctionResponse:
+    """A servicer's answer as crossfn's response: itself, parsed once from another message type's bytes, or Fatal."""
+    if isinstance(out, fnv1.RunFunctionResponse):
+        return out
+    if isinstance(out, message.Message) and out.DESCRIPTOR.name == "RunFunctionResponse":
+        return wire.parse(fnv1.RunFunctionResponse, out.SerializeToString())
+    return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+
+
 def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
-    """Adapt a compose function or a servicer into a :class:`Handler`.
+    """Adapt a compose function or a servicer (object or class) into a :class:`Handler`.
 
     ``offload_sync`` runs sync functions in a worker thread so they never block
     the event loop (what a server needs). The in-process engine runner turns it
@@ -121,37 +265,34 @@ def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
     the asyncio server gets the ``grpc.aio`` context in its worker thread, whose
     coroutine methods (``abort``) it cannot await: serve sync functions with
     the threaded server, as :func:`crossfn.sdk.runtime.serve` does.
+    Raises :class:`NotServableError` for what cannot be served.
     """
-    run_function = getattr(fn, "RunFunction", None)
-    if run_function is not None:
-        return _servicer_handler(run_function, offload_sync)
-    if callable(fn):
-        return _compose_handler(fn, offload_sync)
-    raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
+    fn, servicer = _servable(fn)
+    if servicer is not None:
+        return _servicer_handler(servicer, offload_sync)
+    return _compose_handler(fn, offload_sync)  # type: ignore[arg-type] # _servable checked it is callable
 
 
-def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -> Handler:
+def _servicer_handler(servicer: _Servicer, offload_sync: bool) -> Handler:
+    run_function = servicer.run_function
     is_async = _is_async(run_function)
 
     async def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
         try:
+            own = _request_for(servicer, req)
             if is_async:
-                out = await run_function(req, context)  # type: ignore[misc] # checked async above
+                out = await run_function(own, context)  # type: ignore[misc] # checked async above
             elif offload_sync:
-                out = await asyncio.to_thread(run_function, req, context)
+                out = await asyncio.to_thread(run_function, own, context)
             else:
-                out = run_function(req, context)
+                out = run_function(own, context)
         except _RAISED as exc:
             if _status_set(context):
                 raise
             return _fatal_from(req, exc)
-        if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(
-                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
-            )
-        return out
+        return _response_from(req, out)
 
     return handle
 
@@ -180,37 +321,34 @@ def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Hand
 
 
 def to_sync_handler(fn: object) -> SyncHandler:
-    """Adapt a *sync* compose function or servicer into a :class:`SyncHandler`.
+    """Adapt a *sync* compose function or servicer (object or class) into a :class:`SyncHandler`.
 
     The threaded server calls it straight from its worker threads: no event
     loop, no thread hop. Exceptions become a Fatal result, as with
-    :func:`to_handler`. Raises ``TypeError`` for an async function.
+    :func:`to_handler`. Raises ``TypeError`` for an async function, and
+    :class:`NotServableError` for what cannot be served.
     """
     if is_async(fn):
         raise TypeError(f"{fn!r} is async; use to_handler")
-    run_function = getattr(fn, "RunFunction", None)
-    if run_function is not None:
-        return _sync_servicer_handler(run_function)
-    if not callable(fn):
-        raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
-    return _sync_compose_handler(fn)
+    fn, servicer = _servable(fn)
+    if servicer is not None:
+        return _sync_servicer_handler(servicer)
+    return _sync_compose_handler(fn)  # type: ignore[arg-type] # _servable checked it is callable
 
 
-def _sync_servicer_handler(run_function: Callable[..., object]) -> SyncHandler:
+def _sync_servicer_handler(servicer: _Servicer) -> SyncHandler:
+    run_function = servicer.run_function
+
     def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
         try:
-            out = run_function(req, context)
+            out = run_function(_request_for(servicer, req), context)
         except _RAISED as exc:
             if _status_set(context):
                 raise
             return _fatal_from(req, exc)
-        if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(
-                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
-            )
-        return out
+        return _response_from(req, out)
 
     return handle
 

@@ -2,9 +2,9 @@
 
 Usage: python official_function.py ADDRESS
 
-It adds a Widget named ``official`` whose ``spec.size`` is the XR's. The
-official SDK registers the same protobuf names as crossfn, so it never shares
-a process with crossfn.
+It adds a Widget named ``official`` whose ``spec.size`` is the XR's. It runs
+the official SDK's own runtime, so the controller talks to a function crossfn
+had no part in serving.
 """
 
 from __future__ import annotations

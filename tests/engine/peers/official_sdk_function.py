@@ -1,8 +1,7 @@
 """A composition function built with the official Python SDK, served in its own process.
 
-The official SDK registers the same protobuf packages as crossfn, so it cannot
-share a process with us; the engine tests start this file with ``subprocess``
-and reach it over gRPC. It composes one resource named after what the
+The engine tests start this file with ``subprocess`` and reach it over gRPC,
+served by the official SDK's own runtime, as a cluster would reach it. It composes one resource named after what the
 previous step put in the context, marks it ready, and says hello.
 
 Usage: ``python official_sdk_function.py PORT``

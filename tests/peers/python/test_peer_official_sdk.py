@@ -1,9 +1,9 @@
 """crossfn's server and protocol against real peers, each in its own process.
 
-The official SDK's generated protos register the same protobuf names as
-crossfn's, so they cannot share a process: the official client and server run
-as subprocesses (``official_client.py``, ``official_server.py``), and crossfn's
-server runs as ``crossfn function serve`` (``peer_functions.py``).
+The official client and server run as subprocesses (``official_client.py``,
+``official_server.py``) so that each peer is exactly the official stack, and
+crossfn's server runs as ``crossfn function serve`` (``peer_functions.py``).
+(The two packages can share a process: ``test_official_sdk_in_crossfn.py``.)
 """
 
 from __future__ import annotations

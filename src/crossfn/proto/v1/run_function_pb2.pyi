@@ -8,7 +8,7 @@ Written for crossfn from the behavioural specification of Crossplane's
 proto/fn/v1/run_function.proto (docs/protocol.md). Field numbers, names, enum
 values and `optional` presence match Crossplane exactly; the comments are ours.
 The v1beta1 copy next door is generated from this file by
-`python -m crossfn.proto.generate` and differs only in its package name.
+`python scripts/generate_proto.py` and differs only in its package name.
 """
 
 from collections import abc as _abc
