@@ -59,15 +59,27 @@ def revision(name: str, fn: str, state: str = "Active", endpoint: str = "") -> d
 
 ROUTES = [
     pytest.param(
-        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
+        function("f", "xpkg.upbound.io/crossplane-contrib/function-auto-ready:v0.7.0"),
         _functions.Route("builtin", "auto-ready"),
-        "a built-in package, any registry and tag, runs in-process (render's rule)",
+        "the upstream package at the built-in's version, any registry, runs in-process (render's rule)",
         id="BuiltinTag",
     ),
     pytest.param(
-        function("f", "function-patch-and-transform@sha256:abc"),
-        _functions.Route("builtin", "patch-and-transform"),
-        "a digest names the built-in as a tag does",
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
+        _functions.Route("builtin", "auto-ready@v0.6.0"),
+        "an older version runs in-process as that version behaved (render's rule)",
+        id="BuiltinEmulated",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"),
+        _functions.Route("package"),
+        "a version the built-in does not behave as goes through its FunctionRevision",
+        id="BuiltinOtherVersion",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform@sha256:abc"),
+        _functions.Route("package"),
+        "a digest says no version, so the package runs",
         id="BuiltinDigest",
     ),
     pytest.param(

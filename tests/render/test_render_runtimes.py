@@ -61,9 +61,20 @@ def _fn(
             "gRPC target syntax", id="DevelopmentTarget",
         ),
         pytest.param(
-            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.10.8"),
             _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.patch_and_transform:compose"),
-            "a crossfn built-in package runs in-process, any registry and tag", id="BuiltinDefault",
+            "the upstream package at a version the built-in reproduces runs in-process, any registry", id="BuiltinDefault",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"),
+            _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.auto_ready:compose_ready_condition_only"),
+            "an older version the built-in can emulate runs as that version", id="BuiltinEmulated",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(
+                image="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4")),
+            "a version that behaves differently runs its package, as Crossplane does", id="BuiltinOtherVersion",
         ),
         pytest.param(
             _fn({"render.crossplane.io/runtime": "InProcess", "render.crossfn.io/runtime-inprocess-object": "m:f"}),
@@ -163,7 +174,7 @@ async def test_started_loads_builtins_with_the_shared_loader(
     runtimes = _runtimes.plan([_fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0")])
     started = _runtimes.Started(runtimes, cwd=tmp_path)
     await started.start(deadline=0.0)
-    assert (loaded, started.objects) == (["auto-ready"], {"fn": "auto-ready"})
+    assert (loaded, started.objects) == (["auto-ready@v0.6.0"], {"fn": "auto-ready@v0.6.0"})
 
 
 @pytest.mark.parametrize(

@@ -8,10 +8,10 @@ from the Function object in the informer cache (:func:`route`):
 ``crossfn.io/``    the annotation's ``HOST:PORT``, over gRPC: a function a
 ``endpoint``       developer runs locally (``crossfn function serve``, or
                    any SDK's server). It wins over the others.
-built-in package   ``spec.package`` names a crossfn built-in (any registry,
-                   any tag or digest; the same rule as ``crossfn render``,
-                   :func:`crossfn.functions.builtin_for_package`): called in
-                   this process, no gRPC, no Deployment.
+built-in package   ``spec.package`` is an upstream package, at a version, that
+                   a crossfn built-in stands in for (any registry; the same
+                   rule as ``crossfn render``, :func:`crossfn.functions.resolve`):
+                   called in this process, no gRPC, no Deployment.
 any other package  the active FunctionRevision's ``status.endpoint``, which
                    ``_packages`` and ``_package_runtime`` write with
                    ``--package-runtime=Deployment``, and Crossplane's
@@ -70,7 +70,7 @@ class Cache(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Route:
     """How one Function is reached: ``endpoint`` (``target`` is HOST:PORT), ``builtin``
-    (``target`` is the built-in's short name), ``package`` (its FunctionRevision), or
+    (``target`` is the built-in, a :attr:`crossfn.functions.Decision.builtin`), ``package`` (its FunctionRevision), or
     ``invalid`` (a bad endpoint annotation; ``target`` says what is wrong with it)."""
 
     kind: Literal["endpoint", "builtin", "package", "invalid"]
@@ -117,9 +117,9 @@ def route(fn: Mapping[str, Any] | None) -> Route:
                 "invalid", f"invalid {ENDPOINT_ANNOTATION} annotation {errors.quote(endpoint)}: {problem}"
             )
         return Route("endpoint", endpoint)
-    builtin = functions.builtin_for_package(str((fn.get("spec") or {}).get("package") or ""))
-    if builtin is not None:
-        return Route("builtin", builtin)
+    decision = functions.resolve(str((fn.get("spec") or {}).get("package") or ""))
+    if decision is not None and decision.builtin is not None:
+        return Route("builtin", decision.builtin)
     return Route("package")
 
 

@@ -320,6 +320,7 @@ def load(req: Request) -> Inputs:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, req.function_annotations)
         notes.append(note)
+    notes.extend(_runtimes.notes(fns))
     if not req.allow_exec:
         _runtimes.refuse_exec(_runtimes.plan(fns))
     try:
