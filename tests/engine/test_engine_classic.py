@@ -279,6 +279,21 @@ async def test_bootstrap_resources_come_only_from_bootstrap_source() -> None:
             {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
             "Claim labels without a composite label still propagate.", id="XRWithClaimLabelsButNoCompositeLabel",
         ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": ""}}, {},
+            {"crossplane.io/composite": "test-render"},
+            "An empty claim label is no claim: neither label is copied.", id="EmptyClaimNamespaceLabel",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "", "crossplane.io/claim-namespace": "n"}}, {"claimRef": {"name": "c", "namespace": "n"}},
+            {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
+            "Empty claim labels fall back to the legacy claimRef.", id="EmptyClaimNameLabelFallsBackToClaimRef",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c"}}, {},
+            {"crossplane.io/composite": "test-render"},
+            "One claim label alone is not copied.", id="OnlyClaimNameLabel",
+        ),
     ],
 )
 def test_TestSetComposedResourceMetadata(
@@ -289,3 +304,35 @@ def test_TestSetComposedResourceMetadata(
     prefix = _metadata.composite_prefix(the_xr, require_label=False)
     _metadata.render_metadata(obj, the_xr, "r", prefix=prefix, claim_ref_labels=True)
     assert obj["metadata"]["labels"] == want_labels, reason
+
+
+_XR_REF = {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1", "controller": True, "blockOwnerDeletion": True}
+
+
+@pytest.mark.parametrize(
+    ("owners", "want", "reason"),
+    [
+        pytest.param([], [_XR_REF], "no owners: the XR is appended", id="None"),
+        pytest.param(
+            [{"apiVersion": "a/v1", "kind": "X", "name": "old", "uid": "u1"}, {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            [_XR_REF, {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            "a ref with the XR's uid is replaced where it stands, the others keep their places", id="ReplacedInPlace",
+        ),
+        pytest.param(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1", "controller": True}],
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, _XR_REF],
+            "a last ref is replaced as the last", id="ReplacedLast",
+        ),
+        pytest.param(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, _XR_REF],
+            "no ref with the XR's uid: appended after the others", id="Appended",
+        ),
+    ],
+)  # fmt: skip
+def test_controller_reference_replaced_in_place(owners: list[dict[str, Any]], want: list[dict[str, Any]], reason: str) -> None:
+    """crossplane-runtime's AddOwnerReference replaces a same-UID ref at its index, else appends."""
+    the_xr = {"apiVersion": "a/v1", "kind": "X", "metadata": {"name": "test-render", "uid": "u1"}}
+    obj: dict[str, Any] = {"apiVersion": "b/v1", "kind": "Y", "metadata": {"ownerReferences": owners}}
+    _metadata.render_metadata(obj, the_xr, "r", prefix="test-render", claim_ref_labels=False)
+    assert obj["metadata"]["ownerReferences"] == want, reason

@@ -121,7 +121,8 @@ def render_metadata(
     labels = _own_map(meta, "labels")
     labels[LABEL_COMPOSITE] = prefix
     xr_labels = xr_meta.get("labels") or {}
-    if LABEL_CLAIM_NAME in xr_labels and LABEL_CLAIM_NAMESPACE in xr_labels:
+    # Both must be non-empty, as Crossplane checks them; an empty one is no claim.
+    if xr_labels.get(LABEL_CLAIM_NAME) and xr_labels.get(LABEL_CLAIM_NAMESPACE):
         labels[LABEL_CLAIM_NAME] = xr_labels[LABEL_CLAIM_NAME]
         labels[LABEL_CLAIM_NAMESPACE] = xr_labels[LABEL_CLAIM_NAMESPACE]
     elif claim_ref_labels:
@@ -142,7 +143,12 @@ def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
 
 
 def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
-    """Make the XR the controller owner, replacing a ref with the same UID; refuse another controller."""
+    """Make the XR the controller owner; refuse another controller.
+
+    As crossplane-runtime's ``AddOwnerReference``: a ref with the XR's UID is
+    replaced where it stands (the order of the list is kept), else the XR's ref
+    is appended.
+    """
     xr_meta = _meta(xr)
     uid = str(xr_meta.get("uid") or "")
     ref = {
@@ -160,5 +166,11 @@ def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
                 f"cannot set controller reference: {meta.get('name', '')} is already controlled by "
                 f"{o.get('kind', '')} {o.get('name', '')} (UID {o.get('uid', '')})"
             )
-    kept = [dict(o) for o in owners if str(o.get("uid") or "") != uid]
-    meta["ownerReferences"] = [*kept, ref]
+    refs = [dict(o) for o in owners]
+    for i, o in enumerate(refs):
+        if str(o.get("uid") or "") == uid:
+            refs[i] = ref
+            break
+    else:
+        refs.append(ref)
+    meta["ownerReferences"] = refs
