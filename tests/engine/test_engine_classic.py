@@ -336,3 +336,52 @@ def test_controller_reference_replaced_in_place(owners: list[dict[str, Any]], wa
     obj: dict[str, Any] = {"apiVersion": "b/v1", "kind": "Y", "metadata": {"ownerReferences": owners}}
     _metadata.render_metadata(obj, the_xr, "r", prefix="test-render", claim_ref_labels=False)
     assert obj["metadata"]["ownerReferences"] == want, reason
+
+
+_T = "2024-01-01T00:00:00Z"
+_READY = {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": _T}
+
+
+@pytest.mark.parametrize(
+    ("written", "want", "reason"),
+    [
+        pytest.param(
+            [{"type": "Custom", "status": "True", "reason": "Because", "message": "m", "lastTransitionTime": "2024-05-06T07:08:09.123456+02:00"}],
+            [{"type": "Custom", "status": "True", "reason": "Because", "message": "m", "lastTransitionTime": "2024-05-06T05:08:09Z"}, _READY],
+            "times are written in UTC to the second, as metav1.Time", id="TimeInUTC",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "False", "extra": 1, "severity": "high"}],
+            [{"type": "Custom", "status": "False", "reason": "", "lastTransitionTime": None}, _READY],
+            "unknown keys are dropped; reason is always present, a missing time is null", id="UnknownKeysDropped",
+        ),
+        pytest.param(
+            [{"Type": "Custom", "STATUS": "True", "reason": "R", "message": "", "observedGeneration": 0}],
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": None}, _READY],
+            "keys match case-insensitively; an empty message and a zero generation are omitted", id="CaseInsensitiveKeys",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": _T, "observedGeneration": 3}],
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": _T, "observedGeneration": 3}, _READY],
+            "a generation is kept", id="Generation",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": 1}],
+            [{"type": "Custom", "status": 1}],
+            "a value Go cannot decode: the conditions stay as written and none is set", id="WrongTypeSetsNothing",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "True", "lastTransitionTime": "yesterday"}],
+            [{"type": "Custom", "status": "True", "lastTransitionTime": "yesterday"}],
+            "a time that is not RFC 3339 fails the decode too", id="BadTimeSetsNothing",
+        ),
+    ],
+)  # fmt: skip
+async def test_function_conditions_take_gos_round_trip(written: list[Any], want: list[Any], reason: str) -> None:
+    """Conditions a function writes into the desired XR come out as crossplane-runtime's Condition encodes them."""
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"conditions": written}}))
+
+    result, _ = await render(fn)
+    assert result.composite["status"]["conditions"] == want, reason

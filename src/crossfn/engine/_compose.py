@@ -318,13 +318,20 @@ def _composite(
             meta[key] = xr_meta[key]
         else:
             meta.pop(key, None)
+    # Crossplane sets conditions through a typed round trip of the desired status (_events.go_conditions);
+    # when that cannot decode what a function wrote, it sets nothing and the conditions stay as written.
     if not options.classic_ready:
         saved = ((xr.get("status") or {}).get("conditions")) or []
         if saved:
             status = out.setdefault("status", {})
-            status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), *saved)
+            current = _events.go_conditions(status.get("conditions"))
+            if current is not None:
+                status["conditions"] = _events.set_conditions(current, *saved)
         return out
     status = out.setdefault("status", {})
+    current = _events.go_conditions(status.get("conditions"))
+    if current is None:
+        return out
     fn_conditions = [c.to_dict() for c in run.conditions if c.type not in _events.CLASSIC_SYSTEM_CONDITION_TYPES]
-    status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), ready.to_dict(), *fn_conditions)
+    status["conditions"] = _events.set_conditions(current, ready.to_dict(), *fn_conditions)
     return out
