@@ -200,24 +200,31 @@ async def _composed(
     obj = resource.struct_to_dict(dr.resource)
     problem = _metadata.shape_problem(obj)
     if problem is not None:
-        raise errors.InputError(
-            f"cannot unmarshal desired composed resource {errors.quote(name)} from RunFunctionResponse: {problem}"
-        )
+        suffix = "" if options.classic_texts else " from RunFunctionResponse"
+        raise errors.InputError(f"cannot unmarshal desired composed resource {errors.quote(name)}{suffix}: {problem}")
     meta = obj.setdefault("metadata", {})
     if name in seen:
         _keep_observed_identity(meta, seen[name].resource)
     xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
     if xr_ns and options.check_namespace_scope:
         await _check_namespace(obj, name, xr_ns, sources.scopes, events)
+    xr_name = errors.quote(str((xr.get("metadata") or {}).get("name") or ""))
     try:
         prefix = _metadata.composite_prefix(xr, require_label=options.require_composite_label)
         _metadata.render_metadata(
             obj, xr, name, prefix=prefix,
             claim_ref_labels=options.claim_labels_from_claim_ref
             and options.composite_schema is _model.CompositeSchema.LEGACY,
+            controller_text=f"cannot set composite resource {xr_name} as controller ref of composed resource"
+            if options.classic_texts else "cannot set controller reference",
         )  # fmt: skip
     except errors.CrossfnError as exc:
-        raise errors.InputError(f"cannot render metadata for composed resource {errors.quote(name)}: {exc}") from exc
+        what = (
+            f"cannot render composed resource {errors.quote(name)} metadata"
+            if options.classic_texts
+            else f"cannot render metadata for composed resource {errors.quote(name)}"
+        )
+        raise errors.InputError(f"{what}: {exc}") from exc
     if options.generate_names and not meta.get("name"):
         meta["name"] = await _generate_name(obj, xr, name, sources.resources, rng)
     if options.validate_names and not _naming.valid_name(

@@ -200,6 +200,7 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
         key, sep, value = a.partition("=")
         if not sep or not key:
             raise errors.InputError(
+                "cannot apply function annotation overrides: "
                 f"invalid function annotation format {errors.quote(a)}, expected key=value"
             )
         overrides[key] = value
@@ -220,9 +221,16 @@ def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
     try:
         crd = xrd.crd_from_xrd(doc)
     except errors.InputError as exc:
-        raise errors.InputError(f"cannot derive composite CRD from XRD: {exc}") from exc
-    schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
-    defaults.apply_defaults(xr, schema)
+        raise errors.InputError(
+            f"cannot derive composite CRD from XRD {errors.quote(str(_meta(doc, 'name') or ''))}: {exc}"
+        ) from exc
+    try:
+        schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
+        defaults.apply_defaults(xr, schema)
+    except errors.InputError as exc:
+        raise errors.InputError(
+            f"cannot default values for XR {errors.quote(str(_meta(xr, 'name') or ''))}: {exc}"
+        ) from exc
     return doc
 
 
