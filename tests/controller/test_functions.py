@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 import pathlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -258,6 +259,20 @@ async def test_builtins_run_in_process_under_the_function_name() -> None:
     )
     await transport.forget_unused({"ready-b"})
     await transport.aclose()
+
+
+async def test_what_runs_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A built-in standing in for a package is never silent: one log line per Function and package."""
+    pkg = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"
+    transport = _functions.FunctionTransport(FakeCache(function("ready", pkg)), FakeCache())
+    with caplog.at_level(logging.INFO, logger="crossfn.controller.functions"):
+        await transport.run_function("ready", fnv1.RunFunctionRequest())
+        await transport.run_function("ready", fnv1.RunFunctionRequest())
+    await transport.aclose()
+    assert [r.getMessage() for r in caplog.records] == [
+        "Function ready: running function-auto-ready v0.5.0 as the built-in auto-ready "
+        "(behaves as v0.6.0 and earlier: the Ready condition only)"
+    ]
 
 
 ENDPOINTS = [
