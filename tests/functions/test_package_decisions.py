@@ -32,8 +32,10 @@ CASES = [
     (f"xpkg.crossplane.io/{AR}:v0.7.1", None, "checks more kinds"),
     (f"xpkg.crossplane.io/{AR}:v1.0.0", None, "running the package"),
     # No version: the behaviour cannot be matched.
-    (f"xpkg.crossplane.io/{AR}", None, "without a version tag"),
-    (f"xpkg.crossplane.io/{AR}:latest", None, "without a version tag"),
+    (f"xpkg.crossplane.io/{AR}", None, "without a release tag"),
+    (f"xpkg.crossplane.io/{AR}:latest", None, "without a release tag"),
+    (f"xpkg.crossplane.io/{AR}:v0.7.0-rc.1", None, "without a release tag"),
+    (f"xpkg.crossplane.io/{AR}:v0.7.0@sha256:" + "b" * 64, "auto-ready", "v0.7.0"),
     (f"xpkg.crossplane.io/{AR}@sha256:" + "a" * 64, None, "function-auto-ready@sha256:"),
     # Not the upstream package: forks, look-alikes, other organisations.
     ("xpkg.crossplane.io/example/function-auto-ready:v0.7.0", "-", ""),

@@ -52,7 +52,8 @@ _ORG = {
     "function-auto-ready": "crossplane-contrib",
     "function-starlark": "crossfn",
 }
-_SEMVER = re.compile(r"v(\d+)\.(\d+)\.(\d+)(?:-[0-9A-Za-z.-]+)?(?:\+[0-9A-Za-z.-]+)?")
+_RELEASE = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
+"""A release tag; a pre-release (``v0.7.0-rc.1``) is not the release it precedes."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -81,7 +82,7 @@ def _is_host(part: str) -> bool:
 
 
 def _version(tag: str) -> tuple[int, int, int] | None:
-    m = _SEMVER.fullmatch(tag)
+    m = _RELEASE.fullmatch(tag)
     return (int(m[1]), int(m[2]), int(m[3])) if m else None
 
 
@@ -108,7 +109,7 @@ def resolve(package: str) -> Decision | None:
     ``xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0`` and
     the same on any other registry (or none) are auto-ready's package; a fork
     (another organisation) is not. A digest or a tag that is not a version
-    cannot be matched to a behaviour, so the package runs.
+    cannot be matched to a behaviour, nor can a pre-release, so the package runs.
     """
     path, tag, digest = _split(package.strip())
     if len(path) > 2 and _is_host(path[0]):
@@ -124,7 +125,7 @@ def resolve(package: str) -> Decision | None:
     if version is None:
         return Decision(
             package, repo, tag, None,
-            f"not running {shown} as the built-in {short}: without a version tag (vX.Y.Z) crossfn cannot tell "
+            f"not running {shown} as the built-in {short}: without a release tag (vX.Y.Z) crossfn cannot tell "
             "whether the built-in behaves as it does; running the package",
         )  # fmt: skip
     key, behaves = (_auto_ready if repo == "function-auto-ready" else _patch_and_transform)(version)
