@@ -86,6 +86,8 @@ class Docker:
     env: tuple[str, ...] = ()
     publish_address: str = "127.0.0.1"
     target_host: str = ""
+    pinned_builtin: bool = False
+    """The package is one a built-in stands in for at other versions (``crossfn.functions.resolve``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -159,7 +161,10 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     if kind == "" and builtin is not None:
         kind = "InProcess"
     if kind in ("", "Docker"):
-        return Runtime(name, "Docker", docker=_docker(fn, package))
+        docker = _docker(fn, package)
+        if decision is not None and builtin is None:
+            docker = dataclasses.replace(docker, pinned_builtin=True)
+        return Runtime(name, "Docker", docker=docker)
     if kind == "Development":
         return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
     if kind == "InProcess":
@@ -370,7 +375,9 @@ class Started:
             raise errors.InputError(
                 f"cannot start {who}: no Docker engine is reachable; run it without Docker by setting the "
                 f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
-                "(a local command) or Development (an already running function); see docs/render.md"
+                "(a local command) or Development (an already running function)"
+                + (", or pin a version a crossfn built-in behaves as" if d.pinned_builtin else "")
+                + "; see docs/render.md"
             )
         container = await self._existing_container(d.name) if d.name else None
         if container is None:
