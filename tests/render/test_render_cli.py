@@ -271,7 +271,7 @@ def test_map_flag_without_equals_is_a_usage_error(capsys: pytest.CaptureFixture[
         ),
         pytest.param(
             ["--context-files", "k={d}/missing.json"],
-            'crossfn: error: cannot read context file "{d}/missing.json" for key "k": ',
+            'crossfn: error: cannot read context value for key "k": open {d}/missing.json: ',
             "a missing context file", id="NoSuchContextFile",
         ),
         pytest.param(

@@ -245,15 +245,19 @@ def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
 
 
 def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3)."""
+    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3).
+
+    Upstream reads the files before rendering (``cannot read context value for
+    key %q``) and parses the values inside ``Render``, so a bad value is a
+    render error: ``cannot render composite resource: cannot unmarshal
+    YAML/JSON for context key %q``.
+    """
     raw: dict[str, str] = {}
     for key, file in files:
         try:
             raw[key] = yaml_loader.read_file(file)
         except errors.InputError as exc:
-            raise errors.InputError(
-                f"cannot read context file {errors.quote(file)} for key {errors.quote(key)}: {exc}"
-            ) from exc
+            raise errors.InputError(f"cannot read context value for key {errors.quote(key)}: {exc}") from exc
     raw.update(dict(values))
     out: dict[str, Any] = {}
     for key, text in raw.items():
@@ -261,7 +265,7 @@ def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, 
             out[key] = _load.parse_value(text)
         except errors.InputError as exc:
             raise errors.InputError(
-                f"cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
+                f"cannot render composite resource: cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
             ) from exc
     return out
 
