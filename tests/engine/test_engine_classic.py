@@ -385,3 +385,25 @@ async def test_function_conditions_take_gos_round_trip(written: list[Any], want:
 
     result, _ = await render(fn)
     assert result.composite["status"]["conditions"] == want, reason
+
+
+@pytest.mark.parametrize(
+    ("condition_type", "applied"),
+    [
+        pytest.param("Ready", False, id="Ready"),
+        pytest.param("Synced", False, id="Synced"),
+        pytest.param("Healthy", False, id="Healthy"),
+        pytest.param("UpToDate", True, id="UpToDateIsNotSystemInV2_2"),
+        pytest.param("Responsive", True, id="ResponsivePostdatesClassic"),
+        pytest.param("Custom", True, id="Custom"),
+    ],
+)
+async def test_classic_system_condition_types(condition_type: str, applied: bool) -> None:
+    """Classic render (v2.2.4) skips function conditions of the system types it knows: Ready, Synced, Healthy."""
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.conditions.add(type=condition_type, status=fnv1.STATUS_CONDITION_FALSE, reason="FromFunction")
+
+    result, _ = await render(fn)
+    reasons = {c["type"]: c["reason"] for c in result.composite["status"]["conditions"]}
+    assert (reasons.get(condition_type) == "FromFunction") is applied

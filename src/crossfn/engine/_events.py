@@ -87,8 +87,10 @@ def fold_results(step: str, results: Sequence[fnv1.Result]) -> Fold:
 SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate", "Responsive"})
 """Condition types Crossplane's controller owns; function conditions of these types are not applied."""
 
-CLASSIC_SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate"})
-"""Classic render's list, which predates ``Responsive``."""
+CLASSIC_SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy"})
+"""Classic render's list (v2.2): it predates ``Responsive``, and ``UpToDate``, which Crossplane made a
+system condition in v2.3 (crossplane/crossplane PR #7294, April 2026, not backported), so v2.2.4
+applies a function's ``UpToDate`` condition to the XR like any other."""
 
 
 _CONDITION_STRINGS = ("type", "status", "reason", "message")
