@@ -28,8 +28,8 @@ XR_API = f"{GROUP}/v1"
 XR_KIND = "XBench"
 XR_PLURAL = "xbenches"
 COMPOSITION = "xbench"
-PAT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"
-AUTO_READY_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"
+PAT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"
+AUTO_READY_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0"
 TICK = os.sysconf("SC_CLK_TCK")
 
 

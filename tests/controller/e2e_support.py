@@ -32,8 +32,8 @@ WIDGET_API = f"{WIDGET_GROUP}/v1"
 COMPOSED_NAMESPACE = "e2e-composed"
 CONTROLLER_NAMESPACE = "crossplane-system"
 """The controller's namespace (default ``--namespace``): the CA, the client certificate, function Deployments."""
-PAT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"
-AUTO_READY_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"
+PAT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"
+AUTO_READY_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0"
 _FREE = {"type": "object", "x-kubernetes-preserve-unknown-fields": True}
 
 WIDGET_CRD: dict[str, Any] = {

@@ -13,7 +13,7 @@ from crossfn.controller import _functionrevisions, _functions
 from .fake_api import FakeApi
 
 PKG = "pkg.crossplane.io/v1"
-BUILTIN = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"
+BUILTIN = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"
 
 
 class ApiCache:
@@ -215,7 +215,7 @@ async def test_package_change_makes_a_new_active_revision_and_collects_the_oldes
     api, keeper, _, _ = setup()
     api.put(function("pat", BUILTIN))
     await keeper.reconcile("pat")
-    packages = [BUILTIN.replace("v0.8.2", v) for v in ("v0.9.0", "v1.0.0")]
+    packages = [BUILTIN.replace("v0.10.8", v) for v in ("v0.10.9", "v0.10.10")]
     for package in packages:
         fn = api.of_kind("Function")[0]
         fn["spec"]["package"] = package

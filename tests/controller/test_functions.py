@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import base64
+import logging
 import pathlib
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
@@ -59,15 +60,27 @@ def revision(name: str, fn: str, state: str = "Active", endpoint: str = "") -> d
 
 ROUTES = [
     pytest.param(
-        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
+        function("f", "xpkg.upbound.io/crossplane-contrib/function-auto-ready:v0.7.0"),
         _functions.Route("builtin", "auto-ready"),
-        "a built-in package, any registry and tag, runs in-process (render's rule)",
+        "the upstream package at the built-in's version, any registry, runs in-process (render's rule)",
         id="BuiltinTag",
     ),
     pytest.param(
-        function("f", "function-patch-and-transform@sha256:abc"),
-        _functions.Route("builtin", "patch-and-transform"),
-        "a digest names the built-in as a tag does",
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
+        _functions.Route("builtin", "auto-ready@v0.6.0"),
+        "an older version runs in-process as that version behaved (render's rule)",
+        id="BuiltinEmulated",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"),
+        _functions.Route("package"),
+        "a version the built-in does not behave as goes through its FunctionRevision",
+        id="BuiltinOtherVersion",
+    ),
+    pytest.param(
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform@sha256:abc"),
+        _functions.Route("package"),
+        "a digest says no version, so the package runs",
         id="BuiltinDigest",
     ),
     pytest.param(
@@ -246,6 +259,20 @@ async def test_builtins_run_in_process_under_the_function_name() -> None:
     )
     await transport.forget_unused({"ready-b"})
     await transport.aclose()
+
+
+async def test_what_runs_is_logged_once(caplog: pytest.LogCaptureFixture) -> None:
+    """A built-in standing in for a package is never silent: one log line per Function and package."""
+    pkg = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"
+    transport = _functions.FunctionTransport(FakeCache(function("ready", pkg)), FakeCache())
+    with caplog.at_level(logging.INFO, logger="crossfn.controller.functions"):
+        await transport.run_function("ready", fnv1.RunFunctionRequest())
+        await transport.run_function("ready", fnv1.RunFunctionRequest())
+    await transport.aclose()
+    assert [r.getMessage() for r in caplog.records] == [
+        "Function ready: running function-auto-ready v0.5.0 as the built-in auto-ready "
+        "(behaves as v0.6.0 and earlier: the Ready condition only)"
+    ]
 
 
 ENDPOINTS = [

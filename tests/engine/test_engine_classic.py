@@ -279,6 +279,21 @@ async def test_bootstrap_resources_come_only_from_bootstrap_source() -> None:
             {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
             "Claim labels without a composite label still propagate.", id="XRWithClaimLabelsButNoCompositeLabel",
         ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": ""}}, {},
+            {"crossplane.io/composite": "test-render"},
+            "An empty claim label is no claim: neither label is copied.", id="EmptyClaimNamespaceLabel",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "", "crossplane.io/claim-namespace": "n"}}, {"claimRef": {"name": "c", "namespace": "n"}},
+            {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
+            "Empty claim labels fall back to the legacy claimRef.", id="EmptyClaimNameLabelFallsBackToClaimRef",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c"}}, {},
+            {"crossplane.io/composite": "test-render"},
+            "One claim label alone is not copied.", id="OnlyClaimNameLabel",
+        ),
     ],
 )
 def test_TestSetComposedResourceMetadata(
@@ -289,3 +304,106 @@ def test_TestSetComposedResourceMetadata(
     prefix = _metadata.composite_prefix(the_xr, require_label=False)
     _metadata.render_metadata(obj, the_xr, "r", prefix=prefix, claim_ref_labels=True)
     assert obj["metadata"]["labels"] == want_labels, reason
+
+
+_XR_REF = {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1", "controller": True, "blockOwnerDeletion": True}
+
+
+@pytest.mark.parametrize(
+    ("owners", "want", "reason"),
+    [
+        pytest.param([], [_XR_REF], "no owners: the XR is appended", id="None"),
+        pytest.param(
+            [{"apiVersion": "a/v1", "kind": "X", "name": "old", "uid": "u1"}, {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            [_XR_REF, {"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            "a ref with the XR's uid is replaced where it stands, the others keep their places", id="ReplacedInPlace",
+        ),
+        pytest.param(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1", "controller": True}],
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, _XR_REF],
+            "a last ref is replaced as the last", id="ReplacedLast",
+        ),
+        pytest.param(
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}],
+            [{"apiVersion": "v1", "kind": "ConfigMap", "name": "cm", "uid": "u2"}, _XR_REF],
+            "no ref with the XR's uid: appended after the others", id="Appended",
+        ),
+    ],
+)  # fmt: skip
+def test_controller_reference_replaced_in_place(owners: list[dict[str, Any]], want: list[dict[str, Any]], reason: str) -> None:
+    """crossplane-runtime's AddOwnerReference replaces a same-UID ref at its index, else appends."""
+    the_xr = {"apiVersion": "a/v1", "kind": "X", "metadata": {"name": "test-render", "uid": "u1"}}
+    obj: dict[str, Any] = {"apiVersion": "b/v1", "kind": "Y", "metadata": {"ownerReferences": owners}}
+    _metadata.render_metadata(obj, the_xr, "r", prefix="test-render", claim_ref_labels=False)
+    assert obj["metadata"]["ownerReferences"] == want, reason
+
+
+_T = "2024-01-01T00:00:00Z"
+_READY = {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": _T}
+
+
+@pytest.mark.parametrize(
+    ("written", "want", "reason"),
+    [
+        pytest.param(
+            [{"type": "Custom", "status": "True", "reason": "Because", "message": "m", "lastTransitionTime": "2024-05-06T07:08:09.123456+02:00"}],
+            [{"type": "Custom", "status": "True", "reason": "Because", "message": "m", "lastTransitionTime": "2024-05-06T05:08:09Z"}, _READY],
+            "times are written in UTC to the second, as metav1.Time", id="TimeInUTC",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "False", "extra": 1, "severity": "high"}],
+            [{"type": "Custom", "status": "False", "reason": "", "lastTransitionTime": None}, _READY],
+            "unknown keys are dropped; reason is always present, a missing time is null", id="UnknownKeysDropped",
+        ),
+        pytest.param(
+            [{"Type": "Custom", "STATUS": "True", "reason": "R", "message": "", "observedGeneration": 0}],
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": None}, _READY],
+            "keys match case-insensitively; an empty message and a zero generation are omitted", id="CaseInsensitiveKeys",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": _T, "observedGeneration": 3}],
+            [{"type": "Custom", "status": "True", "reason": "R", "lastTransitionTime": _T, "observedGeneration": 3}, _READY],
+            "a generation is kept", id="Generation",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": 1}],
+            [{"type": "Custom", "status": 1}],
+            "a value Go cannot decode: the conditions stay as written and none is set", id="WrongTypeSetsNothing",
+        ),
+        pytest.param(
+            [{"type": "Custom", "status": "True", "lastTransitionTime": "yesterday"}],
+            [{"type": "Custom", "status": "True", "lastTransitionTime": "yesterday"}],
+            "a time that is not RFC 3339 fails the decode too", id="BadTimeSetsNothing",
+        ),
+    ],
+)  # fmt: skip
+async def test_function_conditions_take_gos_round_trip(written: list[Any], want: list[Any], reason: str) -> None:
+    """Conditions a function writes into the desired XR come out as crossplane-runtime's Condition encodes them."""
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"conditions": written}}))
+
+    result, _ = await render(fn)
+    assert result.composite["status"]["conditions"] == want, reason
+
+
+@pytest.mark.parametrize(
+    ("condition_type", "applied"),
+    [
+        pytest.param("Ready", False, id="Ready"),
+        pytest.param("Synced", False, id="Synced"),
+        pytest.param("Healthy", False, id="Healthy"),
+        pytest.param("UpToDate", True, id="UpToDateIsNotSystemInV2_2"),
+        pytest.param("Responsive", True, id="ResponsivePostdatesClassic"),
+        pytest.param("Custom", True, id="Custom"),
+    ],
+)
+async def test_classic_system_condition_types(condition_type: str, applied: bool) -> None:
+    """Classic render (v2.2.4) skips function conditions of the system types it knows: Ready, Synced, Healthy."""
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        rsp.conditions.add(type=condition_type, status=fnv1.STATUS_CONDITION_FALSE, reason="FromFunction")
+
+    result, _ = await render(fn)
+    reasons = {c["type"]: c["reason"] for c in result.composite["status"]["conditions"]}
+    assert (reasons.get(condition_type) == "FromFunction") is applied

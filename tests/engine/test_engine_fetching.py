@@ -140,6 +140,10 @@ async def test_classic_fetch_ignores_namespace_and_sorts_by_name() -> None:
         pytest.param(_model.RequiredResource("r", "v1", "Foo"), fnv1.ResourceSelector(api_version="v1", kind="Foo"), "Only apiVersion and kind: no match.", id="BasicCompositionSelector"),
         pytest.param(_model.RequiredResource("r", "v1", "Foo", name="n"), fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="n"), "A name becomes match_name.", id="CompositionSelectorWithName"),
         pytest.param(
+            _model.RequiredResource("r", "v1", "Foo", name=""), fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name=""),
+            "An empty name is still a name (Crossplane tests the pointer): it selects nothing, not all of the kind.", id="EmptyName",
+        ),
+        pytest.param(
             _model.RequiredResource("r", "v1", "Foo", match_labels={"a": "b"}),
             fnv1.ResourceSelector(api_version="v1", kind="Foo", match_labels=fnv1.MatchLabels(labels={"a": "b"})),
             "Labels become match_labels.", id="CompositionSelectorWithLabels",
@@ -376,3 +380,12 @@ def test_TestReferenceFromSelector(selector: fnv1.ResourceSelector, want: _model
     got = _model.RequiredResource.from_selector("r", selector)
     assert got == want, reason
     assert got.selector() == selector, "TestSelectorFromReference: the round trip gives the selector back"
+
+
+@pytest.mark.parametrize("classic", [pytest.param(False, id="Controller"), pytest.param(True, id="ClassicRender")])
+async def test_empty_match_name_matches_nothing(classic: bool) -> None:
+    """A bootstrap requirement with ``name: ""`` gets an empty Resources, in the controller and in render."""
+    source = FakeResources([obj("a"), obj("b")])
+    sel = _model.RequiredResource("r", "test.crossplane.io/v1", "Foo", name="").selector()
+    got = await _required.fetch_resources(source, sel, classic=classic)
+    assert list(got.items) == []

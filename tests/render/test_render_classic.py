@@ -196,8 +196,8 @@ def test_yaml_and_json_contexts(tmp_path: Path) -> None:
         pytest.param(
             "success",
             {"context_values": [("k", "{")]},
-            'cannot unmarshal YAML/JSON for context key "k"',
-            "a broken JSON value",
+            'cannot render composite resource: cannot unmarshal YAML/JSON for context key "k"',
+            "a broken JSON value: parsed inside Render, so a render error",
             id="InvalidContextValue",
         ),
         pytest.param(

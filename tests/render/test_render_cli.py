@@ -162,7 +162,10 @@ def test_validation_errors(
 def test_bad_function_annotation(capsys: pytest.CaptureFixture[str], files: Path) -> None:
     code, out, err = _run(capsys, files, "-a", "novalue")
     assert (code, out) == (1, "")
-    assert err == 'crossfn: error: invalid function annotation format "novalue", expected key=value\n'
+    assert err == (
+        "crossfn: error: cannot apply function annotation overrides: "
+        'invalid function annotation format "novalue", expected key=value\n'
+    )
 
 
 def test_function_annotations_override_every_function(
@@ -195,7 +198,8 @@ def test_xrd_unknown_version(capsys: pytest.CaptureFixture[str], files: Path) ->
     assert (code, out) == (1, "")
     assert (
         err
-        == "crossfn: error: the specified API version 'nop.example.org/v1alpha1' does not exist in the XRD\n"
+        == 'crossfn: error: cannot default values for XR "test-render": '
+        "the specified API version 'nop.example.org/v1alpha1' does not exist in the XRD\n"
     )
 
 
@@ -267,7 +271,7 @@ def test_map_flag_without_equals_is_a_usage_error(capsys: pytest.CaptureFixture[
         ),
         pytest.param(
             ["--context-files", "k={d}/missing.json"],
-            'crossfn: error: cannot read context file "{d}/missing.json" for key "k": ',
+            'crossfn: error: cannot read context value for key "k": open {d}/missing.json: ',
             "a missing context file", id="NoSuchContextFile",
         ),
         pytest.param(

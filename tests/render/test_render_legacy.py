@@ -19,6 +19,9 @@ _ROOT = Path(__file__).resolve().parents[2]
 _EXAMPLE = _ROOT / "examples" / "legacy-resources"
 _GOLDEN = Path(__file__).parent / "golden" / "LegacyResources.yaml"
 _UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
+_PT_LINE = (
+    "running function-patch-and-transform v0.10.8 as the built-in patch-and-transform (behaves as v0.10.8)"
+)
 _NOTE = (
     'crossfn: note: Composition "xdatabases.example.crossplane.io" uses mode: Resources; rendering it as a '
     "Pipeline with {fn} (see crossfn convert pipeline-composition)\n"
@@ -69,8 +72,8 @@ def _with_environment(tmp_path: Path) -> Path:
 def test_example_golden(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _main(capsys, _EXAMPLE / "functions.yaml")
     assert code == 0, err
-    assert err == _NOTE.format(fn="crossplane-contrib-function-patch-and-transform"), (
-        "one note, naming the user's Function"
+    assert err == _NOTE.format(fn="crossplane-contrib-function-patch-and-transform") + f"crossfn: note: {_PT_LINE}\n", (
+        "one note naming the user's Function, one saying the built-in runs for its package"
     )
     if _UPDATE:
         _GOLDEN.write_text(out)
@@ -84,7 +87,7 @@ def test_builtin_supplied_when_functions_lack_it(capsys: pytest.CaptureFixture[s
     functions.write_text("# no Functions: render supplies patch-and-transform\n")
     code, out, err = _main(capsys, functions)
     assert code == 0, err
-    assert err == _NOTE.format(fn="function-patch-and-transform")
+    assert err == _NOTE.format(fn="function-patch-and-transform") + f"crossfn: note: {_PT_LINE}\n"
     assert out == _GOLDEN.read_text(), "the built-in renders what the user's Function entry renders"
 
 
@@ -127,7 +130,8 @@ def test_functions_for_converted_pipeline(
         f"{reason}: steps call the Functions by name"
     )
     assert inputs.composition["spec"]["mode"] == "Pipeline"
-    assert len(inputs.notes) == 1
+    assert inputs.notes[0].startswith("Composition "), "the conversion note first"
+    assert all(" as the built-in " in n for n in inputs.notes[1:]), "then one line per built-in package"
 
 
 def test_annotations_reach_the_supplied_function(tmp_path: Path) -> None:
@@ -166,7 +170,7 @@ def test_pipeline_composition_is_not_converted() -> None:
             functions=xbucket / "functions.yaml",
         )
     )
-    assert inputs.notes == [], "no note for a Pipeline Composition"
+    assert inputs.notes == [_PT_LINE], "no conversion note for a Pipeline Composition, only what runs"
     assert [f["metadata"]["name"] for f in inputs.functions] == ["function-patch-and-transform"], (
         "nothing supplied"
     )
@@ -184,7 +188,8 @@ def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
         note=notes.append,
     )
     assert notes == [
-        _NOTE.format(fn="crossplane-contrib-function-patch-and-transform")[len("crossfn: note: ") : -1]
+        _NOTE.format(fn="crossplane-contrib-function-patch-and-transform")[len("crossfn: note: ") : -1],
+        _PT_LINE,
     ]
     assert [d["kind"] for d in docs] == ["XDatabase", "Instance", "SubnetGroup"]
     with pytest.raises(errors.InputError):

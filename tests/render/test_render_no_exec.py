@@ -22,7 +22,7 @@ def _fn(runtime: str, **annotations: str) -> dict[str, object]:
 
 
 _BUILTIN = {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": {"name": "fn"},
-            "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"}}  # fmt: skip
+            "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"}}  # fmt: skip
 
 
 @pytest.mark.parametrize(

@@ -61,9 +61,20 @@ def _fn(
             "gRPC target syntax", id="DevelopmentTarget",
         ),
         pytest.param(
-            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.10.8"),
             _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.patch_and_transform:compose"),
-            "a crossfn built-in package runs in-process, any registry and tag", id="BuiltinDefault",
+            "the upstream package at a version the built-in reproduces runs in-process, any registry", id="BuiltinDefault",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0"),
+            _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.auto_ready:compose_ready_condition_only"),
+            "an older version the built-in can emulate runs as that version", id="BuiltinEmulated",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(
+                image="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4", pinned_builtin=True)),
+            "a version that behaves differently runs its package, as Crossplane does", id="BuiltinOtherVersion",
         ),
         pytest.param(
             _fn({"render.crossplane.io/runtime": "InProcess", "render.crossfn.io/runtime-inprocess-object": "m:f"}),
@@ -163,7 +174,7 @@ async def test_started_loads_builtins_with_the_shared_loader(
     runtimes = _runtimes.plan([_fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0")])
     started = _runtimes.Started(runtimes, cwd=tmp_path)
     await started.start(deadline=0.0)
-    assert (loaded, started.objects) == (["auto-ready"], {"fn": "auto-ready"})
+    assert (loaded, started.objects) == (["auto-ready@v0.6.0"], {"fn": "auto-ready@v0.6.0"})
 
 
 @pytest.mark.parametrize(
@@ -234,3 +245,24 @@ def test_process_runtime_stops_its_whole_process_group(tmp_path: Path) -> None:
     if running:
         os.kill(pid, signal.SIGKILL)
     assert not running, "the process the shell started is still running after render returned"
+
+
+@pytest.mark.parametrize(
+    ("package", "hint"),
+    [
+        pytest.param("xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2", True, id="PinnedOtherVersion"),
+        pytest.param("xpkg.crossplane.io/acme/function-x:v1.0.0", False, id="OtherPackage"),
+    ],
+)  # fmt: skip
+async def test_unsubstituted_package_without_docker_is_one_clear_line(tmp_path: Path, package: str, hint: bool) -> None:
+    """A built-in's package at a version it does not behave as runs as its package; with no Docker, one line says
+    the ways around it, including pinning a version a built-in behaves as."""
+    started = _runtimes.Started(_runtimes.plan([_fn({}, package=package)]), cwd=tmp_path, docker_reachable=lambda: False)
+    with pytest.raises(errors.InputError) as info:
+        await started.start(deadline=0.0)
+    await started.stop()
+    text = str(info.value)
+    assert "\n" not in text
+    assert text.startswith(f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable')
+    assert ("or pin a version a crossfn built-in behaves as" in text) is hint
+    assert text.endswith("; see docs/render.md")

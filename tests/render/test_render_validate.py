@@ -20,6 +20,10 @@ from crossfn import cli
 _DATA = Path(__file__).parent / "testdata" / "validate"
 _XR_LINE = "[x] schema validation error example.crossplane.io/v1, Kind=XBucket, test : "
 _BUCKET_LINE = "[x] schema validation error s3.example.org/v1beta1, Kind=Bucket, bucket : "
+_BUILTIN = (
+    "crossfn: note: running function-patch-and-transform v0.10.8 as the built-in patch-and-transform "
+    "(behaves as v0.10.8)\n"
+)
 
 
 @pytest.fixture
@@ -53,7 +57,7 @@ def test_valid_render_passes(
 ) -> None:
     code, out, err = _render(capsys, data, "--validate", *flags)
     assert code == 0, f"{reason}: {err}"
-    assert err == ""
+    assert err == _BUILTIN
     code, plain, _ = _render(capsys, data, *flags)
     assert (code, out) == (0, plain), f"{reason}: --validate does not change the output"
 
@@ -113,7 +117,7 @@ def test_invalid_render_fails(
     code, out, err = _render(capsys, data, "--validate", *flags)
     assert (code, out) == (1, ""), f"{reason}: exit 1, nothing on stdout"
     count = f"{len(lines)} problem" + ("s" if len(lines) > 1 else "")
-    assert err == "\n".join([f"crossfn: error: cannot validate render: {count}", *lines]) + "\n", reason
+    assert err == _BUILTIN + "\n".join([f"crossfn: error: cannot validate render: {count}", *lines]) + "\n", reason
     code, _, err = _render(capsys, data, *flags)
     assert code == 0, f"{reason}: without --validate the render succeeds: {err}"
 

@@ -34,6 +34,9 @@ _XRD = {
                                 "properties": {
                                     "coolField": {"type": "string", "default": f"default-{version}"},
                                     "replicas": {"type": "integer", "default": 3},
+                                    "tags": {"type": "array", "items": {"type": "string", "default": "t"}},
+                                    "labels": {"type": "object", "additionalProperties": {"type": "string", "default": "l"}},
+                                    "nothing": {"type": "string", "default": None},
                                 },
                             }
                         },
@@ -85,6 +88,19 @@ def _request(
             {}, "nop.example.org/v1alpha1", {"coolField": "default-v1alpha1", "replicas": 3},
             "only the XR's version's defaults apply", id="MultipleVersions",
         ),
+        pytest.param(
+            {"tags": [None, "x"]}, "nop.example.org/v1", {"coolField": "default-v1", "replicas": 3, "tags": ["t", "x"]},
+            "a null array item gets the items' default, as the API server defaults it", id="NullItem",
+        ),
+        pytest.param(
+            {"labels": {"a": None, "b": "v"}}, "nop.example.org/v1",
+            {"coolField": "default-v1", "replicas": 3, "labels": {"a": "l", "b": "v"}},
+            "a null additionalProperties value gets its default", id="NullAdditionalProperty",
+        ),
+        pytest.param(
+            {"nothing": None}, "nop.example.org/v1", {"coolField": "default-v1", "replicas": 3, "nothing": None},
+            "default: null is no default; the null stays (render defaults, it does not prune)", id="DefaultNull",
+        ),
     ],
 )  # fmt: skip
 def test_xrd_defaults(
@@ -97,7 +113,8 @@ def test_xrd_defaults(
 def test_xrd_incorrect_api_version(tmp_path: Path) -> None:
     with pytest.raises(errors.InputError) as info:
         render.load(_request(tmp_path, {}, "nop.example.org/v2"))
-    assert str(info.value) == "the specified API version 'nop.example.org/v2' does not exist in the XRD"
+    assert str(info.value).endswith(": the specified API version 'nop.example.org/v2' does not exist in the XRD")
+    assert str(info.value).startswith("cannot default values for XR ")
 
 
 def test_timeout(tmp_path: Path) -> None:

@@ -58,8 +58,13 @@ def _run(args: argparse.Namespace) -> int:
     except re.error as exc:
         return _bad_input(f"--run: cannot parse regular expression: {exc}")
 
+    said: set[str] = set()
+
     def note(line: str) -> None:
-        print(f"crossfn: note: {line}", file=sys.stderr)
+        # Each test renders on its own: say each thing (a built-in standing in for a package) once.
+        if line not in said:
+            said.add(line)
+            print(f"crossfn: note: {line}", file=sys.stderr)
 
     try:
         cases = comptest.load(args.paths)

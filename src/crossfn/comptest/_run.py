@@ -214,9 +214,10 @@ def run_prepared(
     case = prepared.case
     start = clock()
     try:
-        docs = render.render(
+        rendered = render.render(
             prepared.request, note=note, validator=validate.validate_render if case.validate else None
         )
+        docs = [d for d in rendered if d is not None]  # a null Context document matches nothing
     except errors.CrossfnError as exc:
         return Outcome(case, clock() - start, error=_relabel(str(exc), prepared.labels))
     return Outcome(case, clock() - start, failures=_check(case, docs))

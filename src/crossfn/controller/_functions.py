@@ -8,10 +8,10 @@ from the Function object in the informer cache (:func:`route`):
 ``crossfn.io/``    the annotation's ``HOST:PORT``, over gRPC: a function a
 ``endpoint``       developer runs locally (``crossfn function serve``, or
                    any SDK's server). It wins over the others.
-built-in package   ``spec.package`` names a crossfn built-in (any registry,
-                   any tag or digest; the same rule as ``crossfn render``,
-                   :func:`crossfn.functions.builtin_for_package`): called in
-                   this process, no gRPC, no Deployment.
+built-in package   ``spec.package`` is an upstream package, at a version, that
+                   a crossfn built-in stands in for (any registry; the same
+                   rule as ``crossfn render``, :func:`crossfn.functions.resolve`):
+                   called in this process, no gRPC, no Deployment.
 any other package  the active FunctionRevision's ``status.endpoint``, which
                    ``_packages`` and ``_package_runtime`` write with
                    ``--package-runtime=Deployment``, and Crossplane's
@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import base64
 import dataclasses
+import logging
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any, Literal, Protocol
@@ -49,6 +50,8 @@ __all__ = [
     "load_tls",
     "route",
 ]
+
+_log = logging.getLogger("crossfn.controller.functions")
 
 ENDPOINT_ANNOTATION = "crossfn.io/endpoint"
 """Call this Function at ``HOST:PORT`` (local development), whatever its package."""
@@ -70,7 +73,7 @@ class Cache(Protocol):
 @dataclasses.dataclass(frozen=True)
 class Route:
     """How one Function is reached: ``endpoint`` (``target`` is HOST:PORT), ``builtin``
-    (``target`` is the built-in's short name), ``package`` (its FunctionRevision), or
+    (``target`` is the built-in, a :attr:`crossfn.functions.Decision.builtin`), ``package`` (its FunctionRevision), or
     ``invalid`` (a bad endpoint annotation; ``target`` says what is wrong with it)."""
 
     kind: Literal["endpoint", "builtin", "package", "invalid"]
@@ -117,9 +120,9 @@ def route(fn: Mapping[str, Any] | None) -> Route:
                 "invalid", f"invalid {ENDPOINT_ANNOTATION} annotation {errors.quote(endpoint)}: {problem}"
             )
         return Route("endpoint", endpoint)
-    builtin = functions.builtin_for_package(str((fn.get("spec") or {}).get("package") or ""))
-    if builtin is not None:
-        return Route("builtin", builtin)
+    decision = functions.resolve(str((fn.get("spec") or {}).get("package") or ""))
+    if decision is not None and decision.builtin is not None:
+        return Route("builtin", decision.builtin)
     return Route("package")
 
 
@@ -147,6 +150,17 @@ class FunctionTransport:
         self._grpc = engine.GrpcRunner(self.target, tls=tls, timeout=timeout, metrics=metrics)
         self._inprocess: dict[str, tuple[str, engine.InProcessRunner]] = {}
         self._objects: dict[str, object] = {}
+        self._said: set[tuple[str, str]] = set()
+
+    def _say_what_runs(self, name: str, fn: Mapping[str, Any] | None) -> None:
+        """Log once per Function and package whether a built-in stands in for it: never a silent substitution."""
+        package = str(((fn or {}).get("spec") or {}).get("package") or "")
+        if (name, package) in self._said:
+            return
+        self._said.add((name, package))
+        decision = functions.resolve(package)
+        if decision is not None and decision.line:
+            _log.info("Function %s: %s", name, decision.line)
 
     def target(self, name: str) -> str:
         """The gRPC target of Function ``name``, with Crossplane's errors when there is none (§5.7)."""
@@ -183,7 +197,10 @@ class FunctionTransport:
         return runner
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        r = route(self._functions.get(name))
+        fn = self._functions.get(name)
+        r = route(fn)
+        if r.kind in ("builtin", "package"):
+            self._say_what_runs(name, fn)
         if r.kind == "builtin":
             return await self._builtin(name, r.target).run_function(name, req)
         try:

@@ -200,8 +200,9 @@ async def _composed(
     obj = resource.struct_to_dict(dr.resource)
     problem = _metadata.shape_problem(obj)
     if problem is not None:
+        suffix = "" if options.classic_texts else " from RunFunctionResponse"
         raise errors.FunctionOutputError(
-            f"cannot unmarshal desired composed resource {errors.quote(name)} from RunFunctionResponse: {problem}"
+            f"cannot unmarshal desired composed resource {errors.quote(name)}{suffix}: {problem}"
         )
     meta = obj.setdefault("metadata", {})
     if name in seen:
@@ -209,7 +210,12 @@ async def _composed(
     xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
     if xr_ns and options.check_namespace_scope:
         await _check_namespace(obj, name, xr_ns, sources.scopes, events)
-    context = f"cannot render metadata for composed resource {errors.quote(name)}"
+    xr_name = errors.quote(str((xr.get("metadata") or {}).get("name") or ""))
+    context = (
+        f"cannot render composed resource {errors.quote(name)} metadata"
+        if options.classic_texts
+        else f"cannot render metadata for composed resource {errors.quote(name)}"
+    )
     try:
         prefix = _metadata.composite_prefix(xr, require_label=options.require_composite_label)
     except errors.CrossfnError as exc:  # the XR's label is missing: the XR is at fault
@@ -219,6 +225,8 @@ async def _composed(
             obj, xr, name, prefix=prefix,
             claim_ref_labels=options.claim_labels_from_claim_ref
             and options.composite_schema is _model.CompositeSchema.LEGACY,
+            controller_text=f"cannot set composite resource {xr_name} as controller ref of composed resource"
+            if options.classic_texts else "cannot set controller reference",
         )  # fmt: skip
     except errors.CrossfnError as exc:  # the function's resource is controlled by another owner
         raise errors.FunctionOutputError(f"{context}: {exc}") from exc
@@ -322,13 +330,20 @@ def _composite(
             meta[key] = xr_meta[key]
         else:
             meta.pop(key, None)
+    # Crossplane sets conditions through a typed round trip of the desired status (_events.go_conditions);
+    # when that cannot decode what a function wrote, it sets nothing and the conditions stay as written.
     if not options.classic_ready:
         saved = ((xr.get("status") or {}).get("conditions")) or []
         if saved:
             status = out.setdefault("status", {})
-            status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), *saved)
+            current = _events.go_conditions(status.get("conditions"))
+            if current is not None:
+                status["conditions"] = _events.set_conditions(current, *saved)
         return out
     status = out.setdefault("status", {})
+    current = _events.go_conditions(status.get("conditions"))
+    if current is None:
+        return out
     fn_conditions = [c.to_dict() for c in run.conditions if c.type not in _events.CLASSIC_SYSTEM_CONDITION_TYPES]
-    status["conditions"] = _events.set_conditions(list(status.get("conditions") or []), ready.to_dict(), *fn_conditions)
+    status["conditions"] = _events.set_conditions(current, ready.to_dict(), *fn_conditions)
     return out

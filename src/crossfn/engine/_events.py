@@ -10,13 +10,23 @@ from __future__ import annotations
 
 import dataclasses
 import datetime
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 
 from crossfn import errors
 from crossfn.engine import _model
+from crossfn.gocompat import time as gotime
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
-__all__ = ["CLASSIC_SYSTEM_CONDITION_TYPES", "DEFAULT_REASON", "SYSTEM_CONDITION_TYPES", "Fold", "fold_conditions", "fold_results", "set_conditions"]
+__all__ = [
+    "CLASSIC_SYSTEM_CONDITION_TYPES",
+    "DEFAULT_REASON",
+    "SYSTEM_CONDITION_TYPES",
+    "Fold",
+    "fold_conditions",
+    "fold_results",
+    "go_conditions",
+    "set_conditions",
+]
 
 DEFAULT_REASON = "ComposeResources"
 """The event reason when a result names none."""
@@ -77,8 +87,68 @@ def fold_results(step: str, results: Sequence[fnv1.Result]) -> Fold:
 SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate", "Responsive"})
 """Condition types Crossplane's controller owns; function conditions of these types are not applied."""
 
-CLASSIC_SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy", "UpToDate"})
-"""Classic render's list, which predates ``Responsive``."""
+CLASSIC_SYSTEM_CONDITION_TYPES = frozenset({"Ready", "Synced", "Healthy"})
+"""Classic render's list (v2.2): it predates ``Responsive``, and ``UpToDate``, which Crossplane made a
+system condition in v2.3 (crossplane/crossplane PR #7294, April 2026, not backported), so v2.2.4
+applies a function's ``UpToDate`` condition to the XR like any other."""
+
+
+_CONDITION_STRINGS = ("type", "status", "reason", "message")
+_INT64 = 2**63
+
+
+def go_conditions(conditions: object) -> list[dict[str, object]] | None:
+    """``status.conditions`` after Go's round trip through crossplane-runtime's ``Condition``; None if Go fails.
+
+    Crossplane sets conditions by decoding ``status`` into a typed
+    ``ConditionedStatus`` and encoding it back, so what a function wrote comes
+    out as Go's struct has it: ``type``, ``status`` and ``reason`` always
+    present (``""`` when missing), ``message`` and ``observedGeneration`` only
+    when set, ``lastTransitionTime`` in UTC to the second (``null`` when
+    missing), any other key dropped. Keys match case-insensitively, as Go's
+    decoder does. A value of the wrong type, or a time that is not RFC 3339,
+    fails the decode: Crossplane then leaves the conditions as they were and
+    sets none (the caller's None case).
+    """
+    if conditions is None:
+        return []
+    if not isinstance(conditions, list):
+        return None
+    out: list[dict[str, object]] = []
+    for raw in conditions:
+        if raw is None:
+            out.append({"type": "", "status": "", "lastTransitionTime": None, "reason": ""})
+            continue
+        if not isinstance(raw, Mapping):
+            return None
+        fields: dict[str, object] = {}
+        for key in sorted(raw, key=str):
+            for name in (*_CONDITION_STRINGS, "lastTransitionTime", "observedGeneration"):
+                if str(key).lower() == name.lower():
+                    fields[name] = raw[key]
+        cond: dict[str, object] = {}
+        for name in _CONDITION_STRINGS:
+            value = fields.get(name)
+            if value is not None and not isinstance(value, str):
+                return None
+            cond[name] = value or ""
+        if not cond["message"]:
+            del cond["message"]
+        when = fields.get("lastTransitionTime")
+        if when is not None and not isinstance(when, str):
+            return None
+        try:
+            cond["lastTransitionTime"] = None if when is None else gotime.format_rfc3339(gotime.parse_rfc3339(when))
+        except errors.GoError:
+            return None
+        generation = fields.get("observedGeneration")
+        if generation is not None:
+            if isinstance(generation, bool) or not isinstance(generation, int) or not -_INT64 <= generation < _INT64:
+                return None
+            if generation:
+                cond["observedGeneration"] = generation
+        out.append(cond)
+    return out
 
 
 def set_conditions(existing: list[dict[str, object]], *conditions: dict[str, object]) -> list[dict[str, object]]:

@@ -104,12 +104,20 @@ def composite_prefix(xr: Mapping[str, Any], *, require_label: bool) -> str:
 
 
 def render_metadata(
-    obj: dict[str, Any], xr: Mapping[str, Any], name: str, *, prefix: str, claim_ref_labels: bool
+    obj: dict[str, Any],
+    xr: Mapping[str, Any],
+    name: str,
+    *,
+    prefix: str,
+    claim_ref_labels: bool,
+    controller_text: str = "cannot set controller reference",
 ) -> None:
     """Stamp composed resource ``obj`` (in place) as resource ``name`` of ``xr``.
 
     ``claim_ref_labels`` lets classic render take claim labels from a legacy
-    XR's ``spec.claimRef`` when the XR has no claim labels.
+    XR's ``spec.claimRef`` when the XR has no claim labels. ``controller_text``
+    prefixes the error when another object controls ``obj`` (classic render
+    says ``cannot set composite resource "<xr>" as controller ref of composed resource``).
     """
     xr_meta = _meta(xr)
     meta = obj.setdefault("metadata", {})
@@ -121,7 +129,8 @@ def render_metadata(
     labels = _own_map(meta, "labels")
     labels[LABEL_COMPOSITE] = prefix
     xr_labels = xr_meta.get("labels") or {}
-    if LABEL_CLAIM_NAME in xr_labels and LABEL_CLAIM_NAMESPACE in xr_labels:
+    # Both must be non-empty, as Crossplane checks them; an empty one is no claim.
+    if xr_labels.get(LABEL_CLAIM_NAME) and xr_labels.get(LABEL_CLAIM_NAMESPACE):
         labels[LABEL_CLAIM_NAME] = xr_labels[LABEL_CLAIM_NAME]
         labels[LABEL_CLAIM_NAMESPACE] = xr_labels[LABEL_CLAIM_NAMESPACE]
     elif claim_ref_labels:
@@ -129,7 +138,7 @@ def render_metadata(
         if claim.get("name") and claim.get("namespace"):
             labels[LABEL_CLAIM_NAME] = claim["name"]
             labels[LABEL_CLAIM_NAMESPACE] = claim["namespace"]
-    _set_controller(meta, xr)
+    _set_controller(meta, xr, controller_text)
 
 
 def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
@@ -141,8 +150,13 @@ def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
-    """Make the XR the controller owner, replacing a ref with the same UID; refuse another controller."""
+def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any], text: str) -> None:
+    """Make the XR the controller owner; refuse another controller.
+
+    As crossplane-runtime's ``AddOwnerReference``: a ref with the XR's UID is
+    replaced where it stands (the order of the list is kept), else the XR's ref
+    is appended.
+    """
     xr_meta = _meta(xr)
     uid = str(xr_meta.get("uid") or "")
     ref = {
@@ -157,8 +171,14 @@ def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any]) -> None:
     for o in owners:
         if o.get("controller") and str(o.get("uid") or "") != uid:
             raise errors.FunctionOutputError(
-                f"cannot set controller reference: {meta.get('name', '')} is already controlled by "
+                f"{text}: {meta.get('name', '')} is already controlled by "
                 f"{o.get('kind', '')} {o.get('name', '')} (UID {o.get('uid', '')})"
             )
-    kept = [dict(o) for o in owners if str(o.get("uid") or "") != uid]
-    meta["ownerReferences"] = [*kept, ref]
+    refs = [dict(o) for o in owners]
+    for i, o in enumerate(refs):
+        if str(o.get("uid") or "") == uid:
+            refs[i] = ref
+            break
+    else:
+        refs.append(ref)
+    meta["ownerReferences"] = refs

@@ -112,7 +112,8 @@ class RequiredResource:
         sel = fnv1.ResourceSelector(api_version=self.api_version, kind=self.kind)
         if self.namespace is not None:
             sel.namespace = self.namespace
-        if self.name:
+        if self.name is not None:
+            # Set, even empty: Crossplane tests the pointer, so `name: ""` names nothing (not "all of the kind").
             sel.match_name = self.name
         elif self.match_labels is not None:
             sel.match_labels.SetInParent()

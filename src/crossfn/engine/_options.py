@@ -30,8 +30,10 @@ class ComposeOptions:
     """Set ``meta.tag`` (§2.4). Classic render sends capabilities only, so caching sees no tag."""
 
     classic_texts: bool = False
-    """Use classic render's error texts: ``cannot run pipeline step %q`` and
-    ``cannot get credentials from secret %q``, instead of the controller's."""
+    """Use classic render's error texts: ``cannot run pipeline step %q``,
+    ``cannot get credentials from secret %q``, ``cannot unmarshal desired composed
+    resource %q`` and ``cannot render composed resource %q metadata: cannot set
+    composite resource %q as controller ref of composed resource``, instead of the controller's."""
 
     generate_names: bool = True
     """Give unnamed composed resources a deterministic name (§2.10 step 6).

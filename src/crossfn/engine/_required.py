@@ -38,6 +38,8 @@ async def fetch_resources(
     namespace = selector.namespace if selector.HasField("namespace") else None
     match = selector.WhichOneof("match")
     if match == "match_name":
+        if not selector.match_name:
+            return fnv1.Resources()  # no object has an empty name: Crossplane's cached Get finds nothing
         try:
             obj = await source.get(selector.api_version, selector.kind, namespace or "", selector.match_name)
         except Exception as exc:

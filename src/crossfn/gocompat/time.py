@@ -1,4 +1,6 @@
-"""Go's ``time.ParseDuration``: durations as Crossplane's flags and functions write them.
+"""Go's ``time.ParseDuration``, and RFC 3339 times as ``metav1.Time`` reads and writes them.
+
+Durations as Crossplane's flags and functions write them:
 
 ``1m``, ``90s``, ``1m30s``, ``1.5h``, ``300ms``, ``-2s``, ``0``: a sequence of
 decimal numbers, each with a unit (``ns``, ``us``, ``µs``, ``μs``, ``ms``,
@@ -10,11 +12,48 @@ Go code it ports does (kong prints ``--poll-interval: time: ...``).
 
 from __future__ import annotations
 
+import datetime
 import re
 
 from crossfn import errors
 
-__all__ = ["parse_duration"]
+__all__ = ["format_rfc3339", "parse_duration", "parse_rfc3339"]
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?(Z|[+-]\d{2}:\d{2})", re.ASCII
+)
+
+
+def parse_rfc3339(text: str) -> datetime.datetime:
+    """``time.Parse(time.RFC3339, text)``: a fractional second is accepted, the zone is ``Z`` or ``±hh:mm``.
+
+    Raises GoError (``parsing time "x" as "2006-01-02T15:04:05Z07:00": cannot parse ...``,
+    shortened to Go's first words) when Go would fail.
+    """
+    m = _RFC3339.fullmatch(text)
+    bad = errors.GoError(f'parsing time "{text}" as "2006-01-02T15:04:05Z07:00": cannot parse')
+    if m is None:
+        raise bad
+    year, month, day, hour, minute, second = (int(g) for g in m.groups()[:6])
+    micro = int((m[7] or "0").ljust(9, "0")[:6])
+    zone = m[8]
+    if zone == "Z":
+        tz = datetime.UTC
+    else:
+        sign = 1 if zone[0] == "+" else -1
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        if hours > 23 or minutes > 59:
+            raise bad
+        tz = datetime.timezone(sign * datetime.timedelta(hours=hours, minutes=minutes))
+    try:
+        return datetime.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
+    except ValueError as exc:
+        raise bad from exc
+
+
+def format_rfc3339(t: datetime.datetime) -> str:
+    """``metav1.Time`` as JSON writes it: ``t.UTC().Format(time.RFC3339)``, whole seconds, ``Z``."""
+    return t.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 _UNITS = {
     "ns": 1e-9,

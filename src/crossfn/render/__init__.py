@@ -60,8 +60,11 @@ def render(
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any] | None]:
     """Load, check and render ``req``; returns the output documents in crossplane render's order.
+
+    A document is ``None`` only for ``include_context`` when the last step
+    returned no context: Crossplane prints that as a ``null`` document.
 
     ``report`` gets one line per Function naming its runtime (``--verbose``);
     ``note`` gets what the user should know however verbose they asked it to
@@ -86,7 +89,7 @@ async def render_async(
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
-) -> list[dict[str, Any]]:
+) -> list[dict[str, Any] | None]:
     """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 

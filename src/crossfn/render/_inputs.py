@@ -203,6 +203,7 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
         key, sep, value = a.partition("=")
         if not sep or not key:
             raise errors.InputError(
+                "cannot apply function annotation overrides: "
                 f"invalid function annotation format {errors.quote(a)}, expected key=value"
             )
         overrides[key] = value
@@ -223,9 +224,16 @@ def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
     try:
         crd = xrd.crd_from_xrd(doc)
     except errors.InputError as exc:
-        raise errors.InputError(f"cannot derive composite CRD from XRD: {exc}") from exc
-    schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
-    defaults.apply_defaults(xr, schema)
+        raise errors.InputError(
+            f"cannot derive composite CRD from XRD {errors.quote(str(_meta(doc, 'name') or ''))}: {exc}"
+        ) from exc
+    try:
+        schema = xrd.version_schema(crd, str(xr.get("apiVersion", "")))
+        defaults.apply_defaults(xr, schema)
+    except errors.InputError as exc:
+        raise errors.InputError(
+            f"cannot default values for XR {errors.quote(str(_meta(xr, 'name') or ''))}: {exc}"
+        ) from exc
     return doc
 
 
@@ -240,15 +248,19 @@ def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
 
 
 def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3)."""
+    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3).
+
+    Upstream reads the files before rendering (``cannot read context value for
+    key %q``) and parses the values inside ``Render``, so a bad value is a
+    render error: ``cannot render composite resource: cannot unmarshal
+    YAML/JSON for context key %q``.
+    """
     raw: dict[str, str] = {}
     for key, file in files:
         try:
             raw[key] = yaml_loader.read_file(file)
         except errors.InputError as exc:
-            raise errors.InputError(
-                f"cannot read context file {errors.quote(file)} for key {errors.quote(key)}: {exc}"
-            ) from exc
+            raise errors.InputError(f"cannot read context value for key {errors.quote(key)}: {exc}") from exc
     raw.update(dict(values))
     out: dict[str, Any] = {}
     for key, text in raw.items():
@@ -256,7 +268,7 @@ def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, 
             out[key] = _load.parse_value(text)
         except errors.InputError as exc:
             raise errors.InputError(
-                f"cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
+                f"cannot render composite resource: cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
             ) from exc
     return out
 
@@ -323,6 +335,7 @@ def load(req: Request) -> Inputs:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, req.function_annotations)
         notes.append(note)
+    notes.extend(_runtimes.notes(fns))
     if not req.allow_exec:
         _runtimes.refuse_exec(_runtimes.plan(fns))
     try:

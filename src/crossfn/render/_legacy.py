@@ -35,7 +35,8 @@ __all__ = ["LEGACY_MODE", "to_pipeline"]
 
 LEGACY_MODE = "Resources"
 _FUNCTION_API = "pkg.crossplane.io/v1"
-_PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION
+_PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION + ":v0.10.8"
+"""The version the built-in reproduces, so the supplied entry runs it (``crossfn.functions.resolve``)."""
 
 
 def _package_name(fn: Mapping[str, Any]) -> str:

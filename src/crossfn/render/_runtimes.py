@@ -15,8 +15,10 @@
                 (default ``localhost:9443``), insecure.
 ``Docker``      the package image in a container, through the ``docker``
                 CLI, where a Docker engine is reachable.
-(none)          a crossfn built-in package runs ``InProcess``; anything
-                else is ``Docker``, as in Crossplane.
+(none)          an upstream package a crossfn built-in stands in for
+                (:func:`crossfn.functions.resolve`: the package and its
+                version) runs ``InProcess``; anything else is ``Docker``,
+                as in Crossplane. :func:`notes` says which ran.
 ==============  ===========================================================
 
 :func:`plan` decides (pure, so every annotation error is found before anything
@@ -52,6 +54,7 @@ __all__ = [
     "RUNTIME",
     "Runtime",
     "Started",
+    "notes",
     "plan",
 ]
 
@@ -68,7 +71,7 @@ _DOCKER_PUBLISH = "render.crossplane.io/runtime-docker-publish-address"
 _DOCKER_TARGET = "render.crossplane.io/runtime-docker-target"
 
 _DEFAULT_DEV_TARGET = "localhost:9443"
-_BUILTIN_BY_REF = {ref: name for name, ref in functions.BUILTINS.items()}
+_BUILTIN_BY_REF = {functions.ref(name): name for name in [*functions.BUILTINS, *functions.EMULATIONS]}
 _STOP_GRACE = 5.0
 """Seconds a Process or container gets to stop before it is killed, Crossplane's budget."""
 
@@ -84,6 +87,8 @@ class Docker:
     env: tuple[str, ...] = ()
     publish_address: str = "127.0.0.1"
     target_host: str = ""
+    pinned_builtin: bool = False
+    """The package is one a built-in stands in for at other versions (``crossfn.functions.resolve``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -152,15 +157,19 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     package = str(_load.object_at(fn, "spec").get("package") or "")
     a = _annotations(fn)
     kind = a.get(RUNTIME, "")
-    builtin = functions.builtin_for_package(package)
+    decision = functions.resolve(package)
+    builtin = decision.builtin if decision is not None else None
     if kind == "" and builtin is not None:
         kind = "InProcess"
     if kind in ("", "Docker"):
-        return Runtime(name, "Docker", docker=_docker(fn, package))
+        docker = _docker(fn, package)
+        if decision is not None and builtin is None:
+            docker = dataclasses.replace(docker, pinned_builtin=True)
+        return Runtime(name, "Docker", docker=docker)
     if kind == "Development":
         return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
     if kind == "InProcess":
-        ref = a.get(INPROCESS_OBJECT) or (functions.BUILTINS[builtin] if builtin else "")
+        ref = a.get(INPROCESS_OBJECT) or (functions.ref(builtin) if builtin else "")
         if not ref:
             raise errors.InputError(
                 f"Function {errors.quote(name)} uses runtime InProcess but is not a crossfn built-in and has no "
@@ -183,6 +192,23 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     raise errors.InputError(
         f"unsupported {errors.quote(RUNTIME)} annotation value {errors.quote(kind)} (unknown runtime)"
     )
+
+
+def notes(fns: Sequence[Mapping[str, Any]]) -> list[str]:
+    """One line per Function left to its default runtime whose package a built-in could stand in for.
+
+    Each says what runs: the built-in, and which upstream version it behaves
+    as, or the package itself and why the built-in does not stand in. Never
+    a silent substitution.
+    """
+    out = []
+    for fn in fns:
+        if _annotations(fn).get(RUNTIME, ""):
+            continue
+        decision = functions.resolve(str(_load.object_at(fn, "spec").get("package") or ""))
+        if decision is not None and decision.line:
+            out.append(decision.line)
+    return out
 
 
 def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
@@ -360,7 +386,9 @@ class Started:
             raise errors.InputError(
                 f"cannot start {who}: no Docker engine is reachable; run it without Docker by setting the "
                 f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
-                "(a local command) or Development (an already running function); see docs/render.md"
+                "(a local command) or Development (an already running function)"
+                + (", or pin a version a crossfn built-in behaves as" if d.pinned_builtin else "")
+                + "; see docs/render.md"
             )
         container = await self._existing_container(d.name) if d.name else None
         if container is None:

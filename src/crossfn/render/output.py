@@ -383,8 +383,10 @@ def _hex_escape(ch: str) -> str:
 # --- public API -----------------------------------------------------------------------
 
 
-def to_yaml(doc: Mapping[str, Any]) -> str:
-    """One object as ``sigs.k8s.io/yaml`` writes it, ending in a newline."""
+def to_yaml(doc: Mapping[str, Any] | None) -> str:
+    """One object as ``sigs.k8s.io/yaml`` writes it, ending in a newline; ``None`` is Go's nil, ``null``."""
+    if doc is None:
+        return "null\n"
     e = _Emitter()
     if not doc:
         return "{}\n"
@@ -394,11 +396,11 @@ def to_yaml(doc: Mapping[str, Any]) -> str:
     return "".join(e.out)
 
 
-def yaml_stream(docs: Iterable[Mapping[str, Any]]) -> str:
+def yaml_stream(docs: Iterable[Mapping[str, Any] | None]) -> str:
     """Documents as ``crossplane render`` prints them: each after a ``---`` line."""
     return "".join("---\n" + to_yaml(d) for d in docs)
 
 
-def to_json(docs: Iterable[Mapping[str, Any]]) -> str:
+def to_json(docs: Iterable[Mapping[str, Any] | None]) -> str:
     """Documents as one JSON array, keys sorted, two-space indent: the ``--output json`` format."""
     return json.dumps(list(docs), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"

@@ -6,7 +6,9 @@ validates it, and Crossplane's ``render --xrd`` does the same to the XR
 ``structuraldefaulting``:
 
 * a property that is absent gets a deep copy of its schema's ``default``;
-* a property that is ``null`` gets its default too, unless its schema is
+  ``default: null`` is no default (Go decodes it as nil);
+* a value that is ``null``, as a property, an ``additionalProperties`` value or
+  an array item, gets its schema's default too, unless that schema is
   ``nullable`` (the API server prunes such nulls, then defaults them);
 * values already present are never changed;
 * defaulting recurses through ``properties``, ``additionalProperties`` and
@@ -40,23 +42,32 @@ def _default(value: Any, schema: Mapping[str, Any]) -> None:
     elif isinstance(value, list):
         items = schema.get("items")
         if isinstance(items, dict):
-            for item in value:
-                _default(item, items)
+            for i, item in enumerate(value):
+                if _null_to_default(item, items):
+                    value[i] = copy.deepcopy(items["default"])
+                _default(value[i], items)
+
+
+def _null_to_default(value: Any, schema: Mapping[str, Any]) -> bool:
+    """A null that the API server replaces with ``schema``'s default (a non-nullable null, a non-null default)."""
+    return value is None and not schema.get("nullable") and schema.get("default") is not None
 
 
 def _default_object(obj: dict[str, Any], schema: Mapping[str, Any]) -> None:
     properties = schema.get("properties")
     if isinstance(properties, dict):
         for name, prop in properties.items():
-            if not isinstance(prop, dict):
+            if not isinstance(prop, dict) or prop.get("default") is None:
                 continue
-            if "default" in prop and (name not in obj or (obj[name] is None and not prop.get("nullable"))):
+            if name not in obj or _null_to_default(obj[name], prop):
                 obj[name] = copy.deepcopy(prop["default"])
-            if name in obj:
-                _default(obj[name], prop)
+    known = properties if isinstance(properties, dict) else {}
     extra = schema.get("additionalProperties")
-    if isinstance(extra, dict):
-        known = properties if isinstance(properties, dict) else {}
-        for name, item in obj.items():
-            if name not in known:
-                _default(item, extra)
+    for name in list(obj):
+        prop = known.get(name)
+        if isinstance(prop, dict):
+            _default(obj[name], prop)
+        elif name not in known and isinstance(extra, dict):
+            if _null_to_default(obj[name], extra):
+                obj[name] = copy.deepcopy(extra["default"])
+            _default(obj[name], extra)

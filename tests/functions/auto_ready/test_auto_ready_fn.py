@@ -277,3 +277,35 @@ async def test_runs_through_a_handler() -> None:
     handle = function.to_handler(auto_ready.compose)
     rsp = await handle(_request({"b": {"resource": _with(BUCKET, READY)}}, {"b": {"resource": BUCKET}}))
     assert rsp.desired.resources["b"].ready == fnv1.READY_TRUE
+
+
+CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
+HEALTHY_DEPLOYMENT = {
+    **DEPLOYMENT,
+    "status": {"updatedReplicas": 1, "availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]},
+}
+ALWAYS_TRUE = {"celHealthCheckCustomization": {"s3.aws.upbound.io_v1beta1_Bucket": "true"}}
+
+# (observed, input, v0.7.0's readiness, v0.6.0-and-earlier's readiness, v0.7.0's fatal)
+VERSIONS = [
+    pytest.param(CONFIGMAP, None, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="ConfigMapExists"),
+    pytest.param(HEALTHY_DEPLOYMENT, None, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="HealthyDeployment"),
+    pytest.param(_with(BUCKET, READY), None, fnv1.READY_TRUE, fnv1.READY_TRUE, False, id="ReadyCondition"),
+    pytest.param(_with(BUCKET, NOT_READY), ALWAYS_TRUE, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="CelRule"),
+    pytest.param(BUCKET, {"ttl": "5 minutes"}, fnv1.READY_UNSPECIFIED, fnv1.READY_UNSPECIFIED, True, id="BadInput"),
+]
+
+
+@pytest.mark.parametrize(("observed", "input_", "v070", "v060", "fatal"), VERSIONS)
+def test_ready_condition_only_is_v0_6_0_and_earlier(
+    observed: dict[str, Any], input_: dict[str, Any] | None, v070: int, v060: int, fatal: bool
+) -> None:
+    """Up to v0.6.0 function-auto-ready read no input and checked only the Ready condition."""
+    req = _request({"r": {"resource": observed}}, {"r": {"resource": observed}}, input_=input_)
+    new = _run(req)
+    old = _run(req, auto_ready.compose_ready_condition_only)
+    assert new.desired.resources["r"].ready == v070
+    assert any(r.severity == fnv1.SEVERITY_FATAL for r in new.results) is fatal
+    assert old.desired.resources["r"].ready == v060
+    assert not old.results
+    assert old.meta.ttl.ToTimedelta() == datetime.timedelta(minutes=1)

@@ -19,12 +19,9 @@ def test_exports() -> None:
 
 async def test_builtin_entry_runs_through_a_handler() -> None:
     """BUILTINS names compose; adapted by the SDK it answers a request like any served function."""
-    module, _, attr = functions.BUILTINS[
-        functions.builtin_for_package(
-            "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"
-        )
-        or ""
-    ].partition(":")
+    decision = functions.resolve("xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8")
+    assert decision is not None and decision.builtin is not None
+    module, _, attr = functions.BUILTINS[decision.builtin].partition(":")
     handler = function.to_handler(getattr(importlib.import_module(module), attr))
     req = fnv1.RunFunctionRequest(input=resource.dict_to_struct(inp(resources=[{"name": "cd", "base": CD}])))
     req.observed.composite.resource.CopyFrom(resource.dict_to_struct(XR))

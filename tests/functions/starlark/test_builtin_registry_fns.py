@@ -12,7 +12,7 @@ from crossfn.functions import auto_ready, starlark
 
 CASES = [
     pytest.param(
-        "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.6.0", "auto-ready", auto_ready.compose,
+        "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0", "auto-ready", auto_ready.compose,
         id="AutoReady",
     ),
     pytest.param("xpkg.crossplane.io/crossfn/function-starlark:v0.1.0", "starlark", starlark.compose, id="Starlark"),
@@ -21,7 +21,8 @@ CASES = [
 
 @pytest.mark.parametrize(("package", "short", "obj"), CASES)
 def test_package_resolves_to_compose(package: str, short: str, obj: object) -> None:
-    assert functions.builtin_for_package(package) == short
+    decision = functions.resolve(package)
+    assert decision is not None and decision.builtin == short
     module, _, attr = functions.BUILTINS[short].partition(":")
     assert getattr(importlib.import_module(module), attr) is obj
 

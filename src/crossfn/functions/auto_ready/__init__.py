@@ -16,6 +16,10 @@ resource, and each skips resources an earlier pass already decided:
 Upstream keeps pass 1 behind the ``CELHealthcheckCustomizations`` feature gate;
 here it is on by default (``AutoReady(cel=False)`` turns it off). The response
 TTL is the input's ``ttl``, else the constructor's, else 60 seconds.
+
+This is function-auto-ready v0.7.0. :data:`compose_ready_condition_only` is
+v0.6.0 and earlier: no input, no CEL rules, no per-kind checks, only the
+``Ready`` condition (``crossfn.functions.resolve`` picks it for those versions).
 """
 
 from __future__ import annotations
@@ -29,7 +33,7 @@ from crossfn.functions.auto_ready import _cel, _checks, _input
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
-__all__ = ["AutoReady", "compose"]
+__all__ = ["AutoReady", "compose", "compose_ready_condition_only"]
 
 
 def _gvk(obj: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -56,16 +60,28 @@ class AutoReady:
 
     ``ttl`` plays upstream's ``--ttl`` flag (the input's ``ttl`` wins);
     ``cel`` plays the ``CELHealthcheckCustomizations`` feature gate.
+    ``health_checks=False`` drops the per-kind checks and ``read_input=False``
+    ignores the step input, as function-auto-ready up to v0.6.0 did.
     """
 
-    def __init__(self, *, ttl: datetime.timedelta = response.DEFAULT_TTL, cel: bool = True) -> None:
+    def __init__(
+        self,
+        *,
+        ttl: datetime.timedelta = response.DEFAULT_TTL,
+        cel: bool = True,
+        health_checks: bool = True,
+        read_input: bool = True,
+    ) -> None:
         self._ttl = ttl
         self._cel = cel
+        self._health_checks = health_checks
+        self._read_input = read_input
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Decide readiness for every undecided desired resource that exists."""
         try:
-            inp = _input.parse(resource.struct_to_dict(req.input) if req.HasField("input") else None)
+            has_input = self._read_input and req.HasField("input")
+            inp = _input.parse(resource.struct_to_dict(req.input) if has_input else None)
         except errors.FunctionInputError as exc:
             response.fatal(rsp, str(exc))
             return
@@ -81,7 +97,7 @@ class AutoReady:
         for name, obj in pending.items():
             if rsp.desired.resources[name].ready != fnv1.READY_UNSPECIFIED:
                 continue
-            check = _checks.check_for(*_gvk(obj))
+            check = _checks.check_for(*_gvk(obj)) if self._health_checks else None
             if (check is not None and check(obj)) or _ready_condition(obj):
                 rsp.desired.resources[name].ready = fnv1.READY_TRUE
 
@@ -115,3 +131,6 @@ class AutoReady:
 
 compose = AutoReady()
 """The auto-ready function with upstream's defaults (60 s TTL, CEL rules on)."""
+
+compose_ready_condition_only = AutoReady(cel=False, health_checks=False, read_input=False)
+"""function-auto-ready as it was up to v0.6.0: ready when the observed resource has ``Ready=True``."""
