@@ -63,7 +63,7 @@ def test_include_context(
     (tmp_path / "xr.yaml").write_text(_XR)
     (tmp_path / "comp.yaml").write_text(_COMP)
     (tmp_path / "functions.yaml").write_text(_FUNCTIONS % function)
-    argv = ["render", *(str(tmp_path / f) for f in ("xr.yaml", "comp.yaml", "functions.yaml")), *flags]
+    argv = ["render", "--classic", *(str(tmp_path / f) for f in ("xr.yaml", "comp.yaml", "functions.yaml")), *flags]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith(_XR_OUT), out

@@ -107,7 +107,7 @@ def test_error_text(
     for name, text in {"xr.yaml": _XR, "comp.yaml": _COMP, "fns.yaml": _FNS % function, **files}.items():
         (tmp_path / name).write_text(text)
     argv = [str(tmp_path / f) for f in ("xr.yaml", "comp.yaml", "fns.yaml")]
-    code = cli.main(["render", *argv, *(f.format(d=tmp_path) for f in flags)])
+    code = cli.main(["render", "--classic", *argv, *(f.format(d=tmp_path) for f in flags)])
     out, err = capsys.readouterr()
     assert (code, out) == (1, "")
     assert err.startswith("crossfn: error: " + want), err

@@ -231,7 +231,7 @@ def test_render_in_process(
     """crossfn render runs an official-SDK servicer with the InProcess runtime: class or instance, sync or async."""
     monkeypatch.syspath_prepend(str(HERE))
     xr, composition, functions = _write_inputs(tmp_path, obj)
-    status = cli.main(["render", str(xr), str(composition), str(functions), "-r"])
+    status = cli.main(["render", "--classic", str(xr), str(composition), str(functions), "-r"])
     out, err = capsys.readouterr()
     assert status == 0, err
     docs = list(yaml.safe_load_all(out))
