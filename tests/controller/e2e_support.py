@@ -19,7 +19,7 @@ import sys
 import threading
 import time
 from collections.abc import Awaitable, Callable, Iterator
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from crossfn.controller import _api
 
@@ -209,7 +209,7 @@ async def wait_for(check: Callable[[], Awaitable[T | None]], *, timeout: float, 
             last = exc
         else:
             if last:
-                return last
+                return cast(T, last)
         if time.monotonic() > deadline:
             raise AssertionError(f"timed out after {timeout:g}s waiting for {what}; last: {last!r}")
         await asyncio.sleep(0.05)
@@ -254,11 +254,11 @@ class Process:
         deadline = time.monotonic() + timeout
         while True:
             if self.proc.poll() is not None:
-                raise AssertionError(f"{self.proc.args} exited: {''.join(self.lines)}")
+                raise AssertionError(f"{self.proc.args!r} exited: {''.join(self.lines)}")
             with contextlib.suppress(OSError), socket.create_connection((host, int(port)), timeout=0.5):
                 return
             if time.monotonic() > deadline:
-                raise AssertionError(f"{self.proc.args} not serving at {address}: {''.join(self.lines)}")
+                raise AssertionError(f"{self.proc.args!r} not serving at {address}: {''.join(self.lines)}")
             time.sleep(0.05)
 
     def wait(self, timeout: float) -> int:

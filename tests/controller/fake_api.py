@@ -10,6 +10,7 @@ raise a given API error.
 
 from __future__ import annotations
 
+import builtins
 import copy
 import itertools
 import uuid
@@ -229,7 +230,7 @@ class FakeApi:
         kind: str,
         name: str,
         namespace: str,
-        patch: Mapping[str, Any] | list[Any],
+        patch: Mapping[str, Any] | builtins.list[Any],
         *,
         patch_type: Literal["merge", "json"] = "merge",
         status: bool = False,
@@ -273,7 +274,7 @@ class FakeApi:
             raise _api.NoKindMatch(f'no matches for kind "{kind}" in version "{api_version}"')
         return self.scopes[(api_version, kind)]
 
-    async def openapi_paths(self) -> list[str]:
+    async def openapi_paths(self) -> builtins.list[str]:
         self.openapi_reads += 1
         return sorted(self.openapi)
 

@@ -335,7 +335,7 @@ async def test_labelled_cluster_roles_are_aggregated(rbac: Any, envtest: Any) ->
     group = f"{uuid.uuid4().hex[:8]}.example.org"
     attrs = {"group": group, "resource": "widgets", "verb": "create", "namespace": "default"}
     assert not await _allowed(rbac, attrs)
-    role = {
+    role: dict[str, Any] = {
         "apiVersion": "rbac.authorization.k8s.io/v1",
         "kind": "ClusterRole",
         "metadata": {

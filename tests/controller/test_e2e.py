@@ -296,7 +296,7 @@ async def test_functions_over_grpc(
         await kube.apply({**configmap, "data": {"value": "changed"}}, field_manager="e2e", force=True)
 
         async def follows_input() -> bool:
-            return (await composed(kube, xr, ns))["crossfn"]["spec"]["input"] == "changed"
+            return bool((await composed(kube, xr, ns))["crossfn"]["spec"]["input"] == "changed")
 
         await wait_for(
             follows_input, timeout=10, what="a change to the required ConfigMap to reach the composed Widget"

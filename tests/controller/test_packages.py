@@ -224,7 +224,7 @@ def test_deployment_without_template_is_crossplanes() -> None:
 
 
 def test_deployment_template_is_the_base_and_forced_values_win() -> None:
-    drc = {
+    drc: dict[str, Any] = {
         "spec": {
             "deploymentTemplate": {
                 "metadata": {"name": "custom", "labels": {"team": "a"}},

@@ -241,7 +241,7 @@ async def test_TestFunctionCompose_NamespacedXRClusterCompositionError() -> None
 
 
 async def test_TestFunctionCompose_Successful() -> None:
-    observed = composed("observed-resource-a", **{"annotations": {"crossplane.io/composition-resource-name": "observed-resource-a"}})
+    observed = composed("observed-resource-a", annotations={"crossplane.io/composition-resource-name": "observed-resource-a"})
 
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         d = duration_pb2.Duration()
@@ -326,8 +326,8 @@ async def test_pipeline_presence_rules() -> None:
     def second(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         seen.append(req)
 
-    observed = composed("gone", **{"annotations": {"crossplane.io/composition-resource-name": "gone"},
-                                   "ownerReferences": [{"uid": UID, "controller": True, "kind": "XR", "name": "cool-xr"}]})  # fmt: skip
+    observed = composed("gone", annotations={"crossplane.io/composition-resource-name": "gone"},
+                        ownerReferences=[{"uid": UID, "controller": True, "kind": "XR", "name": "cool-xr"}])  # fmt: skip
     runner = engine.build_runner(engine.InProcessRunner({"a": first, "b": second}))
     result = await engine.compose(
         xr(), [engine.PipelineStep("one", "a"), engine.PipelineStep("two", "b")], runner,
@@ -355,9 +355,9 @@ async def test_credentials_are_delivered() -> None:
 
 
 def test_TestGetComposedResources() -> None:
-    other = composed("x", **{"annotations": {"crossplane.io/composition-resource-name": "x"},
-                             "ownerReferences": [{"uid": "someone-else", "controller": True}]})  # fmt: skip
-    mine = composed("y", **{"annotations": {"crossplane.io/composition-resource-name": "y"}})
+    other = composed("x", annotations={"crossplane.io/composition-resource-name": "x"},
+                     ownerReferences=[{"uid": "someone-else", "controller": True}])  # fmt: skip
+    mine = composed("y", annotations={"crossplane.io/composition-resource-name": "y"})
     got = engine._compose.observed_resources(xr(), [engine.ObservedResource(other), engine.ObservedResource(mine)])
     assert list(got) == ["y"], "UncontrolledComposedResource: a resource controlled by someone else is skipped"
     with pytest.raises(errors.CrossfnError) as exc:
@@ -420,7 +420,7 @@ def test_TestGarbageCollectComposedResources_UncontrolledResource() -> None:
     ],
 )
 def test_TestUpdateResourceRefs(namespaced: bool, want: list[dict[str, str]], reason: str) -> None:
-    objs = [
+    objs: list[dict[str, Any]] = [
         {"apiVersion": "b/v1", "kind": "B", "metadata": {"name": "a"}},
         {"apiVersion": "a/v1", "kind": "A", "metadata": {"name": "x", "namespace": "ns"}},
         {"apiVersion": "b/v1", "kind": "A", "metadata": {"name": "a"}},

@@ -26,7 +26,7 @@ def test_TestSecretConnectionDetailsFetcher(obj: dict[str, Any], want: tuple[str
     assert _connection.secret_ref(obj) == want, reason
 
 
-XR = {
+XR: dict[str, Any] = {
     "apiVersion": "example.org/v1",
     "kind": "XDatabase",
     "metadata": {"name": "db", "uid": "uid-1"},

@@ -44,7 +44,7 @@ class V1Beta1(fnv1beta1grpc.FunctionRunnerServiceServicer):
         return rsp
 
 
-async def serve(servicer: object, beta: bool = False, creds: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, str]:
+async def serve(servicer: Any, beta: bool = False, creds: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, str]:
     server = grpc.aio.server()
     if beta:
         fnv1beta1grpc.add_FunctionRunnerServiceServicer_to_server(servicer, server)

@@ -33,7 +33,7 @@ class Sidecar:
 
     def handler(self) -> grpc.GenericRpcHandler:
         def record(into: list[Any], cls: Any) -> Any:
-            async def handle(data: bytes, context: grpc.aio.ServicerContext) -> bytes:
+            async def handle(data: bytes, context: grpc.aio.ServicerContext[bytes, bytes]) -> bytes:
                 if self.fail:
                     await context.abort(grpc.StatusCode.UNAVAILABLE, "sidecar down")
                 into.append(cls.FromString(data))

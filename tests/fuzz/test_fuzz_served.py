@@ -95,8 +95,8 @@ class _Served:
         self.channel = grpc.insecure_channel(
             f"127.0.0.1:{port}", options=[("grpc.max_send_message_length", 8 << 20)]
         )
-        self.call = self.channel.unary_unary(_METHOD)
-        self.health = health_pb2_grpc.HealthStub(self.channel).Check
+        self.call: grpc.UnaryUnaryMultiCallable[bytes, bytes] = self.channel.unary_unary(_METHOD)
+        self.health = health_pb2_grpc.HealthStub(self.channel).Check  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
 
     def send(self, request: _Payload | bytes) -> None:
         """One call: a response or a clean status, in time; then the server still answers health checks."""
@@ -251,7 +251,7 @@ def _build_request(fn_input: Any, xr_spec: Any, composed: Any, context: Any) -> 
     return req.SerializeToString()
 
 
-def _requests(fn_input: st.SearchStrategy[Any]) -> st.SearchStrategy[bytes]:
+def _requests(fn_input: st.SearchStrategy[Any]) -> st.SearchStrategy[_Payload]:
     hostile = st.one_of(_VALUES, _DEEP, _HOSTILE_STRINGS)
     contexts = st.one_of(st.none(), st.dictionaries(st.sampled_from(
         ["apiextensions.crossplane.io/environment", "x"]), hostile, max_size=2))  # fmt: skip

@@ -15,6 +15,7 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -109,7 +110,7 @@ async def test_docker_runtime(
         await started.start(loop.time() + 30)
         runner = engine.GrpcRunner(started.targets)
         try:
-            xr = {
+            xr: dict[str, Any] = {
                 "apiVersion": "example.crossplane.io/v1",
                 "kind": "XGreeting",
                 "metadata": {"name": "x"},

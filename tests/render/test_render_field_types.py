@@ -12,7 +12,7 @@ import yaml
 from crossfn import cli
 
 _EXAMPLE = Path(__file__).parents[2] / "examples" / "xbucket"
-_COMPOSITION = yaml.safe_load((_EXAMPLE / "composition.yaml").read_text())
+_COMPOSITION: dict[str, Any] = yaml.safe_load((_EXAMPLE / "composition.yaml").read_text())
 _FUNCTIONS = list(yaml.safe_load_all((_EXAMPLE / "functions.yaml").read_text()))
 
 

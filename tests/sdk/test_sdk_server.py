@@ -106,13 +106,14 @@ async def test_health_reports_serving(served: tuple[grpc.aio.Channel, _Recording
     channel, _ = served
     stub = health_pb2_grpc.HealthStub(channel)
     for service in ("", runtime.V1_SERVICE, runtime.V1BETA1_SERVICE):
-        got = await stub.Check(health_pb2.HealthCheckRequest(service=service))
+        got = await stub.Check(health_pb2.HealthCheckRequest(service=service))  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
         assert got.status == health_pb2.HealthCheckResponse.SERVING, service
 
 
 async def test_reflection_lists_both_versions(served: tuple[grpc.aio.Channel, _RecordingMetrics]) -> None:
     channel, _ = served
-    stub = reflection_pb2_grpc.ServerReflectionStub(channel)
+    # typeshed types only the synchronous stub; over an aio channel its call returns an async iterator.
+    stub: Any = reflection_pb2_grpc.ServerReflectionStub(channel)  # type: ignore[arg-type]
     names: set[str] = set()
     async for rsp in stub.ServerReflectionInfo(
         iter([reflection_pb2.ServerReflectionRequest(list_services="")])
@@ -219,7 +220,7 @@ async def test_threaded_server_calls_sync_functions_on_its_threads() -> None:
             beta = await fnv1beta1grpc.FunctionRunnerServiceStub(channel).RunFunction(
                 fnv1beta1.RunFunctionRequest()
             )
-            health = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())
+            health = await health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest())  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
     finally:
         server.stop(0).wait(10)
     assert ok.meta.tag == "a" and "thread=crossfn-fn" in ok.results[0].message

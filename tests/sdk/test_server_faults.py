@@ -79,7 +79,7 @@ class _Threaded:
         port = self.server.start()
         self.channel = grpc.insecure_channel(f"127.0.0.1:{port}")
         self.run = fnv1grpc.FunctionRunnerServiceStub(self.channel).RunFunction
-        self.health = health_pb2_grpc.HealthStub(self.channel).Check
+        self.health = health_pb2_grpc.HealthStub(self.channel).Check  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
 
     def call(self, tag: str, timeout: float | None = None) -> Any:
         return self.run.future(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag=tag)), timeout=timeout)
@@ -227,7 +227,7 @@ async def test_async_server_bounds_time_and_calls() -> None:
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="quick")), timeout=5)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-            health = await health_pb2_grpc.HealthStub(channel).Check(
+            health = await health_pb2_grpc.HealthStub(channel).Check(  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
                 health_pb2.HealthCheckRequest(), timeout=1
             )
             assert health.status == health_pb2.HealthCheckResponse.SERVING

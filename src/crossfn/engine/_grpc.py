@@ -169,7 +169,8 @@ class GrpcRunner:
         self._metrics.run_started(name, target, method)
         start = time.perf_counter()
         try:
-            raw: bytes = await ch.unary_unary(method)(data, timeout=self._timeout, wait_for_ready=self._wait)
+            call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = ch.unary_unary(method)
+            raw = await call(data, timeout=self._timeout, wait_for_ready=self._wait)
         except grpc.aio.AioRpcError as exc:
             self._metrics.run_finished(
                 name, target=target, method=method, code=go_code(exc.code()), severity="",

@@ -128,7 +128,8 @@ class SocketInspector:
 
     async def _send(self, method: str, data: bytes) -> None:
         try:
-            await self._ch().unary_unary(method)(data)
+            call: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = self._ch().unary_unary(method)
+            await call(data)
         except grpc.aio.AioRpcError as exc:
             raise errors.CrossfnError(
                 f"cannot emit to pipeline inspector: rpc error: code = {_grpc.go_code(exc.code())} desc = {exc.details()}"

@@ -299,16 +299,21 @@ async def _wait_serving(
     # grpc is imported only when a Function is served: in-process renders never load it.
     import grpc  # noqa: PLC0415 -- see above
     import grpc.aio  # noqa: PLC0415 -- see above
-    from grpc_health.v1 import health_pb2, health_pb2_grpc  # noqa: PLC0415 -- see above
+    from grpc_health.v1 import health_pb2  # noqa: PLC0415 -- see above
 
     loop = asyncio.get_running_loop()
     async with grpc.aio.insecure_channel(target) as ch:
-        stub = health_pb2_grpc.HealthStub(ch)
+        check: grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]
+        check = ch.unary_unary(
+            "/grpc.health.v1.Health/Check",
+            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
+            response_deserializer=health_pb2.HealthCheckResponse.FromString,
+        )
         while True:
             if alive is not None and alive.returncode is not None:
                 raise errors.FunctionRunError(f"{who} exited with status {alive.returncode} before serving")
             try:
-                await stub.Check(health_pb2.HealthCheckRequest(), timeout=0.5)
+                await check(health_pb2.HealthCheckRequest(), timeout=0.5)
                 return
             except grpc.aio.AioRpcError as exc:
                 if exc.code() in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.NOT_FOUND):

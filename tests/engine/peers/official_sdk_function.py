@@ -16,7 +16,7 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 
 class Function(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(self, req: fnv1.RunFunctionRequest, _: grpc.aio.ServicerContext) -> fnv1.RunFunctionResponse:
+    async def RunFunction(self, req: fnv1.RunFunctionRequest, _: grpc.aio.ServicerContext[object, object]) -> fnv1.RunFunctionResponse:
         rsp = response.to(req)
         greeting = req.context["greeting"] if "greeting" in req.context else "nobody"  # noqa: SIM401 -- protobuf Struct has no .get()
         resource.update(
@@ -29,4 +29,4 @@ class Function(grpcv1.FunctionRunnerServiceServicer):
 
 
 if __name__ == "__main__":
-    runtime.serve(Function(), f"127.0.0.1:{sys.argv[1]}", creds=None, insecure=True)
+    runtime.serve(Function(), f"127.0.0.1:{sys.argv[1]}", creds=None, insecure=True)  # type: ignore[arg-type]  # the SDK's own template passes None

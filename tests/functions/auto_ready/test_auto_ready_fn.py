@@ -18,10 +18,10 @@ from crossfn.functions import auto_ready
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import function, response
 
-BUCKET = {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "metadata": {"name": "b"}}
-READY = {"conditions": [{"type": "Ready", "status": "True"}]}
-NOT_READY = {"conditions": [{"type": "Ready", "status": "False"}, {"type": "Synced", "status": "True"}]}
-DEPLOYMENT = {
+BUCKET: dict[str, Any] = {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "metadata": {"name": "b"}}
+READY: dict[str, Any] = {"conditions": [{"type": "Ready", "status": "True"}]}
+NOT_READY: dict[str, Any] = {"conditions": [{"type": "Ready", "status": "False"}, {"type": "Synced", "status": "True"}]}
+DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1",
     "kind": "Deployment",
     "metadata": {"name": "d"},

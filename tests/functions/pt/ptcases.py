@@ -56,9 +56,11 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
     msg = json_format.ParseDict(req, fnv1.RunFunctionRequest())
     rsp = response.to(msg)
     patch_and_transform.compose(msg, rsp)
-    return _prune(json_format.MessageToDict(rsp))
+    pruned: dict[str, Any] = _prune(json_format.MessageToDict(rsp))
+    return pruned
 
 
 def want(rsp: dict[str, Any]) -> dict[str, Any]:
     """Normalise an expected response the same way :func:`run` normalises actual ones."""
-    return _prune(json_format.MessageToDict(json_format.ParseDict(rsp, fnv1.RunFunctionResponse())))
+    pruned: dict[str, Any] = _prune(json_format.MessageToDict(json_format.ParseDict(rsp, fnv1.RunFunctionResponse())))
+    return pruned

@@ -108,7 +108,7 @@ def test_apply_from_field_path_patch(
     assert target == want
 
 
-COMBINE = {
+COMBINE: dict[str, Any] = {
     "type": "CombineFromComposite",
     "toFieldPath": "metadata.labels.destination",
     "combine": {

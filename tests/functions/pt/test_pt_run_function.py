@@ -21,7 +21,7 @@ WIDGETS_TO_WATCHERS = {
     "toFieldPath": "spec.watchers",
     "transforms": TO_INT_X3,
 }
-XR_WIDGETS = {**XR, "spec": {"widgets": "10"}}
+XR_WIDGETS: dict[str, Any] = {**XR, "spec": {"widgets": "10"}}
 META = {"namespace": "default", "name": "cool-42"}
 
 
@@ -239,7 +239,7 @@ CASES: list[Any] = [
         {
             "meta": TTL,
             "desired": {
-                **_composite(XR_WIDGETS, ready="READY_FALSE"),
+                **_composite(XR_WIDGETS, ready="READY_FALSE"),  # type: ignore[dict-item]  # mypy joins the literal's types
                 "resources": {
                     "existing-resource": {
                         "resource": {

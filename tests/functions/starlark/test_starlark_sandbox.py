@@ -11,6 +11,7 @@ import asyncio
 import datetime
 import time
 from collections.abc import Iterator
+from typing import Any
 
 import pytest
 from google.protobuf import json_format
@@ -223,7 +224,7 @@ INPUT_ERRORS = [
 
 
 @pytest.mark.parametrize(("input_", "want"), INPUT_ERRORS)
-def test_input_errors(fn: starlark.Starlark, input_: dict[str, object] | None, want: str) -> None:
+def test_input_errors(fn: starlark.Starlark, input_: dict[str, Any] | None, want: str) -> None:
     req = fnv1.RunFunctionRequest()
     if input_ is not None:
         req.input.update(input_)

@@ -31,7 +31,7 @@ def _request(script: str) -> fnv1.RunFunctionRequest:
 
 
 @pytest.fixture
-async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceStub]:
+async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceAsyncStub]:
     fn = starlark.Starlark(
         timeout=datetime.timedelta(seconds=1), grace=datetime.timedelta(seconds=1), workers=2
     )
@@ -47,7 +47,7 @@ async def stub() -> AsyncIterator[fnv1grpc.FunctionRunnerServiceStub]:
         fn.close()
 
 
-async def test_served_function_survives_a_stuck_script(stub: fnv1grpc.FunctionRunnerServiceStub) -> None:
+async def test_served_function_survives_a_stuck_script(stub: fnv1grpc.FunctionRunnerServiceAsyncStub) -> None:
     """A script stuck inside one builtin call is killed; calls before, during and after it succeed."""
     runaway = asyncio.ensure_future(stub.RunFunction(_request(RUNAWAY)))
     await asyncio.sleep(0.05)

@@ -159,7 +159,8 @@ def test_raising_function_gives_fatal_and_health_serves() -> None:
     with _crossfn_serve("peer_functions:raises", "--insecure") as (address, p):
         rsp = _call(address)
         with grpc.insecure_channel(address) as channel:
-            health = health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=10)
+            stub = health_pb2_grpc.HealthStub(channel)
+            health = stub.Check(health_pb2.HealthCheckRequest(), timeout=10)  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
     assert [(r.severity, r.message) for r in rsp.results] == [(fnv1.SEVERITY_FATAL, "RuntimeError: kaput")]
     assert health.status == health_pb2.HealthCheckResponse.SERVING
     assert any("Traceback" in line or "kaput" in line for line in p.lines), "the traceback goes to the log"

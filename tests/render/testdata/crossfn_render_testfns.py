@@ -12,12 +12,12 @@ from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
 
-def _resource(obj: dict[str, Any], ready: int = fnv1.READY_UNSPECIFIED) -> fnv1.Resource:
+def _resource(obj: dict[str, Any], ready: fnv1.Ready.ValueType = fnv1.READY_UNSPECIFIED) -> fnv1.Resource:
     return fnv1.Resource(resource=resource.dict_to_struct(obj), ready=ready)
 
 
 def _success(
-    req: fnv1.RunFunctionRequest, ready: int, composite_ready: int = fnv1.READY_UNSPECIFIED
+    req: fnv1.RunFunctionRequest, ready: fnv1.Ready.ValueType, composite_ready: fnv1.Ready.ValueType = fnv1.READY_UNSPECIFIED
 ) -> fnv1.RunFunctionResponse:
     rsp = fnv1.RunFunctionResponse(
         desired=fnv1.State(
