@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+from collections.abc import Awaitable
 from typing import Any
 
 import pytest
@@ -139,6 +140,10 @@ class _Beta:
         return rsp
 
 
+
+async def _awaited(rsp: Awaitable[fnv1.RunFunctionResponse]) -> fnv1.RunFunctionResponse:
+    return await rsp
+
 @pytest.mark.parametrize(
     ("reason", "fn", "want"),
     [
@@ -150,7 +155,7 @@ class _Beta:
 )
 def test_handlers_adapt(reason: str, fn: object, want: str) -> None:
     req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="t"))
-    for rsp in (function.to_sync_handler(fn)(req), asyncio.run(function.to_handler(fn)(req))):
+    for rsp in (function.to_sync_handler(fn)(req), asyncio.run(_awaited(function.to_handler(fn)(req)))):
         assert type(rsp) is fnv1.RunFunctionResponse, reason
         assert (rsp.meta.tag, rsp.results[0].message) == ("t", want), reason
 

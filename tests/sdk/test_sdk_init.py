@@ -288,7 +288,7 @@ def test_project_installs_in_a_fresh_venv_from_its_wheel(tmp_path: pathlib.Path)
     (site_packages / "others.pth").write_text(f"{others}\n")
     assert run(python, "-c", "import importlib.util; print(importlib.util.find_spec('crossfn'))") == "None\n"
 
-    pip = [
+    pip: list[str | pathlib.Path] = [
         sys.executable,
         "-m",
         "pip",

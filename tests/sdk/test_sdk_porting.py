@@ -185,7 +185,7 @@ def test_served_call_to_the_ported_template(
         for line in lines
         if line["logger"] == "function.fn"
     ]
-    want = [
+    want: list[dict[str, Any]] = [
         {"level": "info", "msg": "Running function", "tag": "one"},
         {"level": "info", "msg": "composed", "tag": "one", "count": 2, "region": "eu-west-1"},
         {"level": "debug", "msg": "desired", "tag": "one", "resources": ["bucket", "replica"]},

@@ -60,7 +60,7 @@ def render(
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
-) -> list[dict[str, Any] | None]:
+) -> list[Any]:
     """Load, check and render ``req``; returns the output documents in crossplane render's order.
 
     A document is ``None`` only for ``include_context`` when the last step
@@ -89,7 +89,7 @@ async def render_async(
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
-) -> list[dict[str, Any] | None]:
+) -> list[Any]:
     """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 

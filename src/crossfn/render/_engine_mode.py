@@ -527,7 +527,7 @@ def _resource_name(obj: Mapping[str, Any]) -> str:
     return str(annotations.get(ANNOTATION_RESOURCE_NAME) or "") if isinstance(annotations, Mapping) else ""
 
 
-def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) -> list[dict[str, Any] | None]:
+def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) -> list[Any]:
     """The documents ``crossplane render xr`` prints, in order (§3.6, §3.9)."""
     xr = copy.deepcopy(recorded.composite)
     if req.include_full_xr:
@@ -537,7 +537,7 @@ def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) 
     for c in composed:
         normalise_condition_times(c)
     composed.sort(key=_resource_name)
-    docs: list[dict[str, Any] | None] = [xr, *composed]
+    docs: list[Any] = [xr, *composed]
     if req.include_function_results:
         docs.extend(
             {"apiVersion": RESULT_API_VERSION, "kind": "Result", "message": e.message, "reason": e.reason, "severity": e.type}

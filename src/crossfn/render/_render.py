@@ -72,7 +72,7 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
 
 def _documents(
     inputs: _inputs.Inputs, req: _inputs.Request, result: engine.CompositionResult
-) -> list[dict[str, Any] | None]:
+) -> list[Any]:
     """The documents classic render prints, in order (§3.6)."""
     xr = dict(result.composite)
     if req.include_full_xr:
@@ -82,7 +82,7 @@ def _documents(
                 xr[key] = inputs.xr[key]
             else:
                 xr.pop(key, None)
-    docs: list[dict[str, Any] | None] = [xr, *(c.resource for c in result.composed)]
+    docs: list[Any] = [xr, *(c.resource for c in result.composed)]
     if req.include_function_results:
         docs.extend(
             {
@@ -184,7 +184,7 @@ async def render_documents_async(
     *,
     report: Callable[[str], None] = lambda _: None,
     validator: _validate.Validator | None = None,
-) -> list[dict[str, Any] | None]:
+) -> list[Any]:
     """Render ``inputs`` under ``req.timeout``; any failure is ``cannot render composite resource: ...``.
 
     ``report`` receives one line per Function saying which runtime it uses
@@ -219,6 +219,6 @@ def render_documents(
     *,
     report: Callable[[str], None] = lambda _: None,
     validator: _validate.Validator | None = None,
-) -> list[dict[str, Any] | None]:
+) -> list[Any]:
     """:func:`render_documents_async` for synchronous callers (the CLI): runs its own event loop."""
     return asyncio.run(render_documents_async(inputs, req, report=report, validator=validator))

@@ -284,7 +284,7 @@ def test_render_refuses_what_cannot_be_served(
 
 def test_engine_in_process_runner_converts_nothing() -> None:
     """The engine's in-process runner runs an official-SDK servicer class; the messages are the SDK's own."""
-    assert fnv1.RunFunctionRequest is sdkv1.RunFunctionRequest, "identical descriptors share one class"
+    assert fnv1.RunFunctionRequest is sdkv1.RunFunctionRequest, "identical descriptors share one class"  # type: ignore[comparison-overlap]
     runner = engine.InProcessRunner({"greet": official_functions.FunctionRunner})
     req = fnv1.RunFunctionRequest()
     req.meta.tag = "t"
