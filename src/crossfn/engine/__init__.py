@@ -32,8 +32,9 @@ Runners (the :class:`FunctionRunner` protocol, one async method
 ``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
 to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects, with an
 optional fallback runner for other names), :class:`FetchingRunner`,
-:class:`CachingRunner`, :class:`InspectedRunner`, and :func:`runner_from`
-for a coroutine function.
+:class:`CachingRunner`, :class:`InspectedRunner`, :class:`RoutingRunner`
+(routes each function name to its transport), and :func:`runner_from` for a
+coroutine function.
 
 How render calls it (classic contract, §3.5)::
 
@@ -95,6 +96,8 @@ from crossfn.engine._naming import child_name
 from crossfn.engine._options import ComposeOptions
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
+from crossfn.engine._required import ControllerFetcher, FilteringFetcher, RequirementsFetcher
+from crossfn.engine._routing import RoutingRunner
 from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
 from crossfn.engine._sources import (
     CredentialsSource,
@@ -180,10 +183,12 @@ __all__ = [
     "CompositeSchema",
     "CompositionResult",
     "Condition",
+    "ControllerFetcher",
     "CredentialsSource",
     "DiskStore",
     "Event",
     "FetchingRunner",
+    "FilteringFetcher",
     "FunctionResult",
     "FunctionRunner",
     "GrpcRunner",
@@ -210,6 +215,8 @@ __all__ = [
     "ReconcileStatus",
     "RequiredResource",
     "RequiredSchema",
+    "RequirementsFetcher",
+    "RoutingRunner",
     "ResourceSource",
     "ResponseStore",
     "RunFunction",

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from crossfn.engine import _model
+from crossfn.engine import _model, _required
 
 __all__ = ["ComposeOptions"]
 
@@ -62,9 +62,10 @@ class ComposeOptions:
     sort_composed: bool = False
     """Sort composed resources by composition resource name (classic render's output order)."""
 
-    classic_required_resources: bool = False
-    """Fetch required resources as classic render's FilteringFetcher does: the
-    selector's namespace is ignored and items are sorted by name only (§3.5)."""
+    fetcher: _required.RequirementsFetcher = dataclasses.field(default_factory=_required.ControllerFetcher)
+    """How required resources are fetched, bootstrap ones and the requirements loop's alike, and
+    whether that loop takes HEAD's first-call shortcut: an object, as Crossplane injects its
+    fetcher. Classic render passes :class:`~crossfn.engine._required.FilteringFetcher`."""
 
     claim_labels_from_claim_ref: bool = False
     """Take claim labels from a legacy XR's ``spec.claimRef`` when the XR has none (classic render)."""
@@ -92,7 +93,7 @@ class ComposeOptions:
             strict_observed=False,
             garbage_collect=False,
             sort_composed=True,
-            classic_required_resources=True,
+            fetcher=_required.FilteringFetcher(),
             claim_labels_from_claim_ref=True,
             classic_ready=True,
         )
