@@ -171,9 +171,6 @@ def prepare(case: _model.Case, temp: Path, *, allow_exec: bool = True) -> Prepar
             include_context=True,
             timeout=case.timeout,
             allow_exec=allow_exec,
-            # Tests match classic render's output (generateName, Ready only), as the
-            # CompositionTest format's expectations are written (see docs/testing.md).
-            classic=True,
         )
     except errors.CrossfnError as exc:
         raise errors.InputError(f"{case.where}: {exc}") from exc
@@ -214,9 +211,12 @@ def run_prepared(
     case = prepared.case
     start = clock()
     try:
+        # Tests match classic render's output (generateName, Ready only), as the
+        # CompositionTest format's expectations are written (see docs/testing.md).
         docs = render.render(
-            prepared.request, note=note, validator=validate.validate_render if case.validate else None
-        )
+            prepared.request, output=render.CLASSIC, note=note,
+            validator=validate.validate_render if case.validate else None,
+        )  # fmt: skip
     except errors.CrossfnError as exc:
         return Outcome(case, clock() - start, error=_relabel(str(exc), prepared.labels))
     return Outcome(case, clock() - start, failures=_check(case, docs))

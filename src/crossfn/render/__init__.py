@@ -10,8 +10,10 @@ Use it from Python as the CLI does::
 
 By default the output is today's ``crossplane render xr`` (crossplane/cli
 main): one reconcile of the XR controller on crossfn's controller contract
-(§3.8, §3.9). ``Request(classic=True)`` (``--classic``) gives Crossplane
-v2.2.4's classic ``crossplane render`` instead (§3.5, §3.6).
+(§3.8, §3.9), the output contract :data:`CURRENT`. ``render(req,
+output=render.CLASSIC)`` (``--classic``) gives Crossplane v2.2.4's classic
+``crossplane render`` instead (§3.5, §3.6). An output contract is an object
+(:class:`Output`); the caller picks it.
 
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
@@ -24,23 +26,50 @@ The annotations render understands are in ``docs/render.md``.
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
 from collections.abc import Callable
 from typing import Any
 
 from crossfn.render import output
+from crossfn.render._contract import Include, Output, Rendered
 from crossfn.render._inputs import Inputs, Request, load
 from crossfn.render._load import load_documents
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
 
+if _typing.TYPE_CHECKING:
+    from crossfn.render._engine_mode import CURRENT
+    from crossfn.render._render import CLASSIC
+
+_LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
+"""The output contracts, whose modules import the engine: loaded on first use to keep ``crossfn --help`` light."""
+
+if not _typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+
+
 __all__ = [
+    "CLASSIC",
     "CONNECTION_DETAILS_ANNOTATION",
+    "CURRENT",
     "DEVELOPMENT_TARGET",
     "INPROCESS_OBJECT",
     "PROCESS_COMMAND",
     "RUNTIME",
+    "Include",
     "Inputs",
+    "Output",
+    "Rendered",
     "Request",
     "Validator",
     "load",
@@ -51,14 +80,24 @@ __all__ = [
 ]
 
 
+def _include(req: Request) -> Include:
+    return Include(
+        function_results=req.include_function_results, full_xr=req.include_full_xr, context=req.include_context
+    )
+
+
 def render(
     req: Request,
     *,
+    output: Output | None = None,
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
 ) -> list[dict[str, Any]]:
     """Load, check and render ``req``; returns the output documents in crossplane render's order.
+
+    ``output`` is the output contract: :data:`CURRENT` (the default) or
+    :data:`CLASSIC` (``--classic``).
 
     ``report`` gets one line per Function naming its runtime (``--verbose``);
     ``note`` gets what the user should know however verbose they asked it to
@@ -74,12 +113,15 @@ def render(
     inputs = load(req)
     for line in inputs.notes:
         note(line)
-    return _render.render_documents(inputs, req, report=report, validator=validator)
+    return _render.render_documents(
+        inputs, output=output, include=_include(req), timeout=req.timeout, report=report, validator=validator
+    )
 
 
 async def render_async(
     req: Request,
     *,
+    output: Output | None = None,
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
@@ -90,4 +132,6 @@ async def render_async(
     inputs = load(req)
     for line in inputs.notes:
         note(line)
-    return await _render.render_documents_async(inputs, req, report=report, validator=validator)
+    return await _render.render_documents_async(
+        inputs, output=output, include=_include(req), timeout=req.timeout, report=report, validator=validator
+    )

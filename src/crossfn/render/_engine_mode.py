@@ -41,10 +41,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.render import _inputs, _load, _sources
+from crossfn.render import _contract, _inputs, _load, _sources
 
 __all__ = [
     "CLI_VERSION",
+    "CURRENT",
+    "CurrentOutput",
     "Recorded",
     "check_observed",
     "documents",
@@ -528,10 +530,10 @@ def _resource_name(obj: Mapping[str, Any]) -> str:
     return str(annotations.get(ANNOTATION_RESOURCE_NAME) or "") if isinstance(annotations, Mapping) else ""
 
 
-def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) -> list[dict[str, Any]]:
+def documents(inputs: _inputs.Inputs, include: _contract.Include, recorded: Recorded) -> list[dict[str, Any]]:
     """The documents ``crossplane render xr`` prints, in order (§3.6, §3.9)."""
     xr = copy.deepcopy(recorded.composite)
-    if req.include_full_xr:
+    if include.full_xr:
         xr = merge_full_xr(copy.deepcopy(inputs.xr), xr)
     normalise_condition_times(xr)
     composed = [copy.deepcopy(c) for c in recorded.composed]
@@ -539,12 +541,31 @@ def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) 
         normalise_condition_times(c)
     composed.sort(key=_resource_name)
     docs = [xr, *composed]
-    if req.include_function_results:
+    if include.function_results:
         docs.extend(
             {"apiVersion": RESULT_API_VERSION, "kind": "Result", "message": e.message, "reason": e.reason, "severity": e.type}
             for e in recorded.events
         )
     context = recorded.result.pipeline.context if recorded.result is not None else None
-    if req.include_context and context is not None:
+    if include.context and context is not None:
         docs.append({"apiVersion": RESULT_API_VERSION, "kind": "Context", "fields": context})
     return docs
+
+
+class CurrentOutput:
+    """Today's ``crossplane render xr`` (§3.8, §3.9): render's default output contract."""
+
+    def unknown_function(self, name: str) -> Exception:
+        # The render engine's runner (§3.8), which knows the Functions the CLI handed it.
+        return errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
+
+    async def render(
+        self, inputs: _inputs.Inputs, transport: engine.FunctionRunner, include: _contract.Include
+    ) -> _contract.Rendered:
+        recorded = await reconcile(inputs, transport)
+        if recorded.error is not None:
+            raise recorded.error
+        return _contract.Rendered(documents=documents(inputs, include, recorded), composed=recorded.composed)
+
+
+CURRENT = CurrentOutput()

@@ -60,9 +60,6 @@ class Request:
     allow_exec: bool = True
     """Whether Functions may run code crossfn does not ship: ``--no-exec`` refuses the Process and Docker
     runtimes and InProcess objects other than the built-ins (see docs/security.md)."""
-    classic: bool = False
-    """``--classic``: print classic render's output (Crossplane v2.2's ``crossplane render``) instead of the
-    current CLI's (``crossplane render xr``, one reconcile of the XR controller; see docs/render.md)."""
 
 
 @dataclasses.dataclass(frozen=True)
