@@ -17,7 +17,15 @@ output=render.CLASSIC)`` (``--classic``) gives Crossplane v2.2.4's classic
 
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
-them (:func:`render_async` inside a running event loop). Unlike Crossplane,
+them (:func:`render_async` inside a running event loop).
+
+Callers that hold the inputs as objects (``crossfn test``, a controller) skip
+the files: :func:`render_objects` takes an :class:`Objects` (the XR,
+Composition, Functions, observed resources... as dicts), or
+:func:`from_objects` checks one into :class:`Inputs` with the same rules and
+texts as :func:`load`, and :func:`render_inputs` renders checked inputs::
+
+    docs = render.render_objects(render.Objects(xr=xr, composition=comp, functions=fns), output=render.CLASSIC) Unlike Crossplane,
 render also accepts a legacy ``mode: Resources`` Composition (converted to a
 Pipeline) and, given a ``validator``, checks the render against its
 schemas. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
@@ -32,8 +40,9 @@ from collections.abc import Callable
 from typing import Any
 
 from crossfn.render import output
+from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
 from crossfn.render._contract import Include, Output, Rendered
-from crossfn.render._inputs import Inputs, Request, load
+from crossfn.render._inputs import Inputs, Objects, Request, from_objects, load
 from crossfn.render._load import load_documents
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
@@ -68,15 +77,20 @@ __all__ = [
     "RUNTIME",
     "Include",
     "Inputs",
+    "Objects",
     "Output",
     "Rendered",
     "Request",
     "Validator",
+    "from_objects",
     "load",
     "load_documents",
     "output",
     "render",
     "render_async",
+    "render_inputs",
+    "render_inputs_async",
+    "render_objects",
 ]
 
 
@@ -108,14 +122,10 @@ def render(
     problem fails the render with ``cannot validate render: <n> problems``
     and one line per problem.
     """
-    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
-
-    inputs = load(req)
-    for line in inputs.notes:
-        note(line)
-    return _render.render_documents(
-        inputs, output=output, include=_include(req), timeout=req.timeout, report=report, validator=validator
-    )
+    return render_inputs(
+        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip
 
 
 async def render_async(
@@ -127,11 +137,68 @@ async def render_async(
     validator: Validator | None = None,
 ) -> list[dict[str, Any]]:
     """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
+    return await render_inputs_async(
+        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip
+
+
+def render_inputs(
+    inputs: Inputs,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[dict[str, Any]]:
+    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
+
+    ``include`` says what to print besides the XR and composed resources
+    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
+    """
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 
-    inputs = load(req)
+    for line in inputs.notes:
+        note(line)
+    return _render.render_documents(
+        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
+    )
+
+
+async def render_inputs_async(
+    inputs: Inputs,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[dict[str, Any]]:
+    """:func:`render_inputs` for callers that already run an event loop."""
+    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
     for line in inputs.notes:
         note(line)
     return await _render.render_documents_async(
-        inputs, output=output, include=_include(req), timeout=req.timeout, report=report, validator=validator
+        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
     )
+
+
+def render_objects(
+    objects: Objects,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[dict[str, Any]]:
+    """Check and render ``objects``: :func:`render` without files."""
+    return render_inputs(
+        from_objects(objects), output=output, include=include, timeout=timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip
