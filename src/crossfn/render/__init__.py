@@ -43,7 +43,7 @@ from crossfn.render import output
 from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
 from crossfn.render._contract import Include, Output, Rendered
 from crossfn.render._inputs import Inputs, Objects, Request, from_objects, load
-from crossfn.render._load import load_documents
+from crossfn.render._load import load_documents, load_one
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
@@ -85,6 +85,7 @@ __all__ = [
     "from_objects",
     "load",
     "load_documents",
+    "load_one",
     "output",
     "render",
     "render_async",
