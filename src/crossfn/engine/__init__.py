@@ -58,7 +58,10 @@ across reconciles), and last reconcile's ``result.pipeline.requirements`` as
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
 status subresource, and writes the conditions and emits the events
 :func:`reconcile_status` derives from the result (§2.17).
-:func:`active_endpoint` finds a Function's gRPC target among its
+:func:`admit`, :func:`selection_event` and :func:`configure` are the XR
+reconciler's steps around compose (Responsive, the pause, a reconcile request,
+the selection event, the composite label), shared by the controller and
+render's default mode. :func:`active_endpoint` finds a Function's gRPC target among its
 FunctionRevisions and :func:`check_capabilities` gates a Composition
 revision (``ValidPipeline``); :class:`OpenAPISchemaSource` answers required
 schemas from OpenAPI v3 discovery.
@@ -113,6 +116,17 @@ from crossfn.engine._sources import (
 from crossfn.engine._stack import build_runner
 from crossfn.engine._tag import tag
 from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
+from crossfn.engine._xr import (
+    PAUSED_MESSAGE,
+    Admission,
+    admit,
+    configure,
+    default_connection_secret,
+    label_composite,
+    object_condition,
+    selection_event,
+    set_object_condition,
+)
 
 if _typing.TYPE_CHECKING:
     from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
@@ -177,6 +191,8 @@ __all__ = [
     "CAPABILITIES",
     "FIELD_OWNER_COMPOSITE",
     "MAX_REQUIREMENTS_ITERATIONS",
+    "PAUSED_MESSAGE",
+    "Admission",
     "CachingRunner",
     "ComposeOptions",
     "ComposedResource",
@@ -229,18 +245,25 @@ __all__ = [
     "TlsConfig",
     "Tracer",
     "active_endpoint",
+    "admit",
     "build_runner",
     "check_capabilities",
     "child_name",
     "compose",
     "composed_field_owner",
+    "configure",
     "connection_secret",
+    "default_connection_secret",
     "default_tracer",
+    "label_composite",
+    "object_condition",
     "reconcile_status",
     "run_pipeline",
     "runner_from",
     "secret_ref",
+    "selection_event",
     "set_conditions",
+    "set_object_condition",
     "stable_n_and_some_more",
     "tag",
 ]
