@@ -41,7 +41,8 @@ How render calls it (classic contract, §3.5)::
     options = engine.ComposeOptions.classic_render(schema)
     sources = engine.Sources(resources=extra_and_required, bootstrap_resources=required_only,
                              schemas=..., credentials=...)
-    transport = engine.InProcessRunner(builtins, fallback=engine.GrpcRunner(targets))
+    transport = engine.RoutingRunner({**dict.fromkeys(builtins, in_process), **dict.fromkeys(targets, grpc)},
+                                     unknown=lambda name: errors.FunctionRunError(...))
     runner = engine.build_runner(transport, sources=sources, options=options)
     result = await engine.compose(xr, steps, runner, observed=observed, context=context_values,
                                   sources=sources, options=options, clock=lambda: FIXED_TIME)
