@@ -30,8 +30,7 @@ Entry points
 
 Runners (the :class:`FunctionRunner` protocol, one async method
 ``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
-to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects, with an
-optional fallback runner for other names), :class:`FetchingRunner`,
+to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects), :class:`FetchingRunner`,
 :class:`CachingRunner`, :class:`InspectedRunner`, :class:`RoutingRunner`
 (routes each function name to its transport), and :func:`runner_from` for a
 coroutine function.
