@@ -21,6 +21,7 @@ import dataclasses
 import json
 import time
 from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from crossfn import errors, render, validate
@@ -132,34 +133,49 @@ def _name(source: _model.Source) -> str:
     return str(source.path) if source.path is not None else f"{source.field}.raw"
 
 
+def _functions_dir(case: _model.Case) -> Path:
+    """Where the case's Functions run from: their file's directory (or the directory given), else the test file's."""
+    path = case.functions.path
+    if path is None:
+        return case.file.parent
+    return path if path.is_dir() else path.parent
+
+
+def _credentials(case: _model.Case) -> list[dict[str, Any]]:
+    if case.credentials is None:
+        return []
+    field = f"{case.field}.inputs.functionCredentialsPath"
+    if not case.credentials.exists():
+        raise errors.InputError(f"{field}: no such file or directory: {case.credentials}")
+    try:
+        return render.load_documents(case.credentials)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{field}: {exc}") from exc
+
+
 def prepare(case: _model.Case, *, allow_exec: bool = True) -> Prepared:
     """Read and check ``case``'s render inputs; nothing is written anywhere.
 
     ``allow_exec`` false refuses Functions that run code crossfn does not ship (``--no-exec``).
     """
-    names = {"xr": str(case.xr.path) if case.xr.path else f"{case.xr.field}.raw"}
+    sources = {
+        "xr": case.xr, "composition": case.composition, "functions": case.functions,
+        "observed_resources": case.observed, "required_resources": case.extra, "xrd": case.xrd,
+    }  # fmt: skip
+    names = {key: _name(source) for key, source in sources.items() if source is not None}
+    if case.credentials is not None:
+        names["function_credentials"] = str(case.credentials)
     try:
-        xr = _xr(case)
-        if case.credentials is not None and not case.credentials.exists():
-            raise errors.InputError(
-                f"{case.field}.inputs.functionCredentialsPath: no such file or directory: {case.credentials}"
-            )
-        sources = {"composition": case.composition, "functions": case.functions, "observed_resources": case.observed,
-                   "required_resources": case.extra, "xrd": case.xrd}  # fmt: skip
-        names.update({k: _name(v) for k, v in sources.items() if v is not None})
-        credentials = render.load_documents(case.credentials) if case.credentials is not None else []
-        if case.credentials is not None:
-            names["function_credentials"] = str(case.credentials)
         objects = render.Objects(
-            xr=xr,
+            xr=_xr(case),
             composition=_read(case.composition, many=False),
             functions=_read(case.functions, many=True),
             observed_resources=_read(case.observed, many=True) if case.observed else (),
             required_resources=_read(case.extra, many=True) if case.extra else (),
             xrd=_read(case.xrd, many=False) if case.xrd else None,
-            function_credentials=credentials,
+            function_credentials=_credentials(case),
             context=case.context,
-            functions_dir=(case.functions.path or case.file).parent,
+            functions_dir=_functions_dir(case),
             allow_exec=allow_exec,
             names=names,
         )
