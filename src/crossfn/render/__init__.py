@@ -25,8 +25,9 @@ Composition, Functions, observed resources... as dicts), or
 :func:`from_objects` checks one into :class:`Inputs` with the same rules and
 texts as :func:`load`, and :func:`render_inputs` renders checked inputs::
 
-    docs = render.render_objects(render.Objects(xr=xr, composition=comp, functions=fns), output=render.CLASSIC) Unlike Crossplane,
-render also accepts a legacy ``mode: Resources`` Composition (converted to a
+    docs = render.render_objects(render.Objects(xr=xr, composition=comp, functions=fns), output=render.CLASSIC)
+
+Unlike Crossplane, render also accepts a legacy ``mode: Resources`` Composition (converted to a
 Pipeline) and, given a ``validator``, checks the render against its
 schemas. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
 The annotations render understands are in ``docs/render.md``.
@@ -53,7 +54,7 @@ if _typing.TYPE_CHECKING:
     from crossfn.render._render import CLASSIC
 
 _LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
-"""The output contracts, whose modules import the engine: loaded on first use to keep ``crossfn --help`` light."""
+"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them."""
 
 if not _typing.TYPE_CHECKING:
 
