@@ -4,7 +4,11 @@ Crossplane has two contracts for the same pipeline: the XR controller
 (§2.2–§2.17) and the classic ``crossplane render`` of v2.2.4 (§3.5). They run
 the same steps and differ in a handful of decisions. Each decision is one
 field here, so the pipeline and composition code read ``if options.x`` at the
-exact point where the contracts part, and nothing else forks.
+exact point where the contracts part, and nothing else forks. A decision that
+is a strategy rather than a yes/no (how required resources are fetched, and
+with it the requirements loop's first-call shortcut) is an object the caller
+picks (``fetcher``), as Crossplane injects its fetcher; nothing is derived
+from another field.
 
 Use :meth:`ComposeOptions.controller` or :meth:`ComposeOptions.classic_render`;
 the fields exist so a test can flip one decision at a time.
