@@ -219,3 +219,37 @@ def test_run_no_candidate(tmp_path: Path) -> None:
         'no rendered Secret (rendered: XBucket "example-render", Bucket "storage-bucket", Context)',
         'no rendered v1 ConfigMap (rendered: XBucket "example-render", Bucket "storage-bucket", Context)',
     ]
+
+
+def test_run_writes_no_files_and_renders_objects(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Render gets the case's objects: no temporary YAML is written for it to read back."""
+    import tempfile
+
+    from crossfn import render
+
+    file = _file(
+        tmp_path,
+        _expect(_bucket(region="eu-central-1")),
+        xr={"raw": {**_XR, "spec": {"bucketRegion": "eu-central-1"}}},
+        composition={"raw": _COMPOSITION},
+    )
+    cases = comptest.load([file])
+
+    def refuse(*args: object, **kwargs: object) -> object:
+        raise AssertionError("crossfn test wrote a file or rendered from files")
+
+    for name in ("TemporaryDirectory", "mkdtemp", "mkstemp", "NamedTemporaryFile"):
+        monkeypatch.setattr(tempfile, name, refuse)
+    monkeypatch.setattr(Path, "write_text", refuse)
+    monkeypatch.setattr(render, "load", refuse)
+    monkeypatch.setattr(render, "render", refuse)
+    [outcome] = comptest.run(cases)
+    assert outcome.passed, f"{outcome.error} {outcome.failures}"
+
+
+def test_run_inline_values_reach_render_as_written(tmp_path: Path) -> None:
+    """An inline string such as ``1e3`` stays a string: a YAML round trip through files read it back as 1000."""
+    xr = {**_XR, "metadata": {"name": "b", "labels": {"flag": "1e3"}}}
+    file = _file(tmp_path, _expect({**_XR_OUT, "metadata": {"labels": {"flag": "1e3"}}}), xr={"raw": xr})
+    outcome = _run(file)
+    assert outcome.passed, f"{outcome.error} {outcome.failures}"

@@ -332,6 +332,31 @@ async def test_unreachable_endpoint_is_a_function_run_error() -> None:
         await transport.aclose()
 
 
+@pytest.mark.parametrize(
+    "failure",
+    [
+        pytest.param('cannot run Function "f": rpc error: code = Unavailable desc = down', id="CrossplaneText"),
+        pytest.param("the channel closed under the call", id="OtherText"),
+    ],
+)
+async def test_where_a_dialled_call_went_does_not_depend_on_its_wording(
+    monkeypatch: pytest.MonkeyPatch, failure: str
+) -> None:
+    """Any failure after the target resolved says where the call went, whatever its text says."""
+    transport = _functions.FunctionTransport(FakeCache(function("f", "acme/function-x:v1", "127.0.0.1:1")), FakeCache())
+
+    async def fail(name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        raise errors.FunctionRunError(failure)
+
+    monkeypatch.setattr(transport._grpc, "run_function", fail)
+    try:
+        with pytest.raises(errors.FunctionRunError) as got:
+            await transport.run_function("f", fnv1.RunFunctionRequest())
+        assert str(got.value) == f"{failure} (target 127.0.0.1:1 from the crossfn.io/endpoint annotation)"
+    finally:
+        await transport.aclose()
+
+
 def _secret(data: dict[str, bytes]) -> dict[str, Any]:
     return {
         "apiVersion": "v1",

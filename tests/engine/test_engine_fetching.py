@@ -127,11 +127,11 @@ async def test_nil_selector_is_an_error() -> None:
 
 async def test_classic_fetch_ignores_namespace_and_sorts_by_name() -> None:
     src = FakeResources([obj("c", "ns1"), obj("a", "ns2"), obj("b", "ns1")])
-    got = await _required.fetch_resources(src, sel(namespace="ns1"), classic=True)
+    got = await _required.FilteringFetcher().fetch(src, sel(namespace="ns1"))
     assert names(got) == ["a", "b", "c"], "FilteringFetcher ignores the selector namespace and sorts by name"
-    got = await _required.fetch_resources(src, sel(match_name="b", namespace="zzz"), classic=True)
+    got = await _required.FilteringFetcher().fetch(src, sel(match_name="b", namespace="zzz"))
     assert names(got) == ["b"], "a classic name match finds the object in any namespace"
-    assert names(await _required.fetch_resources(src, None, classic=True)) == [], "a nil selector is empty in render"
+    assert names(await _required.FilteringFetcher().fetch(src, None)) == [], "a nil selector is empty in render"
 
 
 @pytest.mark.parametrize(
@@ -230,15 +230,33 @@ async def test_TestFetchingFunctionRunner_NoRequirements() -> None:
 
 
 @pytest.mark.parametrize(
-    ("shortcut", "calls", "reason"),
+    ("fetcher", "calls", "reason"),
     [
-        pytest.param(True, 1, "HEAD's first-call shortcut: an empty requirements message needs no second call.", id="EmptyRequirementsHEAD"),
-        pytest.param(False, 2, "Pre-HEAD, present-empty requirements differ from absent, so the function is called twice.", id="EmptyRequirementsClassic"),
+        pytest.param(_required.ControllerFetcher(), 1, "HEAD's first-call shortcut: an empty requirements message needs no second call.", id="EmptyRequirementsHEAD"),
+        pytest.param(_required.ControllerFetcher(first_call_shortcut=False), 2, "v2.3 and earlier: present-empty requirements differ from absent, so the function is called twice.", id="EmptyRequirementsV23"),
+        pytest.param(_required.FilteringFetcher(), 2, "Classic render predates the shortcut: the function is called twice.", id="EmptyRequirementsClassic"),
     ],
 )
-async def test_empty_requirements_are_not_absent(shortcut: bool, calls: int, reason: str) -> None:
+async def test_empty_requirements_are_not_absent(fetcher: _required.RequirementsFetcher, calls: int, reason: str) -> None:
     inner = Scripted(rsp_requiring())
-    await _fetching.FetchingRunner(inner, shortcut=shortcut).run_function("fn", fnv1.RunFunctionRequest())
+    await _fetching.FetchingRunner(inner, fetcher=fetcher).run_function("fn", fnv1.RunFunctionRequest())
+    assert len(inner.requests) == calls, reason
+
+
+@pytest.mark.parametrize(
+    ("options", "calls", "reason"),
+    [
+        pytest.param(engine.ComposeOptions.controller(), 1, "the controller's fetcher takes the shortcut", id="Controller"),
+        pytest.param(engine.ComposeOptions.classic_render(), 2, "classic render's fetcher does not", id="ClassicRender"),
+        pytest.param(
+            engine.ComposeOptions(classic_texts=True), 1,
+            "error texts do not decide the loop: the shortcut is the fetcher's", id="ClassicTextsKeepShortcut",
+        ),
+    ],
+)
+async def test_build_runner_takes_the_callers_fetcher(options: engine.ComposeOptions, calls: int, reason: str) -> None:
+    inner = Scripted(rsp_requiring())
+    await engine.build_runner(inner, options=options).run_function("fn", fnv1.RunFunctionRequest())
     assert len(inner.requests) == calls, reason
 
 
@@ -387,5 +405,6 @@ async def test_empty_match_name_matches_nothing(classic: bool) -> None:
     """A bootstrap requirement with ``name: ""`` gets an empty Resources, in the controller and in render."""
     source = FakeResources([obj("a"), obj("b")])
     sel = _model.RequiredResource("r", "test.crossplane.io/v1", "Foo", name="").selector()
-    got = await _required.fetch_resources(source, sel, classic=classic)
+    fetcher = _required.FilteringFetcher() if classic else _required.ControllerFetcher()
+    got = await fetcher.fetch(source, sel)
     assert list(got.items) == []

@@ -65,7 +65,8 @@ async def test_pipeline_mixes_in_process_crossfn_served_and_official_sdk(officia
     server = runtime.FunctionServer(crossfn_served, settings.ServerSettings(listen=settings.ListenSettings("127.0.0.1:0", insecure=True)))
     port = await server.start()
     grpc_runner = engine.GrpcRunner({"served": f"127.0.0.1:{port}", "official": official_sdk_target}, timeout=30)
-    runner = engine.build_runner(engine.InProcessRunner({"local": in_process}, fallback=grpc_runner))
+    routes: dict[str, engine.FunctionRunner] = {"local": engine.InProcessRunner({"local": in_process}), "served": grpc_runner, "official": grpc_runner}
+    runner = engine.build_runner(engine.RoutingRunner(routes))
     xr = {
         "apiVersion": "example.org/v1", "kind": "XMixed",
         "metadata": {"name": "mixed", "uid": "uid-1", "labels": {"crossplane.io/composite": "mixed"}},

@@ -61,7 +61,6 @@ def _write(tmp: Path, fn: str, *, xr: dict[str, Any] | None = None, step: dict[s
     }
     (tmp / "functions.yaml").write_text(yaml.safe_dump(fn_doc))
     return render.Request(
-        classic=True,
         composite_resource=tmp / "xr.yaml",
         composition=tmp / "composition.yaml",
         functions=tmp / "functions.yaml",
@@ -125,7 +124,7 @@ def test_render_golden(
 ) -> None:
     req = _write(tmp_path, fn)
     req = render.Request(**{**req.__dict__, **flags})
-    got = render.output.yaml_stream(render.render(req))
+    got = render.output.yaml_stream(render.render(req, output=render.CLASSIC))
     _check_golden(request.node.callspec.id, got)
 
 
@@ -139,7 +138,7 @@ def test_success_with_resources(tmp_path: Path) -> None:
     req = render.Request(
         **{**req.__dict__, "required_resources": [tmp_path / "extra.yaml"], "include_context": True}
     )
-    docs = render.render(req)
+    docs = render.render(req, output=render.CLASSIC)
     _check_golden("SuccessWithResources", render.output.yaml_stream(docs))
     assert docs[0]["status"]["widgets"] == 42, "the function read the resource it asked for"
     assert docs[-1] == {
@@ -159,13 +158,13 @@ def test_every_extra_and_required_file_counts(tmp_path: Path) -> None:
         "apiVersion: test.crossplane.io/v1\nkind: Bar\nmetadata:\n  name: unrelated\n"
     )
     req = render.Request(**{**req.__dict__, "extra_resources": [tmp_path / "a.yaml", tmp_path / "b.yaml"]})
-    assert render.render(req)[0]["status"]["widgets"] == 7, "the first of two --extra-resources files is used"
+    assert render.render(req, output=render.CLASSIC)[0]["status"]["widgets"] == 7, "the first of two --extra-resources files is used"
 
 
 def test_namespaced_xr_propagates_to_composed(tmp_path: Path) -> None:
     xr = {**_XR, "metadata": {"name": "test-render", "namespace": "test-namespace"}}
     req = _write(tmp_path, "namespaced", xr=xr)
-    docs = render.render(req)
+    docs = render.render(req, output=render.CLASSIC)
     _check_golden("NamespacedXRPropagatesToComposed", render.output.yaml_stream(docs))
     assert docs[1]["metadata"]["namespace"] == "test-namespace"
     assert docs[1]["metadata"]["generateName"] == "test-render-"
@@ -184,7 +183,7 @@ def test_yaml_and_json_contexts(tmp_path: Path) -> None:
             "include_context": True,
         }
     )
-    docs = render.render(req)
+    docs = render.render(req, output=render.CLASSIC)
     results = [d["message"] for d in docs if d["kind"] == "Result"]
     assert results == ["file-key: dict", "json-key: dict", "over: str", "yaml-key: dict"]
     assert docs[-1]["fields"]["yaml-key"] == {"a": 1, "b": ["x"]}
@@ -220,7 +219,7 @@ def test_render_errors(tmp_path: Path, fn: str, change: dict[str, Any], want: st
     req = _write(tmp_path, fn)
     req = render.Request(**{**req.__dict__, **change})
     with pytest.raises(errors.CrossfnError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     assert want in str(info.value), reason
 
 
@@ -231,13 +230,13 @@ def test_invalid_input(tmp_path: Path) -> None:
     with pytest.raises(
         errors.CrossfnError, match='cannot unmarshal input for Composition pipeline step "test"'
     ):
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
 
 
 def test_unknown_runtime(tmp_path: Path) -> None:
     req = _write(tmp_path, "success", annotations={"render.crossplane.io/runtime": "wat"})
     with pytest.raises(errors.InputError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     assert str(info.value) == (
         'cannot render composite resource: cannot get runtime for Function "function-test": '
         'unsupported "render.crossplane.io/runtime" annotation value "wat" (unknown runtime)'
@@ -247,7 +246,7 @@ def test_unknown_runtime(tmp_path: Path) -> None:
 def test_unknown_function(tmp_path: Path) -> None:
     req = _write(tmp_path, "success", function_name="function-other")
     with pytest.raises(errors.CrossfnError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     assert str(info.value) == (
         'cannot render composite resource: cannot run pipeline step "test": '
         'unknown Function "function-test" - does it exist in your Functions file?'
@@ -257,5 +256,5 @@ def test_unknown_function(tmp_path: Path) -> None:
 async def test_render_async_in_a_running_loop(tmp_path: Path) -> None:
     """Callers with their own event loop use render_async; the output is the same."""
     req = _write(tmp_path, "success")
-    docs = await render.render_async(req)
+    docs = await render.render_async(req, output=render.CLASSIC)
     assert render.output.yaml_stream(docs) == (_GOLDEN / "Success.yaml").read_text()

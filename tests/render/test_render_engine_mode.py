@@ -216,7 +216,7 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
         started = _runtimes.Started(_runtimes.plan(inputs.functions), cwd=inputs.functions_dir)
         await started.start(asyncio.get_running_loop().time() + 10)
         try:
-            return await _engine_mode.reconcile(inputs, _render._transport(started, None, classic=False))
+            return await _engine_mode.reconcile(inputs, _render._transport(started, None, unknown=_engine_mode.CURRENT.unknown_function))
         finally:
             await started.stop()
 

@@ -150,7 +150,6 @@ def _request(tmp: Path, *, secret_ns: str = "ns", observed: str = "") -> render.
     (tmp / "schemas" / "nested" / "apps.json").write_text(json.dumps(_OPENAPI))
     (tmp / "observed.yaml").write_text(observed or "{}\n")
     return render.Request(
-        classic=True,
         composite_resource=tmp / "xr.yaml", composition=tmp / "comp.yaml", functions=tmp / "fns.yaml",
         required_resources=[tmp / "required.yaml"], required_schemas=tmp / "schemas",
         function_credentials=tmp / "secrets.yaml", observed_resources=tmp / "observed.yaml" if observed else None,
@@ -158,7 +157,7 @@ def _request(tmp: Path, *, secret_ns: str = "ns", observed: str = "") -> render.
 
 
 def test_requirements_schemas_and_credentials(tmp_path: Path) -> None:
-    status = render.render(_request(tmp_path))[0]["status"]
+    status = render.render(_request(tmp_path), output=render.CLASSIC)[0]["status"]
     assert status["required"] == {
         "by-name": ["b"],  # namespace of the stored object does not matter
         "by-label": ["a", "c"],  # sorted by name
@@ -176,14 +175,14 @@ def test_requirements_schemas_and_credentials(tmp_path: Path) -> None:
 
 def test_deployment_schema_refs_flattened(tmp_path: Path) -> None:
     req = _request(tmp_path)
-    docs = render.render(req)
+    docs = render.render(req, output=render.CLASSIC)
     assert docs[0]["status"]["schemas"]["deploy"], "group/version compare case-insensitively (Apps/V1)"
 
 
 def test_secret_in_wrong_namespace(tmp_path: Path) -> None:
     """TestGetSecret/SecretWrongNamespace: name and namespace must both match."""
     with pytest.raises(errors.InputError) as info:
-        render.render(_request(tmp_path, secret_ns="elsewhere"))
+        render.render(_request(tmp_path, secret_ns="elsewhere"), output=render.CLASSIC)
     assert str(info.value) == (
         'cannot render composite resource: cannot get credentials from secret "s": secret "s" not found'
     )
@@ -220,7 +219,7 @@ metadata:
 
 def test_observed_connection_details(tmp_path: Path) -> None:
     """Connection details from a companion Secret (§2.16 lookup) or the connection-details annotation."""
-    status = render.render(_request(tmp_path, observed=_OBSERVED))[0]["status"]
+    status = render.render(_request(tmp_path, observed=_OBSERVED), output=render.CLASSIC)[0]["status"]
     assert status["connection"] == {
         "bucket": {"endpoint": "https://example"},
         "db": {"password": "s3cret", "port": "5432"},

@@ -119,7 +119,6 @@ def test_functions_for_converted_pipeline(
     comp = _with_environment(tmp_path) if "environment" in want_steps[0] else _EXAMPLE / "composition.yaml"
     inputs = render.load(
         render.Request(
-            classic=True,
             composite_resource=_EXAMPLE / "xr.yaml", composition=comp, functions=tmp_path / "functions.yaml"
         )
     )
@@ -138,7 +137,6 @@ def test_annotations_reach_the_supplied_function(tmp_path: Path) -> None:
     (tmp_path / "functions.yaml").write_text("# none\n")
     inputs = render.load(
         render.Request(
-            classic=True,
             composite_resource=_EXAMPLE / "xr.yaml",
             composition=_EXAMPLE / "composition.yaml",
             functions=tmp_path / "functions.yaml",
@@ -164,7 +162,6 @@ def test_pipeline_composition_is_not_converted() -> None:
     xbucket = _ROOT / "examples" / "xbucket"
     inputs = render.load(
         render.Request(
-            classic=True,
             composite_resource=xbucket / "xr.yaml",
             composition=xbucket / "composition.yaml",
             functions=xbucket / "functions.yaml",
@@ -180,12 +177,12 @@ def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
     notes: list[str] = []
     docs = render.render(
         render.Request(
-            classic=True,
             composite_resource=_EXAMPLE / "xr.yaml",
             composition=_EXAMPLE / "composition.yaml",
             functions=_EXAMPLE / "functions.yaml",
         ),
         note=notes.append,
+        output=render.CLASSIC,
     )
     assert notes == [
         _NOTE.format(fn="crossplane-contrib-function-patch-and-transform")[len("crossfn: note: ") : -1],
@@ -195,7 +192,6 @@ def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
     with pytest.raises(errors.InputError):
         render.load(
             render.Request(
-                classic=True,
                 composite_resource=_EXAMPLE / "xr.yaml",
                 composition=_with_environment(tmp_path),
                 functions=_EXAMPLE / "functions.yaml",

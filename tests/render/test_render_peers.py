@@ -57,13 +57,12 @@ def _greeting(docs: list[dict[str, object]]) -> tuple[str, list[str]]:
 def test_python_sdk_function_as_process(tmp_path: Path) -> None:
     lines: list[str] = []
     req = render.Request(
-        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=_PY_EXAMPLE / "functions.yaml",
         include_function_results=True,
     )
-    greeting, results = _greeting(render.render(req, report=lines.append))
+    greeting, results = _greeting(render.render(req, report=lines.append, output=render.CLASSIC))
     assert greeting == "Hello from the Python SDK"
     assert results == ["said 'Hello from the Python SDK'"]
     assert any("runtime Process" in line for line in lines), "--verbose names the runtime"
@@ -75,13 +74,12 @@ def test_python_sdk_function_as_process(tmp_path: Path) -> None:
 @pytest.mark.skipif(shutil.which("node") is None, reason="node is not installed")
 def test_typescript_sdk_function_as_process(tmp_path: Path) -> None:
     req = render.Request(
-        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=_TS_PEER / "functions.yaml",
         include_function_results=True,
     )
-    greeting, results = _greeting(render.render(req))
+    greeting, results = _greeting(render.render(req, output=render.CLASSIC))
     assert greeting == "Hello from the Python SDK", "the XR's greeting, composed by the TypeScript function"
     assert results == ['said "Hello from the Python SDK"']
 
@@ -106,14 +104,13 @@ def test_python_sdk_function_in_development(tmp_path: Path) -> None:
             "spec:\n  package: example/function-greet:v1\n"
         )
         req = render.Request(
-            classic=True,
             composite_resource=_PY_EXAMPLE / "xr.yaml",
             composition=_composition(tmp_path),
             functions=tmp_path / "fns.yaml",
             timeout=20,
         )
         start = time.monotonic()
-        greeting, _ = _greeting(render.render(req))
+        greeting, _ = _greeting(render.render(req, output=render.CLASSIC))
         assert greeting == "Hello from the Python SDK"
         assert time.monotonic() - start < 20
     finally:
@@ -129,13 +126,12 @@ def test_process_that_exits_is_a_clear_error(tmp_path: Path) -> None:
         "spec:\n  package: example/function-greet:v1\n"
     )
     req = render.Request(
-        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=tmp_path / "fns.yaml",
     )
     with pytest.raises(errors.FunctionRunError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     assert 'cannot start Function "function-greet" (Process ' in str(info.value)
     assert str(info.value).endswith("exited with status 1 before serving: no port for me"), (
         "the log's last line"
@@ -149,7 +145,6 @@ def test_docker_without_engine_names_the_alternatives(tmp_path: Path) -> None:
         "spec:\n  package: xpkg.crossplane.io/example/function-greet:v1\n"
     )
     req = render.Request(
-        classic=True,
         composite_resource=_PY_EXAMPLE / "xr.yaml",
         composition=_composition(tmp_path),
         functions=tmp_path / "fns.yaml",
@@ -157,7 +152,7 @@ def test_docker_without_engine_names_the_alternatives(tmp_path: Path) -> None:
     if shutil.which("docker") and (Path("/var/run/docker.sock").exists() or os.environ.get("DOCKER_HOST")):
         pytest.skip("a Docker engine is reachable here")
     with pytest.raises(errors.InputError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     text = str(info.value)
     assert (
         'cannot start Function "function-greet" (Docker image "xpkg.crossplane.io/example/function-greet:v1")'

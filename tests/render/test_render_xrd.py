@@ -68,7 +68,6 @@ def _request(
     for name, doc in (("xr.yaml", xr), ("comp.yaml", comp), ("fns.yaml", fns), ("xrd.yaml", _XRD)):
         (tmp / name).write_text(yaml.safe_dump(doc))
     return render.Request(
-        classic=True,
         composite_resource=tmp / "xr.yaml",
         composition=tmp / "comp.yaml",
         functions=tmp / "fns.yaml",
@@ -106,7 +105,7 @@ def _request(
 def test_xrd_defaults(
     tmp_path: Path, spec: dict[str, Any], api_version: str, want: dict[str, Any], reason: str
 ) -> None:
-    docs = render.render(_request(tmp_path, spec, api_version))
+    docs = render.render(_request(tmp_path, spec, api_version), output=render.CLASSIC)
     assert docs[0]["status"]["seen"] == want, reason
 
 
@@ -121,5 +120,5 @@ def test_timeout(tmp_path: Path) -> None:
     req = _request(tmp_path, {}, fn="hang")
     req = render.Request(**{**req.__dict__, "timeout": 0.2, "xrd": None})
     with pytest.raises(errors.CrossfnError) as info:
-        render.render(req)
+        render.render(req, output=render.CLASSIC)
     assert str(info.value) == "cannot render composite resource: context deadline exceeded"

@@ -194,7 +194,6 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
-        classic=args.classic,
     )
 
     def report(line: str) -> None:
@@ -209,7 +208,9 @@ def _run(args: argparse.Namespace) -> int:
         from crossfn import validate  # noqa: PLC0415 -- only --validate needs the validator
 
         validator = validate.validate_render
-    docs = render.render(req, report=report, note=note, validator=validator)
+    # --classic picks the output contract: Crossplane v2.2.4's render instead of today's `render xr`.
+    contract = render.CLASSIC if args.classic else render.CURRENT
+    docs = render.render(req, output=contract, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)
     return 0

@@ -1,13 +1,15 @@
 """Running test cases: build each case's render request, render it, and match the expectations.
 
 Running happens in two passes so that bad input never leaves a half-written
-report: :func:`run` first *prepares* every case (loads the XR, applies the
-patches, writes inline ``raw`` inputs to a private temporary directory and
-lets :func:`crossfn.render.load` check all the inputs with render's own
-rules and texts), and only then renders them one by one. A preparation
-problem is an :class:`~crossfn.errors.InputError` naming the test file and
-field; temporary paths in render's messages are replaced by the field they
-came from (``spec.tests[0].inputs.xr.raw``), or by the user's own path.
+report: :func:`run` first *prepares* every case (reads the files it names,
+applies the patches, and lets :func:`crossfn.render.from_objects` check all
+the inputs with render's own rules and texts), and only then renders them
+one by one. Render gets objects, never files written for it: nothing is
+written to disk, and an inline value reaches the function exactly as the
+test file holds it. A preparation problem is an
+:class:`~crossfn.errors.InputError` naming the test file and field; render's
+messages name an input by the field it came from
+(``spec.tests[0].inputs.xr.raw``), or by the user's own path.
 
 A render failure (a fatal result, a timeout, a schema problem) is not bad
 input: it fails that case and the run goes on.
@@ -17,13 +19,10 @@ from __future__ import annotations
 
 import dataclasses
 import json
-import tempfile
 import time
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
-
-import yaml
 
 from crossfn import errors, render, validate
 from crossfn.comptest import _match, _model
@@ -32,6 +31,9 @@ from crossfn.sdk import fieldpath
 __all__ = ["Failure", "Outcome", "Prepared", "prepare", "run", "run_prepared"]
 
 Clock = Callable[[], float]
+
+_INCLUDE = render.Include(function_results=True, full_xr=True, context=True)
+"""A test sees every document render can print: the full XR, the results, the context."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -61,23 +63,10 @@ class Outcome:
 
 @dataclasses.dataclass(frozen=True)
 class Prepared:
-    """A case whose inputs loaded: the render request, and how to name its temporary files."""
+    """A case whose inputs loaded and passed render's checks."""
 
     case: _model.Case
-    request: render.Request
-    labels: Mapping[str, str]
-
-
-def _relabel(text: str, labels: Mapping[str, str]) -> str:
-    """``text`` with every temporary path replaced by what the user knows it as."""
-    for temp, label in sorted(labels.items(), key=lambda kv: -len(kv[0])):
-        text = text.replace(temp, label)
-    return text
-
-
-def _write(path: Path, docs: Sequence[Any]) -> Path:
-    path.write_text(yaml.safe_dump_all(list(docs), sort_keys=False), encoding="utf-8")
-    return path
+    inputs: render.Inputs
 
 
 def _delete(obj: dict[str, Any], path: str) -> None:
@@ -127,61 +116,76 @@ def _xr(case: _model.Case) -> dict[str, Any]:
     return xr
 
 
-def _materialise(source: _model.Source, temp: Path, labels: dict[str, str], *, many: bool) -> Path:
-    """A path render can read for ``source``: the user's file, or the inline ``raw`` written to ``temp``."""
-    if source.path is not None:
-        if not source.path.exists():
-            raise errors.InputError(f"{source.field}.path: no such file or directory: {source.path}")
-        return source.path
-    labels[str(temp)] = f"{source.field}.raw"
-    return _write(temp, source.raw if many else [source.raw])
+def _read(source: _model.Source, *, many: bool) -> Any:
+    """``source``'s object (or list of objects, ``many``): read from its file as render reads one, or the inline ``raw``."""
+    if source.path is None:
+        return source.raw
+    if not source.path.exists():
+        raise errors.InputError(f"{source.field}.path: no such file or directory: {source.path}")
+    try:
+        return render.load_documents(source.path) if many else render.load_one(source.path)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{source.field}.path: {exc}") from exc
 
 
-def _optional(source: _model.Source | None, temp: Path, labels: dict[str, str], *, many: bool) -> Path | None:
-    """:func:`_materialise` for an optional input."""
-    return None if source is None else _materialise(source, temp, labels, many=many)
+def _name(source: _model.Source) -> str:
+    """How render's messages name ``source``: the user's path, or the field of an inline value."""
+    return str(source.path) if source.path is not None else f"{source.field}.raw"
 
 
-def prepare(case: _model.Case, temp: Path, *, allow_exec: bool = True) -> Prepared:
-    """Build and check ``case``'s render request, writing what it needs under ``temp`` (which must exist).
+def _functions_dir(case: _model.Case) -> Path:
+    """Where the case's Functions run from: their file's directory (or the directory given), else the test file's."""
+    path = case.functions.path
+    if path is None:
+        return case.file.parent
+    return path if path.is_dir() else path.parent
+
+
+def _credentials(case: _model.Case) -> list[dict[str, Any]]:
+    if case.credentials is None:
+        return []
+    field = f"{case.field}.inputs.functionCredentialsPath"
+    if not case.credentials.exists():
+        raise errors.InputError(f"{field}: no such file or directory: {case.credentials}")
+    try:
+        return render.load_documents(case.credentials)
+    except errors.InputError as exc:
+        raise errors.InputError(f"{field}: {exc}") from exc
+
+
+def prepare(case: _model.Case, *, allow_exec: bool = True) -> Prepared:
+    """Read and check ``case``'s render inputs; nothing is written anywhere.
 
     ``allow_exec`` false refuses Functions that run code crossfn does not ship (``--no-exec``).
     """
-    labels: dict[str, str] = {}
+    sources = {
+        "xr": case.xr, "composition": case.composition, "functions": case.functions,
+        "observed_resources": case.observed, "required_resources": case.extra, "xrd": case.xrd,
+    }  # fmt: skip
+    names = {key: _name(source) for key, source in sources.items() if source is not None}
+    if case.credentials is not None:
+        names["function_credentials"] = str(case.credentials)
     try:
-        xr_file = _write(temp / "xr.yaml", [_xr(case)])
-        labels[str(xr_file)] = str(case.xr.path) if case.xr.path else f"{case.xr.field}.raw"
-        if case.credentials is not None and not case.credentials.exists():
-            raise errors.InputError(
-                f"{case.field}.inputs.functionCredentialsPath: no such file or directory: {case.credentials}"
-            )
-        req = render.Request(
-            composite_resource=xr_file,
-            composition=_materialise(case.composition, temp / "composition.yaml", labels, many=False),
-            functions=_materialise(case.functions, temp / "functions.yaml", labels, many=True),
-            observed_resources=_optional(case.observed, temp / "observed.yaml", labels, many=True),
-            required_resources=[
-                p for p in [_optional(case.extra, temp / "extra.yaml", labels, many=True)] if p
-            ],
-            xrd=_optional(case.xrd, temp / "xrd.yaml", labels, many=False),
-            function_credentials=case.credentials,
-            context_values=[(k, json.dumps(v)) for k, v in case.context.items()],
-            include_function_results=True,
-            include_full_xr=True,
-            include_context=True,
-            timeout=case.timeout,
+        objects = render.Objects(
+            xr=_xr(case),
+            composition=_read(case.composition, many=False),
+            functions=_read(case.functions, many=True),
+            observed_resources=_read(case.observed, many=True) if case.observed else (),
+            required_resources=_read(case.extra, many=True) if case.extra else (),
+            xrd=_read(case.xrd, many=False) if case.xrd else None,
+            function_credentials=_credentials(case),
+            context=case.context,
+            functions_dir=_functions_dir(case),
             allow_exec=allow_exec,
-            # Tests match classic render's output (generateName, Ready only), as the
-            # CompositionTest format's expectations are written (see docs/testing.md).
-            classic=True,
+            names=names,
         )
     except errors.CrossfnError as exc:
         raise errors.InputError(f"{case.where}: {exc}") from exc
     try:
-        render.load(req)
+        inputs = render.from_objects(objects)
     except errors.CrossfnError as exc:
-        raise errors.InputError(f"{case.where}: {case.field}.inputs: {_relabel(str(exc), labels)}") from exc
-    return Prepared(case=case, request=req, labels=labels)
+        raise errors.InputError(f"{case.where}: {case.field}.inputs: {exc}") from exc
+    return Prepared(case=case, inputs=inputs)
 
 
 def _check(case: _model.Case, docs: Sequence[Mapping[str, Any]]) -> tuple[Failure, ...]:
@@ -214,12 +218,15 @@ def run_prepared(
     case = prepared.case
     start = clock()
     try:
-        rendered = render.render(
-            prepared.request, note=note, validator=validate.validate_render if case.validate else None
-        )
+        # Tests match classic render's output (generateName, Ready only), as the
+        # CompositionTest format's expectations are written (see docs/testing.md).
+        rendered = render.render_inputs(
+            prepared.inputs, output=render.CLASSIC, include=_INCLUDE, timeout=case.timeout, note=note,
+            validator=validate.validate_render if case.validate else None,
+        )  # fmt: skip
         docs = [d for d in rendered if d is not None]  # a null Context document matches nothing
     except errors.CrossfnError as exc:
-        return Outcome(case, clock() - start, error=_relabel(str(exc), prepared.labels))
+        return Outcome(case, clock() - start, error=str(exc))
     return Outcome(case, clock() - start, failures=_check(case, docs))
 
 
@@ -236,10 +243,5 @@ def run(
     Composition rendered as a Pipeline); ``clock`` times each case; ``allow_exec``
     false refuses every Function that would run code crossfn does not ship.
     """
-    with tempfile.TemporaryDirectory(prefix="crossfn-test-") as tmp:
-        prepared: list[Prepared] = []
-        for n, case in enumerate(cases):
-            temp = Path(tmp) / str(n)
-            temp.mkdir()
-            prepared.append(prepare(case, temp, allow_exec=allow_exec))
-        return [run_prepared(p, note=note, clock=clock) for p in prepared]
+    prepared = [prepare(case, allow_exec=allow_exec) for case in cases]
+    return [run_prepared(p, note=note, clock=clock) for p in prepared]

@@ -60,6 +60,7 @@ from crossfn.controller import (
     _sources,
     _tracing,
 )
+from crossfn.engine import _xr
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
@@ -77,9 +78,9 @@ __all__ = [
 _log = logging.getLogger("crossfn.controller.composite")
 
 FINALIZER = "composite.apiextensions.crossplane.io"
-ANNOTATION_PAUSED = "crossplane.io/paused"
-ANNOTATION_RECONCILE_REQUESTED = "crossplane.io/reconcile-requested-at"
-PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
+ANNOTATION_PAUSED = _xr.ANNOTATION_PAUSED
+ANNOTATION_RECONCILE_REQUESTED = _xr.ANNOTATION_RECONCILE_REQUESTED
+PAUSED_MESSAGE = _xr.PAUSED_MESSAGE
 INVALID_MESSAGE = "cannot compose resources: some resources were invalid, check events"
 MAX_BACKOFF = 30.0
 
@@ -274,17 +275,16 @@ class CompositeReconciler:
             self._forget(key)
             return _controller.Result()
         read = copy.deepcopy(xr.get("status") or {})
-        self._mark(xr, "Responsive", "True", "WatchCircuitClosed")
-        annotations = (xr.get("metadata") or {}).get("annotations") or {}
-        if annotations.get(ANNOTATION_PAUSED) == "true":
-            await self._event(xr, "Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation")
-            self._mark(xr, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
+        admission = engine.admit(xr, now=self._clock())
+        for e in admission.events:
+            await self._event(xr, e.type, e.reason, e.message)
+        for c in admission.conditions:
+            _conditions.set_condition(xr, c)
+        if admission.paused:
             await self._write_status(xr, xr["status"], read)
             return _controller.Result()
-        token = annotations.get(ANNOTATION_RECONCILE_REQUESTED)
-        if token and token != xr["status"].get("lastHandledReconcileAt"):
-            await self._event(xr, "Normal", "ReconcileRequestHandled", "Handling reconcile request")
-            xr["status"]["lastHandledReconcileAt"] = token
+        if admission.reconcile_request is not None:
+            xr["status"]["lastHandledReconcileAt"] = admission.reconcile_request
         if (xr.get("metadata") or {}).get("deletionTimestamp"):
             return await self._delete(key, xr, read)
         try:
@@ -426,8 +426,8 @@ class CompositeReconciler:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
         selected = self._fields.ref_name(xr, "compositionRef")
         if selected is not None and selected != original:
-            message = f"Successfully selected composition: {selected}"
-            changes.events.append(_selection.SelectionEvent("SelectComposition", message))
+            event = engine.selection_event(selected)
+            changes.events.append(_selection.SelectionEvent(event.reason, event.message))
             changes.note("SelectComposition", "cannot select Composition: cannot update composite resource")
         changes.events += _selection.default_revision_selector(xr, self.xrd, self._fields)
         try:
@@ -481,19 +481,12 @@ class CompositeReconciler:
         returns early for modern ones) and composes a v2 XR with whatever
         Composition it names; see docs/compatibility.md.
         """
-        meta = xr.setdefault("metadata", {})
-        labels = meta.setdefault("labels", {})
-        if not labels.get(_compose_io.LABEL_COMPOSITE):
-            labels[_compose_io.LABEL_COMPOSITE] = meta.get("name", "")
+        engine.label_composite(xr)
         spec = rev.get("spec") or {}
         if (spec.get("compositeTypeRef") or {}) != {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}:
             raise errors.CrossfnError("referenced composition is not compatible with this composite resource")
-        if not self._fields.legacy:
-            return
-        namespace = spec.get("writeConnectionSecretsToNamespace")
-        machinery = self._fields.machinery(xr)
-        if namespace and not machinery.get("writeConnectionSecretToRef"):
-            machinery["writeConnectionSecretToRef"] = {"name": str(meta.get("uid") or ""), "namespace": namespace}
+        if self._fields.legacy:
+            engine.default_connection_secret(xr, self._fields.machinery(xr), spec)
 
     async def _compose_failed(self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed) -> None:
         """§2.17 on a compose error: the partial run's events and conditions, ``Synced=False``, status."""

@@ -5,50 +5,29 @@ Crossplane marks every condition with the object's ``metadata.generation``
 equal condition (ignoring its time) keeps the old entry and so its
 ``lastTransitionTime``, a changed one replaces it in place, a new type is
 appended. The rule itself lives once, in :func:`crossfn.engine._events.set_conditions`;
-this module adapts it to whole objects.
+building and setting a condition of a whole object live once in
+:mod:`crossfn.engine._xr`, which render's default mode uses too. This module
+names them for the controllers and reads conditions back.
 """
 
 from __future__ import annotations
 
-import datetime
 from collections.abc import Mapping
 from typing import Any
 
-from crossfn.engine import _events
+from crossfn.engine import _xr
 
 __all__ = ["condition", "get_condition", "set_condition", "timestamp"]
 
 
-def timestamp(now: datetime.datetime) -> str:
-    """A ``metav1.Time``: RFC 3339 in UTC, whole seconds."""
-    return now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+timestamp = _xr.timestamp
+"""A ``metav1.Time``: RFC 3339 in UTC, whole seconds."""
 
+condition = _xr.object_condition
+"""A condition of ``obj`` marked with its generation (the engine's, shared with render)."""
 
-def condition(
-    obj: Mapping[str, Any], type_: str, status: str, reason: str, *, now: datetime.datetime, message: str = ""
-) -> dict[str, Any]:
-    """A condition of ``obj`` marked with its generation, as Crossplane's condition manager marks it."""
-    out: dict[str, Any] = {
-        "type": type_,
-        "status": status,
-        "reason": reason,
-        "lastTransitionTime": timestamp(now),
-    }
-    if message:
-        out["message"] = message
-    generation = int((obj.get("metadata") or {}).get("generation") or 0)
-    if generation:
-        out["observedGeneration"] = generation
-    return out
-
-
-def set_condition(obj: dict[str, Any], new: dict[str, Any]) -> bool:
-    """Set ``new`` on ``obj``'s ``status.conditions``; return whether anything changed."""
-    status = obj.setdefault("status", {})
-    old = list(status.get("conditions") or [])
-    merged = _events.set_conditions(old, new)
-    status["conditions"] = merged
-    return merged != old
+set_condition = _xr.set_object_condition
+"""Set a condition on ``obj``'s ``status.conditions``; whether anything changed (the engine's)."""
 
 
 def get_condition(obj: Mapping[str, Any] | None, type_: str) -> dict[str, Any]:

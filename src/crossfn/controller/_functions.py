@@ -18,7 +18,8 @@ any other package  the active FunctionRevision's ``status.endpoint``, which
                    package manager with ``External``.
 =================  =========================================================
 
-:class:`FunctionTransport` is the transport the runner stack wraps; it is built
+:class:`FunctionTransport` is the transport the runner stack wraps: an
+:class:`crossfn.engine.RoutingRunner` whose routes are read per call. It is built
 once, in :func:`build_runner`, so gRPC channels (and in-process function
 objects) live for the controller's lifetime, and a Function whose endpoint
 moves is re-dialled on the next call. The FunctionRevisions that make the
@@ -151,6 +152,7 @@ class FunctionTransport:
         self._inprocess: dict[str, tuple[str, engine.InProcessRunner]] = {}
         self._objects: dict[str, object] = {}
         self._said: set[tuple[str, str]] = set()
+        self._routing = engine.RoutingRunner(self._runner)
 
     def _say_what_runs(self, name: str, fn: Mapping[str, Any] | None) -> None:
         """Log once per Function and package whether a built-in stands in for it: never a silent substitution."""
@@ -196,19 +198,27 @@ class FunctionTransport:
         self._inprocess[name] = (short, runner)
         return runner
 
-    async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    def _runner(self, name: str) -> engine.FunctionRunner:
+        """The route of Function ``name`` as a runner: its built-in in this process, else gRPC."""
         fn = self._functions.get(name)
         r = route(fn)
         if r.kind in ("builtin", "package"):
             self._say_what_runs(name, fn)
         if r.kind == "builtin":
-            return await self._builtin(name, r.target).run_function(name, req)
+            return self._builtin(name, r.target)
+        return engine.runner_from(lambda n, req: self._remote(n, req, r))
+
+    async def _remote(self, name: str, req: fnv1.RunFunctionRequest, r: Route) -> fnv1.RunFunctionResponse:
+        # Resolving the target first: when there is none, nothing is dialled and the
+        # error already says why; a call that fails after dialling says where it went.
+        await self._grpc.channel(name)
         try:
             return await self._grpc.run_function(name, req)
         except errors.FunctionRunError as exc:
-            if not str(exc).startswith(f"cannot run Function {errors.quote(name)}: "):
-                raise  # nothing was dialled (no endpoint): the message already says why
             raise errors.FunctionRunError(f"{exc} ({self._dialled(name, r)})") from exc
+
+    async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+        return await self._routing.run_function(name, req)
 
     def _dialled(self, name: str, r: Route) -> str:
         """Where a failed call went, appended to Crossplane's text, which never says (a wrong port, a typo)."""

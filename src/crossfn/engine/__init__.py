@@ -30,17 +30,18 @@ Entry points
 
 Runners (the :class:`FunctionRunner` protocol, one async method
 ``run_function(name, req) -> rsp``): :class:`GrpcRunner` (v1, falling back
-to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects, with an
-optional fallback runner for other names), :class:`FetchingRunner`,
-:class:`CachingRunner`, :class:`InspectedRunner`, and :func:`runner_from`
-for a coroutine function.
+to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects), :class:`FetchingRunner`,
+:class:`CachingRunner`, :class:`InspectedRunner`, :class:`RoutingRunner`
+(routes each function name to its transport), and :func:`runner_from` for a
+coroutine function.
 
 How render calls it (classic contract, §3.5)::
 
     options = engine.ComposeOptions.classic_render(schema)
     sources = engine.Sources(resources=extra_and_required, bootstrap_resources=required_only,
                              schemas=..., credentials=...)
-    transport = engine.InProcessRunner(builtins, fallback=engine.GrpcRunner(targets))
+    transport = engine.RoutingRunner({**dict.fromkeys(builtins, in_process), **dict.fromkeys(targets, grpc)},
+                                     unknown=lambda name: errors.FunctionRunError(...))
     runner = engine.build_runner(transport, sources=sources, options=options)
     result = await engine.compose(xr, steps, runner, observed=observed, context=context_values,
                                   sources=sources, options=options, clock=lambda: FIXED_TIME)
@@ -57,7 +58,10 @@ across reconciles), and last reconcile's ``result.pipeline.requirements`` as
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
 status subresource, and writes the conditions and emits the events
 :func:`reconcile_status` derives from the result (§2.17).
-:func:`active_endpoint` finds a Function's gRPC target among its
+:func:`admit`, :func:`selection_event` and :func:`configure` are the XR
+reconciler's steps around compose (Responsive, the pause, a reconcile request,
+the selection event, the composite label), shared by the controller and
+render's default mode. :func:`active_endpoint` finds a Function's gRPC target among its
 FunctionRevisions and :func:`check_capabilities` gates a Composition
 revision (``ValidPipeline``); :class:`OpenAPISchemaSource` answers required
 schemas from OpenAPI v3 discovery.
@@ -95,6 +99,8 @@ from crossfn.engine._naming import child_name
 from crossfn.engine._options import ComposeOptions
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
+from crossfn.engine._required import ControllerFetcher, FilteringFetcher, RequirementsFetcher
+from crossfn.engine._routing import RoutingRunner
 from crossfn.engine._runner import FunctionRunner, RunFunction, runner_from
 from crossfn.engine._sources import (
     CredentialsSource,
@@ -110,6 +116,17 @@ from crossfn.engine._sources import (
 from crossfn.engine._stack import build_runner
 from crossfn.engine._tag import tag
 from crossfn.engine._tracing import NoTracer, OpenTelemetryTracer, Tracer, default_tracer
+from crossfn.engine._xr import (
+    PAUSED_MESSAGE,
+    Admission,
+    admit,
+    configure,
+    default_connection_secret,
+    label_composite,
+    object_condition,
+    selection_event,
+    set_object_condition,
+)
 
 if _typing.TYPE_CHECKING:
     from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
@@ -174,16 +191,20 @@ __all__ = [
     "CAPABILITIES",
     "FIELD_OWNER_COMPOSITE",
     "MAX_REQUIREMENTS_ITERATIONS",
+    "PAUSED_MESSAGE",
+    "Admission",
     "CachingRunner",
     "ComposeOptions",
     "ComposedResource",
     "CompositeSchema",
     "CompositionResult",
     "Condition",
+    "ControllerFetcher",
     "CredentialsSource",
     "DiskStore",
     "Event",
     "FetchingRunner",
+    "FilteringFetcher",
     "FunctionResult",
     "FunctionRunner",
     "GrpcRunner",
@@ -210,8 +231,10 @@ __all__ = [
     "ReconcileStatus",
     "RequiredResource",
     "RequiredSchema",
+    "RequirementsFetcher",
     "ResourceSource",
     "ResponseStore",
+    "RoutingRunner",
     "RunFunction",
     "SchemaSource",
     "SocketInspector",
@@ -222,18 +245,25 @@ __all__ = [
     "TlsConfig",
     "Tracer",
     "active_endpoint",
+    "admit",
     "build_runner",
     "check_capabilities",
     "child_name",
     "compose",
     "composed_field_owner",
+    "configure",
     "connection_secret",
+    "default_connection_secret",
     "default_tracer",
+    "label_composite",
+    "object_condition",
     "reconcile_status",
     "run_pipeline",
     "runner_from",
     "secret_ref",
+    "selection_event",
     "set_conditions",
+    "set_object_condition",
     "stable_n_and_some_more",
     "tag",
 ]

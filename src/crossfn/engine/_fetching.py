@@ -33,17 +33,14 @@ class FetchingRunner:
         *,
         resources: _sources.ResourceSource | None = None,
         schemas: _sources.SchemaSource | None = None,
-        classic: bool = False,
-        shortcut: bool = True,
+        fetcher: _required.RequirementsFetcher | None = None,
     ) -> None:
-        """``classic`` resolves as classic render's FilteringFetcher. ``shortcut`` is HEAD's
-        ``i == 0`` early return when the request already held everything required
-        (classic render and ≤ v2.3 lack it)."""
+        """``fetcher`` resolves resource selectors and says whether the loop takes HEAD's
+        first-call shortcut; the default is the XR controller's (:class:`~crossfn.engine._required.ControllerFetcher`)."""
         self._wrapped = wrapped
         self._resources = resources or _sources.NoResources()
         self._schemas = schemas or _sources.NoSchemas()
-        self._classic = classic
-        self._shortcut = shortcut
+        self._fetcher = fetcher or _required.ControllerFetcher()
 
     async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         bootstrap_resources = dict(req.required_resources)
@@ -64,7 +61,7 @@ class FetchingRunner:
             nxt = fnv1.RunFunctionRequest()
             nxt.CopyFrom(current)
             await self._resolve(nxt, reqs, bootstrap_resources, bootstrap_schemas)
-            if self._shortcut and i == 0 and _same_inputs(current, nxt):
+            if self._fetcher.first_call_shortcut and i == 0 and _same_inputs(current, nxt):
                 return rsp
             if rsp.HasField("context"):
                 nxt.context.CopyFrom(rsp.context)
@@ -106,7 +103,7 @@ class FetchingRunner:
 
     async def _fetch(self, key: str, sel: fnv1.ResourceSelector) -> fnv1.Resources:
         try:
-            return await _required.fetch_resources(self._resources, sel, classic=self._classic)
+            return await self._fetcher.fetch(self._resources, sel)
         except errors.CrossfnError as exc:
             raise errors.wrap(exc, f"fetching resources for {key}") from exc
 

@@ -3,9 +3,9 @@
 Render and tests run built-in and user Python functions this way: a request
 goes to the function's :class:`~crossfn.sdk.function.Handler` as the very
 message a server would have decoded, so a function behaves the same served
-or in-process, minus the encoding and the network. Names this runner does
-not know go to ``fallback`` (typically a :class:`GrpcRunner`), which is how
-one pipeline mixes in-process and remote functions.
+or in-process, minus the encoding and the network. One pipeline mixes
+in-process and remote functions through a :class:`~crossfn.engine.RoutingRunner`
+over this runner and a :class:`GrpcRunner`.
 
 Functions run off the caller's event loop, on one worker thread with a loop
 of its own, so that ``render --timeout`` and a test's ``timeoutSeconds`` hold
@@ -27,7 +27,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.engine import _metrics, _runner
+from crossfn.engine import _metrics
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import _calls, function
 
@@ -44,12 +44,10 @@ class InProcessRunner:
         self,
         functions: Mapping[str, object],
         *,
-        fallback: _runner.FunctionRunner | None = None,
         metrics: _metrics.Metrics | None = None,
     ) -> None:
         # Sync functions run inline on the worker's loop: no second thread hop.
         self._handlers = {name: function.to_handler(fn, offload_sync=False) for name, fn in functions.items()}
-        self._fallback = fallback
         self._metrics = _metrics.guarded(metrics)
         self._idle: list[_Worker] = []
 
@@ -69,8 +67,6 @@ class InProcessRunner:
                 seconds=time.perf_counter() - start,
             )  # fmt: skip
             return rsp
-        if self._fallback is not None:
-            return await self._fallback.run_function(name, req)
         raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: no such in-process function")
 
     async def _off_loop(self, handler: function.Handler, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:

@@ -4,7 +4,11 @@ Crossplane has two contracts for the same pipeline: the XR controller
 (§2.2–§2.17) and the classic ``crossplane render`` of v2.2.4 (§3.5). They run
 the same steps and differ in a handful of decisions. Each decision is one
 field here, so the pipeline and composition code read ``if options.x`` at the
-exact point where the contracts part, and nothing else forks.
+exact point where the contracts part, and nothing else forks. A decision that
+is a strategy rather than a yes/no (how required resources are fetched, and
+with it the requirements loop's first-call shortcut) is an object the caller
+picks (``fetcher``), as Crossplane injects its fetcher; nothing is derived
+from another field.
 
 Use :meth:`ComposeOptions.controller` or :meth:`ComposeOptions.classic_render`;
 the fields exist so a test can flip one decision at a time.
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from crossfn.engine import _model
+from crossfn.engine import _model, _required
 
 __all__ = ["ComposeOptions"]
 
@@ -64,9 +68,10 @@ class ComposeOptions:
     sort_composed: bool = False
     """Sort composed resources by composition resource name (classic render's output order)."""
 
-    classic_required_resources: bool = False
-    """Fetch required resources as classic render's FilteringFetcher does: the
-    selector's namespace is ignored and items are sorted by name only (§3.5)."""
+    fetcher: _required.RequirementsFetcher = dataclasses.field(default_factory=_required.ControllerFetcher)
+    """How required resources are fetched, bootstrap ones and the requirements loop's alike, and
+    whether that loop takes HEAD's first-call shortcut: an object, as Crossplane injects its
+    fetcher. Classic render passes :class:`~crossfn.engine._required.FilteringFetcher`."""
 
     claim_labels_from_claim_ref: bool = False
     """Take claim labels from a legacy XR's ``spec.claimRef`` when the XR has none (classic render)."""
@@ -94,7 +99,7 @@ class ComposeOptions:
             strict_observed=False,
             garbage_collect=False,
             sort_composed=True,
-            classic_required_resources=True,
+            fetcher=_required.FilteringFetcher(),
             claim_labels_from_claim_ref=True,
             classic_ready=True,
         )

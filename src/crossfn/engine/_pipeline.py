@@ -143,9 +143,7 @@ async def _build_request(
         req.credentials[cred.name].credential_data.data.update(data)
     for rr in step.required_resources:
         try:
-            found = await _required.fetch_resources(
-                sources.bootstrap, rr.selector(), classic=options.classic_required_resources
-            )
+            found = await options.fetcher.fetch(sources.bootstrap, rr.selector())
         except errors.CrossfnError as exc:
             raise errors.wrap(
                 exc, f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}"
@@ -179,9 +177,7 @@ async def _seed(
             if name in req.required_resources:
                 continue
             try:
-                found = await _required.fetch_resources(
-                    sources.resources, sel, classic=options.classic_required_resources
-                )
+                found = await options.fetcher.fetch(sources.resources, sel)
             except errors.CrossfnError:
                 _log.debug("cannot seed required resources %r; the function will ask again", name)
                 continue

@@ -1,6 +1,12 @@
 """Resolving a function's required resources and schemas through the sources (§2.7, §2.8).
 
-This is where selector semantics live, so every source stays a dumb get/list:
+This is where selector semantics live, so every source stays a dumb get/list.
+How a selector is resolved is the caller's contract, so it is an object the
+caller injects (through :class:`~crossfn.engine.ComposeOptions` and
+:func:`~crossfn.engine.build_runner`), as Crossplane injects its fetchers: a
+:class:`RequirementsFetcher`. Two ship: :class:`ControllerFetcher` (the XR
+controller's ``ExistingRequiredResourcesFetcher``) and
+:class:`FilteringFetcher` (classic render's, over the documents it was given).
 
 * ``match_name`` gets one object; not found is an *empty* ``Resources``, never
   an error, and the function still sees the key.
@@ -14,27 +20,64 @@ This is where selector semantics live, so every source stays a dumb get/list:
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 from crossfn import errors
 from crossfn.engine import _sources
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
-__all__ = ["fetch_resources", "fetch_schema"]
+__all__ = ["ControllerFetcher", "FilteringFetcher", "RequirementsFetcher", "fetch_resources", "fetch_schema"]
 
 
-async def fetch_resources(
-    source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None, *, classic: bool = False
-) -> fnv1.Resources:
-    """The resources ``selector`` picks, as the function will receive them."""
-    if selector is None:
-        if classic:
+class RequirementsFetcher(Protocol):
+    """How a caller resolves the resource selectors of a function's requirements (bootstrap ones too)."""
+
+    @property
+    def first_call_shortcut(self) -> bool:
+        """Whether the requirements loop stops after the first call when the request already held
+        everything the function required (HEAD's ``i == 0`` early return)."""
+        ...
+
+    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+        """The resources ``selector`` picks from ``source``, as the function will receive them."""
+        ...
+
+
+@dataclasses.dataclass(frozen=True)
+class ControllerFetcher:
+    """The XR controller's fetcher: get by name, list by labels in the selector's namespace,
+    items sorted by ``"<namespace>/<name>"``; a missing selector is an error.
+
+    ``first_call_shortcut`` is HEAD's; Crossplane v2.3 and earlier lack it.
+    """
+
+    first_call_shortcut: bool = True
+
+    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+        return await fetch_resources(source, selector)
+
+
+@dataclasses.dataclass(frozen=True)
+class FilteringFetcher:
+    """Classic render's FilteringFetcher (§3.5): exact apiVersion/kind, the selector's namespace
+    ignored, items sorted by name; a missing selector finds nothing. Classic render (v2.2.4)
+    predates the first-call shortcut."""
+
+    first_call_shortcut: bool = False
+
+    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+        if selector is None:
             return fnv1.Resources()
-        raise errors.InputError("you must specify a resource selector")
-    if classic:
         return _to_resources(await _classic(source, selector))
+
+
+async def fetch_resources(source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+    """The resources ``selector`` picks, as the XR controller resolves them (:class:`ControllerFetcher`)."""
+    if selector is None:
+        raise errors.InputError("you must specify a resource selector")
     namespace = selector.namespace if selector.HasField("namespace") else None
     match = selector.WhichOneof("match")
     if match == "match_name":

@@ -64,9 +64,7 @@ def build_runner(
         transport,
         resources=sources.resources,
         schemas=sources.schemas,
-        classic=options.classic_required_resources,
-        # Classic render (v2.2.4) predates HEAD's first-call shortcut.
-        shortcut=not options.classic_texts,
+        fetcher=options.fetcher,
     )
     if cache is not None:
         from crossfn.engine import _caching  # noqa: PLC0415 -- only a configured cache loads it (module docstring)

@@ -10,13 +10,24 @@ Use it from Python as the CLI does::
 
 By default the output is today's ``crossplane render xr`` (crossplane/cli
 main): one reconcile of the XR controller on crossfn's controller contract
-(§3.8, §3.9). ``Request(classic=True)`` (``--classic``) gives Crossplane
-v2.2.4's classic ``crossplane render`` instead (§3.5, §3.6).
+(§3.8, §3.9), the output contract :data:`CURRENT`. ``render(req,
+output=render.CLASSIC)`` (``--classic``) gives Crossplane v2.2.4's classic
+``crossplane render`` instead (§3.5, §3.6). An output contract is an object
+(:class:`Output`); the caller picks it.
 
 :func:`load` checks the inputs in Crossplane's order (§3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
-them (:func:`render_async` inside a running event loop). Unlike Crossplane,
-render also accepts a legacy ``mode: Resources`` Composition (converted to a
+them (:func:`render_async` inside a running event loop).
+
+Callers that hold the inputs as objects (``crossfn test``, a controller) skip
+the files: :func:`render_objects` takes an :class:`Objects` (the XR,
+Composition, Functions, observed resources... as dicts), or
+:func:`from_objects` checks one into :class:`Inputs` with the same rules and
+texts as :func:`load`, and :func:`render_inputs` renders checked inputs::
+
+    docs = render.render_objects(render.Objects(xr=xr, composition=comp, functions=fns), output=render.CLASSIC)
+
+Unlike Crossplane, render also accepts a legacy ``mode: Resources`` Composition (converted to a
 Pipeline) and, given a ``validator``, checks the render against its
 schemas. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
 The annotations render understands are in ``docs/render.md``.
@@ -24,47 +35,89 @@ The annotations render understands are in ``docs/render.md``.
 
 from __future__ import annotations
 
+import importlib as _importlib
+import typing as _typing
 from collections.abc import Callable
 from typing import Any
 
 from crossfn import extras as _extras
 from crossfn.render import output
-from crossfn.render._inputs import Inputs, Request, load
-from crossfn.render._load import load_documents
+from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
+from crossfn.render._contract import Include, Output, Rendered
+from crossfn.render._inputs import Inputs, Objects, Request, from_objects, load
+from crossfn.render._load import load_documents, load_one
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
 
 _extras.require("render", "crossfn.render")  # without the extra: one line naming it
 
+if _typing.TYPE_CHECKING:
+    from crossfn.render._engine_mode import CURRENT
+    from crossfn.render._render import CLASSIC
+
+_LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
+"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them."""
+
+if not _typing.TYPE_CHECKING:
+
+    def __getattr__(name: str) -> object:
+        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
+        module = _LAZY.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value
+        return value
+
+
 __all__ = [
+    "CLASSIC",
     "CONNECTION_DETAILS_ANNOTATION",
+    "CURRENT",
     "DEVELOPMENT_TARGET",
     "INPROCESS_OBJECT",
     "PROCESS_COMMAND",
     "RUNTIME",
+    "Include",
     "Inputs",
+    "Objects",
+    "Output",
+    "Rendered",
     "Request",
     "Validator",
+    "from_objects",
     "load",
     "load_documents",
+    "load_one",
     "output",
     "render",
     "render_async",
+    "render_inputs",
+    "render_inputs_async",
+    "render_objects",
 ]
+
+
+def _include(req: Request) -> Include:
+    return Include(
+        function_results=req.include_function_results, full_xr=req.include_full_xr, context=req.include_context
+    )
 
 
 def render(
     req: Request,
     *,
+    output: Output | None = None,
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
 ) -> list[Any]:
     """Load, check and render ``req``; returns the output documents in crossplane render's order.
 
-    A document is ``None`` only for ``include_context`` when the last step
-    returned no context: Crossplane prints that as a ``null`` document.
+    ``output`` is the output contract: :data:`CURRENT` (the default) or
+    :data:`CLASSIC` (``--classic``). A document is ``None`` only for ``-c``
+    when the last step returned no context: Crossplane prints that as ``null``.
 
     ``report`` gets one line per Function naming its runtime (``--verbose``);
     ``note`` gets what the user should know however verbose they asked it to
@@ -75,25 +128,83 @@ def render(
     problem fails the render with ``cannot validate render: <n> problems``
     and one line per problem.
     """
-    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
-
-    inputs = load(req)
-    for line in inputs.notes:
-        note(line)
-    return _render.render_documents(inputs, req, report=report, validator=validator)
+    return render_inputs(
+        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip
 
 
 async def render_async(
     req: Request,
     *,
+    output: Output | None = None,
     report: Callable[[str], None] = lambda _: None,
     note: Callable[[str], None] = lambda _: None,
     validator: Validator | None = None,
 ) -> list[Any]:
     """:func:`render` for callers that already run an event loop (the test harness, notebooks)."""
+    return await render_inputs_async(
+        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip
+
+
+def render_inputs(
+    inputs: Inputs,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[Any]:
+    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
+
+    ``include`` says what to print besides the XR and composed resources
+    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
+    """
     from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
 
-    inputs = load(req)
     for line in inputs.notes:
         note(line)
-    return await _render.render_documents_async(inputs, req, report=report, validator=validator)
+    return _render.render_documents(
+        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
+    )
+
+
+async def render_inputs_async(
+    inputs: Inputs,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[Any]:
+    """:func:`render_inputs` for callers that already run an event loop."""
+    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
+    for line in inputs.notes:
+        note(line)
+    return await _render.render_documents_async(
+        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
+    )
+
+
+def render_objects(
+    objects: Objects,
+    *,
+    output: Output | None = None,
+    include: Include = _NOTHING_MORE,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+    validator: Validator | None = None,
+) -> list[Any]:
+    """Check and render ``objects``: :func:`render` without files."""
+    return render_inputs(
+        from_objects(objects), output=output, include=include, timeout=timeout, report=report, note=note,
+        validator=validator,
+    )  # fmt: skip

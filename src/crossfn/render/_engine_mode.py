@@ -17,7 +17,9 @@ uses them. What is render's own is the in-memory world around that reconcile:
    XR's ``resourceRefs`` (:func:`inject_refs`), so the reconciler finds them;
 4. the reconcile itself (:func:`reconcile`): ``Responsive``, the pause and
    reconcile-request annotations, the Composition "selected", the
-   ``crossplane.io/composite`` label, compose, conditions and events;
+   ``crossplane.io/composite`` label (the controller's steps, from
+   :func:`crossfn.engine.admit` and :func:`crossfn.engine.configure`),
+   compose, conditions and events;
 5. what the fake API server recorded (:class:`Recorded`): the XR as last
    written (the resource-refs patch plus the status: ``{apiVersion, kind,
    metadata{name[,namespace]}, spec...resourceRefs, status}``), the applied
@@ -41,10 +43,12 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.render import _inputs, _load, _sources
+from crossfn.render import _contract, _inputs, _load, _sources
 
 __all__ = [
     "CLI_VERSION",
+    "CURRENT",
+    "CurrentOutput",
     "Recorded",
     "check_observed",
     "documents",
@@ -64,11 +68,7 @@ FIXED_TIME = "2024-01-01T00:00:00Z"
 """The CLI replaces every condition's ``lastTransitionTime`` with this time."""
 
 RESOURCE_VERSION = "999"
-ANNOTATION_PAUSED = "crossplane.io/paused"
-ANNOTATION_RECONCILE_REQUESTED = "crossplane.io/reconcile-requested-at"
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
-LABEL_COMPOSITE = "crossplane.io/composite"
-PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
 _XRD_APIS = {"apiextensions.crossplane.io/v1": "v1", "apiextensions.crossplane.io/v2": "v2"}
 
 
@@ -226,20 +226,6 @@ class Recorded:
     """Why the reconcile failed; the other fields are the partial output."""
 
 
-def _condition(
-    type_: str, status: str, reason: str, now: datetime.datetime, *, generation: int, message: str = ""
-) -> dict[str, Any]:
-    out = engine.Condition(type_, status, reason, message, last_transition_time=now).to_dict()
-    if generation:
-        out["observedGeneration"] = generation
-    return out
-
-
-def _mark(xr: dict[str, Any], condition: dict[str, Any]) -> None:
-    status = xr["status"]
-    status["conditions"] = engine.set_conditions(list(status.get("conditions") or []), condition)
-
-
 def _store(inputs: _inputs.Inputs, xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
     """The in-memory API server's objects: the XR, the observed, required and credential objects (§3.8 step 7)."""
     return [xr, *observed, *inputs.required, *inputs.extra, *inputs.credentials]
@@ -312,23 +298,7 @@ def _select(xr: dict[str, Any], comp_name: str, schema: engine.CompositeSchema, 
     wanted = {"name": comp_name}
     if machinery.get("compositionRef") != wanted:
         machinery["compositionRef"] = wanted
-        events.append(engine.Event("Normal", "SelectComposition", f"Successfully selected composition: {comp_name}"))
-
-
-def _configure(xr: dict[str, Any], comp: Mapping[str, Any], schema: engine.CompositeSchema) -> None:
-    """§2.1 step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret."""
-    meta = xr["metadata"]
-    if not isinstance(meta.get("labels"), dict):
-        meta["labels"] = {}
-    if not meta["labels"].get(LABEL_COMPOSITE):
-        meta["labels"][LABEL_COMPOSITE] = str(meta.get("name") or "")
-    if schema is not engine.CompositeSchema.LEGACY:
-        return
-    spec = _mapping(comp.get("spec"))
-    namespace = spec.get("writeConnectionSecretsToNamespace")
-    machinery = _machinery(xr, schema)
-    if namespace and not machinery.get("writeConnectionSecretToRef"):
-        machinery["writeConnectionSecretToRef"] = {"name": str(meta.get("uid") or ""), "namespace": namespace}
+        events.append(engine.selection_event(comp_name))
 
 
 def _claim_copies(xr: Mapping[str, Any], events: Sequence[engine.Event], legacy: bool) -> list[engine.Event]:
@@ -380,21 +350,16 @@ async def reconcile(
     """One reconcile of the XR in ``inputs`` through ``transport`` (§3.8 steps 1–9)."""
     xr, schema, observed = _prepare(inputs)
     legacy = schema is engine.CompositeSchema.LEGACY
-    meta = xr["metadata"]
-    generation = int(meta.get("generation") or 0) if isinstance(meta.get("generation"), int | float) else 0
-    events: list[engine.Event] = []
-    _mark(xr, _condition("Responsive", "True", "WatchCircuitClosed", clock(), generation=generation))
-    annotations = _mapping(meta.get("annotations"))
-    if annotations.get(ANNOTATION_PAUSED) == "true":
-        events.append(engine.Event("Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation"))
-        _mark(xr, _condition("Synced", "False", "ReconcilePaused", clock(), generation=generation, message=PAUSED_MESSAGE))
+    # The controller's steps 2–4, 7 and 10, from the engine (crossfn controller runs the same ones).
+    admission = engine.admit(xr, now=clock())
+    for c in admission.conditions:
+        engine.set_object_condition(xr, c)
+    events = list(admission.events)
+    if admission.paused:
         return Recorded(composite=xr, events=events)
-    token = annotations.get(ANNOTATION_RECONCILE_REQUESTED)
-    if token and token != xr["status"].get("lastHandledReconcileAt"):
-        events.append(engine.Event("Normal", "ReconcileRequestHandled", "Handling reconcile request"))
     comp_name = str(_meta(inputs.composition).get("name") or "")
     _select(xr, comp_name, schema, events)
-    _configure(xr, inputs.composition, schema)
+    engine.configure(xr, _machinery(xr, schema), _mapping(inputs.composition.get("spec")), legacy=legacy)
 
     store = _store(inputs, xr, [o for o, _ in observed])
     fetched: list[dict[str, Any]] = []
@@ -527,10 +492,10 @@ def _resource_name(obj: Mapping[str, Any]) -> str:
     return str(annotations.get(ANNOTATION_RESOURCE_NAME) or "") if isinstance(annotations, Mapping) else ""
 
 
-def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) -> list[Any]:
+def documents(inputs: _inputs.Inputs, include: _contract.Include, recorded: Recorded) -> list[Any]:
     """The documents ``crossplane render xr`` prints, in order (§3.6, §3.9)."""
     xr = copy.deepcopy(recorded.composite)
-    if req.include_full_xr:
+    if include.full_xr:
         xr = merge_full_xr(copy.deepcopy(inputs.xr), xr)
     normalise_condition_times(xr)
     composed = [copy.deepcopy(c) for c in recorded.composed]
@@ -538,12 +503,31 @@ def documents(inputs: _inputs.Inputs, req: _inputs.Request, recorded: Recorded) 
         normalise_condition_times(c)
     composed.sort(key=_resource_name)
     docs: list[Any] = [xr, *composed]
-    if req.include_function_results:
+    if include.function_results:
         docs.extend(
             {"apiVersion": RESULT_API_VERSION, "kind": "Result", "message": e.message, "reason": e.reason, "severity": e.type}
             for e in recorded.events
         )
     context = recorded.result.pipeline.context if recorded.result is not None else None
-    if req.include_context and context is not None:
+    if include.context and context is not None:
         docs.append({"apiVersion": RESULT_API_VERSION, "kind": "Context", "fields": context})
     return docs
+
+
+class CurrentOutput:
+    """Today's ``crossplane render xr`` (§3.8, §3.9): render's default output contract."""
+
+    def unknown_function(self, name: str) -> Exception:
+        # The render engine's runner (§3.8), which knows the Functions the CLI handed it.
+        return errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
+
+    async def render(
+        self, inputs: _inputs.Inputs, transport: engine.FunctionRunner, include: _contract.Include
+    ) -> _contract.Rendered:
+        recorded = await reconcile(inputs, transport)
+        if recorded.error is not None:
+            raise recorded.error
+        return _contract.Rendered(documents=documents(inputs, include, recorded), composed=recorded.composed)
+
+
+CURRENT = CurrentOutput()

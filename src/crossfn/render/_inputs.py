@@ -11,10 +11,11 @@ Nothing here runs a function or starts a process.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from crossfn import engine, errors
 from crossfn.gocompat import yaml_loader
@@ -23,7 +24,7 @@ from crossfn.render import _legacy, _load, _runtimes
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
 
-__all__ = ["Inputs", "Request", "load", "pipeline_steps"]
+__all__ = ["Inputs", "Objects", "Request", "from_objects", "load", "pipeline_steps"]
 
 _COMPOSITION_API = "apiextensions.crossplane.io/v1"
 _FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
@@ -60,9 +61,6 @@ class Request:
     allow_exec: bool = True
     """Whether Functions may run code crossfn does not ship: ``--no-exec`` refuses the Process and Docker
     runtimes and InProcess objects other than the built-ins (see docs/security.md)."""
-    classic: bool = False
-    """``--classic``: print classic render's output (Crossplane v2.2's ``crossplane render``) instead of the
-    current CLI's (``crossplane render xr``, one reconcile of the XR controller; see docs/render.md)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -111,6 +109,10 @@ def _load_composition(path: Path) -> dict[str, Any]:
         comp = _load.load_one(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{what}: {exc}") from exc
+    return _checked_composition(comp, what)
+
+
+def _checked_composition(comp: dict[str, Any], what: str) -> dict[str, Any]:
     if comp.get("apiVersion") != _COMPOSITION_API or comp.get("kind") != "Composition":
         raise errors.InputError(
             f"{what}: not a composition: {comp.get('kind', '')}/{_meta(comp, 'name') or ''}"
@@ -171,6 +173,10 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
         fns = _load.load_documents(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{what}: {exc}") from exc
+    return _checked_functions(fns, what, annotations)
+
+
+def _checked_functions(fns: list[dict[str, Any]], what: str, annotations: Sequence[str]) -> list[dict[str, Any]]:
     for i, fn in enumerate(fns):
         if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
             raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
@@ -215,12 +221,16 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
 
 def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
     """§3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing values; returns the XRD."""
-    from crossfn.schemas import defaults, xrd  # noqa: PLC0415 -- only --xrd needs the schema machinery; keep startup fast
-
     try:
         doc = _load.load_one(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{_wrap('cannot load XRD from', path)}: {exc}") from exc
+    return _apply_xrd(xr, doc)
+
+
+def _apply_xrd(xr: dict[str, Any], doc: dict[str, Any]) -> dict[str, Any]:
+    from crossfn.schemas import defaults, xrd  # noqa: PLC0415 -- only --xrd needs the schema machinery; keep startup fast
+
     try:
         crd = xrd.crd_from_xrd(doc)
     except errors.InputError as exc:
@@ -308,67 +318,272 @@ def _load_crds(paths: Sequence[Path]) -> list[dict[str, Any]]:
         what = _wrap("cannot load CRDs from", path)
         try:
             for file in _crd_files(path):
-                for doc in _load.load_documents(file):
-                    if store.is_extension(doc):
-                        _add_checked(check, doc, file)
-                        out.append(doc)
+                out.extend(_checked_crds(check, _load.load_documents(file), file))
         except errors.InputError as exc:
             raise errors.InputError(f"{what}: {exc}") from exc
     return out
 
 
-def _add_checked(check: schema_store.SchemaStore, doc: dict[str, Any], file: Path) -> None:
+def _checked_crds(check: schema_store.SchemaStore, docs: Sequence[dict[str, Any]], file: Path | str) -> list[dict[str, Any]]:
+    """The CRDs and XRDs among ``docs``, each added to ``check``; other documents are ignored."""
+    from crossfn.schemas import store  # noqa: PLC0415 -- only --crds needs it; keep startup fast
+
+    out = []
+    for doc in docs:
+        if store.is_extension(doc):
+            _add_checked(check, doc, file)
+            out.append(doc)
+    return out
+
+
+def _add_checked(check: schema_store.SchemaStore, doc: dict[str, Any], file: Path | str) -> None:
     try:
         check.add(doc)
     except errors.InputError as exc:
         raise errors.InputError(f"{file}: {exc}") from exc
 
 
+def _checked_credentials(creds: list[dict[str, Any]], where: Path | str) -> list[dict[str, Any]]:
+    for i, c in enumerate(creds):
+        if c.get("apiVersion") != "v1" or c.get("kind") != "Secret":
+            raise errors.InputError(
+                f"{_wrap('cannot load secrets from', where)}: document {i + 1} "
+                f"is a {c.get('kind', '')}, not a v1 Secret"
+            )
+    return creds
+
+
+class _Given(Protocol):
+    """Render's inputs before they are checked, read from files (:class:`_Files`) or given (:class:`_Objects`).
+
+    Each method reads (or copies) one input and checks what belongs to it, in
+    :func:`_build`'s order, so a file is read at the same point as ``crossplane
+    render`` reads it and the first problem is the same either way.
+    """
+
+    functions_dir: Path
+
+    def xr(self) -> dict[str, Any]: ...
+    def composition(self) -> dict[str, Any]: ...
+    def composition_label(self) -> Path | str: ...
+    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]: ...
+    def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None: ...
+    def credentials(self) -> list[dict[str, Any]]: ...
+    def observed(self) -> list[dict[str, Any]]: ...
+    def extra(self) -> list[dict[str, Any]]: ...
+    def required(self) -> list[dict[str, Any]]: ...
+    def context(self) -> dict[str, Any]: ...
+    def schemas(self) -> list[dict[str, Any]]: ...
+    def crds(self) -> list[dict[str, Any]]: ...
+
+
+class _Files:
+    """The inputs a :class:`Request` names, read from its files."""
+
+    def __init__(self, req: Request) -> None:
+        self._req = req
+        self.functions_dir = req.functions if req.functions.is_dir() else req.functions.parent
+
+    def xr(self) -> dict[str, Any]:
+        return _load_xr(self._req.composite_resource)
+
+    def composition(self) -> dict[str, Any]:
+        return _load_composition(self._req.composition)
+
+    def composition_label(self) -> Path:
+        return self._req.composition
+
+    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
+        return _load_functions(self._req.functions, annotations)
+
+    def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:
+        return _default_from_xrd(xr, self._req.xrd) if self._req.xrd is not None else None
+
+    def credentials(self) -> list[dict[str, Any]]:
+        path = self._req.function_credentials
+        return _checked_credentials(_load_many([path], "cannot load secrets from"), path) if path else []
+
+    def observed(self) -> list[dict[str, Any]]:
+        path = self._req.observed_resources
+        return _load_many([path], "cannot load observed composed resources from") if path else []
+
+    def extra(self) -> list[dict[str, Any]]:
+        return _load_many(self._req.extra_resources, "cannot load extra resources from")
+
+    def required(self) -> list[dict[str, Any]]:
+        return _load_many(self._req.required_resources, "cannot load required resources from")
+
+    def context(self) -> dict[str, Any]:
+        return _load_context(self._req.context_files, self._req.context_values)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return _load_schemas(self._req.required_schemas) if self._req.required_schemas else []
+
+    def crds(self) -> list[dict[str, Any]]:
+        return _load_crds(self._req.crds)
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class Objects:
+    """What to render, as objects rather than files: for callers that hold them (``crossfn test``, a controller).
+
+    The same inputs as :class:`Request`, checked with the same rules and texts
+    (:func:`from_objects`). Messages name an input by its ``names`` entry (the
+    field name by default: ``cannot load Composition from "composition": ...``),
+    where a file's path would stand. Render copies what it changes.
+    """
+
+    xr: Mapping[str, Any]
+    composition: Mapping[str, Any]
+    functions: Sequence[Mapping[str, Any]]
+    observed_resources: Sequence[Mapping[str, Any]] = ()
+    extra_resources: Sequence[Mapping[str, Any]] = ()
+    required_resources: Sequence[Mapping[str, Any]] = ()
+    function_credentials: Sequence[Mapping[str, Any]] = ()
+    """v1 Secrets."""
+    context: Mapping[str, Any] = dataclasses.field(default_factory=dict)
+    """Context keys and their values (``--context-values``, parsed)."""
+    required_schemas: Sequence[Mapping[str, Any]] = ()
+    """OpenAPI v3 documents (``-s``)."""
+    crds: Sequence[Mapping[str, Any]] = ()
+    """CRDs and XRDs (``--crds``); other documents are ignored."""
+    xrd: Mapping[str, Any] | None = None
+    function_annotations: Sequence[str] = ()
+    functions_dir: Path = dataclasses.field(default_factory=Path.cwd)
+    """Where ``Process`` commands run and in-process modules are looked for first."""
+    allow_exec: bool = True
+    names: Mapping[str, str] = dataclasses.field(default_factory=dict)
+    """How messages name each input, by field name: ``{"composition": "spec.tests[0].inputs.composition.raw"}``."""
+
+
+def _copy_object(value: object, label: str, what: str) -> dict[str, Any]:
+    if not isinstance(value, Mapping):
+        raise errors.InputError(f"{_wrap(what, label)}: not an object")
+    return copy.deepcopy(dict(value))
+
+
+def _copy_objects(values: Sequence[object], label: str, what: str) -> list[dict[str, Any]]:
+    if isinstance(values, str | bytes | Mapping):
+        raise errors.InputError(f"{_wrap(what, label)}: not a list of objects")
+    out = []
+    for i, v in enumerate(values):
+        if not isinstance(v, Mapping):
+            raise errors.InputError(f"{_wrap(what, label)}: document {i + 1} is not an object")
+        out.append(copy.deepcopy(dict(v)))
+    return out
+
+
+class _Objects:
+    """The inputs of an :class:`Objects`, copied."""
+
+    def __init__(self, given: Objects) -> None:
+        self._given = given
+        self.functions_dir = given.functions_dir
+
+    def _label(self, field: str) -> str:
+        return self._given.names.get(field, field)
+
+    def xr(self) -> dict[str, Any]:
+        return _copy_object(self._given.xr, self._label("xr"), "cannot load composite resource from")
+
+    def composition(self) -> dict[str, Any]:
+        what = "cannot load Composition from"
+        comp = _copy_object(self._given.composition, self._label("composition"), what)
+        return _checked_composition(comp, _wrap(what, self._label("composition")))
+
+    def composition_label(self) -> str:
+        return self._label("composition")
+
+    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
+        what = "cannot load functions from"
+        fns = _copy_objects(self._given.functions, self._label("functions"), what)
+        return _checked_functions(fns, _wrap(what, self._label("functions")), annotations)
+
+    def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:
+        if self._given.xrd is None:
+            return None
+        return _apply_xrd(xr, _copy_object(self._given.xrd, self._label("xrd"), "cannot load XRD from"))
+
+    def credentials(self) -> list[dict[str, Any]]:
+        label = self._label("function_credentials")
+        creds = _copy_objects(self._given.function_credentials, label, "cannot load secrets from")
+        return _checked_credentials(creds, label)
+
+    def observed(self) -> list[dict[str, Any]]:
+        what = "cannot load observed composed resources from"
+        return _copy_objects(self._given.observed_resources, self._label("observed_resources"), what)
+
+    def extra(self) -> list[dict[str, Any]]:
+        what = "cannot load extra resources from"
+        return _copy_objects(self._given.extra_resources, self._label("extra_resources"), what)
+
+    def required(self) -> list[dict[str, Any]]:
+        what = "cannot load required resources from"
+        return _copy_objects(self._given.required_resources, self._label("required_resources"), what)
+
+    def context(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self._given.context))
+
+    def schemas(self) -> list[dict[str, Any]]:
+        what = "cannot load required schemas from"
+        return _copy_objects(self._given.required_schemas, self._label("required_schemas"), what)
+
+    def crds(self) -> list[dict[str, Any]]:
+        label = self._label("crds")
+        docs = _copy_objects(self._given.crds, label, "cannot load CRDs from")
+        if not docs:
+            return []
+        from crossfn.schemas import store  # noqa: PLC0415 -- only --crds needs it; keep startup fast
+
+        try:
+            return _checked_crds(store.SchemaStore(builtins=False), docs, label)
+        except errors.InputError as exc:
+            raise errors.InputError(f"{_wrap('cannot load CRDs from', label)}: {exc}") from exc
+
+
 def load(req: Request) -> Inputs:
     """Load and check everything ``req`` names, in §3.3's order; the first problem raises InputError."""
-    xr = _load_xr(req.composite_resource)
-    comp = _load_composition(req.composition)
+    return _build(_Files(req), req.function_annotations, allow_exec=req.allow_exec)
+
+
+def from_objects(objects: Objects) -> Inputs:
+    """Check ``objects`` as :func:`load` checks files, in the same order and with the same texts."""
+    return _build(_Objects(objects), objects.function_annotations, allow_exec=objects.allow_exec)
+
+
+def _build(given: _Given, annotations: Sequence[str], *, allow_exec: bool) -> Inputs:
+    """§3.3 steps 1–9 in order; each input is read when its step comes."""
+    xr = given.xr()
+    comp = given.composition()
     _check_composition(xr, comp)
-    fns = _load_functions(req.functions, req.function_annotations)
+    fns = given.functions(annotations)
     notes: list[str] = []
     if _load.object_at(comp, "spec").get("mode") == _legacy.LEGACY_MODE:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
-        _annotate(fns, req.function_annotations)
+        _annotate(fns, annotations)
         notes.append(note)
     notes.extend(_runtimes.notes(fns))
-    if not req.allow_exec:
+    if not allow_exec:
         _runtimes.refuse_exec(_runtimes.plan(fns))
     try:
         pipeline_steps(comp)
     except errors.InputError as exc:
-        raise errors.InputError(f"{_wrap('cannot load Composition from', req.composition)}: {exc}") from exc
-    xrd_doc = _default_from_xrd(xr, req.xrd) if req.xrd is not None else None
-    creds = _load_many(
-        [req.function_credentials] if req.function_credentials else [], "cannot load secrets from"
-    )
-    for i, c in enumerate(creds):
-        if c.get("apiVersion") != "v1" or c.get("kind") != "Secret":
-            raise errors.InputError(
-                f"{_wrap('cannot load secrets from', req.function_credentials or '')}: document {i + 1} "
-                f"is a {c.get('kind', '')}, not a v1 Secret"
-            )
-    observed = (
-        _load_many([req.observed_resources], "cannot load observed composed resources from")
-        if req.observed_resources
-        else []
-    )
+        raise errors.InputError(f"{_wrap('cannot load Composition from', given.composition_label())}: {exc}") from exc
+    xrd_doc = given.xrd(xr)
+    creds = given.credentials()
+    observed = given.observed()
     return Inputs(
         xr=xr,
         composition=comp,
         functions=fns,
-        functions_dir=req.functions if req.functions.is_dir() else req.functions.parent,
+        functions_dir=given.functions_dir,
         observed=observed,
-        extra=_load_many(req.extra_resources, "cannot load extra resources from"),
-        required=_load_many(req.required_resources, "cannot load required resources from"),
+        extra=given.extra(),
+        required=given.required(),
         credentials=creds,
-        context=_load_context(req.context_files, req.context_values),
-        schema_documents=_load_schemas(req.required_schemas) if req.required_schemas else [],
-        crd_documents=_load_crds(req.crds),
+        context=given.context(),
+        schema_documents=given.schemas(),
+        crd_documents=given.crds(),
         xrd_document=xrd_doc,
         notes=notes,
     )

@@ -1,60 +1,40 @@
-"""Render on the crossfn engine, in either of ``crossplane render``'s contracts.
+"""Render on the crossfn engine, in whichever of ``crossplane render``'s contracts the caller picks.
 
-Render does not run a pipeline of its own: it feeds the engine from files.
-Here the loaded :class:`~crossfn.render._inputs.Inputs` get their Functions
-started and routed; then
+Render does not run a pipeline of its own: it feeds the engine from files
+or objects. Here the loaded :class:`~crossfn.render._inputs.Inputs` get their
+Functions started and routed; then the caller's output contract
+(:class:`~crossfn.render._contract.Output`) runs the engine:
 
-* by default, :mod:`~crossfn.render._engine_mode` runs one reconcile of the
-  XR controller, as today's ``crossplane render xr`` does (§3.8, §3.9);
-* with ``Request.classic`` (``--classic``), the engine runs the pipeline
-  under :meth:`ComposeOptions.classic_render` and the result becomes the
+* :data:`~crossfn.render._engine_mode.CURRENT` (the default) runs one
+  reconcile of the XR controller, as today's ``crossplane render xr`` does
+  (§3.8, §3.9);
+* :data:`CLASSIC` (``--classic``) runs the pipeline under
+  :meth:`ComposeOptions.classic_render` and turns the result into the
   documents v2.2's ``crossplane render`` prints (§3.5, §3.6): the XR, the
   composed resources (sorted by composition resource name), the ``Result``
   documents with ``-r``, the ``Context`` document with ``-c``.
 
 The runner stack, innermost first: each Function's transport (in-process
-object, or gRPC to a Process, Development or Docker target), a dispatcher
-that knows which is which and answers Crossplane's "unknown Function" text,
-then the engine's requirements loop.
+object, or gRPC to a Process, Development or Docker target), an
+:class:`engine.RoutingRunner` that knows which is which and answers the
+contract's "unknown Function" text, then the engine's requirements loop.
 """
 
 from __future__ import annotations
 
 import asyncio
 import datetime
-from collections.abc import Awaitable, Callable, Mapping
-from typing import Any, TypeVar
+from collections.abc import Callable
+from typing import Any
 
 from crossfn import engine, errors
-from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.render import _engine_mode, _inputs, _runtimes, _sources, _validate
+from crossfn.render import _contract, _engine_mode, _inputs, _runtimes, _sources, _validate
 
-__all__ = ["RESULT_API_VERSION", "render_documents", "render_documents_async"]
-
-_T = TypeVar("_T")
+__all__ = ["CLASSIC", "RESULT_API_VERSION", "ClassicOutput", "render_documents", "render_documents_async"]
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
 """Classic render stamps every condition with this time, so output is reproducible."""
-
-
-class _Dispatch:
-    """Routes each Function to its transport; an unknown name gets Crossplane's error."""
-
-    def __init__(self, routes: Mapping[str, engine.FunctionRunner], *, classic: bool) -> None:
-        self._routes = routes
-        self._classic = classic
-
-    async def run_function(self, name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
-        runner = self._routes.get(name)
-        if runner is None:
-            if self._classic:
-                raise errors.FunctionRunError(
-                    f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
-                )
-            # The render engine's runner (§3.8), which knows the Functions the CLI handed it.
-            raise errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
-        return await runner.run_function(name, req)
 
 
 def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
@@ -71,11 +51,11 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
 
 
 def _documents(
-    inputs: _inputs.Inputs, req: _inputs.Request, result: engine.CompositionResult
+    inputs: _inputs.Inputs, include: _contract.Include, result: engine.CompositionResult
 ) -> list[Any]:
     """The documents classic render prints, in order (§3.6)."""
     xr = dict(result.composite)
-    if req.include_full_xr:
+    if include.full_xr:
         # Classic -x: the input XR's spec and metadata replace the output's.
         for key in ("spec", "metadata"):
             if key in inputs.xr:
@@ -83,7 +63,7 @@ def _documents(
             else:
                 xr.pop(key, None)
     docs: list[Any] = [xr, *(c.resource for c in result.composed)]
-    if req.include_function_results:
+    if include.function_results:
         docs.extend(
             {
                 "apiVersion": RESULT_API_VERSION,
@@ -94,7 +74,7 @@ def _documents(
             }
             for r in result.pipeline.results
         )
-    if req.include_context:
+    if include.context:
         # Crossplane encodes its nil Context object when the last step returned no context: a `null` document.
         context = result.pipeline.context
         docs.append(
@@ -103,7 +83,9 @@ def _documents(
     return docs
 
 
-def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None, *, classic: bool) -> _Dispatch:
+def _transport(
+    started: _runtimes.Started, grpc: engine.FunctionRunner | None, *, unknown: Callable[[str], Exception]
+) -> engine.RoutingRunner:
     """Every started Function's runner: in-process objects, or gRPC to their targets."""
     routes: dict[str, engine.FunctionRunner] = {}
     if started.objects:
@@ -111,10 +93,29 @@ def _transport(started: _runtimes.Started, grpc: engine.FunctionRunner | None, *
         routes.update(dict.fromkeys(started.objects, inproc))
     if grpc is not None:
         routes.update(dict.fromkeys(started.targets, grpc))
-    return _Dispatch(routes, classic=classic)
+    return engine.RoutingRunner(routes, unknown=unknown)
 
 
-async def _compose(inputs: _inputs.Inputs, transport: _Dispatch) -> engine.CompositionResult:
+class ClassicOutput:
+    """Crossplane v2.2.4's classic ``crossplane render`` (§3.5, §3.6): what ``--classic`` picks."""
+
+    def unknown_function(self, name: str) -> Exception:
+        return errors.FunctionRunError(f"unknown Function {errors.quote(name)} - does it exist in your Functions file?")
+
+    async def render(
+        self, inputs: _inputs.Inputs, transport: engine.FunctionRunner, include: _contract.Include
+    ) -> _contract.Rendered:
+        result = await _compose(inputs, transport)
+        result.raise_for_fatal()
+        return _contract.Rendered(
+            documents=_documents(inputs, include, result), composed=[dict(c.resource) for c in result.composed]
+        )
+
+
+CLASSIC = ClassicOutput()
+
+
+async def _compose(inputs: _inputs.Inputs, transport: engine.FunctionRunner) -> engine.CompositionResult:
     """Classic render: the pipeline under ``ComposeOptions.classic_render`` (§3.5)."""
     options = engine.ComposeOptions.classic_render()
     sources = engine.Sources(
@@ -137,11 +138,12 @@ async def _compose(inputs: _inputs.Inputs, transport: _Dispatch) -> engine.Compo
 
 async def _run(
     inputs: _inputs.Inputs,
-    req: _inputs.Request,
+    timeout: float,
+    output: _contract.Output,
+    include: _contract.Include,
     report: Callable[[str], None],
-    body: Callable[[_Dispatch], Awaitable[_T]],
-) -> _T:
-    """Start every Function's runtime, run ``body`` on their transport, stop them again."""
+) -> _contract.Rendered:
+    """Start every Function's runtime, render through their transport under ``output``, stop them again."""
     runtimes = {}
     for fn in inputs.functions:
         name = str((fn.get("metadata") or {}).get("name") or "")
@@ -155,37 +157,27 @@ async def _run(
     grpc: engine.GrpcRunner | None = None
     loop = asyncio.get_running_loop()
     try:
-        await started.start(loop.time() + req.timeout)
+        await started.start(loop.time() + timeout)
         if started.targets:
-            grpc = engine.GrpcRunner(started.targets, timeout=req.timeout)
-        return await body(_transport(started, grpc, classic=req.classic))
+            grpc = engine.GrpcRunner(started.targets, timeout=timeout)
+        return await output.render(inputs, _transport(started, grpc, unknown=output.unknown_function), include)
     finally:
         if grpc is not None:
             await grpc.aclose()
         await started.stop()
 
 
-async def _classic(inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]) -> engine.CompositionResult:
-    result = await _run(inputs, req, report, lambda transport: _compose(inputs, transport))
-    result.raise_for_fatal()
-    return result
-
-
-async def _reconcile(inputs: _inputs.Inputs, req: _inputs.Request, report: Callable[[str], None]) -> _engine_mode.Recorded:
-    recorded = await _run(inputs, req, report, lambda transport: _engine_mode.reconcile(inputs, transport))
-    if recorded.error is not None:
-        raise recorded.error
-    return recorded
-
-
 async def render_documents_async(
     inputs: _inputs.Inputs,
-    req: _inputs.Request,
     *,
+    output: _contract.Output | None = None,
+    include: _contract.Include = _contract.NOTHING_MORE,
+    timeout: float = 60.0,
     report: Callable[[str], None] = lambda _: None,
     validator: _validate.Validator | None = None,
 ) -> list[Any]:
-    """Render ``inputs`` under ``req.timeout``; any failure is ``cannot render composite resource: ...``.
+    """Render ``inputs`` under ``output`` (default: today's ``crossplane render xr``) within ``timeout``
+    seconds; any failure is ``cannot render composite resource: ...``.
 
     ``report`` receives one line per Function saying which runtime it uses
     (the CLI's ``--verbose``). With a ``validator`` a render whose XR, step
@@ -193,32 +185,31 @@ async def render_documents_async(
     ``cannot validate render: ...`` and one line per problem.
     """
     try:
-        async with asyncio.timeout(req.timeout):
-            if req.classic:
-                result = await _classic(inputs, req, report)
-            else:
-                recorded = await _reconcile(inputs, req, report)
+        async with asyncio.timeout(timeout):
+            rendered = await _run(inputs, timeout, output or _engine_mode.CURRENT, include, report)
     except TimeoutError as exc:
         raise errors.CrossfnError("cannot render composite resource: context deadline exceeded") from exc
     except errors.PipelineFatalError as exc:
         raise errors.CrossfnError(f"cannot render composite resource: {exc}") from exc
     except errors.CrossfnError as exc:
         raise errors.wrap(exc, "cannot render composite resource") from exc
-    if not req.classic:
-        if validator is not None:
-            _validate.check(inputs, recorded.composed, validator)
-        return _engine_mode.documents(inputs, req, recorded)
     if validator is not None:
-        _validate.check(inputs, [c.resource for c in result.composed], validator)
-    return _documents(inputs, req, result)
+        _validate.check(inputs, rendered.composed, validator)
+    return rendered.documents
 
 
 def render_documents(
     inputs: _inputs.Inputs,
-    req: _inputs.Request,
     *,
+    output: _contract.Output | None = None,
+    include: _contract.Include = _contract.NOTHING_MORE,
+    timeout: float = 60.0,
     report: Callable[[str], None] = lambda _: None,
     validator: _validate.Validator | None = None,
 ) -> list[Any]:
     """:func:`render_documents_async` for synchronous callers (the CLI): runs its own event loop."""
-    return asyncio.run(render_documents_async(inputs, req, report=report, validator=validator))
+    return asyncio.run(
+        render_documents_async(
+            inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
+        )
+    )
