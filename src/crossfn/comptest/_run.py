@@ -23,10 +23,9 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import yaml
-
 from crossfn import errors, render, validate
 from crossfn.comptest import _match, _model
+from crossfn.gocompat import yaml_emitter
 from crossfn.sdk import fieldpath
 
 __all__ = ["Failure", "Outcome", "Prepared", "prepare", "run", "run_prepared"]
@@ -76,7 +75,8 @@ def _relabel(text: str, labels: Mapping[str, str]) -> str:
 
 
 def _write(path: Path, docs: Sequence[Any]) -> Path:
-    path.write_text(yaml.safe_dump_all(list(docs), sort_keys=False), encoding="utf-8")
+    # Written as Go writes YAML, so render's loader (go-yaml's rules) reads back exactly these values.
+    path.write_text(yaml_emitter.to_yaml_stream(docs), encoding="utf-8")
     return path
 
 

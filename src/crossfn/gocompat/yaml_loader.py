@@ -5,13 +5,18 @@ This is the one YAML reading path of crossfn: render (every input file and
 :func:`read_file` (or :func:`read_stream`) and :func:`load_all`, so one file
 means the same thing to all of them and is refused by all of them alike.
 
-:class:`Loader` is PyYAML's safe loader (the C one when libyaml is there) with
-two differences that make Python see the values Crossplane sees:
+:class:`Loader` is PyYAML's safe loader (the C one when libyaml is there)
+that sees the values Kubernetes sees, which are go-yaml v2's, not PyYAML's
+YAML 1.1 ones:
 
-* no timestamp type: ``2024-01-01T00:00:00Z`` stays a string, as Kubernetes
-  keeps it;
-* exponent floats without a dot (``1e3``, ``5e-324``) are numbers, as go-yaml
-  reads them; PyYAML's YAML 1.1 pattern needs the dot.
+* plain scalars resolve as go-yaml v2 resolves them (``_yaml_resolve``):
+  ``y``/``n``/``on``/``off`` are booleans, ``22:00`` is a string (no base 60),
+  ``08`` is 8, ``0o17`` is 15, ``+.5`` is 0.5, ``1e3`` is a number, keys alike;
+* timestamps stay strings (``2024-01-01T00:00:00Z``), as Kubernetes keeps them;
+* explicit tags: ``!!int "3"`` is 3, ``!!int 1.5`` is go-yaml's error,
+  ``!!binary`` is its decoded text, a tag go-yaml does not know (``!custom``,
+  ``!!set``) decodes by the node's kind;
+* map keys become the strings sigs.k8s.io/yaml makes of them (:func:`key_string`).
 
 :func:`load_all` adds the bounds go-yaml has and PyYAML lacks, with go-yaml's
 texts:
@@ -37,6 +42,7 @@ with a one-line cause; callers add which file and which input it was.
 from __future__ import annotations
 
 import base64
+import codecs
 import math
 import os
 import re
@@ -47,7 +53,7 @@ from typing import IO, Any
 import yaml
 
 from crossfn import errors
-from crossfn.gocompat import _yaml_events, strconv
+from crossfn.gocompat import _yaml_events, _yaml_resolve, strconv
 
 __all__ = [
     "MAX_DEPTH",
@@ -56,6 +62,7 @@ __all__ = [
     "allowed_alias_ratio",
     "key_string",
     "load_all",
+    "plain_value",
     "read_file",
     "read_stream",
 ]
@@ -73,9 +80,16 @@ _ALIAS_RATIO_RANGE_HIGH = 4_000_000
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+_PLAIN = "tag:crossfn.io,2026:go-plain"
+"""The tag :class:`Loader` gives every plain scalar: resolved by go-yaml's rules when constructed."""
+_MERGE = "tag:yaml.org,2002:merge"
+_LONG_TAG = "tag:yaml.org,2002:"
+
 
 class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
-    """PyYAML's safe loader reading timestamps as strings, ``1e3`` as a number and keys as strings (module doc)."""
+    """PyYAML's safe loader resolving scalars as go-yaml v2 does, and keys as strings (module doc)."""
+
+    yaml_implicit_resolvers = {"<": [(_MERGE, re.compile(r"^<<$"))], None: [(_PLAIN, re.compile(""))]}
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         """PyYAML's mapping with keys as sigs.k8s.io/yaml makes them JSON keys (:func:`key_string`).
@@ -101,25 +115,81 @@ class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at im
         return mapping
 
 
+def plain_value(text: str) -> Any:
+    """The value go-yaml v2 gives an unquoted scalar (``_yaml_resolve``): ``y`` is true, ``08`` is 8.0."""
+    return _yaml_resolve.resolve(text)[1]
+
+
+def _construct_plain(loader: Loader, node: yaml.ScalarNode) -> Any:
+    return plain_value(loader.construct_scalar(node))
+
+
+def _construct_tagged(loader: Loader, node: yaml.ScalarNode) -> Any:
+    """A scalar with an explicit standard tag (``!!int "3"``), checked against the tag as go-yaml does."""
+    tag = "!!" + node.tag[len(_LONG_TAG) :]
+    try:
+        return _yaml_resolve.resolve(loader.construct_scalar(node), tag)[1]
+    except errors.GoError as exc:
+        raise errors.InputError(f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}: {exc}") from exc
+
+
+def _construct_by_kind(loader: Loader, node: yaml.Node) -> Any:
+    """A node whose tag go-yaml does not resolve (``!custom``, ``!!set``): decoded by its kind, as go-yaml does."""
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
+def _construct_binary(loader: Loader, node: yaml.ScalarNode) -> str:
+    """``!!binary``: go-yaml decodes the base64 into a string; JSON writes its invalid UTF-8 bytes as U+FFFD."""
+    try:
+        data = base64.b64decode(loader.construct_scalar(node).encode("ascii"), validate=False)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise errors.InputError("yaml: !!binary value contains invalid base64 data") from exc
+    return data.decode("utf-8", errors=_GO_UTF8)
+
+
+def _replace_each_byte(exc: UnicodeError) -> tuple[str, int]:
+    """Go's ``utf8.DecodeRune`` error: one U+FFFD per invalid byte (Python replaces whole sequences)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "\ufffd", exc.start + 1
+
+
+_GO_UTF8 = "crossfn-go-utf8"
+codecs.register_error(_GO_UTF8, _replace_each_byte)
+
+Loader.add_constructor(_PLAIN, _construct_plain)
+Loader.add_constructor(_MERGE, lambda loader, node: loader.construct_scalar(node))  # "<<" as a value is a string
+for _tag in ("int", "float", "bool", "null", "timestamp", "str"):
+    Loader.add_constructor(_LONG_TAG + _tag, _construct_tagged)
+for _tag in ("set", "omap", "pairs"):
+    Loader.add_constructor(_LONG_TAG + _tag, _construct_by_kind)
+Loader.add_constructor(_LONG_TAG + "binary", _construct_binary)
+Loader.add_constructor(None, _construct_by_kind)
+
+
 def key_string(key: Any) -> str:
     """A YAML map key as the JSON object key sigs.k8s.io/yaml makes of it (``yamlToJSON``).
 
     Booleans are ``true``/``false``, integers their digits, floats Go's
-    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key,
-    which Go refuses, is ``null``, as the text reads.
+    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key
+    and an integer past int64 (a Go ``uint64``) are refused, as sigs.k8s.io/yaml
+    refuses them.
     """
     if isinstance(key, str):
         return key
     if isinstance(key, bool):
         return "true" if key else "false"
-    if isinstance(key, int):
+    if isinstance(key, int) and -(2**63) <= key < 2**63:
         return str(key)
     if isinstance(key, float):
         text = strconv.format_float(_float32_shortest(key), "g", -1)
         return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
-    if key is None:
-        return "null"
-    raise errors.InputError(f"unsupported map key of type {type(key).__name__}")
+    go_type = "uint64" if isinstance(key, int) else "<nil>" if key is None else type(key).__name__
+    raise errors.InputError(f"error converting YAML to JSON: unsupported map key of type {go_type}")
 
 
 def _float32_shortest(f: float) -> float:
@@ -135,18 +205,6 @@ def _float32_shortest(f: float) -> float:
         if struct.unpack("f", struct.pack("f", candidate))[0] == single:
             return candidate
     return float(single)
-
-
-Loader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in _Base.yaml_implicit_resolvers.items()
-}
-# Checked after PyYAML's own float pattern.
-Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
 
 
 # --- reading bytes ------------------------------------------------------------
@@ -217,16 +275,16 @@ def load_all(text: str, *, as_json: bool = False) -> list[Any]:
 
     ``as_json`` returns the values a YAML -> JSON -> object round trip gives,
     as Kubernetes reads manifests: whole floats in the int64 range are ints,
-    ``!!binary`` is base64 text, every alias is a copy. Raises
+    integers past it floats (``12345678901234567890`` is 1.2345678901234567e19),
+    every alias is a copy. Raises
     :class:`~crossfn.errors.InputError` whose text is the problem on one line:
     ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a bound.
     """
     loader = Loader(text)
     try:
         return _yaml_events.build_all(
-            loader, Loader.yaml_implicit_resolvers, key_string=key_string, max_depth=MAX_DEPTH,
-            excessive=_excessive, as_json=as_json,
-        )  # fmt: skip
+            loader, plain_value, key_string=key_string, max_depth=MAX_DEPTH, excessive=_excessive, as_json=as_json
+        )
     except _yaml_events.Unsupported:
         pass  # an explicit tag, or an error PyYAML words best: its full loader below
     except yaml.YAMLError as exc:
@@ -263,8 +321,8 @@ def _to_json(value: Any) -> Any:
         return [_to_json(v) for v in value]
     if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
         return int(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        return float(value)  # a uint64: JSON numbers past int64 decode as float64
     if value is None or isinstance(value, str | int | float | bool):
         return value
     raise errors.InputError(f"cannot convert {type(value).__name__} to JSON")
