@@ -229,7 +229,7 @@ def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
     file.write_text(
         f"apiVersion: {comptest.API_VERSION}\nkind: {comptest.KIND}\nmetadata: {{name: t}}\nspec:\n  tests:\n"
         f"  - name: a\n    inputs:\n"
-        f"      xr: {{raw: {{apiVersion: v1, kind: X, metadata: {{name: x}}, spec: {{plain: y, quoted: \"y\"}}}}}}\n"
+        f"      xr: {{raw: {{apiVersion: example.crossplane.io/v1, kind: XBucket, metadata: {{name: x}}, spec: {{plain: y, quoted: \"y\"}}}}}}\n"
         f"      composition: {{path: {_XBUCKET / 'composition.yaml'}}}\n"
         f"      functions: {{path: {_XBUCKET / 'functions.yaml'}}}\n"
     )
