@@ -101,7 +101,7 @@ from crossfn.gocompat import yaml_emitter, yaml_loader
         pytest.param("22:00", '"22:00"', "read as a string, but quoted as a base-60 float", id="Clock"),
         pytest.param("0x", "0x", "a prefix without digits is a string", id="HexPrefixOnly"),
     ],
-)
+)  # fmt: skip
 def test_scalar_values(value: Any, want: str, reason: str) -> None:
     got = yaml_emitter.to_yaml({"k": value})
     assert got == f"k: {want}\n", reason

@@ -51,7 +51,7 @@ _CASES = [
     ("+", "+", "+"), ("-a", "-a", "-a"), (".", ".", "."), ("._5", "._5", "._5"), ("_1", "_1", "_1"),
     ("1e", "1e", "1e"), ("inf", "inf", "inf"), ("+inf", "+inf", "+inf"), ("nan", "nan", "nan"),
     (".inF", ".inF", ".inF"), ("1.2.3", "1.2.3", "1.2.3"), ("<<", "<<", "<<"), ("=", "=", "="),
-]
+]  # fmt: skip
 
 
 def _same(got: Any, want: Any) -> bool:
@@ -62,7 +62,10 @@ def _same(got: Any, want: Any) -> bool:
 
 @pytest.mark.parametrize(("text", "go", "json"), [pytest.param(*c, id=repr(c[0])) for c in _CASES])
 def test_plain_scalars_resolve_as_go_yaml_v2(text: str, go: Any, json: Any) -> None:
-    for loaded in (yaml_loader.load_all(f"v: {text}\n")[0]["v"], yaml_loader._load_nodes(f"v: {text}\n")[0]["v"]):
+    for loaded in (
+        yaml_loader.load_all(f"v: {text}\n")[0]["v"],
+        yaml_loader._load_nodes(f"v: {text}\n")[0]["v"],
+    ):
         assert _same(loaded, go), f"go-yaml v2 reads {text!r} as {go!r}, got {loaded!r}"
     loaded = yaml_loader.load_all(f"v: {text}\n", as_json=True)[0]["v"]
     assert _same(loaded, json), f"after the JSON round trip {text!r} is {json!r}, got {loaded!r}"

@@ -40,7 +40,9 @@ _RESOLVABLE = frozenset({"", STR, BOOL, INT, FLOAT, NULL, TIMESTAMP})
 
 _MAP: dict[str, tuple[str, Any]] = {
     **dict.fromkeys(["y", "Y", "yes", "Yes", "YES", "true", "True", "TRUE", "on", "On", "ON"], (BOOL, True)),
-    **dict.fromkeys(["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"], (BOOL, False)),
+    **dict.fromkeys(
+        ["n", "N", "no", "No", "NO", "false", "False", "FALSE", "off", "Off", "OFF"], (BOOL, False)
+    ),
     **dict.fromkeys(["", "~", "null", "Null", "NULL"], (NULL, None)),
     **dict.fromkeys([".nan", ".NaN", ".NAN"], (FLOAT, math.nan)),
     **dict.fromkeys([".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF"], (FLOAT, math.inf)),
@@ -74,7 +76,7 @@ def resolve(text: str, tag: str = "") -> tuple[str, Any]:
     rtag, value = _resolve(text) if tag != STR else (STR, text)
     if tag in ("", rtag, STR):
         return rtag, value
-    if tag == FLOAT and rtag == INT and -_INT64 <= value < _INT64:
+    if tag == FLOAT and rtag == INT and isinstance(value, int) and -_INT64 <= value < _INT64:
         return FLOAT, float(value)
     raise errors.GoError(f"yaml: cannot decode {rtag} `{text}` as a {tag}")
 

@@ -89,8 +89,6 @@ _LONG_TAG = "tag:yaml.org,2002:"
 class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
     """PyYAML's safe loader resolving scalars as go-yaml v2 does, and keys as strings (module doc)."""
 
-    yaml_implicit_resolvers = {"<": [(_MERGE, re.compile(r"^<<$"))], None: [(_PLAIN, re.compile(""))]}
-
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         """PyYAML's mapping with keys as sigs.k8s.io/yaml makes them JSON keys (:func:`key_string`).
 
@@ -161,6 +159,8 @@ def _replace_each_byte(exc: UnicodeError) -> tuple[str, int]:
 _GO_UTF8 = "crossfn-go-utf8"
 codecs.register_error(_GO_UTF8, _replace_each_byte)
 
+# Every plain scalar but the merge key gets _PLAIN, resolved when constructed (PyYAML's YAML 1.1 table is unused).
+Loader.yaml_implicit_resolvers = {"<": [(_MERGE, re.compile(r"^<<$"))], None: [(_PLAIN, re.compile(""))]}
 Loader.add_constructor(_PLAIN, _construct_plain)
 Loader.add_constructor(_MERGE, lambda loader, node: loader.construct_scalar(node))  # "<<" as a value is a string
 for _tag in ("int", "float", "bool", "null", "timestamp", "str"):
