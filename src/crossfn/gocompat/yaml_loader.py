@@ -113,6 +113,31 @@ class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at im
         return mapping
 
 
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """Merge keys as the event path merges them: explicit keys win, then later ``<<`` keys over earlier
+        ones, and within one ``<<: [a, b]`` earlier mappings over later ones (PyYAML 6.0.4 lets the first win)."""
+        merge: list[tuple[yaml.Node, yaml.Node]] = []
+        index = 0
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            if key_node.tag != _MERGE:
+                index += 1
+                continue
+            del node.value[index]
+            maps = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for submap in reversed(maps):
+                if not isinstance(submap, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found {submap.id}",
+                        submap.start_mark,
+                    )  # fmt: skip
+                self.flatten_mapping(submap)
+                merge.extend(submap.value)
+        if merge:
+            node.value = merge + node.value
+
+
 def plain_value(text: str) -> Any:
     """The value go-yaml v2 gives an unquoted scalar (``_yaml_resolve``): ``y`` is true, ``08`` is 8.0."""
     return _yaml_resolve.resolve(text)[1]
@@ -280,19 +305,35 @@ def load_all(text: str, *, as_json: bool = False) -> list[Any]:
     :class:`~crossfn.errors.InputError` whose text is the problem on one line:
     ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a bound.
     """
-    loader = Loader(text)
-    try:
-        return _yaml_events.build_all(
-            loader, plain_value, key_string=key_string, max_depth=MAX_DEPTH, excessive=_excessive, as_json=as_json
-        )
-    except _yaml_events.Unsupported:
-        pass  # an explicit tag, or an error PyYAML words best: its full loader below
-    except yaml.YAMLError as exc:
-        raise errors.InputError(_problem(exc)) from exc
-    finally:
-        loader.dispose()
+    for loader_class in (Loader, _DeepLoader):
+        loader = loader_class(text)
+        try:
+            return _yaml_events.build_all(
+                loader, plain_value, key_string=key_string, max_depth=MAX_DEPTH, excessive=_excessive, as_json=as_json
+            )
+        except _yaml_events.Unsupported:
+            break  # an explicit tag, or an error PyYAML words best: its full loader below
+        except yaml.YAMLError as exc:
+            if _LIBYAML_NESTING in str(exc) and loader_class is not _DeepLoader:
+                continue  # nested past libyaml's 1,000 levels: PyYAML's own parser has no such limit
+            raise errors.InputError(_problem(exc)) from exc
+        finally:
+            loader.dispose()
     docs = _load_nodes(text)
     return [_to_json(doc) for doc in docs] if as_json else docs
+
+
+class _DeepLoader(yaml.SafeLoader):
+    """:class:`Loader` on PyYAML's pure-Python parser, for documents nested deeper than libyaml allows."""
+
+    construct_mapping = Loader.construct_mapping  # type: ignore[assignment] # keys are str, a narrower Hashable
+    flatten_mapping = Loader.flatten_mapping
+
+
+_DeepLoader.yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
+_DeepLoader.yaml_constructors = Loader.yaml_constructors
+_LIBYAML_NESTING = "exceeded maximum nesting depth"
+"""libyaml's error past its 1,000 levels (``MAX_NESTING_LEVEL``); go-yaml and Kubernetes accept 10,000."""
 
 
 def _load_nodes(text: str) -> list[Any]:
@@ -348,8 +389,20 @@ def _check_depth(text: str) -> None:
     brackets = text.count("[") + text.count("{")
     if brackets + _longest_line(text) + 2 < MAX_DEPTH:
         return
+    try:
+        _scan_depth(Loader(text))
+    except yaml.YAMLError as exc:
+        if _LIBYAML_NESTING not in str(exc):
+            raise errors.InputError(_problem(exc)) from exc
+        try:  # go-yaml's limit is ten times libyaml's: count on with PyYAML's parser
+            _scan_depth(_DeepLoader(text))
+        except yaml.YAMLError as deep:
+            raise errors.InputError(_problem(deep)) from deep
+        raise errors.InputError(_problem(exc)) from exc  # within go-yaml's bound, but past what libyaml composes
+
+
+def _scan_depth(loader: Any) -> None:
     depth = 0
-    loader = Loader(text)
     try:
         while loader.check_event():
             event = loader.get_event()
@@ -359,8 +412,6 @@ def _check_depth(text: str) -> None:
                     raise errors.InputError(f"yaml: exceeded max depth of {MAX_DEPTH}")
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError as exc:
-        raise errors.InputError(_problem(exc)) from exc
     finally:
         loader.dispose()
 
