@@ -33,7 +33,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv
 
-__all__ = ["BOOL", "FLOAT", "INT", "NULL", "STR", "TIMESTAMP", "is_base60_float", "resolve"]
+__all__ = ["BOOL", "FLOAT", "INT", "NULL", "STR", "TIMESTAMP", "is_base60_float", "is_string", "resolve"]
 
 NULL, BOOL, STR, INT, FLOAT, TIMESTAMP = "!!null", "!!bool", "!!str", "!!int", "!!float", "!!timestamp"
 _RESOLVABLE = frozenset({"", STR, BOOL, INT, FLOAT, NULL, TIMESTAMP})
@@ -79,6 +79,16 @@ def resolve(text: str, tag: str = "") -> tuple[str, Any]:
     if tag == FLOAT and rtag == INT and isinstance(value, int) and -_INT64 <= value < _INT64:
         return FLOAT, float(value)
     raise errors.GoError(f"yaml: cannot decode {rtag} `{text}` as a {tag}")
+
+
+def is_string(text: str) -> bool:
+    """Whether go-yaml reads ``text``, unquoted, as a string: ``resolve(text)[0] == STR``, quicker."""
+    hint = _HINTS.get(text[:1])
+    if hint is None:
+        return bool(text)
+    if hint == "M":
+        return text not in _MAP
+    return _resolve(text)[0] == STR
 
 
 def _resolve(text: str) -> tuple[str, Any]:

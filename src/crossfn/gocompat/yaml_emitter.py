@@ -409,7 +409,7 @@ def to_yaml_stream(docs: Iterable[Any]) -> str:
 def needs_quotes(s: str) -> bool:
     """Whether go-yaml's encoder quotes ``s`` (``encode.go`` ``stringv``): unquoted, go-yaml would read it as
     something other than a string, or it looks like a YAML 1.1 base-60 float, which other parsers would misread."""
-    return _yaml_resolve.resolve(s)[0] != _yaml_resolve.STR or _yaml_resolve.is_base60_float(s)
+    return not _yaml_resolve.is_string(s) or _yaml_resolve.is_base60_float(s)
 
 
 _INT64 = 1 << 63
