@@ -112,7 +112,6 @@ class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at im
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
-
     def flatten_mapping(self, node: yaml.MappingNode) -> None:
         """Merge keys as the event path merges them: explicit keys win, then later ``<<`` keys over earlier
         ones, and within one ``<<: [a, b]`` earlier mappings over later ones (PyYAML 6.0.4 lets the first win)."""
