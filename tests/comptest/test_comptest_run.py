@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from crossfn import comptest, errors
+from crossfn import comptest, errors, render
+from crossfn.comptest import _run as run_module
 
 _ROOT = Path(__file__).resolve().parents[2]
 _XBUCKET = _ROOT / "examples" / "xbucket"
@@ -253,3 +254,19 @@ def test_run_inline_values_reach_render_as_written(tmp_path: Path) -> None:
     file = _file(tmp_path, _expect({**_XR_OUT, "metadata": {"labels": {"flag": "1e3"}}}), xr={"raw": xr})
     outcome = _run(file)
     assert outcome.passed, f"{outcome.error} {outcome.failures}"
+
+
+def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
+    """A test file is read as Kubernetes reads YAML (plain ``y`` is true), and an inline object reaches render
+    with the same values: a quoted ``"y"`` stays a string (PyYAML's writer left it plain, which reads as true)."""
+    file = tmp_path / "t.yaml"
+    file.write_text(
+        f"apiVersion: {comptest.API_VERSION}\nkind: {comptest.KIND}\nmetadata: {{name: t}}\nspec:\n  tests:\n"
+        f"  - name: a\n    inputs:\n"
+        f"      xr: {{raw: {{apiVersion: example.crossplane.io/v1, kind: XBucket, metadata: {{name: x}}, spec: {{plain: y, quoted: \"y\"}}}}}}\n"
+        f"      composition: {{path: {_XBUCKET / 'composition.yaml'}}}\n"
+        f"      functions: {{path: {_XBUCKET / 'functions.yaml'}}}\n"
+    )
+    (case,) = comptest.load([file])
+    prepared = run_module.prepare(case)
+    assert prepared.inputs.xr["spec"] == {"plain": True, "quoted": "y"}

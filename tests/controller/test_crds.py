@@ -417,3 +417,18 @@ async def test_crossplane_validation(
     with pytest.raises(_api.Invalid) as info:
         await kube.create(obj)
     assert want in str(info.value)
+
+
+def test_manifests_are_read_as_kubernetes_reads_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The packaged CRDs go through the one go-yaml loader: a plain ``y`` is true, as the API server sees it."""
+    (tmp_path / "crds").mkdir()
+    (tmp_path / "crds" / "a.yaml").write_text("apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\n"
+                                              "spec: {preserveUnknownFields: y}\n")  # fmt: skip
+
+    class _Files:
+        @staticmethod
+        def files(_: str) -> Path:
+            return tmp_path
+
+    monkeypatch.setattr(_crds, "resources", _Files)
+    assert [m["spec"] for m in _crds.manifests()] == [{"preserveUnknownFields": True}]

@@ -21,7 +21,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import yaml
+
+from crossfn.gocompat import yaml_loader
 
 DEPLOY = Path(__file__).resolve().parents[2] / "deploy"
 SOURCES = Path(__file__).resolve().parents[2] / "src" / "crossfn" / "controller"
@@ -189,7 +190,7 @@ def _documents(directory: Path = DEPLOY) -> Iterator[tuple[str, dict[str, Any]]]
     for path in sorted(directory.glob("*.yaml")):
         if path.name == "kustomization.yaml":
             continue
-        for doc in yaml.safe_load_all(path.read_text(encoding="utf-8")):
+        for doc in yaml_loader.load_all(path.read_text(encoding="utf-8"), as_json=True):  # as kubectl reads them
             if doc:
                 yield path.name, doc
 

@@ -57,14 +57,21 @@ def user(**fields: Any) -> Callable[[dict[str, Any]], object]:
     return lambda c: c["users"][0].__setitem__("user", fields)
 
 
+def test_kubeconfig_is_read_as_client_go_reads_it(tmp_path: Path) -> None:
+    """client-go reads a kubeconfig through sigs.k8s.io/yaml: go-yaml v2's ``y`` is a boolean, not a string."""
+    path = tmp_path / "config"
+    path.write_text("apiVersion: v1\nkind: Config\npreferences: {colors: y}\n")
+    assert _kubeconfig._read(path)["preferences"] == {"colors": True}
+
+
 @pytest.mark.parametrize(
     ("text", "want", "reason"),
     [
         pytest.param(None, "no such file", "the file is not there", id="Missing"),
         pytest.param(
             "not: [a kubeconfig",
-            "not valid YAML: expected ',' or ']', but got '<stream end>' at line 1, column 19",
-            "PyYAML's multi-line report becomes the problem and its position",
+            "not valid YAML: line 2 column 1: did not find expected ',' or ']'",
+            "the one YAML loader's report: position, then problem, on one line",
             id="NotYaml",
         ),
         pytest.param(

@@ -19,6 +19,7 @@ MODULES = [
     "celcost",
     "time",
     "yaml_loader",
+    "yaml_emitter",
 ]
 
 

@@ -146,7 +146,11 @@ def test_read_stream_is_bounded_too() -> None:
                      {"1.5": "a", "1e+20": "b", "1.2345679e+08": "c", "0.1": "d"}, id="Float32"),
         pytest.param("Infinities and NaN in go-yaml's spelling.", "{.inf: a, -.inf: b, .nan: c}",
                      {".inf": "a", "-.inf": "b", ".nan": "c"}, id="Special"),
-        pytest.param("A null key reads as the text says.", "{null: a}", {"null": "a"}, id="Null"),
+        pytest.param("go-yaml v2 booleans as keys: y and on are both true, the later wins.", "{y: a, N: b, on: c}",
+                     {"true": "c", "false": "b"}, id="YesNoKeys"),
+        pytest.param("Keys resolve like values: 08 is 8.0, 0o17 is 15, +.5 is 0.5.", "{08: a, 0o17: b, +.5: c}",
+                     {"8": "a", "15": "b", "0.5": "c"}, id="NumberKeys"),
+        pytest.param("A clock is a string key.", "{22:00: a}", {"22:00": "a"}, id="ClockKey"),
         pytest.param("Merge keys still merge.", "a: &x {b: 1}\nc:\n  <<: *x\n  d: 2\n",
                      {"a": {"b": 1}, "c": {"b": 1, "d": 2}}, id="Merge"),
     ],
@@ -165,7 +169,10 @@ _FEATURES = [
     pytest.param("base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\n", id="MergeOverride"),
     pytest.param("x: &x {a: 1}\ny: &y {a: 2, b: 2}\nm:\n  <<: [*x, *y]\n  c: 3\n", id="MergeList"),
     pytest.param("m:\n  <<: {a: 1}\n  <<: {a: 2, b: 1}\n", id="MergeTwice"),
-    pytest.param("{true: 1, 1: 2, 1.5: 3, null: 4, ~: 5}\n", id="Keys"),
+    pytest.param("{true: 1, 1: 2, 1.5: 3, y: 4, 08: 5}\n", id="Keys"),
+    pytest.param("{null: 4}\n", id="NullKey"),
+    pytest.param("a: !custom x\nb: !!set {k}\nc: !!float 3\nd: !!int 1.5\n", id="OtherTags"),
+    pytest.param("a: <<\nb: [<<]\n", id="MergeKeyText"),
     pytest.param("? a\n? b\n: c\n", id="ComplexKeySyntax"),
     pytest.param("---\na: 1\n---\n---\n- b\n...\n", id="Streams"),
     pytest.param("", id="Empty"),
@@ -197,13 +204,35 @@ def test_event_loader_builds_what_pyyaml_constructs(text: str) -> None:
     [
         pytest.param("Whole floats are ints, as after JSON.", "a: 1.0\nb: 1.5\nc: 1e3\n", {"a": 1, "b": 1.5, "c": 1000},
                      id="WholeFloats"),
-        pytest.param("Binary is base64 text.", "b: !!binary aGVsbG8=\n", {"b": "aGVsbG8="}, id="Binary"),
+        pytest.param("Binary is the decoded text go-yaml makes of it.", "b: !!binary aGVsbG8=\n", {"b": "hello"},
+                     id="Binary"),
+        pytest.param("Invalid UTF-8 becomes one U+FFFD per byte, as encoding/json writes it.", "b: !!binary 4oI=\n",
+                     {"b": "\ufffd\ufffd"}, id="BinaryNotUTF8"),
+        pytest.param("An integer past int64 is a float64 after JSON.", "a: 12345678901234567890\n",
+                     {"a": 1.2345678901234567e19}, id="Uint64"),
         pytest.param("Huge whole floats stay floats.", "a: 1e300\n", {"a": 1e300}, id="Huge"),
     ],
 )  # fmt: skip
 def test_as_json_reads_as_kubernetes_does(reason: str, text: str, want: dict[str, Any]) -> None:
     got = yaml_loader.load_all(text, as_json=True)[0]
     assert (got, [type(v) for v in got.values()]) == (want, [type(v) for v in want.values()]), reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "text", "want"),
+    [
+        pytest.param("sigs.k8s.io/yaml refuses a null key.", "{null: a}",
+                     "error converting YAML to JSON: unsupported map key of type <nil>", id="NullKey"),
+        pytest.param("And a key past int64, which go-yaml reads as a uint64.", "{12345678901234567890: a}",
+                     "error converting YAML to JSON: unsupported map key of type uint64", id="Uint64Key"),
+        pytest.param("An explicit tag must agree with the value, as go-yaml checks it.", "a: !!int 1.5",
+                     "line 1 column 4: yaml: cannot decode !!float `1.5` as a !!int", id="TagMismatch"),
+    ],
+)  # fmt: skip
+def test_what_go_refuses_is_refused(reason: str, text: str, want: str) -> None:
+    with pytest.raises(errors.InputError) as info:
+        yaml_loader.load_all(text)
+    assert str(info.value) == want, reason
 
 
 def test_as_json_aliases_are_copies() -> None:

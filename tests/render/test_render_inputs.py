@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from crossfn import errors, render
-from crossfn.render import _load
+from crossfn.render import _inputs, _load
 
 _HERE = Path(__file__).parent
 
@@ -224,3 +224,88 @@ def test_observed_connection_details(tmp_path: Path) -> None:
         "bucket": {"endpoint": "https://example"},
         "db": {"password": "s3cret", "port": "5432"},
     }, "the companion Secret is not an observed resource itself"
+
+
+_XR = "apiVersion: example.org/v1\nkind: XThing\nmetadata: {name: x}\nspec: {flag: y}\n"
+_COMPOSITION = """apiVersion: apiextensions.crossplane.io/v1
+kind: Composition
+metadata: {name: c}
+spec:
+  compositeTypeRef: {apiVersion: example.org/v1, kind: XThing}
+  mode: Pipeline
+  pipeline:
+  - step: s
+    functionRef: {name: f}
+    input: {flag: y}
+"""
+_FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: f}\nspec: {package: x, flag: y}\n"
+_OBJECT = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\ndata: {flag: y}\n"
+_SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nimmutable: y\n"
+_XRD = """apiVersion: apiextensions.crossplane.io/v1
+kind: CompositeResourceDefinition
+metadata: {name: xthings.example.org}
+spec:
+  group: example.org
+  names: {kind: XThing, plural: xthings}
+  versions:
+  - name: v1
+    served: true
+    referenceable: true
+    schema:
+      openAPIV3Schema:
+        type: object
+        properties:
+          spec:
+            type: object
+            properties:
+              flag: {type: boolean}
+              defaulted: {type: boolean, default: y}
+"""
+
+
+@pytest.mark.parametrize(
+    ("field", "text", "got", "reason"),
+    [
+        pytest.param("composite_resource", None, lambda i: i.xr["spec"]["flag"], "the XR", id="XR"),
+        pytest.param("composition", None, lambda i: i.composition["spec"]["pipeline"][0]["input"]["flag"],
+                     "the Composition's function input", id="Composition"),
+        pytest.param("functions", None, lambda i: i.functions[0]["spec"]["flag"], "the Functions", id="Functions"),
+        pytest.param("observed_resources", _OBJECT, lambda i: i.observed[0]["data"]["flag"],
+                     "--observed-resources", id="ObservedResources"),
+        pytest.param("extra_resources", _OBJECT, lambda i: i.extra[0]["data"]["flag"], "--extra-resources",
+                     id="ExtraResources"),
+        pytest.param("required_resources", _OBJECT, lambda i: i.required[0]["data"]["flag"],
+                     "--required-resources", id="RequiredResources"),
+        pytest.param("function_credentials", _SECRET, lambda i: i.credentials[0]["immutable"],
+                     "--function-credentials", id="FunctionCredentials"),
+        pytest.param("context_files", "y\n", lambda i: i.context["k"], "--context-files", id="ContextFiles"),
+        pytest.param("context_values", "y", lambda i: i.context["k"], "--context-values", id="ContextValues"),
+        pytest.param("xrd", _XRD, lambda i: (i.xr["spec"]["defaulted"], i.xrd_document is not None),
+                     "--xrd: a default of y is true", id="XRD"),
+        pytest.param("crds", _XRD, lambda i: i.crd_documents[0]["spec"]["versions"][0]["schema"]["openAPIV3Schema"]
+                     ["properties"]["spec"]["properties"]["defaulted"]["default"], "--crds", id="CRDs"),
+    ],
+)  # fmt: skip
+def test_every_input_reads_y_as_kubernetes_does(
+    tmp_path: Path, field: str, text: str | None, got: Any, reason: str
+) -> None:
+    """go-yaml v2 (sigs.k8s.io/yaml) reads a plain ``y`` as the boolean true, in every file render reads."""
+    paths = {}
+    for name, content in (("xr", _XR), ("composition", _COMPOSITION), ("functions", _FUNCTIONS), ("input", text)):
+        if content is not None:
+            paths[name] = tmp_path / f"{name}.yaml"
+            paths[name].write_text(content)
+    extra: dict[str, Any] = {}
+    if field in ("observed_resources", "function_credentials", "xrd"):
+        extra[field] = paths["input"]
+    elif field in ("extra_resources", "required_resources", "crds"):
+        extra[field] = [paths["input"]]
+    elif field == "context_files":
+        extra[field] = [("k", str(paths["input"]))]
+    elif field == "context_values":
+        extra[field] = [("k", text)]
+    req = render.Request(
+        composite_resource=paths["xr"], composition=paths["composition"], functions=paths["functions"], **extra
+    )
+    value = got(_inputs.load(req))
+    assert value in (True, (True, True)), reason

@@ -83,6 +83,15 @@ def test_request_from_yaml_errors(reason: str, text: str, message: str) -> None:
         testing.request_from_yaml(text)
 
 
+def test_yaml_is_read_as_kubernetes_reads_it() -> None:
+    """Request and expectation YAML go through go-yaml v2's rules: a plain ``y`` is true, ``22:00`` a string."""
+    req = testing.request_from_yaml("input: {enabled: y, at: 22:00}\n")
+    assert testing.to_dict(req)["input"] == {"enabled": True, "at": "22:00"}
+    assert testing.to_dict("desired: {composite: {resource: {spec: {on: n}}}}") == {
+        "desired": {"composite": {"resource": {"spec": {"true": False}}}}
+    }
+
+
 def test_build_request_from_dicts() -> None:
     req = testing.build_request(
         tag="x",

@@ -226,7 +226,7 @@ def test_cli_skips_packages_with_warning(tmp_path: Path) -> None:
 
 
 def test_non_string_keys_print_as_go_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """YAML keys true, null and 1.5 are the JSON keys "true", "null" and "1.5"; a dot in a key is not a path step."""
+    """YAML keys true, 0x10 and 1.5 are the JSON keys "true", "16" and "1.5"; a dot in a key is not a path step."""
     crd = tmp_path / "crd.yaml"
     crd.write_text(
         "apiVersion: apiextensions.k8s.io/v1\nkind: CustomResourceDefinition\nmetadata: {name: things.example.org}\n"
@@ -235,12 +235,12 @@ def test_non_string_keys_print_as_go_does(tmp_path: Path, capsys: pytest.Capture
         "        properties:\n          spec: {type: object, properties: {a: {type: string}}}\n"
     )
     thing = tmp_path / "thing.yaml"
-    thing.write_text("apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {true: 1, null: 2, 1.5: 3}\n")
+    thing.write_text("apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {true: 1, 0x10: 2, 1.5: 3}\n")
     assert cli.main(["validate", str(crd), str(thing)]) == 1
     lines = capsys.readouterr().out.splitlines()
     prefix = "[x] schema validation error example.org/v1, Kind=Thing, t : "
     assert lines[:3] == [
         f'{prefix}spec.true: Invalid value: "true": unknown field: "true" [{thing}:1]',
-        f'{prefix}spec.null: Invalid value: "null": unknown field: "null" [{thing}:1]',
+        f'{prefix}spec.16: Invalid value: "16": unknown field: "16" [{thing}:1]',
         f'{prefix}spec.1.5: Invalid value: "1.5": unknown field: "1.5" [{thing}:1]',
     ]

@@ -38,18 +38,25 @@ def test_stream_split_and_lines() -> None:
 
 def test_directory_recursive_sorted_with_json(tmp_path: Path) -> None:
     (tmp_path / "sub").mkdir()
-    (tmp_path / "b.yaml").write_text("n: b\n")
-    (tmp_path / "a.yml").write_text("n: a\n")
-    (tmp_path / "sub" / "c.json").write_text('{"n": "c"}')
-    (tmp_path / "skip.txt").write_text("n: skip\n")
-    assert [d.obj["n"] for d in _load.load(str(tmp_path))] == ["a", "b", "c"]
+    (tmp_path / "b.yaml").write_text("name: b\n")
+    (tmp_path / "a.yml").write_text("name: a\n")
+    (tmp_path / "sub" / "c.json").write_text('{"name": "c"}')
+    (tmp_path / "skip.txt").write_text("name: skip\n")
+    assert [d.obj["name"] for d in _load.load(str(tmp_path))] == ["a", "b", "c"]
 
 
 def test_comma_separated_sources(tmp_path: Path) -> None:
-    (tmp_path / "one.yaml").write_text("n: 1\n")
-    (tmp_path / "two.yaml").write_text("n: 2\n")
+    (tmp_path / "one.yaml").write_text("name: 1\n")
+    (tmp_path / "two.yaml").write_text("name: 2\n")
     docs = _load.load(f"{tmp_path / 'two.yaml'},{tmp_path / 'one.yaml'}")
-    assert [d.obj["n"] for d in docs] == [2, 1], "sources keep their order"
+    assert [d.obj["name"] for d in docs] == [2, 1], "sources keep their order"
+
+
+def test_values_and_keys_read_as_kubernetes_reads_them() -> None:
+    """go-yaml v2 through sigs.k8s.io/yaml: y is true, even as a key; 1.0 is the integer 1 after JSON."""
+    docs = _load.load("-", stdin=io.StringIO("a: y\nn: 1\nb: 1.0\nc: 22:00\n"))
+    assert docs[0].obj == {"a": True, "false": 1, "b": 1, "c": "22:00"}
+    assert type(docs[0].obj["b"]) is int
 
 
 def test_composition_step_inputs(tmp_path: Path) -> None:

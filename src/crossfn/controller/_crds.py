@@ -21,10 +21,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from importlib import resources
 from typing import Any
 
-import yaml
-
 from crossfn import errors
 from crossfn.controller import _api
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["FIELD_MANAGER", "install", "is_established", "manifests", "refusal"]
 
@@ -41,7 +40,7 @@ def manifests() -> list[dict[str, Any]]:
     out = []
     for entry in sorted(root.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
-            out.append(yaml.safe_load(entry.read_text(encoding="utf-8")))
+            out.extend(yaml_loader.load_all(entry.read_text(encoding="utf-8"), as_json=True)[:1])
     return out
 
 

@@ -31,10 +31,10 @@ from typing import Any, TypeVar
 
 import httpx2
 import msgspec
-import yaml
 from lightkube.config import client_adapter, models
 
 from crossfn import errors
+from crossfn.gocompat import yaml_loader
 
 __all__ = ["Connection", "load"]
 
@@ -88,9 +88,10 @@ def _read(path: Path) -> dict[str, Any]:
     except (OSError, UnicodeDecodeError) as exc:
         raise _ProblemError(f"cannot read it: {_reason(exc)}") from exc
     try:
-        document = yaml.safe_load(text)
-    except yaml.YAMLError as exc:
-        raise _ProblemError(f"not valid YAML: {_yaml_reason(exc)}") from exc
+        docs = yaml_loader.load_all(text, as_json=True)
+    except errors.InputError as exc:
+        raise _ProblemError(f"not valid YAML: {exc}") from exc
+    document = docs[0] if docs else None
     if document is None:
         raise _ProblemError("the file is empty")
     if not isinstance(document, dict):
@@ -252,15 +253,6 @@ def _reason(exc: BaseException) -> str:
         return exc.strerror
     text = " ".join(str(exc).split()) or type(exc).__name__
     return re.sub(r" \(_ssl\.c:\d+\)$", "", text)
-
-
-def _yaml_reason(exc: yaml.YAMLError) -> str:
-    """A YAML error as ``<problem> at line L, column C`` (PyYAML prints a multi-line excerpt)."""
-    if isinstance(exc, yaml.MarkedYAMLError) and exc.problem:
-        mark = exc.problem_mark
-        where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
-        return f"{exc.problem}{where}"
-    return _reason(exc)
 
 
 def _type_name(value: object) -> str:

@@ -35,10 +35,9 @@ import json
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-import yaml
-
 from crossfn import engine, errors
 from crossfn.controller import _api, _conditions, _controller, _events, _informer
+from crossfn.gocompat import yaml_emitter
 
 __all__ = [
     "COMPOSITION_API_VERSION",
@@ -74,7 +73,7 @@ def _yaml_document(value: Any) -> str:
     """A value as sigs.k8s.io/yaml writes it: through JSON, keys sorted; ``null`` for a missing map."""
     if value is None:
         return "null\n"
-    return yaml.safe_dump(json.loads(json.dumps(value)), sort_keys=True, default_flow_style=False)
+    return yaml_emitter.to_yaml(json.loads(json.dumps(value)))
 
 
 def composition_hash(composition: Mapping[str, Any]) -> str:

@@ -16,8 +16,11 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.cel`: the one CEL interpreter (cel-python, the ``cel`` extra), loaded once;
 * :mod:`.celcost`: cel-go's cost limit on a CEL evaluation, as Kubernetes sets it;
 * :mod:`.time`: ``time.ParseDuration``;
-* :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (PyYAML, no timestamps), within
-  go-yaml's bounds (depth, aliases) and a file size cap; ``_yaml_events`` is its fast path.
+* :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (go-yaml v2's scalar resolution,
+  no timestamps), within go-yaml's bounds (depth, aliases) and a file size cap; ``_yaml_events``
+  is its fast path;
+* :mod:`.yaml_emitter`: writing YAML byte for byte as sigs.k8s.io/yaml does; it quotes by the
+  same go-yaml v2 resolution (``_yaml_resolve``) the loader reads with.
 
 Failures raise :class:`crossfn.errors.GoError` whose text is Go's, so callers
 wrap it exactly as the Go code they port does. This layer sits just above the

@@ -7,8 +7,8 @@ Here the values are built from the parser's events in one loop, without
 nodes and without recursion, so the same file loads several times faster and
 nesting costs no stack.
 
-The result is what :class:`yaml_loader.Loader` would construct (same
-resolution of plain scalars, same merge keys, keys turned into strings),
+The result is what :class:`yaml_loader.Loader` would construct (plain
+scalars resolved by the same function, same merge keys, keys turned into strings),
 with go-yaml's bounds checked on the way: collections nested deeper than
 ``MAX_DEPTH``, aliases doing too much of the decoding, an alias to a
 collection that is still open. Anything this loop does not handle, an
@@ -18,14 +18,13 @@ loads the text with PyYAML instead.
 
 ``as_json`` returns the values as a YAML -> JSON -> object round trip
 gives them (what Kubernetes and Crossplane see): whole floats in the int64
-range become ints and every alias is a copy, never a shared object.
+range become ints, ints past it floats, and every alias is a copy, never a
+shared object.
 """
 
 from __future__ import annotations
 
 import gc
-import math
-import re
 from collections.abc import Callable
 from typing import Any
 
@@ -35,101 +34,12 @@ from crossfn import errors
 
 __all__ = ["Unsupported", "build_all", "copy_tree"]
 
-_INT = "tag:yaml.org,2002:int"
-_FLOAT = "tag:yaml.org,2002:float"
-_BOOL = "tag:yaml.org,2002:bool"
-_NULL = "tag:yaml.org,2002:null"
-_MERGE = "tag:yaml.org,2002:merge"
-_STR = "tag:yaml.org,2002:str"
-
 _RESOLVED_MAX = 1 << 16
 """Distinct plain scalars whose resolution :func:`build_all` remembers."""
-
-_BOOLS = {"yes": True, "no": False, "true": True, "false": False, "on": True, "off": False}
 
 
 class Unsupported(Exception):  # noqa: N818 -- a signal to fall back, never an error a user sees
     """The text uses something only PyYAML's full loader handles (an explicit tag, an unusual scalar)."""
-
-
-def _sexagesimal(value: str, cast: Callable[[str], Any]) -> Any:
-    total: Any = 0
-    base = 1
-    for digit in reversed(value.split(":")):
-        total += cast(digit) * base
-        base *= 60
-    return total
-
-
-def _int(value: str) -> int:
-    """PyYAML's ``construct_yaml_int`` (YAML 1.1: ``0x``, ``0b``, leading-zero octal, base 60)."""
-    value = value.replace("_", "")
-    sign = 1
-    if value[0] == "-":
-        sign, value = -1, value[1:]
-    elif value[0] == "+":
-        value = value[1:]
-    if value == "0":
-        return 0
-    if value.startswith("0b"):
-        return sign * int(value[2:], 2)
-    if value.startswith("0x"):
-        return sign * int(value[2:], 16)
-    if value[0] == "0":
-        return sign * int(value, 8)
-    if ":" in value:
-        return int(sign * _sexagesimal(value, int))
-    return sign * int(value)
-
-
-def _float(value: str) -> float:
-    """PyYAML's ``construct_yaml_float`` (``.inf``, ``.nan``, base 60, underscores)."""
-    value = value.replace("_", "").lower()
-    sign = 1.0
-    if value[0] == "-":
-        sign, value = -1.0, value[1:]
-    elif value[0] == "+":
-        value = value[1:]
-    if value == ".inf":
-        return sign * math.inf
-    if value == ".nan":
-        return math.nan
-    if ":" in value:
-        return float(sign * _sexagesimal(value, float))
-    return sign * float(value)
-
-
-class _Resolver:
-    """Plain-scalar resolution with ``Loader``'s own table, looked up by first character."""
-
-    def __init__(self, table: dict[Any, list[tuple[str, re.Pattern[str]]]]) -> None:
-        self._table = table
-        self._wildcard = table.get(None, [])
-
-    def value(self, text: str) -> Any:
-        resolvers = self._table.get(text[:1]) if text else self._table.get("", [])
-        if not resolvers and not self._wildcard:
-            return text
-        for tag, pattern in (resolvers or []) + self._wildcard:
-            if pattern.match(text):
-                return self._construct(tag, text)
-        return text
-
-    @staticmethod
-    def _construct(tag: str, text: str) -> Any:
-        if tag == _STR:
-            return text
-        if tag == _INT:
-            return _int(text)
-        if tag == _FLOAT:
-            return _float(text)
-        if tag == _BOOL:
-            return _BOOLS[text.lower()]
-        if tag == _NULL:
-            return None
-        if tag == _MERGE:
-            return _MergeKey
-        raise Unsupported(tag)
 
 
 class _MergeKeyType:
@@ -161,9 +71,12 @@ def copy_tree(value: Any) -> Any:
 
 
 def _jsonish(value: Any) -> Any:
-    """A scalar as a YAML -> JSON -> object round trip returns it: a whole float in int64 range is an int."""
+    """A scalar as a YAML -> JSON -> object round trip returns it: a whole float in int64 range is an int,
+    an int past it (a Go uint64) a float."""
     if type(value) is float and value.is_integer() and -(2**63) <= value < 2**63:
         return int(value)
+    if type(value) is int and not -(2**63) <= value < 2**63:
+        return float(value)
     return value
 
 
@@ -204,7 +117,7 @@ class _Builder:
         self.root: Any = None
         self.decodes = 0
         self.aliased = 0
-        self.resolver = _Resolver({})
+        self.resolve: Callable[[str], Any] = str
         # Plain scalars repeat (keys above all): resolve each text once, and share the one string object.
         self._resolved: dict[str, Any] = {}
 
@@ -212,7 +125,7 @@ class _Builder:
         self.anchors, self.root, self.decodes, self.aliased = {}, None, 1, 0
 
     def scalar(self, event: yaml.ScalarEvent) -> None:
-        """A scalar: resolved (plain ones by ``Loader``'s table, each text once), then added where it belongs."""
+        """A scalar: resolved (plain ones by go-yaml's rules, each text once), then added where it belongs."""
         if event.tag is not None:
             raise Unsupported(event.tag)
         text = event.value
@@ -220,7 +133,7 @@ class _Builder:
         if event.implicit[0]:
             value = self._resolved.get(text, _NO_KEY)
             if value is _NO_KEY:
-                value = self.resolver.value(text)
+                value = _MergeKey if text == "<<" else self.resolve(text)
                 if self._as_json:
                     value = _jsonish(value)
                 if len(self._resolved) < _RESOLVED_MAX:
@@ -266,11 +179,13 @@ class _Builder:
     def add(self, value: Any, size: int) -> None:
         """Put a finished value (``size`` decodes) into the open collection, or make it the document."""
         if not self.stack:
-            self.root = value
+            self.root = "<<" if value is _MergeKey else value
             return
         frame = self.stack[-1]
         frame.size += size
         container = frame.value
+        if value is _MergeKey and (type(container) is list or frame.key is not _NO_KEY):
+            value = "<<"  # the merge key's text anywhere but a key is a string
         if type(container) is list:
             container.append(value)
             return
@@ -302,7 +217,7 @@ class _Builder:
 
 def build_all(
     loader: Any,
-    resolvers: dict[Any, list[tuple[str, re.Pattern[str]]]],
+    resolve: Callable[[str], Any],
     *,
     key_string: Callable[[Any], str],
     max_depth: int,
@@ -316,7 +231,7 @@ def build_all(
     a syntax error.
     """
     builder = _Builder(key_string, max_depth, excessive, as_json)
-    builder.resolver = _Resolver(resolvers)
+    builder.resolve = resolve
     docs: list[Any] = []
     handlers: dict[type, Callable[[Any], Any]] = {
         yaml.ScalarEvent: builder.scalar,

@@ -5,13 +5,18 @@ This is the one YAML reading path of crossfn: render (every input file and
 :func:`read_file` (or :func:`read_stream`) and :func:`load_all`, so one file
 means the same thing to all of them and is refused by all of them alike.
 
-:class:`Loader` is PyYAML's safe loader (the C one when libyaml is there) with
-two differences that make Python see the values Crossplane sees:
+:class:`Loader` is PyYAML's safe loader (the C one when libyaml is there)
+that sees the values Kubernetes sees, which are go-yaml v2's, not PyYAML's
+YAML 1.1 ones:
 
-* no timestamp type: ``2024-01-01T00:00:00Z`` stays a string, as Kubernetes
-  keeps it;
-* exponent floats without a dot (``1e3``, ``5e-324``) are numbers, as go-yaml
-  reads them; PyYAML's YAML 1.1 pattern needs the dot.
+* plain scalars resolve as go-yaml v2 resolves them (``_yaml_resolve``):
+  ``y``/``n``/``on``/``off`` are booleans, ``22:00`` is a string (no base 60),
+  ``08`` is 8, ``0o17`` is 15, ``+.5`` is 0.5, ``1e3`` is a number, keys alike;
+* timestamps stay strings (``2024-01-01T00:00:00Z``), as Kubernetes keeps them;
+* explicit tags: ``!!int "3"`` is 3, ``!!int 1.5`` is go-yaml's error,
+  ``!!binary`` is its decoded text, a tag go-yaml does not know (``!custom``,
+  ``!!set``) decodes by the node's kind;
+* map keys become the strings sigs.k8s.io/yaml makes of them (:func:`key_string`).
 
 :func:`load_all` adds the bounds go-yaml has and PyYAML lacks, with go-yaml's
 texts:
@@ -37,6 +42,7 @@ with a one-line cause; callers add which file and which input it was.
 from __future__ import annotations
 
 import base64
+import codecs
 import math
 import os
 import re
@@ -47,7 +53,7 @@ from typing import IO, Any
 import yaml
 
 from crossfn import errors
-from crossfn.gocompat import _yaml_events, strconv
+from crossfn.gocompat import _yaml_events, _yaml_resolve, strconv
 
 __all__ = [
     "MAX_DEPTH",
@@ -56,6 +62,7 @@ __all__ = [
     "allowed_alias_ratio",
     "key_string",
     "load_all",
+    "plain_value",
     "read_file",
     "read_stream",
 ]
@@ -73,9 +80,14 @@ _ALIAS_RATIO_RANGE_HIGH = 4_000_000
 
 _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
+_PLAIN = "tag:crossfn.io,2026:go-plain"
+"""The tag :class:`Loader` gives every plain scalar: resolved by go-yaml's rules when constructed."""
+_MERGE = "tag:yaml.org,2002:merge"
+_LONG_TAG = "tag:yaml.org,2002:"
+
 
 class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at import time (libyaml or pure Python)
-    """PyYAML's safe loader reading timestamps as strings, ``1e3`` as a number and keys as strings (module doc)."""
+    """PyYAML's safe loader resolving scalars as go-yaml v2 does, and keys as strings (module doc)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[str, Any]:
         """PyYAML's mapping with keys as sigs.k8s.io/yaml makes them JSON keys (:func:`key_string`).
@@ -100,26 +112,108 @@ class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at im
             mapping[key] = self.construct_object(value_node, deep=deep)
         return mapping
 
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """Merge keys as the event path merges them: explicit keys win, then later ``<<`` keys over earlier
+        ones, and within one ``<<: [a, b]`` earlier mappings over later ones (PyYAML 6.0.4 lets the first win)."""
+        merge: list[tuple[yaml.Node, yaml.Node]] = []
+        index = 0
+        while index < len(node.value):
+            key_node, value_node = node.value[index]
+            if key_node.tag != _MERGE:
+                index += 1
+                continue
+            del node.value[index]
+            maps = value_node.value if isinstance(value_node, yaml.SequenceNode) else [value_node]
+            for submap in reversed(maps):
+                if not isinstance(submap, yaml.MappingNode):
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"expected a mapping or list of mappings for merging, but found {submap.id}",
+                        submap.start_mark,
+                    )  # fmt: skip
+                self.flatten_mapping(submap)
+                merge.extend(submap.value)
+        if merge:
+            node.value = merge + node.value
+
+
+def plain_value(text: str) -> Any:
+    """The value go-yaml v2 gives an unquoted scalar (``_yaml_resolve``): ``y`` is true, ``08`` is 8.0."""
+    return _yaml_resolve.resolve(text)[1]
+
+
+def _construct_plain(loader: Loader, node: yaml.ScalarNode) -> Any:
+    return plain_value(loader.construct_scalar(node))
+
+
+def _construct_tagged(loader: Loader, node: yaml.ScalarNode) -> Any:
+    """A scalar with an explicit standard tag (``!!int "3"``), checked against the tag as go-yaml does."""
+    tag = "!!" + node.tag[len(_LONG_TAG) :]
+    try:
+        return _yaml_resolve.resolve(loader.construct_scalar(node), tag)[1]
+    except errors.GoError as exc:
+        raise errors.InputError(f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}: {exc}") from exc
+
+
+def _construct_by_kind(loader: Loader, node: yaml.Node) -> Any:
+    """A node whose tag go-yaml does not resolve (``!custom``, ``!!set``): decoded by its kind, as go-yaml does."""
+    if isinstance(node, yaml.MappingNode):
+        return loader.construct_mapping(node)
+    if isinstance(node, yaml.SequenceNode):
+        return loader.construct_sequence(node)
+    return loader.construct_scalar(node)
+
+
+def _construct_binary(loader: Loader, node: yaml.ScalarNode) -> str:
+    """``!!binary``: go-yaml decodes the base64 into a string; JSON writes its invalid UTF-8 bytes as U+FFFD."""
+    try:
+        data = base64.b64decode(loader.construct_scalar(node).encode("ascii"), validate=False)
+    except (ValueError, UnicodeEncodeError) as exc:
+        raise errors.InputError("yaml: !!binary value contains invalid base64 data") from exc
+    return data.decode("utf-8", errors=_GO_UTF8)
+
+
+def _replace_each_byte(exc: UnicodeError) -> tuple[str, int]:
+    """Go's ``utf8.DecodeRune`` error: one U+FFFD per invalid byte (Python replaces whole sequences)."""
+    if not isinstance(exc, UnicodeDecodeError):
+        raise exc
+    return "\ufffd", exc.start + 1
+
+
+_GO_UTF8 = "crossfn-go-utf8"
+codecs.register_error(_GO_UTF8, _replace_each_byte)
+
+# Every plain scalar but the merge key gets _PLAIN, resolved when constructed (PyYAML's YAML 1.1 table is unused).
+Loader.yaml_implicit_resolvers = {"<": [(_MERGE, re.compile(r"^<<$"))], None: [(_PLAIN, re.compile(""))]}
+Loader.add_constructor(_PLAIN, _construct_plain)
+Loader.add_constructor(_MERGE, lambda loader, node: loader.construct_scalar(node))  # "<<" as a value is a string
+for _tag in ("int", "float", "bool", "null", "timestamp", "str"):
+    Loader.add_constructor(_LONG_TAG + _tag, _construct_tagged)
+for _tag in ("set", "omap", "pairs"):
+    Loader.add_constructor(_LONG_TAG + _tag, _construct_by_kind)
+Loader.add_constructor(_LONG_TAG + "binary", _construct_binary)
+Loader.add_constructor(None, _construct_by_kind)
+
 
 def key_string(key: Any) -> str:
     """A YAML map key as the JSON object key sigs.k8s.io/yaml makes of it (``yamlToJSON``).
 
     Booleans are ``true``/``false``, integers their digits, floats Go's
-    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key,
-    which Go refuses, is ``null``, as the text reads.
+    ``FormatFloat(f, 'g', -1, 32)`` (``1.5``, ``1e+20``, ``.inf``). A null key
+    and an integer past int64 (a Go ``uint64``) are refused, as sigs.k8s.io/yaml
+    refuses them.
     """
     if isinstance(key, str):
         return key
     if isinstance(key, bool):
         return "true" if key else "false"
-    if isinstance(key, int):
+    if isinstance(key, int) and -(2**63) <= key < 2**63:
         return str(key)
     if isinstance(key, float):
         text = strconv.format_float(_float32_shortest(key), "g", -1)
         return {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}.get(text, text)
-    if key is None:
-        return "null"
-    raise errors.InputError(f"unsupported map key of type {type(key).__name__}")
+    go_type = "uint64" if isinstance(key, int) else "<nil>" if key is None else type(key).__name__
+    raise errors.InputError(f"error converting YAML to JSON: unsupported map key of type {go_type}")
 
 
 def _float32_shortest(f: float) -> float:
@@ -135,18 +229,6 @@ def _float32_shortest(f: float) -> float:
         if struct.unpack("f", struct.pack("f", candidate))[0] == single:
             return candidate
     return float(single)
-
-
-Loader.yaml_implicit_resolvers = {
-    key: [(tag, regexp) for tag, regexp in resolvers if tag != "tag:yaml.org,2002:timestamp"]
-    for key, resolvers in _Base.yaml_implicit_resolvers.items()
-}
-# Checked after PyYAML's own float pattern.
-Loader.add_implicit_resolver(
-    "tag:yaml.org,2002:float",
-    re.compile(r"^[-+]?(?:[0-9]+|\.[0-9]+|[0-9]+\.[0-9]*)[eE][-+]?[0-9]+$"),
-    list("-+0123456789."),
-)
 
 
 # --- reading bytes ------------------------------------------------------------
@@ -217,24 +299,64 @@ def load_all(text: str, *, as_json: bool = False) -> list[Any]:
 
     ``as_json`` returns the values a YAML -> JSON -> object round trip gives,
     as Kubernetes reads manifests: whole floats in the int64 range are ints,
-    ``!!binary`` is base64 text, every alias is a copy. Raises
+    integers past it floats (``12345678901234567890`` is 1.2345678901234567e19),
+    every alias is a copy. Raises
     :class:`~crossfn.errors.InputError` whose text is the problem on one line:
     ``line 3 column 5: ...`` for a syntax error, go-yaml's own text for a bound.
     """
-    loader = Loader(text)
-    try:
-        return _yaml_events.build_all(
-            loader, Loader.yaml_implicit_resolvers, key_string=key_string, max_depth=MAX_DEPTH,
-            excessive=_excessive, as_json=as_json,
-        )  # fmt: skip
-    except _yaml_events.Unsupported:
-        pass  # an explicit tag, or an error PyYAML words best: its full loader below
-    except yaml.YAMLError as exc:
-        raise errors.InputError(_problem(exc)) from exc
-    finally:
-        loader.dispose()
+    for loader_class in (Loader, _DeepLoader):
+        loader = loader_class(text)
+        try:
+            return _yaml_events.build_all(
+                loader, plain_value, key_string=key_string, max_depth=MAX_DEPTH, excessive=_excessive, as_json=as_json
+            )
+        except _yaml_events.Unsupported:
+            break  # an explicit tag, or an error PyYAML words best: its full loader below
+        except yaml.YAMLError as exc:
+            if _LIBYAML_NESTING in str(exc) and loader_class is not _DeepLoader:
+                continue  # nested past libyaml's 1,000 levels: PyYAML's own parser has no such limit
+            raise errors.InputError(_problem(exc)) from exc
+        finally:
+            loader.dispose()
     docs = _load_nodes(text)
     return [_to_json(doc) for doc in docs] if as_json else docs
+
+
+class _DeepLoader(yaml.SafeLoader):
+    """:class:`Loader` on PyYAML's pure-Python parser, for documents nested deeper than libyaml allows."""
+
+    construct_mapping = Loader.construct_mapping  # type: ignore[assignment] # keys are str, a narrower Hashable
+    flatten_mapping = Loader.flatten_mapping
+
+    # PyYAML's scanner looks at every open level's possible simple key for every token, which is
+    # quadratic in a deep flow collection (100 KB nested 9,000 deep took 20 s). The keys are saved in
+    # order of position, so the oldest comes first: the nearest is the first, and stale ones are a prefix.
+
+    def next_possible_simple_key(self) -> int | None:
+        """The token number of the nearest possible simple key (PyYAML's, without the scan)."""
+        for key in self.possible_simple_keys.values():
+            return int(key.token_number)
+        return None
+
+    def stale_possible_simple_keys(self) -> None:
+        """Drop possible simple keys that are no longer possible (PyYAML's, stopping at the first live one)."""
+        keys = self.possible_simple_keys
+        while keys:
+            level = next(iter(keys))
+            key = keys[level]
+            if key.line == self.line and self.index - key.index <= 1024:
+                return
+            if key.required:
+                raise yaml.scanner.ScannerError(
+                    "while scanning a simple key", key.mark, "could not find expected ':'", self.get_mark()
+                )
+            del keys[level]
+
+
+_DeepLoader.yaml_implicit_resolvers = Loader.yaml_implicit_resolvers
+_DeepLoader.yaml_constructors = Loader.yaml_constructors
+_LIBYAML_NESTING = "exceeded maximum nesting depth"
+"""libyaml's error past its 1,000 levels (``MAX_NESTING_LEVEL``); go-yaml and Kubernetes accept 10,000."""
 
 
 def _load_nodes(text: str) -> list[Any]:
@@ -263,8 +385,8 @@ def _to_json(value: Any) -> Any:
         return [_to_json(v) for v in value]
     if isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
         return int(value)
-    if isinstance(value, bytes):
-        return base64.b64encode(value).decode()
+    if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
+        return float(value)  # a uint64: JSON numbers past int64 decode as float64
     if value is None or isinstance(value, str | int | float | bool):
         return value
     raise errors.InputError(f"cannot convert {type(value).__name__} to JSON")
@@ -290,8 +412,20 @@ def _check_depth(text: str) -> None:
     brackets = text.count("[") + text.count("{")
     if brackets + _longest_line(text) + 2 < MAX_DEPTH:
         return
+    try:
+        _scan_depth(Loader(text))
+    except yaml.YAMLError as exc:
+        if _LIBYAML_NESTING not in str(exc):
+            raise errors.InputError(_problem(exc)) from exc
+        try:  # go-yaml's limit is ten times libyaml's: count on with PyYAML's parser
+            _scan_depth(_DeepLoader(text))
+        except yaml.YAMLError as deep:
+            raise errors.InputError(_problem(deep)) from deep
+        raise errors.InputError(_problem(exc)) from exc  # within go-yaml's bound, but past what libyaml composes
+
+
+def _scan_depth(loader: Any) -> None:
     depth = 0
-    loader = Loader(text)
     try:
         while loader.check_event():
             event = loader.get_event()
@@ -301,8 +435,6 @@ def _check_depth(text: str) -> None:
                     raise errors.InputError(f"yaml: exceeded max depth of {MAX_DEPTH}")
             elif isinstance(event, yaml.CollectionEndEvent):
                 depth -= 1
-    except yaml.YAMLError as exc:
-        raise errors.InputError(_problem(exc)) from exc
     finally:
         loader.dispose()
 

@@ -29,6 +29,7 @@ import yaml
 from google.protobuf import json_format, message
 
 from crossfn import errors
+from crossfn.gocompat import yaml_loader
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import function, resource
 
@@ -66,8 +67,9 @@ def request_from_yaml(source: str | pathlib.Path) -> fnv1.RunFunctionRequest:
     what = str(source) if isinstance(source, pathlib.Path) else "request YAML"
     try:
         text = source.read_text() if isinstance(source, pathlib.Path) else source
-        data = yaml.safe_load(text)
-    except (OSError, yaml.YAMLError) as exc:
+        docs = yaml_loader.load_all(text, as_json=True)
+        data = docs[0] if docs else None
+    except (OSError, errors.InputError) as exc:
         raise errors.InputError(f"cannot read {what}: {exc}") from exc
     return request_from_dict(data or {})
 
@@ -154,7 +156,8 @@ def _integers(value: Any) -> Any:
 def to_dict(msg: message.Message | Mapping[str, Any] | str) -> dict[str, Any]:
     """Give a message, a dict or YAML text as a comparable dict (protobuf JSON, whole numbers as int)."""
     if isinstance(msg, str):
-        data = yaml.safe_load(msg) or {}
+        docs = yaml_loader.load_all(msg, as_json=True)
+        data = (docs[0] if docs else None) or {}
     elif isinstance(msg, message.Message):
         data = json_format.MessageToDict(msg)
     else:

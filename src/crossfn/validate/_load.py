@@ -89,7 +89,7 @@ def _documents(file: str, text: str) -> list[Document]:
     out: list[Document] = []
     for line, chunk in _split(text):
         try:
-            docs = yaml_loader.load_all(chunk)
+            docs = yaml_loader.load_all(chunk, as_json=True)
         except errors.InputError as exc:
             raise errors.InputError(
                 f"cannot parse YAML manifest {errors.quote(file)} (document at line {line}): {exc}"

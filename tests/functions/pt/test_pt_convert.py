@@ -284,3 +284,16 @@ def test_converted_input_is_valid_for_the_function() -> None:
     assert converted is not None
     step_input = converted["spec"]["pipeline"][0]["input"]
     assert validation.validate(ptinput.decode(step_input)) is None
+
+
+def test_cli_reads_yaml_as_kubernetes_does(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """convert reads through the one go-yaml loader: a plain ``y`` in a base template is true, written as ``true``."""
+    src = tmp_path / "c.yaml"
+    src.write_text(
+        "apiVersion: apiextensions.crossplane.io/v1\nkind: Composition\nmetadata: {name: c}\nspec:\n"
+        "  compositeTypeRef: {apiVersion: example.org/v1, kind: XR}\n"
+        "  resources:\n  - name: r\n    base: {apiVersion: v1, kind: ConfigMap, data: {a: y, b: 'y'}}\n"
+    )
+    assert cli.main(["convert", "pipeline-composition", str(src)]) == 0
+    out = capsys.readouterr().out
+    assert "a: true\n" in out and 'b: "y"\n' in out, out
