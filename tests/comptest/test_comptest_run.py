@@ -226,7 +226,6 @@ def test_run_writes_no_files_and_renders_objects(tmp_path: Path, monkeypatch: py
     """Render gets the case's objects: no temporary YAML is written for it to read back."""
     import tempfile
 
-    from crossfn import render
 
     file = _file(
         tmp_path,
