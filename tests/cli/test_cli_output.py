@@ -47,3 +47,16 @@ def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", errors="strict"))
     _output.write("a\ud800b\udcffc\n")
     assert raw.getvalue() == "a\ufffdb\ufffdc\n".encode()
+
+
+def test_a_positional_given_as_a_second_double_dash_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    """Python 3.11's argparse fills FUNCTIONS with [] for ``-- --``: a usage error, not a traceback."""
+    from crossfn import cli
+
+    if sys.version_info >= (3, 12):
+        pytest.skip("argparse passes the second -- itself from Python 3.12")
+    with pytest.raises(SystemExit) as exit_:
+        cli.main(["render", "xr.yaml", "comp.yaml", "--", "--"])
+    assert exit_.value.code == 2
+    err = capsys.readouterr().err
+    assert err.endswith("crossfn render: error: argument FUNCTIONS: expected one argument\n"), err

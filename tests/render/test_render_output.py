@@ -79,7 +79,7 @@ def test_values_print_as_crossplane_prints_them(tmp_path: Path, capsys: pytest.C
         + "  flag: y\n  clock: 22:00\n  octal: 0o17\n  eight: 08\n  half: +.5\n  big: 12345678901234567890\n"
     )
     argv = [str(xr), str(example / "composition.yaml"), str(example / "functions.yaml"), "--include-full-xr"]
-    assert cli.main(["render", *argv]) == 0
+    assert cli.main(["render", "--classic", *argv]) == 0
     spec = capsys.readouterr().out.split("---\n")[1].split("spec:\n", 1)[1]
     assert spec.startswith(
         '  big: 12345678901234567000\n  bucketRegion: us-east-2\n  clock: "22:00"\n  eight: 8\n  flag: true\n'

@@ -56,11 +56,31 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+def _check_positionals(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """Refuse a one-value positional that argparse filled with ``[]``.
+
+    Python 3.11's argparse gives ``[]`` to a positional whose only value is a second ``--``
+    (``crossfn render xr.yaml comp.yaml -- --``); 3.12 passes ``"--"``. Either way the user gave
+    no usable value: say so as argparse says it, not with a traceback later.
+    """
+    command = getattr(args, "command", None)
+    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
+    if not command or not subparsers:
+        return
+    sub = subparsers[0].choices.get(command)
+    if sub is None:
+        return
+    for action in sub._actions:
+        if not action.option_strings and action.nargs is None and getattr(args, action.dest, None) == []:
+            sub.error(f"argument {action.metavar or action.dest}: expected one argument")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
     args = parser.parse_args(argv)
+    _check_positionals(parser, args)
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)
