@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from crossfn import cli
 from crossfn.cli import _output
 
 _ROOT = Path(__file__).parents[2]
@@ -47,3 +49,18 @@ def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.
     monkeypatch.setattr(sys, "stdout", io.TextIOWrapper(raw, encoding="utf-8", errors="strict"))
     _output.write("a\ud800b\udcffc\n")
     assert raw.getvalue() == "a\ufffdb\ufffdc\n".encode()
+
+
+def _parsers(parser: argparse.ArgumentParser, name: str = "crossfn") -> list[tuple[str, argparse.ArgumentParser]]:
+    found = [(name, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found += _parsers(subparser, f"{name} {sub}")
+    return found
+
+
+def test_help_texts_are_plain_text() -> None:
+    """`--help` is read in a terminal: no reStructuredText markup leaks from docstrings."""
+    for name, parser in _parsers(cli.build_parser()):
+        assert "``" not in parser.format_help(), f"{name} --help"
