@@ -51,7 +51,9 @@ def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.
     assert raw.getvalue() == "a\ufffdb\ufffdc\n".encode()
 
 
-def _parsers(parser: argparse.ArgumentParser, name: str = "crossfn") -> list[tuple[str, argparse.ArgumentParser]]:
+def _parsers(
+    parser: argparse.ArgumentParser, name: str = "crossfn"
+) -> list[tuple[str, argparse.ArgumentParser]]:
     found = [(name, parser)]
     for action in parser._actions:
         if isinstance(action, argparse._SubParsersAction):
