@@ -9,6 +9,7 @@ handler) with exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -209,7 +210,9 @@ def _run(args: argparse.Namespace) -> int:
         from crossfn import validate  # noqa: PLC0415 -- only --validate needs the validator
 
         validator = validate.validate_render
-    docs = render.render(req, report=report, note=note, validator=validator)
+    # stdout holds only the render: what an in-process function prints (debugging) goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        docs = render.render(req, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)
     return 0
