@@ -305,3 +305,22 @@ def test_load_object_searches(
     finally:
         sys.modules.pop(module, None)
     assert sys.path == before, "the search path is restored"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        pytest.param("def compose(req, rsp)\n", r"\.py:1: SyntaxError: expected ':'$", id="SyntaxError"),
+        pytest.param(
+            "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*\.py:1\)$", id="Raises"
+        ),
+    ],
+)
+def test_load_object_module_errors_are_one_line(tmp_path: Path, source: str, message: str) -> None:
+    """A user's module that does not compile or raises on import is one line naming where, not a traceback."""
+    module = f"crossfn_load_object_{tmp_path.name}"
+    (tmp_path / f"{module}.py").write_text(source)
+    with pytest.raises(
+        errors.InputError, match=f'cannot load in-process Function "fn" from "{module}:compose": .*{message}'
+    ):
+        _runtimes.load_object(f"{module}:compose", "fn", tmp_path)
