@@ -35,6 +35,7 @@ error's class and attributes and chains the original as the cause.
 
 from __future__ import annotations
 
+import traceback
 from typing import TypeVar
 
 __all__ = [
@@ -49,6 +50,7 @@ __all__ = [
     "MissingExtraError",
     "PipelineFatalError",
     "RequirementsError",
+    "import_failure",
     "quote",
     "wrap",
 ]
@@ -175,3 +177,14 @@ def _go_quote(s: str) -> str:
 def quote(s: str) -> str:
     """Quote ``s`` as Go's ``%q`` does, for error texts that must match Crossplane's."""
     return _go_quote(s)
+
+
+def import_failure(exc: Exception) -> str:
+    """One line for a module that failed to import: a syntax error's place, or what the module raised and where."""
+    if isinstance(exc, SyntaxError):
+        return f"{exc.filename}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+    if isinstance(exc, ImportError):
+        return str(exc)
+    frames = traceback.extract_tb(exc.__traceback__)
+    where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
+    return f"{type(exc).__name__}: {exc}{where}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import argparse
 import io
 import os
 import subprocess
@@ -10,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from crossfn import cli
 from crossfn.cli import _output
 
 _ROOT = Path(__file__).parents[2]
@@ -51,8 +53,6 @@ def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.
 
 def test_a_positional_given_as_a_second_double_dash_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
     """Python 3.11's argparse fills FUNCTIONS with [] for ``-- --``: a usage error, not a traceback."""
-    from crossfn import cli
-
     if sys.version_info >= (3, 12):
         pytest.skip("argparse passes the second -- itself from Python 3.12")
     with pytest.raises(SystemExit) as exit_:
@@ -60,3 +60,20 @@ def test_a_positional_given_as_a_second_double_dash_is_a_usage_error(capsys: pyt
     assert exit_.value.code == 2
     err = capsys.readouterr().err
     assert err.endswith("crossfn render: error: argument FUNCTIONS: expected one argument\n"), err
+
+
+def _parsers(
+    parser: argparse.ArgumentParser, name: str = "crossfn"
+) -> list[tuple[str, argparse.ArgumentParser]]:
+    found = [(name, parser)]
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for sub, subparser in action.choices.items():
+                found += _parsers(subparser, f"{name} {sub}")
+    return found
+
+
+def test_help_texts_are_plain_text() -> None:
+    """`--help` is read in a terminal: no reStructuredText markup leaks from docstrings."""
+    for name, parser in _parsers(cli.build_parser()):
+        assert "``" not in parser.format_help(), f"{name} --help"

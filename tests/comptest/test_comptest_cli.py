@@ -6,6 +6,7 @@ Regenerate the golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/comptest
 from __future__ import annotations
 
 import itertools
+import json
 import os
 import xml.etree.ElementTree as ET
 from pathlib import Path
@@ -149,3 +150,47 @@ def test_control_characters_in_names_cannot_forge_report_lines(
     assert out == "PASS suite\\x07/x\\x0aPASS forged\\x0d\\x1b[2J\\x00\\u2028end\n1 passed, 0 failed\n"
     name = ET.parse(junit).getroot().find("testsuite/testcase").get("name")  # type: ignore[union-attr]
     assert name == "x\\x0aPASS forged\\x0d\\x1b[2J\\x00\\u2028end", "well-formed XML, the name escaped"
+
+
+def test_function_prints_go_to_stderr(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """stdout holds only the report (`-o json` stays JSON): an in-process function's print() goes to stderr."""
+    (tmp_path / "crossfn_comptest_printing.py").write_text("def compose(req, rsp):\n    print('debugging')\n")
+    fn = {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "Function",
+        "metadata": {
+            "name": "function-print",
+            "annotations": {
+                "render.crossplane.io/runtime": "InProcess",
+                "render.crossfn.io/runtime-inprocess-object": "crossfn_comptest_printing:compose",
+            },
+        },
+        "spec": {"package": "xpkg.crossplane.io/example/function-print:v0.1.0"},
+    }
+    composition = {
+        "apiVersion": "apiextensions.crossplane.io/v1",
+        "kind": "Composition",
+        "metadata": {"name": "xp"},
+        "spec": {
+            "compositeTypeRef": {"apiVersion": "example.org/v1", "kind": "XP"},
+            "mode": "Pipeline",
+            "pipeline": [{"step": "print", "functionRef": {"name": "function-print"}}],
+        },
+    }
+    xr = {"apiVersion": "example.org/v1", "kind": "XP", "metadata": {"name": "p"}}
+    inputs = {"xr": {"raw": xr}, "composition": {"raw": composition}, "functions": {"raw": [fn]}}
+    test = {
+        "apiVersion": "test.crossplane.io/v1alpha1",
+        "kind": "CompositionTest",
+        "metadata": {"name": "printing"},
+        "spec": {"tests": [{"name": "prints", "inputs": inputs}]},
+    }
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
+    monkeypatch.chdir(tmp_path)
+    code = cli.main(["test", str(tmp_path / "test.yaml"), "-o", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    assert json.loads(out)["passed"] == 1
+    assert "debugging\n" in err

@@ -289,3 +289,16 @@ def test_step9_load_errors(
     assert (code, out) == (1, ""), reason
     assert err.startswith(want.format(d=files)), f"{reason}: {err}"
     assert err.count("\n") == 1
+
+
+def test_function_prints_go_to_stderr(capsys: pytest.CaptureFixture[str], files: Path) -> None:
+    """stdout holds only the render: an in-process function's print() (debugging) goes to stderr."""
+    (files / "crossfn_render_printing.py").write_text(
+        "import sys\n\ndef compose(req, rsp):\n    print('debugging')\n    sys.stdout.write('more\\n')\n"
+    )
+    fns = _FNS.replace("crossfn_render_testfns:success", "crossfn_render_printing:compose")
+    (files / "functions.yaml").write_text(fns)
+    code, out, err = _run(capsys, files)
+    assert code == 0, err
+    assert out.startswith("---\napiVersion: nop.example.org/v1alpha1\n"), out
+    assert "debugging\nmore\n" in err

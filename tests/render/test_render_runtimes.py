@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -266,3 +267,60 @@ async def test_unsubstituted_package_without_docker_is_one_clear_line(tmp_path: 
     assert text.startswith(f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable')
     assert ("or pin a version a crossfn built-in behaves as" in text) is hint
     assert text.endswith("; see docs/render.md")
+
+
+@pytest.mark.parametrize(
+    ("where", "found", "reason"),
+    [
+        pytest.param(
+            "functions", True, "the Functions file's directory is searched first", id="FunctionsDir"
+        ),
+        pytest.param(
+            "cwd",
+            True,
+            "the working directory too, as `crossfn function serve` does: a ported template's "
+            "`function.fn:FunctionRunner` rendered from the project's root",
+            id="WorkingDir",
+        ),
+        pytest.param("elsewhere", False, "nowhere else", id="Elsewhere"),
+    ],
+)
+def test_load_object_searches(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, where: str, found: bool, reason: str
+) -> None:
+    module = f"crossfn_load_object_{where}"
+    dirs = {name: tmp_path / name for name in ("functions", "cwd", "elsewhere")}
+    for d in dirs.values():
+        d.mkdir()
+    (dirs[where] / f"{module}.py").write_text("def compose(req, rsp):\n    pass\n")
+    monkeypatch.chdir(dirs["cwd"])
+    before = list(sys.path)
+    try:
+        if found:
+            obj = _runtimes.load_object(f"{module}:compose", "fn", dirs["functions"])
+            assert callable(obj), reason
+        else:
+            with pytest.raises(errors.InputError, match=f"No module named '{module}'"):
+                _runtimes.load_object(f"{module}:compose", "fn", dirs["functions"])
+    finally:
+        sys.modules.pop(module, None)
+    assert sys.path == before, "the search path is restored"
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        pytest.param("def compose(req, rsp)\n", r"\.py:1: SyntaxError: expected ':'$", id="SyntaxError"),
+        pytest.param(
+            "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*\.py:1\)$", id="Raises"
+        ),
+    ],
+)
+def test_load_object_module_errors_are_one_line(tmp_path: Path, source: str, message: str) -> None:
+    """A user's module that does not compile or raises on import is one line naming where, not a traceback."""
+    module = f"crossfn_load_object_{tmp_path.name}"
+    (tmp_path / f"{module}.py").write_text(source)
+    with pytest.raises(
+        errors.InputError, match=f'cannot load in-process Function "fn" from "{module}:compose": .*{message}'
+    ):
+        _runtimes.load_object(f"{module}:compose", "fn", tmp_path)

@@ -130,6 +130,16 @@ def _compose_one(req: fnv1.RunFunctionRequest) -> None:
     """A compose function missing its response argument."""
 
 
+# The generated stubs leave out the experimental FunctionRunnerService class that the module has.
+class _TemplateRunner(fnv1grpc.FunctionRunnerService):  # type: ignore[name-defined,misc]
+    """As the official template's fn.py now writes it: the generated service class as the base."""
+
+    def RunFunction(self, req: fnv1.RunFunctionRequest, context: Any) -> fnv1.RunFunctionResponse:
+        rsp = response.to(req)
+        response.normal(rsp, "template")
+        return rsp
+
+
 class _Beta:
     """A duck-typed servicer answering with another protocol version's message."""
 
@@ -148,6 +158,9 @@ async def _awaited(rsp: Awaitable[fnv1.RunFunctionResponse]) -> fnv1.RunFunction
     ("reason", "fn", "want"),
     [
         pytest.param("A servicer class is created, then served.", _ServicerClass, "created", id="ServicerClass"),
+        pytest.param(
+            "The official template's base, FunctionRunnerService.", _TemplateRunner, "template", id="TemplateBase"
+        ),
         pytest.param(
             "Another version's RunFunctionResponse is parsed into crossfn's.", _Beta(), "beta", id="OtherMessageType"
         ),

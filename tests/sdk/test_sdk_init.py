@@ -18,6 +18,7 @@ import re
 import subprocess
 import sys
 import sysconfig
+import tomllib
 import zipfile
 
 import pytest
@@ -86,6 +87,10 @@ def test_scaffold_files(tmp_path: pathlib.Path) -> None:
     )
     pyproject = (target / "pyproject.toml").read_text()
     assert '"pydantic>=2.7' in pyproject, "fn.py imports pydantic, so the project depends on it"
+    dev = tomllib.loads(pyproject)["project"]["optional-dependencies"]["dev"]
+    assert any(req.startswith("crossfn[render]") for req in dev), (
+        "the README's `crossfn render example/...` runs after installing .[dev], so dev brings the render extra"
+    )
     froms = [
         line.split()[1]
         for line in (target / "Dockerfile").read_text().splitlines()

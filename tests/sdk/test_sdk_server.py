@@ -5,6 +5,7 @@ from __future__ import annotations
 import asyncio
 import collections
 import os
+import pathlib
 import threading
 from collections.abc import AsyncIterator
 from typing import Any
@@ -236,3 +237,27 @@ def test_threaded_server_refuses_async_functions() -> None:
 
     with pytest.raises(TypeError, match="is async"):
         runtime.ThreadedFunctionServer(compose, _INSECURE)
+
+
+@pytest.mark.parametrize(
+    ("source", "message"),
+    [
+        pytest.param(
+            "def compose(req, rsp)\n    pass\n", r"mod\.py:1: SyntaxError: expected ':'", id="SyntaxError"
+        ),
+        pytest.param(
+            "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*mod\.py:1\)", id="Raises"
+        ),
+    ],
+)
+def test_load_function_module_errors_are_one_line(
+    tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, source: str, message: str
+) -> None:
+    """A user's module that does not compile or raises on import is one line naming where, not a traceback."""
+    module = f"crossfn_load_{tmp_path.name}"
+    (tmp_path / f"{module}.py").write_text(source)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    with pytest.raises(
+        errors.InputError, match=f"cannot import {module}: .*{message.replace('mod', module)}"
+    ):
+        runtime.load_function(f"{module}:compose")

@@ -28,7 +28,8 @@ def register(subparsers: Any) -> None:
     pc = sub.add_parser(
         "pipeline-composition",
         help="convert a mode: Resources (patch and transform) Composition to a function pipeline",
-        description=__doc__.splitlines()[0] if __doc__ else None,
+        description="Rewrite a mode: Resources Composition as a Pipeline, as crossplane beta convert "
+        "pipeline-composition does.",
     )
     pc.add_argument(
         "input", nargs="?", default="-", metavar="IN", help="the Composition file, or - for stdin"

@@ -9,6 +9,7 @@ handler) with exit status 1.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import sys
 from pathlib import Path
 from typing import Any
@@ -210,7 +211,9 @@ def _run(args: argparse.Namespace) -> int:
         validator = validate.validate_render
     # --classic picks the output contract: Crossplane v2.2.4's render instead of today's `render xr`.
     contract = render.CLASSIC if args.classic else render.CURRENT
-    docs = render.render(req, output=contract, report=report, note=note, validator=validator)
+    # stdout holds only the render: what an in-process function prints (debugging) goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        docs = render.render(req, output=contract, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)
     return 0

@@ -10,6 +10,7 @@ is written only once every test ran.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import re
 import sys
 from pathlib import Path
@@ -70,7 +71,9 @@ def _run(args: argparse.Namespace) -> int:
         cases = comptest.load(args.paths)
         if pattern is not None:
             cases = [c for c in cases if pattern.search(c.full_name)]
-        outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
+        # stdout holds only the report: what an in-process function prints goes to stderr.
+        with contextlib.redirect_stdout(sys.stderr):
+            outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
     except errors.InputError as exc:
         return _bad_input(str(exc))
     if args.junit is not None:

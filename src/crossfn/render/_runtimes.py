@@ -238,21 +238,24 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
 
 
 def load_object(ref: str, function: str, search: Path) -> object:
-    """Import ``module:object`` (``object`` may be dotted); ``search`` is tried first for the module."""
+    """Import ``module:object`` (``object`` may be dotted).
+
+    ``search`` (the Functions file's directory) is tried first for the module, then the working
+    directory (as ``crossfn function serve`` does), then the installed packages.
+    """
     module_name, sep, attr = ref.partition(":")
     what = f"cannot load in-process Function {errors.quote(function)} from {errors.quote(ref)}"
     if not sep or not module_name or not attr:
         raise errors.InputError(f"{what}: expected module:object")
-    added = str(search) not in sys.path
-    if added:
-        sys.path.insert(0, str(search))
+    added = [d for d in dict.fromkeys((str(search), os.getcwd())) if d not in sys.path]
+    sys.path[0:0] = added
     try:
         obj: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise errors.InputError(f"{what}: {exc}") from exc
+    except Exception as exc:  # a syntax error or a raise in the user's module is one line too
+        raise errors.InputError(f"{what}: {errors.import_failure(exc)}") from exc
     finally:
-        if added:
-            sys.path.remove(str(search))
+        for d in added:
+            sys.path.remove(d)
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)

@@ -90,8 +90,10 @@ def load_function(spec: str) -> object:
         raise errors.InputError(f"cannot load function {spec!r}: want MODULE:OBJECT, e.g. mypkg.fn:compose")
     try:
         obj: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise errors.InputError(f"cannot load function {spec!r}: cannot import {module_name}: {exc}") from exc
+    except Exception as exc:  # a syntax error or a raise in the user's module is one line too
+        raise errors.InputError(
+            f"cannot load function {spec!r}: cannot import {module_name}: {errors.import_failure(exc)}"
+        ) from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
