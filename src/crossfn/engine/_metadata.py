@@ -69,6 +69,9 @@ def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None
         value = meta.get(key)
         if value is not None and not (isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())):
             return f"metadata.{key} must map strings to strings"
+    generation = meta.get("generation")
+    if generation is not None and not _integral(generation):
+        return "metadata.generation must be an integer"
     owners = meta.get("ownerReferences")
     if owners is not None and not (isinstance(owners, list) and all(isinstance(o, Mapping) for o in owners)):
         return "metadata.ownerReferences must be a list of objects"
@@ -81,6 +84,15 @@ def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None
     if conditions is not None and not (isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)):
         return "status.conditions must be a list of objects"
     return None
+
+
+def _integral(value: object) -> bool:
+    """Whether Go's ``int64`` decodes ``value``: an integer, or a float with no fraction (JSON has one number type)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return isinstance(value, int) and -(2**63) <= value < 2**63
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -99,10 +99,15 @@ def _meta(obj: Mapping[str, Any], key: str) -> Any:
 
 
 def _load_xr(path: Path) -> dict[str, Any]:
+    """The XR, refused when the fields the reconciler writes into (``metadata``, ``status.conditions``) are mistyped."""
     try:
-        return _load.load_one(path)
+        xr = _load.load_one(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{_wrap('cannot load composite resource from', path)}: {exc}") from exc
+    problem = engine.shape_problem(xr, status=True)
+    if problem is not None:
+        raise errors.InputError(f"{_wrap('cannot load composite resource from', path)}: {problem}")
+    return xr
 
 
 def _load_composition(path: Path) -> dict[str, Any]:

@@ -250,6 +250,8 @@ def load_object(ref: str, function: str, search: Path) -> object:
         obj: object = importlib.import_module(module_name)
     except ImportError as exc:
         raise errors.InputError(f"{what}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # the module's own code failed: a user's mistake, not crossfn's
+        raise errors.InputError(f"{what}: importing {module_name} raised {_raised(exc)}") from exc
     finally:
         if added:
             sys.path.remove(str(search))
@@ -259,6 +261,12 @@ def load_object(ref: str, function: str, search: Path) -> object:
         except AttributeError as exc:
             raise errors.InputError(f"{what}: {module_name} has no attribute {attr}") from exc
     return obj
+
+
+def _raised(exc: BaseException) -> str:
+    """``exc`` in one line: its type and message (a ``SyntaxError`` names the file and line)."""
+    text = " ".join(str(exc).split())
+    return f"{type(exc).__name__}: {text}" if text else type(exc).__name__
 
 
 def servable(obj: object, rt: Runtime) -> object:

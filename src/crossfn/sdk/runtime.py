@@ -92,6 +92,11 @@ def load_function(spec: str) -> object:
         obj: object = importlib.import_module(module_name)
     except ImportError as exc:
         raise errors.InputError(f"cannot load function {spec!r}: cannot import {module_name}: {exc}") from exc
+    except (Exception, SystemExit) as exc:  # the module's own code failed at import
+        text = " ".join(str(exc).split())
+        raise errors.InputError(
+            f"cannot load function {spec!r}: importing {module_name} raised {type(exc).__name__}" + (f": {text}" if text else "")
+        ) from exc
     for part in attr.split("."):
         try:
             obj = getattr(obj, part)
