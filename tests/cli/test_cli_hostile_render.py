@@ -8,6 +8,7 @@ contract is the CLI's (issue 15): exit status 1, nothing on stdout, exactly one
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from pathlib import Path
 from typing import Any
@@ -40,6 +41,10 @@ def _generation(value):
         rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct(xr))
         return rsp
     return compose
+
+
+def raises(req, rsp):
+    raise RuntimeError("boom")
 
 
 generation_nan = _generation(math.nan)
@@ -199,3 +204,28 @@ def test_serve_module_failing_at_import(
     status = cli.main(["function", "serve", "--insecure", "--address", "127.0.0.1:0", obj])
     line = _one_error_line(capsys, status)
     assert line == f"crossfn: error: cannot load function {obj!r}: {want}"
+
+
+@pytest.mark.parametrize(
+    ("flags", "traceback"),
+    [pytest.param((), False, id="Quiet"), pytest.param(("--verbose",), True, id="Verbose")],
+)
+def test_inprocess_function_that_raises_is_one_line(
+    tmp_path: Path, flags: tuple[str, ...], traceback: bool
+) -> None:
+    """The error line names the exception; its traceback (the SDK's log of it) is printed only with --verbose.
+
+    In a subprocess: pytest's log capture would hide what Python's last-resort log handler prints.
+    """
+    argv = _files(tmp_path, "crossfn_hostile_fns:raises", flags=flags)
+    proc = subprocess.run(
+        [sys.executable, "-m", "crossfn", *argv], capture_output=True, text=True, check=False
+    )
+    assert (proc.returncode, proc.stdout) == (1, "")
+    assert ("Traceback" in proc.stderr) is traceback, proc.stderr
+    assert proc.stderr.splitlines()[-1] == (
+        'crossfn: error: cannot render composite resource: cannot compose resources: pipeline step "s" '
+        "returned a fatal result: RuntimeError: boom"
+    )
+    if not traceback:
+        assert proc.stderr.count("\n") == 1, proc.stderr

@@ -9,6 +9,7 @@ handler) with exit status 1.
 from __future__ import annotations
 
 import argparse
+import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -157,7 +158,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
     p.add_argument(
-        "-v", "--verbose", action="store_true", help="Say on stderr which runtime each Function uses."
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="Say on stderr which runtime each Function uses, and an in-process Function's traceback.",
     )
     p.add_argument("--no-exec", action="store_true", help=NO_EXEC_HELP)
     p.add_argument(
@@ -209,7 +213,17 @@ def _run(args: argparse.Namespace) -> int:
         from crossfn import validate  # noqa: PLC0415 -- only --validate needs the validator
 
         validator = validate.validate_render
-    docs = render.render(req, report=report, note=note, validator=validator)
+    # The SDK logs an in-process function's exception with its traceback (a served function's log wants it);
+    # the error line already names the exception, so render prints the traceback only with --verbose.
+    quiet = logging.getLogger("crossfn.sdk.function")
+    muted = None if args.verbose or quiet.handlers else logging.NullHandler()
+    if muted is not None:
+        quiet.addHandler(muted)
+    try:
+        docs = render.render(req, report=report, note=note, validator=validator)
+    finally:
+        if muted is not None:
+            quiet.removeHandler(muted)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)
     return 0
