@@ -8,6 +8,7 @@ contract is the CLI's (issue 15): exit status 1, nothing on stdout, exactly one
 
 from __future__ import annotations
 
+import gc
 import subprocess
 import sys
 from pathlib import Path
@@ -229,3 +230,20 @@ def test_inprocess_function_that_raises_is_one_line(
     )
     if not traceback:
         assert proc.stderr.count("\n") == 1, proc.stderr
+
+
+def test_timeout_that_interrupts_an_inprocess_function_leaves_no_traceback(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``--timeout 0`` interrupts the in-process worker thread as it starts: no half-made event loop is left
+    whose ``__del__`` prints "Exception ignored ... Traceback" (it did in most of these runs)."""
+    unraisable: list[str] = []
+    monkeypatch.setattr(
+        sys, "unraisablehook", lambda u: unraisable.append(f"{u.exc_type.__name__}: {u.exc_value}")
+    )
+    argv = _files(tmp_path, "crossfn_hostile_fns:empty", flags=("--timeout", "0"))
+    for _ in range(10):
+        status = cli.main(argv)
+        assert _one_error_line(capsys, status).endswith("context deadline exceeded")
+    gc.collect()
+    assert unraisable == []
