@@ -247,3 +247,27 @@ def test_timeout_that_interrupts_an_inprocess_function_leaves_no_traceback(
         assert _one_error_line(capsys, status).endswith("context deadline exceeded")
     gc.collect()
     assert unraisable == []
+
+
+def test_composition_test_of_a_function_that_raises_prints_no_traceback(tmp_path: Path) -> None:
+    """``crossfn test`` reports the failing case with the exception; the SDK's traceback stays out of stderr."""
+    _files(tmp_path, "crossfn_hostile_fns:raises")
+    inputs = {"composition": {"path": "composition.yaml"}, "functions": {"path": "functions.yaml"}}
+    test = {
+        "apiVersion": "test.crossplane.io/v1alpha1",
+        "kind": "CompositionTest",
+        "metadata": {"name": "t"},
+        "spec": {"tests": [{
+            "name": "raises",
+            "inputs": {"xr": {"path": "xr.yaml"}, **inputs},
+            "assertions": [{"type": "chainsaw", "chainsaw": {"resources": [{"apiVersion": "v1", "kind": "X"}]}}],
+        }]},
+    }  # fmt: skip
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
+    proc = subprocess.run(
+        [sys.executable, "-m", "crossfn", "test", str(tmp_path / "test.yaml")],
+        capture_output=True, text=True, check=False, cwd=tmp_path,
+    )  # fmt: skip
+    assert proc.returncode == 1, proc.stderr
+    assert "RuntimeError: boom" in proc.stdout
+    assert proc.stderr == "", proc.stderr

@@ -9,7 +9,6 @@ handler) with exit status 1.
 from __future__ import annotations
 
 import argparse
-import logging
 import sys
 from pathlib import Path
 from typing import Any
@@ -213,17 +212,8 @@ def _run(args: argparse.Namespace) -> int:
         from crossfn import validate  # noqa: PLC0415 -- only --validate needs the validator
 
         validator = validate.validate_render
-    # The SDK logs an in-process function's exception with its traceback (a served function's log wants it);
-    # the error line already names the exception, so render prints the traceback only with --verbose.
-    quiet = logging.getLogger("crossfn.sdk.function")
-    muted = None if args.verbose or quiet.handlers else logging.NullHandler()
-    if muted is not None:
-        quiet.addHandler(muted)
-    try:
+    with _output.function_tracebacks(shown=args.verbose):
         docs = render.render(req, report=report, note=note, validator=validator)
-    finally:
-        if muted is not None:
-            quiet.removeHandler(muted)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)
     return 0

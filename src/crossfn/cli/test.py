@@ -70,7 +70,8 @@ def _run(args: argparse.Namespace) -> int:
         cases = comptest.load(args.paths)
         if pattern is not None:
             cases = [c for c in cases if pattern.search(c.full_name)]
-        outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
+        with _output.function_tracebacks(shown=False):  # each failure's report names the exception
+            outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
     except errors.InputError as exc:
         return _bad_input(str(exc))
     if args.junit is not None:
