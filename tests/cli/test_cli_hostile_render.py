@@ -271,3 +271,42 @@ def test_composition_test_of_a_function_that_raises_prints_no_traceback(tmp_path
     assert proc.returncode == 1, proc.stderr
     assert "RuntimeError: boom" in proc.stdout
     assert proc.stderr == "", proc.stderr
+
+
+def _observed(**meta: Any) -> dict[str, Any]:
+    annotations = {"crossplane.io/composition-resource-name": "a"}
+    return {
+        "apiVersion": "v1",
+        "kind": "ConfigMap",
+        "metadata": {"name": "o", "annotations": annotations, **meta},
+    }
+
+
+@pytest.mark.parametrize("flags", [(), ("--classic",)], ids=["engine", "classic"])
+@pytest.mark.parametrize(
+    ("observed", "want"),
+    [
+        pytest.param([_observed(ownerReferences=[{"controller": "yes", "uid": "u"}])],
+                     "document 1: metadata.ownerReferences[0].controller must be a boolean",
+                     id="ControllerString"),  # was: "has a controller ref but is not controlled by the XR"
+        pytest.param([_observed(), _observed(ownerReferences=[{"uid": 5}])],
+                     "document 2: metadata.ownerReferences[0].uid must be a string", id="UidInt"),
+        pytest.param([_observed(ownerReferences=[1, None])], "document 1: metadata.ownerReferences must be a list of objects",
+                     id="RefsNotObjects"),  # was: "has a controller ref ..." or a compose-time text without the file
+        pytest.param([_observed(labels={"a": 1})], "document 1: metadata.labels must map strings to strings",
+                     id="LabelInt"),
+        pytest.param([_observed(generation="x")], "document 1: metadata.generation must be an integer",
+                     id="GenerationString"),
+    ],
+)  # fmt: skip
+def test_mistyped_observed_resource_is_one_line_naming_file_document_and_field(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], observed: list[Any], want: str, flags: tuple[str, ...]
+) -> None:
+    argv = _files(tmp_path, "crossfn_hostile_fns:empty", flags=flags)
+    (tmp_path / "observed.yaml").write_text(yaml.safe_dump_all(observed))
+    status = cli.main([*argv, "-o", str(tmp_path / "observed.yaml")])
+    line = _one_error_line(capsys, status)
+    assert (
+        line
+        == f'crossfn: error: cannot load observed composed resources from "{tmp_path / "observed.yaml"}": {want}'
+    )

@@ -50,6 +50,11 @@ def composed_field_owner(xr: Mapping[str, Any]) -> str:
 
 _STRING_FIELDS = ("name", "namespace", "generateName", "uid")
 _MAP_FIELDS = ("labels", "annotations")
+_OWNER_FIELDS = (
+    *((k, str, "a string") for k in ("apiVersion", "kind", "name", "uid")),
+    *((k, bool, "a boolean") for k in ("controller", "blockOwnerDeletion")),
+)
+"""Go's ``metav1.OwnerReference`` fields: a controller reference written ``controller: "yes"`` does not decode."""
 
 
 def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None:
@@ -67,7 +72,9 @@ def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None
             return f"metadata.{key} must be a string"
     for key in _MAP_FIELDS:
         value = meta.get(key)
-        if value is not None and not (isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())):
+        if value is not None and not (
+            isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())
+        ):
             return f"metadata.{key} must map strings to strings"
     generation = meta.get("generation")
     if generation is not None and not _integral(generation):
@@ -75,13 +82,19 @@ def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None
     owners = meta.get("ownerReferences")
     if owners is not None and not (isinstance(owners, list) and all(isinstance(o, Mapping) for o in owners)):
         return "metadata.ownerReferences must be a list of objects"
+    for i, ref in enumerate(owners or ()):
+        for key, kind, want in _OWNER_FIELDS:
+            if ref.get(key) is not None and not isinstance(ref[key], kind):
+                return f"metadata.ownerReferences[{i}].{key} must be {want}"
     if not status:
         return None
     st = obj.get("status", {})
     if not isinstance(st, Mapping):
         return "status must be an object"
     conditions = st.get("conditions")
-    if conditions is not None and not (isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)):
+    if conditions is not None and not (
+        isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)
+    ):
         return "status.conditions must be a list of objects"
     return None
 

@@ -252,6 +252,17 @@ def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
     return out
 
 
+def _load_observed(path: Path) -> list[dict[str, Any]]:
+    """The ``-o`` resources, refused when their ``metadata`` (owner references included) is mistyped."""
+    text = "cannot load observed composed resources from"
+    observed = _load_many([path], text)
+    for i, obj in enumerate(observed):
+        problem = engine.shape_problem(obj)
+        if problem is not None:
+            raise errors.InputError(f"{_wrap(text, path)}: document {i + 1}: {problem}")
+    return observed
+
+
 def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
     """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3).
 
@@ -357,11 +368,7 @@ def load(req: Request) -> Inputs:
                 f"{_wrap('cannot load secrets from', req.function_credentials or '')}: document {i + 1} "
                 f"is a {c.get('kind', '')}, not a v1 Secret"
             )
-    observed = (
-        _load_many([req.observed_resources], "cannot load observed composed resources from")
-        if req.observed_resources
-        else []
-    )
+    observed = _load_observed(req.observed_resources) if req.observed_resources else []
     return Inputs(
         xr=xr,
         composition=comp,
