@@ -310,3 +310,19 @@ def test_mistyped_observed_resource_is_one_line_naming_file_document_and_field(
         line
         == f'crossfn: error: cannot load observed composed resources from "{tmp_path / "observed.yaml"}": {want}'
     )
+
+
+@pytest.mark.parametrize("flags", [("-x",), ("--classic", "-x")], ids=["engine", "classic"])
+@pytest.mark.parametrize(("value", "word"), [(".nan", "NaN"), (".inf", "+Inf"), ("-.inf", "-Inf")])
+def test_json_output_of_a_number_json_cannot_hold_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, word: str, flags: tuple[str, ...]
+) -> None:
+    """``--output json`` of an XR holding NaN or an infinity raised ValueError from json.dumps."""
+    xr = (
+        "apiVersion: nop.example.org/v1alpha1\nkind: XNopResource\nmetadata: {name: t}\nspec: {a: "
+        + value
+        + "}\n"
+    )
+    status = cli.main(_files(tmp_path, "crossfn_hostile_fns:empty", xr, (*flags, "--output", "json")))
+    line = _one_error_line(capsys, status)
+    assert line == f"crossfn: error: cannot marshal output to JSON: json: unsupported value: {word}"

@@ -30,10 +30,12 @@ Kubernetes objects and are only lightly tested.
 from __future__ import annotations
 
 import json
+import math
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from typing import Any, cast
 
+from crossfn import errors
 from crossfn.render import _goyaml
 
 __all__ = ["to_json", "to_yaml", "yaml_stream"]
@@ -194,14 +196,18 @@ class _Emitter:
 
     def node(self, value: object, indent: int, *, in_mapping: bool, simple_key: bool = False) -> None:
         """Emit a node whose parent has indentation ``indent``."""
-        kind = type(value)  # exact types first: isinstance against the ABCs is slow, and most values are plain
+        kind = type(
+            value
+        )  # exact types first: isinstance against the ABCs is slow, and most values are plain
         if kind is dict or (kind not in _SCALAR_TYPES and kind is not list and isinstance(value, Mapping)):
             if not value:
                 self.indicator("{", need_ws=True, is_ws=True)
                 self.indicator("}", need_ws=False)
                 return
             self.mapping(cast(Mapping[str, Any], value), indent + _BEST_INDENT)
-        elif kind is list or (kind not in _SCALAR_TYPES and isinstance(value, Sequence) and kind is not bytes):
+        elif kind is list or (
+            kind not in _SCALAR_TYPES and isinstance(value, Sequence) and kind is not bytes
+        ):
             if not value:
                 self.indicator("[", need_ws=True, is_ws=True)
                 self.indicator("]", need_ws=False)
@@ -402,5 +408,27 @@ def yaml_stream(docs: Iterable[Mapping[str, Any] | None]) -> str:
 
 
 def to_json(docs: Iterable[Mapping[str, Any] | None]) -> str:
-    """Documents as one JSON array, keys sorted, two-space indent: the ``--output json`` format."""
-    return json.dumps(list(docs), indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    """Documents as one JSON array, keys sorted, two-space indent: the ``--output json`` format.
+
+    A NaN or infinite number (a function may return one) has no JSON form: ``cannot marshal
+    output to JSON: json: unsupported value: NaN``, as Go's ``json.Marshal`` words it.
+    """
+    documents = list(docs)
+    try:
+        return json.dumps(documents, indent=2, sort_keys=True, ensure_ascii=False, allow_nan=False) + "\n"
+    except ValueError as exc:
+        bad = next((v for v in _numbers(documents) if not math.isfinite(v)), math.nan)
+        word = "NaN" if math.isnan(bad) else ("+Inf" if bad > 0 else "-Inf")
+        raise errors.CrossfnError(f"cannot marshal output to JSON: json: unsupported value: {word}") from exc
+
+
+def _numbers(value: Any) -> Iterator[float]:
+    """Every float in ``value``, depth first."""
+    if isinstance(value, Mapping):
+        for v in value.values():
+            yield from _numbers(v)
+    elif isinstance(value, list):
+        for v in value:
+            yield from _numbers(v)
+    elif isinstance(value, float):
+        yield value
