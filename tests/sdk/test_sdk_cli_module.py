@@ -244,3 +244,28 @@ def test_main_reports_a_server_error_in_one_line(
     assert err.endswith(
         "error: no credentials were provided - did you provide credentials or use the insecure flag?\n"
     ), err
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        pytest.param(["--address", "garbage"], "Invalid value for '--address': want HOST:PORT", id="Address"),
+        pytest.param(["--max-recv-message-size", "0"], "want 1 to 2047 (MB), got 0", id="ZeroReceiveSize"),
+    ],
+)
+def test_standard_options_refuse_bad_values_as_usage_errors(
+    served: list[Any], argv: list[str], want: str
+) -> None:
+    """A click main.py with a bad --address ended in a traceback from the server ('cannot listen on ...')."""
+    import click
+    from click.testing import CliRunner
+
+    @click.command()
+    @sdkcli.standard_options
+    def main(**kwargs: Any) -> None:
+        sdkcli.run(_compose, **kwargs)
+
+    result = CliRunner().invoke(main, ["--insecure", *argv])
+    assert result.exit_code == 2, result.output
+    assert want in result.output
+    assert served == []

@@ -111,8 +111,19 @@ def standard_options(func: _F) -> _F:
     """
     import click  # noqa: PLC0415 -- only functions whose main.py uses click need it
 
+    def checked(check: Callable[[str], Any]) -> Callable[[Any, Any, Any], Any]:
+        def callback(_ctx: Any, _param: Any, value: Any) -> Any:
+            try:
+                return value if value is None else check(str(value))
+            except argparse.ArgumentTypeError as exc:
+                raise click.BadParameter(str(exc)) from exc
+
+        return callback
+
     for flag in reversed(_FLAGS):
         extra: dict[str, Any] = {"is_flag": True} if flag.kind is bool else {"type": flag.kind}
+        if flag.dest in _TYPES:
+            extra["callback"] = checked(_TYPES[flag.dest])
         func = click.option(
             *flag.names,
             flag.dest,
