@@ -179,12 +179,18 @@ def quote(s: str) -> str:
     return _go_quote(s)
 
 
-def import_failure(exc: Exception) -> str:
-    """One line for a module that failed to import: a syntax error's place, or what the module raised and where."""
-    if isinstance(exc, SyntaxError):
-        return f"{exc.filename}:{exc.lineno}: {type(exc).__name__}: {exc.msg}"
+def import_failure(module: str, exc: BaseException) -> str:
+    """One line for module ``module`` that failed to import: what it raised and where, a syntax error's place.
+
+    An ``ImportError`` (the module or a name in it is missing) is ``cannot import <module>: ...``; anything
+    else the module's code raised, ``SystemExit`` included, is ``importing <module> raised
+    <Type>: <message> (at <file>:<line>)``.
+    """
     if isinstance(exc, ImportError):
-        return str(exc)
+        return f"cannot import {module}: " + " ".join(str(exc).split())
+    if isinstance(exc, SyntaxError):
+        return f"importing {module} raised SyntaxError: {exc.msg} (at {exc.filename}:{exc.lineno})"
+    text = " ".join(str(exc).split())
     frames = traceback.extract_tb(exc.__traceback__)
     where = f" (at {frames[-1].filename}:{frames[-1].lineno})" if frames else ""
-    return f"{type(exc).__name__}: {exc}{where}"
+    return f"importing {module} raised {type(exc).__name__}" + (f": {text}" if text else "") + where

@@ -69,7 +69,8 @@ _scalars = st.one_of(
 _values = st.recursive(
     _scalars,
     lambda inner: st.one_of(
-        st.lists(inner, max_size=4), st.dictionaries(st.one_of(st.text(max_size=8), st.integers()), inner, max_size=4)
+        st.lists(inner, max_size=4),
+        st.dictionaries(st.one_of(st.text(max_size=8), st.integers()), inner, max_size=4),
     ),
     max_leaves=20,
 )
@@ -232,6 +233,39 @@ def test_render(xr: str | bytes, which: str, comp: str | bytes, fns: str | bytes
     _check(code, out, err)
 
 
+_XR_RECONCILED = {
+    **_XR,
+    "metadata": {
+        "name": "example-render", "namespace": "ns", "uid": "u", "generation": 3,
+        "labels": {"a": "b"}, "annotations": {"crossplane.io/paused": "false"},
+    },
+    "spec": {**_XR["spec"], "crossplane": {"resourceRefs": [{"apiVersion": "v1", "kind": "K", "name": "n"}]}},
+    "status": {"conditions": [{"type": "Ready", "status": "True", "reason": "R", "observedGeneration": 3,
+                               "lastTransitionTime": "2024-01-01T00:00:00Z"}]},
+}  # fmt: skip
+"""The fields the default (engine) mode reads and writes: metadata, resource refs, status conditions."""
+
+_OBSERVED = {
+    "apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket",
+    "metadata": {
+        "name": "b", "namespace": "ns", "generation": 1,
+        "annotations": {"crossplane.io/composition-resource-name": "storage-bucket"},
+        "ownerReferences": [{"apiVersion": "v1", "kind": "K", "name": "n", "uid": "u", "controller": True}],
+    },
+}  # fmt: skip
+
+
+@settings(_PROFILE)
+@given(xr=_mistyped(_XR_RECONCILED), observed=_mistyped(_OBSERVED), flags=st.sampled_from(
+    [[], ["-x", "-r", "-c", "--output", "json"], ["--classic", "-x"]]))  # fmt: skip
+def test_render_engine_mode_fields(xr: str, observed: str, flags: list[str]) -> None:
+    """Mistyped metadata, refs, conditions and owner references, as the reconcile reads them."""
+    with _files(xr=xr, observed=observed) as f:
+        argv = [f["xr"], str(_X / "composition.yaml"), str(_X / "functions.yaml"), "-o", f["observed"]]
+        code, out, err = _run(["render", *argv, "--no-exec", *flags])
+    _check(code, out, err)
+
+
 @settings(_PROFILE)
 @given(value=_hostile_text())
 def test_render_context_values(value: str | bytes) -> None:
@@ -242,7 +276,9 @@ def test_render_context_values(value: str | bytes) -> None:
 
 
 @settings(_PROFILE)
-@given(extensions=st.one_of(_hostile_text(), _mistyped(_COMPOSITION)), resources=_xr_text(), stdin=st.booleans())
+@given(
+    extensions=st.one_of(_hostile_text(), _mistyped(_COMPOSITION)), resources=_xr_text(), stdin=st.booleans()
+)
 def test_validate(extensions: str | bytes, resources: str | bytes, stdin: bool) -> None:
     with _files(extensions=extensions, resources=resources) as f:
         if stdin:
@@ -286,13 +322,21 @@ def test_any_flags(argv: list[str], command: str) -> None:
     if command == "function":
         argv = ["serve", "--help"] if not argv else ["serve", *argv, "--help"]  # never start a server
     code, out, err = _run([command, *[a.replace("\x00", "") for a in argv]])
-    _check(code, out, err, report_on_failure=command in ("validate", "test"), bad_input=2 if command == "test" else 1)
+    _check(
+        code,
+        out,
+        err,
+        report_on_failure=command in ("validate", "test"),
+        bad_input=2 if command == "test" else 1,
+    )
 
 
 @pytest.mark.parametrize(
     ("command", "argv"),
     [
-        pytest.param("render", ["{f}", str(_X / "composition.yaml"), str(_X / "functions.yaml")], id="render"),
+        pytest.param(
+            "render", ["{f}", str(_X / "composition.yaml"), str(_X / "functions.yaml")], id="render"
+        ),
         pytest.param("validate", [str(_X / "composition.yaml"), "{f}"], id="validate"),
         pytest.param("test", ["{f}"], id="test"),
         pytest.param("convert", ["pipeline-composition", "{f}"], id="convert"),

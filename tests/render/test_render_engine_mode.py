@@ -244,7 +244,7 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
             "every problem, as Kubernetes aggregates errors", id="Aggregated",
         ),
         pytest.param(
-            [_owned("a", "a", "x"), _owned("a", "a", "y")], _XR,
+            [_owned("a", "a", "x"), _owned("a", "a", "x2")], _XR,
             "invalid observed resources: observed resource a has a controller ref but is not controlled by the XR",
             "the same text twice is said once", id="Deduplicated",
         ),

@@ -310,7 +310,7 @@ def test_load_object_searches(
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        pytest.param("def compose(req, rsp)\n", r"\.py:1: SyntaxError: expected ':'$", id="SyntaxError"),
+        pytest.param("def compose(req, rsp)\n", r"SyntaxError: expected ':' \(at .*\.py:1\)$", id="SyntaxError"),
         pytest.param(
             "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*\.py:1\)$", id="Raises"
         ),

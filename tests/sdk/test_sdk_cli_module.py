@@ -151,6 +151,9 @@ def test_official_standard_options_agree() -> None:
     assert json.loads(run.stdout) == want
 
 
+_REAL_SERVE = runtime.serve
+
+
 @pytest.fixture
 def served(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[tuple[Any, ...], dict[str, Any]]]]:
     calls: list[tuple[tuple[Any, ...], dict[str, Any]]] = []
@@ -198,3 +201,71 @@ def test_main_parses_argv_and_runs(served: list[Any], monkeypatch: pytest.Monkey
     ((args, kwargs),) = served
     assert args == (_compose, "127.0.0.1:6")
     assert kwargs["insecure"] is True and kwargs["creds"] is None
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        pytest.param(["--address", "garbage"], "argument --address: want HOST:PORT with a port from 0 to 65535, "
+                     "got 'garbage'", id="AddressWithoutPort"),
+        pytest.param(["--address", "[::1"], "argument --address: want HOST:PORT with a port from 0 to 65535, "
+                     "got '[::1'", id="UnclosedBracket"),
+        pytest.param(["--address", "localhost:-1"], "argument --address: want HOST:PORT with a port from 0 to "
+                     "65535, got 'localhost:-1'", id="NegativePort"),
+        pytest.param(["--max-recv-message-size", "0"], "argument --max-recv-message-size/--max-grpc-message-size: "
+                     "want 1 to 2047 (MB), got 0", id="ZeroReceiveSize"),
+        pytest.param(["--max-send-message-size", "99999"], "argument --max-send-message-size: want 1 to 2047 (MB), "
+                     "got 99999", id="SendSizeOverflowsGrpc"),
+    ],
+)  # fmt: skip
+def test_main_refuses_bad_flags_in_one_line(
+    served: list[Any], capsys: pytest.CaptureFixture[str], argv: list[str], want: str
+) -> None:
+    """The argparse command line checks what gRPC would fail on later (a traceback) or take silently."""
+    with pytest.raises(SystemExit) as exc:
+        sdkcli.main(_compose, ["--insecure", *argv])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.splitlines()[-1].endswith(f"error: {want}")
+    assert served == []
+
+
+def test_main_reports_a_server_error_in_one_line(
+    served: list[Any], capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """No credentials and no --insecure: the official SDK's words, as one line, not a traceback."""
+    for name in _ENV:
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(runtime, "serve", _REAL_SERVE)  # it refuses before it binds anything
+    with pytest.raises(SystemExit) as exc:
+        sdkcli.main(_compose, ["--address", "127.0.0.1:0"])
+    assert exc.value.code == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1, err
+    assert err.endswith(
+        "error: no credentials were provided - did you provide credentials or use the insecure flag?\n"
+    ), err
+
+
+@pytest.mark.parametrize(
+    ("argv", "want"),
+    [
+        pytest.param(["--address", "garbage"], "Invalid value for '--address': want HOST:PORT", id="Address"),
+        pytest.param(["--max-recv-message-size", "0"], "want 1 to 2047 (MB), got 0", id="ZeroReceiveSize"),
+    ],
+)
+def test_standard_options_refuse_bad_values_as_usage_errors(
+    served: list[Any], argv: list[str], want: str
+) -> None:
+    """A click main.py with a bad --address ended in a traceback from the server ('cannot listen on ...')."""
+    import click
+    from click.testing import CliRunner
+
+    @click.command()
+    @sdkcli.standard_options
+    def main(**kwargs: Any) -> None:
+        sdkcli.run(_compose, **kwargs)
+
+    result = CliRunner().invoke(main, ["--insecure", *argv])
+    assert result.exit_code == 2, result.output
+    assert want in result.output
+    assert served == []

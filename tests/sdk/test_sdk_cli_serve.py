@@ -139,7 +139,9 @@ def test_flags_and_environment(
     ("reason", "argv", "message"),
     [
         pytest.param("Zero workers makes no sense.", ["--workers", "0"], "want at least 1", id="ZeroWorkers"),
-        pytest.param("Zero threads would serve nothing.", ["--threads", "0"], "want at least 1", id="ZeroThreads"),
+        pytest.param(
+            "Zero threads would serve nothing.", ["--threads", "0"], "want at least 1", id="ZeroThreads"
+        ),
         pytest.param(
             "Sizes are whole MB.", ["--max-recv-message-size", "x"], "want a whole number", id="BadSize"
         ),
@@ -186,6 +188,18 @@ def test_flags_and_environment(
             id="NoPort",
         ),
         pytest.param(
+            "An unclosed IPv6 bracket passed the check, then gRPC logged its own error line before crossfn's.",
+            ["--address", "[::1"],
+            "argument --address: want HOST:PORT with a port from 0 to 65535, got '[::1'",
+            id="UnclosedBracket",
+        ),
+        pytest.param(
+            "An IPv6 host without brackets: gRPC cannot tell the host from the port.",
+            ["--address", "::1:9443"],
+            "argument --address: want HOST:PORT with a port from 0 to 65535, got '::1:9443'",
+            id="UnbracketedIPv6",
+        ),
+        pytest.param(
             "A call timeout must leave a call some time.",
             ["--call-timeout", "0"],
             "argument --call-timeout: want more than zero seconds, got '0'",
@@ -197,7 +211,9 @@ def test_flags_and_environment(
             "argument --call-timeout: want a finite number of seconds, zero or more, got 'inf'",
             id="InfiniteCallTimeout",
         ),
-        pytest.param("At least one call must be let in.", ["--max-calls", "0"], "want at least 1", id="ZeroMaxCalls"),
+        pytest.param(
+            "At least one call must be let in.", ["--max-calls", "0"], "want at least 1", id="ZeroMaxCalls"
+        ),
     ],
 )
 def test_bad_flags(reason: str, argv: list[str], message: str) -> None:

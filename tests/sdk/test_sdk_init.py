@@ -158,6 +158,18 @@ def test_dockerfile_installs_crossfn_from_the_wheel(tmp_path: pathlib.Path) -> N
             id="StandardLibrary",
         ),
         pytest.param(
+            "A trailing newline is not a DNS label (a regex's `$` matches before it).",
+            "function-z\n",
+            (False, "NAME must be a DNS label"),
+            id="TrailingNewline",
+        ),
+        pytest.param(
+            "A directory whose parent is a file cannot be created: one line, no traceback.",
+            "function-y",
+            (False, "/file is not a directory"),
+            id="ParentIsAFile",
+        ),
+        pytest.param(
             "A non-empty directory is never overwritten.",
             "function-y",
             (True, "exists and is not an empty directory"),
@@ -174,6 +186,9 @@ def test_init_errors(
 ) -> None:
     existing, message = existing_message
     target = tmp_path / "t"
+    if "parent is a file" in reason:
+        (tmp_path / "file").write_text("mine")
+        target = tmp_path / "file" / "t"
     if existing:
         target.mkdir()
         (target / "keep").write_text("mine")

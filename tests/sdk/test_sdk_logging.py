@@ -189,6 +189,26 @@ def test_configure_levels(
     assert logging.getLogger().level == (logging.DEBUG if want is Level.DEBUG else logging.INFO), reason
 
 
+def test_configure_takes_the_official_sdks_level(stream: io.StringIO) -> None:
+    """A ported main.py may pass the official SDK's Level: it was silently INFO."""
+    from crossplane.function import logging as official
+
+    fnlogging.configure(level=official.Level.DEBUG, stream=stream)  # type: ignore[arg-type]
+    assert fnlogging.configured_level() is Level.DEBUG
+    assert logging.getLogger().level == logging.DEBUG
+
+
+@pytest.mark.parametrize(
+    "level", ["debug", 1, None, logging.DEBUG], ids=["String", "Int", "None", "StdlibLevel"]
+)
+def test_configure_refuses_a_level_it_does_not_know(stream: io.StringIO, level: Any) -> None:
+    """Each was silently INFO (configured_level() then returned the bad value)."""
+    with pytest.raises(
+        TypeError, match=r"^configure\(\): level must be Level.DEBUG, Level.INFO or Level.DISABLED"
+    ):
+        fnlogging.configure(level=level, stream=stream)
+
+
 def test_configure_refuses_disagreeing_level_and_debug(stream: io.StringIO) -> None:
     with pytest.raises(ValueError, match="disagree"):
         fnlogging.configure(level=Level.DISABLED, debug=True)

@@ -10,14 +10,17 @@ its own.
 
 from __future__ import annotations
 
+import contextlib
 import io
+import logging
 import os
 import re
 import sys
+from collections.abc import Iterator
 
 from crossfn import errors
 
-__all__ = ["write"]
+__all__ = ["function_tracebacks", "write"]
 
 
 def write(text: str) -> None:
@@ -45,3 +48,21 @@ def _discard_stdout() -> None:
         os.dup2(devnull, fd)
     finally:
         os.close(devnull)
+
+
+@contextlib.contextmanager
+def function_tracebacks(shown: bool) -> Iterator[None]:
+    """Show the tracebacks the SDK logs for an in-process function that raises only if ``shown``.
+
+    A served function's log wants them; a command's error line or report already names the
+    exception, and Python's last-resort handler would print them on stderr around it.
+    """
+    log = logging.getLogger("crossfn.sdk.function")
+    muted = None if shown or log.handlers else logging.NullHandler()
+    if muted is not None:
+        log.addHandler(muted)
+    try:
+        yield
+    finally:
+        if muted is not None:
+            log.removeHandler(muted)

@@ -56,8 +56,18 @@ def _positive_seconds(text: str) -> float:
 
 def _address(text: str) -> str:
     """``host:port`` with a port gRPC can bind (0 picks a free one); gRPC itself would pick another."""
-    _, sep, port = text.rpartition(":")
-    if not sep or not port.isdigit() or not port.isascii() or not 0 <= int(port) <= _MAX_PORT:
+    host, sep, port = text.rpartition(":")
+    bracketed = host.startswith("[") and host.endswith(
+        "]"
+    )  # an IPv6 host: gRPC cannot parse "[::1" or "::1:80"
+    if (
+        not sep
+        or not port.isdigit()
+        or not port.isascii()
+        or not 0 <= int(port) <= _MAX_PORT
+        or (not bracketed and any(c in host for c in "[]:"))
+        or any(c.isspace() for c in host)
+    ):
         raise argparse.ArgumentTypeError(f"want HOST:PORT with a port from 0 to {_MAX_PORT}, got {text!r}")
     return text
 

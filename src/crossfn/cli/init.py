@@ -29,7 +29,7 @@ from crossfn.cli import _output, _wheel
 
 __all__ = ["register"]
 
-_NAME = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
+_NAME = re.compile(r"[a-z]([-a-z0-9]*[a-z0-9])?")
 # The step input's API group is NAME under this domain (see composition.yaml.tmpl).
 _INPUT_GROUP = "{name}.fn.crossplane.io"
 # Where the project keeps the crossfn wheel it installs from.
@@ -89,7 +89,7 @@ def _check_name(name: str) -> None:
     """Raise one line unless ``name`` makes a valid DNS label, API group and Python package."""
     problem = None
     module = name.replace("-", "_")
-    if not _NAME.match(name) or len(name) > 63:
+    if not _NAME.fullmatch(name) or len(name) > 63:
         problem = (
             "NAME must be a DNS label (at most 63 lower-case letters, digits and '-', starting with a letter)"
         )
@@ -113,8 +113,17 @@ def write_project(name: str, directory: str) -> list[str]:
     module = name.replace("-", "_")
     values = {"name": name, "module": module, "crossfn_version": __version__}
     parent = os.path.dirname(os.path.abspath(directory))
-    os.makedirs(parent, exist_ok=True)
-    staging = tempfile.mkdtemp(prefix=".crossfn-init-", dir=parent)
+    try:
+        os.makedirs(parent, exist_ok=True)
+        staging = tempfile.mkdtemp(prefix=".crossfn-init-", dir=parent)
+    except FileExistsError as exc:  # a file where a parent directory should be
+        raise errors.InputError(
+            f"cannot create function {name!r} in {directory}: {exc.filename} is not a directory"
+        ) from exc
+    except OSError as exc:
+        raise errors.InputError(
+            f"cannot create function {name!r} in {directory}: {exc.strerror or exc}"
+        ) from exc
     written = []
     try:
         for template, target in _FILES.items():

@@ -158,7 +158,10 @@ def register(subparsers: Any) -> None:
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
     p.add_argument(
-        "-v", "--verbose", action="store_true", help="Say on stderr which runtime each Function uses."
+        "-v",
+        "--verbose",
+        action="store_true",
+        help="Say on stderr which runtime each Function uses, and an in-process Function's traceback.",
     )
     p.add_argument("--no-exec", action="store_true", help=NO_EXEC_HELP)
     p.add_argument(
@@ -212,7 +215,7 @@ def _run(args: argparse.Namespace) -> int:
     # --classic picks the output contract: Crossplane v2.2.4's render instead of today's `render xr`.
     contract = render.CLASSIC if args.classic else render.CURRENT
     # stdout holds only the render: what an in-process function prints (debugging) goes to stderr.
-    with contextlib.redirect_stdout(sys.stderr):
+    with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=args.verbose):
         docs = render.render(req, output=contract, report=report, note=note, validator=validator)
     text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
     _output.write(text)

@@ -71,8 +71,9 @@ def _run(args: argparse.Namespace) -> int:
         cases = comptest.load(args.paths)
         if pattern is not None:
             cases = [c for c in cases if pattern.search(c.full_name)]
-        # stdout holds only the report: what an in-process function prints goes to stderr.
-        with contextlib.redirect_stdout(sys.stderr):
+        # stdout holds only the report: what an in-process function prints goes to stderr; each
+        # failure's report names the exception, so the function's logged traceback is not repeated.
+        with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=False):
             outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
     except errors.InputError as exc:
         return _bad_input(str(exc))

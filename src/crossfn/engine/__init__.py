@@ -79,7 +79,7 @@ from crossfn.engine._connection import connection_secret, secret_ref
 from crossfn.engine._events import set_conditions
 from crossfn.engine._fetching import MAX_REQUIREMENTS_ITERATIONS, FetchingRunner
 from crossfn.engine._inprocess import InProcessRunner
-from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner
+from crossfn.engine._metadata import FIELD_OWNER_COMPOSITE, composed_field_owner, shape_problem
 from crossfn.engine._metrics import Metrics, NoMetrics, PrometheusMetrics
 from crossfn.engine._model import (
     ComposedResource,
@@ -264,6 +264,7 @@ __all__ = [
     "selection_event",
     "set_conditions",
     "set_object_condition",
+    "shape_problem",
     "stable_n_and_some_more",
     "tag",
 ]

@@ -69,7 +69,9 @@ class InProcessRunner:
             return rsp
         raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: no such in-process function")
 
-    async def _off_loop(self, handler: function.Handler, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
+    async def _off_loop(
+        self, handler: function.Handler, req: fnv1.RunFunctionRequest
+    ) -> fnv1.RunFunctionResponse:
         # An idle worker if there is one, else a new one: concurrent calls (several
         # pipelines sharing this runner) still run side by side.
         while True:
@@ -107,6 +109,9 @@ class _Worker:
         self._jobs: queue.SimpleQueue[_Job | None] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self.usable = True
+        # Made here, not in the thread: a caller that gives up interrupts the thread, and an interrupt
+        # landing inside new_event_loop() left a half-made loop whose __del__ printed a traceback.
+        self._loop = asyncio.new_event_loop()
         self._thread = threading.Thread(target=self._serve, name="crossfn-in-process", daemon=True)
         self._thread.start()
 
@@ -128,8 +133,8 @@ class _Worker:
                         return None
 
     def _serve(self) -> None:
+        loop = self._loop
         try:
-            loop = asyncio.new_event_loop()
             try:
                 while (job := self._next()) is not None:
                     make, done = job

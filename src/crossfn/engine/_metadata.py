@@ -50,6 +50,11 @@ def composed_field_owner(xr: Mapping[str, Any]) -> str:
 
 _STRING_FIELDS = ("name", "namespace", "generateName", "uid")
 _MAP_FIELDS = ("labels", "annotations")
+_OWNER_FIELDS = (
+    *((k, str, "a string") for k in ("apiVersion", "kind", "name", "uid")),
+    *((k, bool, "a boolean") for k in ("controller", "blockOwnerDeletion")),
+)
+"""Go's ``metav1.OwnerReference`` fields: a controller reference written ``controller: "yes"`` does not decode."""
 
 
 def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None:
@@ -67,20 +72,40 @@ def shape_problem(obj: Mapping[str, Any], *, status: bool = False) -> str | None
             return f"metadata.{key} must be a string"
     for key in _MAP_FIELDS:
         value = meta.get(key)
-        if value is not None and not (isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())):
+        if value is not None and not (
+            isinstance(value, Mapping) and all(isinstance(v, str) for v in value.values())
+        ):
             return f"metadata.{key} must map strings to strings"
+    generation = meta.get("generation")
+    if generation is not None and not _integral(generation):
+        return "metadata.generation must be an integer"
     owners = meta.get("ownerReferences")
     if owners is not None and not (isinstance(owners, list) and all(isinstance(o, Mapping) for o in owners)):
         return "metadata.ownerReferences must be a list of objects"
+    for i, ref in enumerate(owners or ()):
+        for key, kind, want in _OWNER_FIELDS:
+            if ref.get(key) is not None and not isinstance(ref[key], kind):
+                return f"metadata.ownerReferences[{i}].{key} must be {want}"
     if not status:
         return None
     st = obj.get("status", {})
     if not isinstance(st, Mapping):
         return "status must be an object"
     conditions = st.get("conditions")
-    if conditions is not None and not (isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)):
+    if conditions is not None and not (
+        isinstance(conditions, list) and all(isinstance(c, Mapping) for c in conditions)
+    ):
         return "status.conditions must be a list of objects"
     return None
+
+
+def _integral(value: object) -> bool:
+    """Whether Go's ``int64`` decodes ``value``: an integer, or a float with no fraction (JSON has one number type)."""
+    if isinstance(value, bool):
+        return False
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return isinstance(value, int) and -(2**63) <= value < 2**63
 
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:

@@ -428,7 +428,9 @@ def _typed_condition(c: object) -> dict[str, Any] | None:
             out[key] = value
     generation = c.get("observedGeneration")
     if generation is not None:
-        if isinstance(generation, bool) or not isinstance(generation, int | float) or generation != int(generation):
+        if isinstance(generation, bool) or not isinstance(generation, int | float):
+            return None
+        if isinstance(generation, float) and not generation.is_integer():  # NaN and infinity too
             return None
         if generation:
             out["observedGeneration"] = int(generation)

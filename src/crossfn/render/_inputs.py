@@ -98,9 +98,18 @@ def _meta(obj: Mapping[str, Any], key: str) -> Any:
 
 def _load_xr(path: Path) -> dict[str, Any]:
     try:
-        return _load.load_one(path)
+        xr = _load.load_one(path)
     except errors.InputError as exc:
         raise errors.InputError(f"{_wrap('cannot load composite resource from', path)}: {exc}") from exc
+    return _checked_xr(xr, path)
+
+
+def _checked_xr(xr: dict[str, Any], label: Path | str) -> dict[str, Any]:
+    """The XR, refused when the fields the reconciler writes into (``metadata``, ``status.conditions``) are mistyped."""
+    problem = engine.shape_problem(xr, status=True)
+    if problem is not None:
+        raise errors.InputError(f"{_wrap('cannot load composite resource from', label)}: {problem}")
+    return xr
 
 
 def _load_composition(path: Path) -> dict[str, Any]:
@@ -257,6 +266,17 @@ def _load_many(paths: Sequence[Path], text: str) -> list[dict[str, Any]]:
     return out
 
 
+def _checked_observed(observed: list[dict[str, Any]], label: Path | str) -> list[dict[str, Any]]:
+    """The ``-o`` resources, refused when their ``metadata`` (owner references included) is mistyped."""
+    for i, obj in enumerate(observed):
+        problem = engine.shape_problem(obj)
+        if problem is not None:
+            raise errors.InputError(
+                f"{_wrap('cannot load observed composed resources from', label)}: document {i + 1}: {problem}"
+            )
+    return observed
+
+
 def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
     """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3).
 
@@ -405,7 +425,9 @@ class _Files:
 
     def observed(self) -> list[dict[str, Any]]:
         path = self._req.observed_resources
-        return _load_many([path], "cannot load observed composed resources from") if path else []
+        if not path:
+            return []
+        return _checked_observed(_load_many([path], "cannot load observed composed resources from"), path)
 
     def extra(self) -> list[dict[str, Any]]:
         return _load_many(self._req.extra_resources, "cannot load extra resources from")
@@ -484,7 +506,8 @@ class _Objects:
         return self._given.names.get(field, field)
 
     def xr(self) -> dict[str, Any]:
-        return _copy_object(self._given.xr, self._label("xr"), "cannot load composite resource from")
+        label = self._label("xr")
+        return _checked_xr(_copy_object(self._given.xr, label, "cannot load composite resource from"), label)
 
     def composition(self) -> dict[str, Any]:
         what = "cannot load Composition from"
@@ -511,7 +534,8 @@ class _Objects:
 
     def observed(self) -> list[dict[str, Any]]:
         what = "cannot load observed composed resources from"
-        return _copy_objects(self._given.observed_resources, self._label("observed_resources"), what)
+        label = self._label("observed_resources")
+        return _checked_observed(_copy_objects(self._given.observed_resources, label, what), label)
 
     def extra(self) -> list[dict[str, Any]]:
         what = "cannot load extra resources from"

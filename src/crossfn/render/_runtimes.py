@@ -251,8 +251,8 @@ def load_object(ref: str, function: str, search: Path) -> object:
     sys.path[0:0] = added
     try:
         obj: object = importlib.import_module(module_name)
-    except Exception as exc:  # a syntax error or a raise in the user's module is one line too
-        raise errors.InputError(f"{what}: {errors.import_failure(exc)}") from exc
+    except (Exception, SystemExit) as exc:  # the user's module failed at import: one line, no traceback
+        raise errors.InputError(f"{what}: {errors.import_failure(module_name, exc)}") from exc
     finally:
         for d in added:
             sys.path.remove(d)

@@ -33,6 +33,7 @@ import os
 from collections.abc import Callable, Sequence
 from typing import Any, TypeVar
 
+from crossfn import errors
 from crossfn.sdk import settings
 
 __all__ = ["DEFAULT_ADDRESS", "DEFAULT_MAX_RECV_MESSAGE_SIZE", "main", "parser", "run", "standard_options"]
@@ -110,8 +111,19 @@ def standard_options(func: _F) -> _F:
     """
     import click  # noqa: PLC0415 -- only functions whose main.py uses click need it
 
+    def checked(check: Callable[[str], Any]) -> Callable[[Any, Any, Any], Any]:
+        def callback(_ctx: Any, _param: Any, value: Any) -> Any:
+            try:
+                return value if value is None else check(str(value))
+            except argparse.ArgumentTypeError as exc:
+                raise click.BadParameter(str(exc)) from exc
+
+        return callback
+
     for flag in reversed(_FLAGS):
         extra: dict[str, Any] = {"is_flag": True} if flag.kind is bool else {"type": flag.kind}
+        if flag.dest in _TYPES:
+            extra["callback"] = checked(_TYPES[flag.dest])
         func = click.option(
             *flag.names,
             flag.dest,
@@ -163,6 +175,42 @@ def _from_env(flag: _Flag) -> Any:
     return flag.default
 
 
+_MAX_PORT = 65535
+
+
+def _address(text: str) -> str:
+    """``host:port`` gRPC can listen on: a port from 0 to 65535, an IPv6 host in brackets, no spaces."""
+    host, sep, port = text.rpartition(":")
+    bracketed = host.startswith("[") and host.endswith("]")
+    if (
+        not sep
+        or not (port.isascii() and port.isdigit() and int(port) <= _MAX_PORT)
+        or (not bracketed and any(c in host for c in "[]:"))
+        or any(c.isspace() for c in host)
+    ):
+        raise argparse.ArgumentTypeError(f"want HOST:PORT with a port from 0 to {_MAX_PORT}, got {text!r}")
+    return text
+
+
+def _megabytes(text: str) -> int:
+    """A gRPC message limit in MB: gRPC takes bytes as a C int, so 1 to 2047."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"want a whole number of MB, got {text!r}") from None
+    if not 1 <= value <= settings.MAX_MESSAGE_SIZE_MB:
+        raise argparse.ArgumentTypeError(f"want 1 to {settings.MAX_MESSAGE_SIZE_MB} (MB), got {value}")
+    return value
+
+
+_TYPES: dict[str, Callable[[str], Any]] = {
+    "address": _address,
+    "max_recv_message_size": _megabytes,
+    "max_send_message_size": _megabytes,
+}
+"""The argparse flags checked beyond their type (click's keep the official SDK's plain types)."""
+
+
 def parser(description: str = "A Crossplane composition function.") -> argparse.ArgumentParser:
     """An argparse parser of the standard flags; its namespace's names are :func:`run`'s keywords."""
     p = argparse.ArgumentParser(description=description)
@@ -173,12 +221,20 @@ def parser(description: str = "A Crossplane composition function.") -> argparse.
         else:
             env = ", ".join(flag.envvars)
             p.add_argument(
-                *flag.names, dest=flag.dest, type=flag.kind, default=default, help=f"{flag.help} (env {env})"
+                *flag.names,
+                dest=flag.dest,
+                type=_TYPES.get(flag.dest, flag.kind),
+                default=default,
+                help=f"{flag.help} (env {env})",
             )
     return p
 
 
 def main(function_runner: object, argv: Sequence[str] | None = None) -> None:
     """Parse the standard flags from ``argv`` (the command line) and :func:`run` the function."""
-    args = parser().parse_args(argv)
-    run(function_runner, **vars(args))
+    p = parser()
+    args = p.parse_args(argv)
+    try:
+        run(function_runner, **vars(args))
+    except (errors.CrossfnError, ValueError) as exc:  # a flag's value the server cannot use: one line
+        p.exit(1, f"{p.prog}: error: {exc}\n")

@@ -114,9 +114,12 @@ def configure(level: Level = Level.INFO, *, debug: bool = False, stream: TextIO 
     crossfn's older spelling of ``level=Level.DEBUG``. Calling it again replaces
     the handler rather than adding a second one.
 
-    Raises ``ValueError`` for ``level=Level.DISABLED`` with ``debug=True``.
+    The official SDK's own ``Level`` members are taken by name. Raises
+    ``TypeError`` for any other level (a string such as ``"debug"`` was
+    silently INFO) and ``ValueError`` for ``level=Level.DISABLED`` with ``debug=True``.
     """
     global _level  # noqa: PLW0603 -- the official SDK configures the process too (structlog.configure)
+    level = _as_level(level)
     if debug:
         if level is Level.DISABLED:
             raise ValueError("configure(level=Level.DISABLED, debug=True) disagree: pass one of them")
@@ -136,6 +139,15 @@ def configure(level: Level = Level.INFO, *, debug: bool = False, stream: TextIO 
     # Their debug output is about event-loop plumbing, not the function.
     for noisy in ("asyncio", "grpc"):
         logging.getLogger(noisy).setLevel(logging.INFO)
+
+
+def _as_level(level: object) -> Level:
+    """``level`` as crossfn's :class:`Level`; an enum member of the same name (the official SDK's) is taken."""
+    if isinstance(level, Level):
+        return level
+    if isinstance(level, enum.Enum) and level.name in Level.__members__:
+        return Level[level.name]
+    raise TypeError(f"configure(): level must be Level.DEBUG, Level.INFO or Level.DISABLED, not {level!r}")
 
 
 def configured_level() -> Level | None:

@@ -90,9 +90,9 @@ def load_function(spec: str) -> object:
         raise errors.InputError(f"cannot load function {spec!r}: want MODULE:OBJECT, e.g. mypkg.fn:compose")
     try:
         obj: object = importlib.import_module(module_name)
-    except Exception as exc:  # a syntax error or a raise in the user's module is one line too
+    except (Exception, SystemExit) as exc:  # the user's module failed at import: one line, no traceback
         raise errors.InputError(
-            f"cannot load function {spec!r}: cannot import {module_name}: {errors.import_failure(exc)}"
+            f"cannot load function {spec!r}: {errors.import_failure(module_name, exc)}"
         ) from exc
     for part in attr.split("."):
         try:
@@ -363,7 +363,9 @@ def _serve_threaded(
     fn: object, config: settings.ServerSettings, *, worker: bool, credentials: grpc.ServerCredentials | None
 ) -> None:
     sink = _build_metrics(config, multiprocess=worker)
-    server = ThreadedFunctionServer(fn, config, server_metrics=sink, reuse_port=worker, credentials=credentials)
+    server = ThreadedFunctionServer(
+        fn, config, server_metrics=sink, reuse_port=worker, credentials=credentials
+    )
     server.start()
 
     def stop(signum: int, frame: object) -> None:
@@ -385,7 +387,9 @@ def _exit_after(seconds: float) -> None:
     """Start (once) a timer that ends the process: SIGTERM must end it, whatever the calls do."""
     if any(t.name == _BACKSTOP for t in threading.enumerate()):
         return
-    timer = threading.Timer(seconds, _exit_now, args=("exiting: the server did not stop within the grace period",))
+    timer = threading.Timer(
+        seconds, _exit_now, args=("exiting: the server did not stop within the grace period",)
+    )
     timer.name = _BACKSTOP
     timer.daemon = True
     timer.start()
@@ -465,16 +469,21 @@ def serve(
     """
     if isinstance(address, settings.ServerSettings) or address is None:
         if creds is not None or insecure is not None or options is not None:
-            raise TypeError("serve(): creds, insecure and options go with an address, not with ServerSettings")
+            raise TypeError(
+                "serve(): creds, insecure and options go with an address, not with ServerSettings"
+            )
         if address is not None and config is not None:
             raise TypeError("serve(): ServerSettings given twice")
         _serve_config(function, config or address or settings.ServerSettings())
         return
     if config is not None:
         raise TypeError("serve(): give an address or ServerSettings, not both")
+    _check_official_arguments(address, creds, options)
     if creds is None and not insecure:
         # The official SDK's words: a ported main.py may print them ("Cannot run function: ...").
-        raise ValueError("no credentials were provided - did you provide credentials or use the insecure flag?")
+        raise ValueError(
+            "no credentials were provided - did you provide credentials or use the insecure flag?"
+        )
     level = fnlogging.configured_level()
     config = settings.ServerSettings(
         listen=settings.ListenSettings(address=address, insecure=bool(insecure)),
@@ -482,6 +491,24 @@ def serve(
         observability=settings.ObservabilitySettings(debug=level is fnlogging.Level.DEBUG),
     )
     serve_worker(function, config, credentials=creds, configure_logging=level is None)
+
+
+def _check_official_arguments(address: object, creds: object, options: object) -> None:
+    """Refuse, in one line, what gRPC would fail on deep inside (or, for an address, with another complaint)."""
+    if not isinstance(address, str):
+        raise TypeError(f"serve(): address must be a 'host:port' string, not {type(address).__name__}")
+    if creds is not None and not isinstance(creds, grpc.ServerCredentials):
+        raise TypeError(
+            f"serve(): creds must be grpc.ServerCredentials (see load_credentials), not {type(creds).__name__}"
+        )
+    pairs = options if isinstance(options, Sequence) and not isinstance(options, str | bytes) else None
+    if options is not None and (
+        pairs is None
+        or not all(isinstance(o, tuple | list) and len(o) == 2 and isinstance(o[0], str) for o in pairs)
+    ):
+        raise TypeError(
+            f"serve(): options must be a list of (name, value) gRPC option pairs, not {options!r}"
+        )
 
 
 def _serve_config(fn: object | str, config: settings.ServerSettings) -> None:
