@@ -22,6 +22,8 @@ import unicodedata
 from collections.abc import Mapping
 from typing import Any
 
+from crossfn.gocompat import strconv
+
 __all__ = ["go_float", "needs_quotes", "resolves_to_non_string", "sorted_items"]
 
 
@@ -150,38 +152,13 @@ def resolves_to_non_string(s: str) -> bool:
 # --- numbers as Go prints them ---------------------------------------------------
 
 
-def go_float(f: float) -> str:
-    """``strconv.FormatFloat(f, 'g', -1, 64)``, with go-yaml's spellings of infinities and NaN.
+_SPECIAL_FLOATS = {"+Inf": ".inf", "-Inf": "-.inf", "NaN": ".nan"}
 
-    Go picks the shortest digits that round-trip (as Python's ``repr`` does),
-    then uses exponent form when the decimal exponent is below -4 or at least
-    6; ``%e`` writes at least two exponent digits.
-    """
-    if math.isnan(f):
-        return ".nan"
-    if math.isinf(f):
-        return ".inf" if f > 0 else "-.inf"
-    if f == 0:
-        return "-0" if math.copysign(1, f) < 0 else "0"
-    mantissa, _, exp_text = repr(abs(f)).partition("e")
-    int_part, _, frac = mantissa.partition(".")
-    all_digits = int_part + frac
-    stripped = all_digits.lstrip("0")
-    # The decimal point sits after int_part, shifted by the exponent and by the leading zeros removed.
-    point = len(int_part) + int(exp_text or 0) - (len(all_digits) - len(stripped))
-    digits = stripped.rstrip("0")
-    exponent = point - 1
-    sign = "-" if f < 0 else ""
-    if exponent < -4 or exponent >= 6:
-        tail = digits[1:]
-        return (
-            f"{sign}{digits[0]}{'.' + tail if tail else ''}e{'-' if exponent < 0 else '+'}{abs(exponent):02d}"
-        )
-    if exponent < 0:
-        return f"{sign}0.{'0' * (-exponent - 1)}{digits}"
-    whole = digits[: exponent + 1].ljust(exponent + 1, "0")
-    frac = digits[exponent + 1 :]
-    return f"{sign}{whole}{'.' + frac if frac else ''}"
+
+def go_float(f: float) -> str:
+    """``strconv.FormatFloat(f, 'g', -1, 64)``, with go-yaml's spellings of infinities and NaN."""
+    text = strconv.format_float(f, "g", -1)
+    return _SPECIAL_FLOATS.get(text, text)
 
 
 # --- natural key order (go-yaml v2 sorter.go keyList.Less) ------------------------
