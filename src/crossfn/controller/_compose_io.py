@@ -49,6 +49,7 @@ from typing import Any
 from crossfn import engine, errors
 from crossfn.controller import _api, _events, _realtime, _selection, _sources
 from crossfn.engine import _metadata
+from crossfn.gocompat import values
 
 __all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome", "digest"]
 
@@ -220,7 +221,7 @@ class ComposeIO:
             raise ComposeFailed(errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None)
         pipeline = spec.get("pipeline") or []
         if not isinstance(pipeline, list):
-            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {_selection.describe(pipeline)}"), None)
+            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {values.a_json_type(pipeline)}"), None)
         try:
             return [engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)]
         except errors.CrossfnError as exc:

@@ -35,6 +35,7 @@ import yaml
 from lightkube.config import client_adapter, models
 
 from crossfn import errors
+from crossfn.gocompat import values
 
 __all__ = ["Connection", "load"]
 
@@ -94,7 +95,7 @@ def _read(path: Path) -> dict[str, Any]:
     if document is None:
         raise _ProblemError("the file is empty")
     if not isinstance(document, dict):
-        raise _ProblemError(f"not a kubeconfig: the document is a {_type_name(document)}, not a mapping")
+        raise _ProblemError(f"not a kubeconfig: the document is {values.a_json_type(document)}, not a mapping")
     return document
 
 
@@ -128,7 +129,7 @@ def _entry(document: Mapping[str, Any], section: str, name: str, key: str) -> An
     if entries is None:
         entries = []
     if not isinstance(entries, list):
-        raise _ProblemError(f"{section}: not a list but a {_type_name(entries)}")
+        raise _ProblemError(f"{section}: not a list but {values.a_json_type(entries)}")
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise _ProblemError(f"{section}[{index}]: not a mapping with a name")
@@ -261,8 +262,3 @@ def _yaml_reason(exc: yaml.YAMLError) -> str:
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark is not None else ""
         return f"{exc.problem}{where}"
     return _reason(exc)
-
-
-def _type_name(value: object) -> str:
-    names = {str: "string", list: "list", int: "number", float: "number", bool: "boolean"}
-    return names.get(type(value), type(value).__name__)

@@ -40,7 +40,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.gocompat import regexp
+from crossfn.gocompat import regexp, values
 from crossfn.validate import _problem
 
 __all__ = ["check_values", "prune", "type_name"]
@@ -52,22 +52,10 @@ _COMBINATORS = frozenset(("allOf", "anyOf", "oneOf", "not"))
 
 
 def type_name(value: Any) -> str:
-    """The JSON type of a decoded value, as kube-openapi names it in errors."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    """The JSON type of a decoded value, as kube-openapi names it in errors (whole numbers are ``integer``)."""
+    if values.is_go_int(value) or (isinstance(value, float) and value.is_integer()):
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return values.json_type(value)
 
 
 def _join(path: str, name: str) -> str:
