@@ -11,7 +11,7 @@ runs a Function whose package is listed here in-process too, by the same rule
 
 from __future__ import annotations
 
-import importlib
+from crossfn.sdk import _loader
 
 __all__ = ["BUILTINS", "PACKAGES", "builtin_for_package", "load"]
 
@@ -48,8 +48,4 @@ def load(name: str) -> object:
     interpreter in particular). ``KeyError`` for a name that is not built in:
     callers decide with :func:`builtin_for_package` first.
     """
-    module_name, _, attr = BUILTINS[name].partition(":")
-    obj: object = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
+    return _loader.load(BUILTINS[name])

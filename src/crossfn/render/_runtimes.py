@@ -29,7 +29,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import importlib
 import os
 import shlex
 import shutil
@@ -43,6 +42,7 @@ from typing import IO, Any
 
 from crossfn import errors, functions
 from crossfn.render import _load
+from crossfn.sdk import _loader
 
 __all__ = [
     "DEVELOPMENT_TARGET",
@@ -210,30 +210,6 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
         )
 
 
-def load_object(ref: str, function: str, search: Path) -> object:
-    """Import ``module:object`` (``object`` may be dotted); ``search`` is tried first for the module."""
-    module_name, sep, attr = ref.partition(":")
-    what = f"cannot load in-process Function {errors.quote(function)} from {errors.quote(ref)}"
-    if not sep or not module_name or not attr:
-        raise errors.InputError(f"{what}: expected module:object")
-    added = str(search) not in sys.path
-    if added:
-        sys.path.insert(0, str(search))
-    try:
-        obj: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise errors.InputError(f"{what}: {exc}") from exc
-    finally:
-        if added:
-            sys.path.remove(str(search))
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as exc:
-            raise errors.InputError(f"{what}: {module_name} has no attribute {attr}") from exc
-    return obj
-
-
 def _free_port() -> int:
     with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
         s.bind(("127.0.0.1", 0))
@@ -310,7 +286,8 @@ class Started:
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
             elif rt.kind == "InProcess":
-                self.objects[rt.function] = load_object(rt.object_ref, rt.function, self._cwd)
+                what = f"cannot load in-process Function {errors.quote(rt.function)} from {errors.quote(rt.object_ref)}"
+                self.objects[rt.function] = _loader.load(rt.object_ref, search=self._cwd, what=what)
             elif rt.kind == "Development":
                 self.targets[rt.function] = rt.target
             elif rt.kind == "Process":

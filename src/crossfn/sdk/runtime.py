@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
 import logging
 import os
 import signal
@@ -47,7 +46,7 @@ from grpc_health.v1 import health, health_pb2
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import _calls, _services, function, metrics, settings
+from crossfn.sdk import _calls, _loader, _services, function, metrics, settings
 from crossfn.sdk import logging as fnlogging
 
 __all__ = [
@@ -81,22 +80,11 @@ _SPARE_THREADS = 4
 def load_function(spec: str) -> object:
     """Import ``module:object`` (``object`` may be dotted) and return the object.
 
-    Raises :class:`crossfn.errors.InputError` when the spec is malformed, the
-    module cannot be imported or has no such attribute.
+    Raises :class:`crossfn.errors.InputError`, one line, when the spec is
+    malformed, the module cannot be imported (or raises while importing) or has
+    no such attribute. The one loader is :func:`crossfn.sdk._loader.load`.
     """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise errors.InputError(f"cannot load function {spec!r}: want MODULE:OBJECT, e.g. mypkg.fn:compose")
-    try:
-        obj: object = importlib.import_module(module_name)
-    except ImportError as exc:
-        raise errors.InputError(f"cannot load function {spec!r}: cannot import {module_name}: {exc}") from exc
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as exc:
-            raise errors.InputError(f"cannot load function {spec!r}: {module_name} has no {attr}") from exc
-    return obj
+    return _loader.load(spec)
 
 
 def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
