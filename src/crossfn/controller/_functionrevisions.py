@@ -52,6 +52,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from crossfn.controller import _api, _conditions, _controller, _crds, _events, _functions
+from crossfn.engine import _metadata
 
 __all__ = ["LABEL_RUNTIME", "FunctionRevisionKeeper", "revision_name", "to_dns_label"]
 
@@ -204,10 +205,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
         self, fn: Mapping[str, Any], name: str, *, package: str, number: int, r: _functions.Route
     ) -> dict[str, Any]:
         """Apply the revision's metadata and spec, then its status (a subresource: a second apply)."""
-        owner = {
-            "apiVersion": str(fn.get("apiVersion") or API_VERSION), "kind": "Function", "name": _name(fn),
-            "uid": (fn.get("metadata") or {}).get("uid"), "controller": True, "blockOwnerDeletion": True,
-        }  # fmt: skip
+        owner = _metadata.controller_reference(fn, api_version=API_VERSION, kind="Function")
         rev = await self._api.apply(
             {
                 "apiVersion": API_VERSION,

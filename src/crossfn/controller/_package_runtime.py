@@ -51,6 +51,7 @@ from crossfn.controller import (
     _package_tls,
     _packages,
 )
+from crossfn.engine import _metadata as engine_metadata
 
 __all__ = [
     "FIELD_MANAGER",
@@ -102,10 +103,7 @@ def _template(drc: Mapping[str, Any] | None, which: str) -> dict[str, Any]:
 
 
 def _owner(rev: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": _packages.API_VERSION, "kind": "FunctionRevision", "name": _name(rev),
-        "uid": (rev.get("metadata") or {}).get("uid"), "controller": True, "blockOwnerDeletion": True,
-    }  # fmt: skip
+    return engine_metadata.controller_reference(rev, api_version=_packages.API_VERSION, kind="FunctionRevision")
 
 
 def _metadata(template: Mapping[str, Any], name: str, namespace: str, rev: Mapping[str, Any]) -> Object:

@@ -54,6 +54,7 @@ from crossfn.controller import (
     _functions,
     _package_tls,
 )
+from crossfn.engine import _metadata
 
 __all__ = [
     "DEFAULT_RUNTIME_CONFIG",
@@ -295,11 +296,8 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
         self, fn: Mapping[str, Any], name: str, package: str, number: int, current: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         """Apply the revision's labels, owner and spec (Crossplane's revision template)."""
-        meta, spec = fn.get("metadata") or {}, fn.get("spec") or {}
-        owner = {
-            "apiVersion": str(fn.get("apiVersion") or API_VERSION), "kind": "Function", "name": _name(fn),
-            "uid": meta.get("uid"), "controller": True, "blockOwnerDeletion": True,
-        }  # fmt: skip
+        spec = fn.get("spec") or {}
+        owner = _metadata.controller_reference(fn, api_version=API_VERSION, kind="Function")
         rev_spec: dict[str, Any] = {
             "image": package,
             "revision": number,

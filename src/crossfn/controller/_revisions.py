@@ -39,6 +39,7 @@ import yaml
 
 from crossfn import engine, errors
 from crossfn.controller import _api, _conditions, _controller, _events, _informer
+from crossfn.engine import _metadata
 
 __all__ = [
     "COMPOSITION_API_VERSION",
@@ -117,15 +118,7 @@ def latest_revision(revisions: Iterable[Mapping[str, Any]], composition_uid: str
 
 
 def _owner_reference(composition: Mapping[str, Any]) -> dict[str, Any]:
-    meta = composition.get("metadata") or {}
-    return {
-        "apiVersion": COMPOSITION_API_VERSION,
-        "kind": "Composition",
-        "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    return _metadata.controller_reference(composition, api_version=COMPOSITION_API_VERSION, kind="Composition")
 
 
 def new_revision(composition: Mapping[str, Any], hash_: str, number: int) -> dict[str, Any]:
