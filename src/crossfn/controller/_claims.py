@@ -50,6 +50,7 @@ from crossfn.controller import (
     _tracing,
     _xrd,
 )
+from crossfn.engine import _clock
 from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -91,10 +92,6 @@ def _fail(reason: str, outer: str, exc: Exception) -> Exception:
     return failure
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class ClaimReconciler:
     """Reconciles the claims of one XRD; keys are ``namespace/name``.
 
@@ -111,7 +108,7 @@ class ClaimReconciler:
         recorder: _events.Recorder,
         *,
         xrd: Mapping[str, Any],
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
         rng: random.Random | None = None,
         tracer: _tracing.ReconcileTracer | None = None,
     ) -> None:

@@ -52,7 +52,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from crossfn.controller import _api, _conditions, _controller, _crds, _events, _functions
-from crossfn.engine import _metadata
+from crossfn.engine import _clock, _metadata
 
 __all__ = ["LABEL_RUNTIME", "FunctionRevisionKeeper", "revision_name", "to_dns_label"]
 
@@ -71,10 +71,6 @@ class Informer(_functions.Cache, Protocol):
     """An informer's cache and its event handlers (``_informer.Informer``)."""
 
     def add_handler(self, fn: Handler) -> None: ...
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def to_dns_label(s: str) -> str:
@@ -125,7 +121,7 @@ class FunctionReconciler:
         revisions: Informer,
         recorder: _events.Recorder | None = None,
         *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._api = api
         self._functions = functions

@@ -51,6 +51,7 @@ from crossfn.controller import (
     _package_tls,
     _packages,
 )
+from crossfn.engine import _clock
 from crossfn.engine import _metadata as engine_metadata
 
 __all__ = [
@@ -88,10 +89,6 @@ Object = dict[str, Any]
 
 class _Failed(errors.CrossfnError):
     """A step of the runtime failed; the message is Crossplane's wrapped error text."""
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _name(obj: Mapping[str, Any] | None) -> str:
@@ -253,7 +250,7 @@ class FunctionRuntimeReconciler:
         service_account: str = "crossplane",
         configs: _functionrevisions.Informer | None = None,
         deployments: _functionrevisions.Informer | None = None,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         """``configs`` (DeploymentRuntimeConfigs) and ``deployments`` (of ``namespace``) are optional
         informers: with them a changed config or Deployment re-reconciles its revisions at once."""

@@ -54,7 +54,7 @@ from crossfn.controller import (
     _functions,
     _package_tls,
 )
-from crossfn.engine import _metadata
+from crossfn.engine import _clock, _metadata
 
 __all__ = [
     "DEFAULT_RUNTIME_CONFIG",
@@ -138,10 +138,6 @@ def tls_server_secret_name(function: str) -> str:
     """``<function>-tls-server``, the function name cut so that the whole fits 253 characters."""
     suffix = "-tls-server"
     return function[: 253 - len(suffix)] + suffix
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _name(obj: Mapping[str, Any] | None) -> str:
@@ -354,7 +350,7 @@ async def initialize(
     *,
     service_account: str = "crossplane",
     client_secret: str = _package_tls.CLIENT_SECRET,
-    now: Callable[[], datetime.datetime] = _utcnow,
+    now: Callable[[], datetime.datetime] = _clock.utcnow,
 ) -> list[str]:
     """What Crossplane's ``core init`` does for function packages; idempotent. Returns what it created.
 

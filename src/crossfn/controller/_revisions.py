@@ -39,7 +39,7 @@ import yaml
 
 from crossfn import engine, errors
 from crossfn.controller import _api, _conditions, _controller, _events, _informer
-from crossfn.engine import _metadata
+from crossfn.engine import _clock, _metadata
 
 __all__ = [
     "COMPOSITION_API_VERSION",
@@ -254,10 +254,6 @@ def pipeline_functions(revision: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class RevisionReconciler:
     """Sets ``ValidPipeline`` on CompositionRevisions from their Functions' active revisions."""
 
@@ -267,7 +263,7 @@ class RevisionReconciler:
         informers: _informer.InformerFactory,
         recorder: _events.Recorder,
         *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._api = api
         self._informers = informers

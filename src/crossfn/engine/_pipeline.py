@@ -21,7 +21,18 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.engine import _callctx, _events, _model, _options, _required, _runner, _sources, _tag, _tracing
+from crossfn.engine import (
+    _callctx,
+    _clock,
+    _events,
+    _model,
+    _options,
+    _required,
+    _runner,
+    _sources,
+    _tag,
+    _tracing,
+)
 from crossfn.gocompat import values
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
@@ -38,10 +49,6 @@ CAPABILITIES = (
     fnv1.CAPABILITY_REQUIRED_SCHEMAS,
 )
 """What the engine advertises in every request, in Crossplane's order (§2.3)."""
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 @dataclasses.dataclass
@@ -66,7 +73,7 @@ async def run_pipeline(
     context: Mapping[str, Any] | None = None,
     sources: _sources.Sources | None = None,
     options: _options.ComposeOptions | None = None,
-    clock: Callable[[], datetime.datetime] = _utcnow,
+    clock: Callable[[], datetime.datetime] = _clock.utcnow,
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
     composition_name: str = "",
