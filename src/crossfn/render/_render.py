@@ -101,9 +101,9 @@ async def _compose(
         routes.update(dict.fromkeys(started.targets, grpc))
     options = engine.ComposeOptions.classic_render()
     sources = engine.Sources(
-        resources=_sources.DocumentResources([*inputs.extra, *inputs.required]),
+        resources=engine.InMemoryResources([*inputs.extra, *inputs.required]),
         # Bootstrap requirements see only --required-resources (§3.5 step 4).
-        bootstrap_resources=_sources.DocumentResources(inputs.required),
+        bootstrap_resources=engine.InMemoryResources(inputs.required),
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )
