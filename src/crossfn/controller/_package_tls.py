@@ -197,18 +197,7 @@ async def ensure_ca(
     ca = new_ca(now())
     values = _encoded({"tls.crt": ca.cert, "tls.key": ca.key})
     try:
-        if secret is None:
-            await api.create(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Secret",
-                    "metadata": {"name": CA_SECRET, "namespace": namespace},
-                    "type": "Opaque",
-                    "data": values,
-                }
-            )
-        else:
-            await api.update({**secret, "data": {**(secret.get("data") or {}), **values}})
+        await _write_data(api, secret, namespace, CA_SECRET, values)
     except _api.ApiError as exc:
         raise type(exc)(
             f"cannot write the CA to {where}: {exc}", status=exc.status, reason=exc.reason
@@ -242,16 +231,23 @@ async def ensure_certificate(
         return False
     pair = new_certificate(ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now())
     values = _encoded({"tls.crt": pair.cert, "tls.key": pair.key, "ca.crt": ca.cert})
+    await _write_data(api, secret, namespace, secret_name, values)
+    return True
+
+
+async def _write_data(
+    api: _api.Api, secret: Mapping[str, Any] | None, namespace: str, name: str, values: dict[str, str]
+) -> None:
+    """Create the Opaque Secret with ``values``, or merge them into the ``secret`` that exists."""
     if secret is None:
         await api.create(
             {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": secret_name, "namespace": namespace},
+                "metadata": {"name": name, "namespace": namespace},
                 "type": "Opaque",
                 "data": values,
             }
         )
     else:
         await api.update({**secret, "data": {**(secret.get("data") or {}), **values}})
-    return True
