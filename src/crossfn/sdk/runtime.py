@@ -99,7 +99,29 @@ async def _abort_async(context: Any, code: grpc.StatusCode, details: str) -> NoR
     raise AssertionError("grpc.aio.ServicerContext.abort returned")
 
 
-class FunctionServer:
+class _Server:
+    """What both servers share: their settings, call accounting and the gate on calls in flight."""
+
+    def __init__(
+        self,
+        config: settings.ServerSettings | None,
+        *,
+        server_metrics: metrics.ServerMetrics,
+        reuse_port: bool,
+    ) -> None:
+        self._config = config or settings.ServerSettings()
+        self._call = _services.Call(server_metrics)
+        self._gate = _calls.Gate(self._config.calls.max_calls)
+        self._reuse_port = reuse_port
+        self._server: Any = None
+
+    @property
+    def in_flight(self) -> int:
+        """Function calls running or waiting now."""
+        return self._gate.in_flight
+
+
+class FunctionServer(_Server):
     """One ``grpc.aio`` server running a function in the current event loop.
 
     ``start()`` binds and returns the port (useful with port 0); ``stop()`` marks
@@ -115,14 +137,10 @@ class FunctionServer:
         server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
         reuse_port: bool = False,
     ) -> None:
-        self._config = config or settings.ServerSettings()
+        super().__init__(config, server_metrics=server_metrics, reuse_port=reuse_port)
         self._handler = function.to_handler(fn)
-        self._call = _services.Call(server_metrics)
-        self._gate = _calls.Gate(self._config.calls.max_calls)
         self._expiry = _calls.Expiry()
-        self._reuse_port = reuse_port
         self._health = health.aio.HealthServicer()
-        self._server: Any = None
 
     async def _run(
         self, req: fnv1.RunFunctionRequest, context: Any, version: str
@@ -182,18 +200,13 @@ class FunctionServer:
         period = self._config.process.grace_period_seconds if grace is None else grace
         await self._server.stop(period)
 
-    @property
-    def in_flight(self) -> int:
-        """Function calls running or waiting now."""
-        return self._gate.in_flight
-
     async def wait_for_termination(self) -> None:
         """Block until the server has stopped."""
         if self._server is not None:
             await self._server.wait_for_termination()
 
 
-class ThreadedFunctionServer:
+class ThreadedFunctionServer(_Server):
     """One thread-pool gRPC server calling a *sync* function from its threads.
 
     The same contract as :class:`FunctionServer`, without an event loop:
@@ -209,15 +222,11 @@ class ThreadedFunctionServer:
         server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
         reuse_port: bool = False,
     ) -> None:
-        self._config = config or settings.ServerSettings()
+        super().__init__(config, server_metrics=server_metrics, reuse_port=reuse_port)
         self._handler = function.to_sync_handler(fn)
-        self._call = _services.Call(server_metrics)
-        self._gate = _calls.Gate(self._config.calls.max_calls)
         self._slots = _calls.Gate(self._config.process.threads)
         self._watchdog = _calls.Watchdog()
-        self._reuse_port = reuse_port
         self._health = health.HealthServicer()
-        self._server: Any = None
 
     def _run(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
         if not self._gate.enter():
@@ -288,11 +297,6 @@ class ThreadedFunctionServer:
         period = self._config.process.grace_period_seconds if grace is None else grace
         event: threading.Event = self._server.stop(period)
         return event
-
-    @property
-    def in_flight(self) -> int:
-        """Function calls running or waiting now."""
-        return self._gate.in_flight
 
     def wait_for_termination(self) -> None:
         """Block until the server has stopped (signals are still handled meanwhile)."""
