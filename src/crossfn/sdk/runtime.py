@@ -104,16 +104,22 @@ class _Server:
 
     def __init__(
         self,
-        config: settings.ServerSettings | None,
+        fn: object,
+        config: settings.ServerSettings | None = None,
         *,
-        server_metrics: metrics.ServerMetrics,
-        reuse_port: bool,
+        server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
+        reuse_port: bool = False,
     ) -> None:
         self._config = config or settings.ServerSettings()
         self._call = _services.Call(server_metrics)
         self._gate = _calls.Gate(self._config.calls.max_calls)
         self._reuse_port = reuse_port
         self._server: Any = None
+        self._adopt(fn)
+
+    def _adopt(self, fn: object) -> None:
+        """Make ``fn`` this server's handler, with what calling it needs."""
+        raise NotImplementedError
 
     @property
     def in_flight(self) -> int:
@@ -129,15 +135,7 @@ class FunctionServer(_Server):
     Sync functions run in worker threads so they never block the loop.
     """
 
-    def __init__(
-        self,
-        fn: object,
-        config: settings.ServerSettings | None = None,
-        *,
-        server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
-        reuse_port: bool = False,
-    ) -> None:
-        super().__init__(config, server_metrics=server_metrics, reuse_port=reuse_port)
+    def _adopt(self, fn: object) -> None:
         self._handler = function.to_handler(fn)
         self._expiry = _calls.Expiry()
         self._health = health.aio.HealthServicer()
@@ -214,15 +212,7 @@ class ThreadedFunctionServer(_Server):
     in-flight calls the grace period. Raises ``TypeError`` for an async function.
     """
 
-    def __init__(
-        self,
-        fn: object,
-        config: settings.ServerSettings | None = None,
-        *,
-        server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
-        reuse_port: bool = False,
-    ) -> None:
-        super().__init__(config, server_metrics=server_metrics, reuse_port=reuse_port)
+    def _adopt(self, fn: object) -> None:
         self._handler = function.to_sync_handler(fn)
         self._slots = _calls.Gate(self._config.process.threads)
         self._watchdog = _calls.Watchdog()
