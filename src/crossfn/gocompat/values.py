@@ -76,19 +76,20 @@ def type_name(v: object) -> str:
 def json_type(v: object) -> str:
     """The JSON type of a decoded value, for messages: ``null``, ``boolean``, ``number``, ``string``,
     ``array`` or ``object`` (a value JSON cannot hold gives its Python type's name)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int | float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, Mapping):
-        return "object"
-    if isinstance(v, list | tuple):
-        return "array"
-    return type(v).__name__
+    name = type_name(v)
+    return _JSON_TYPES.get(name, name)
+
+
+_JSON_TYPES = {
+    "<nil>": "null",
+    "bool": "boolean",
+    "int": "number",
+    "int64": "number",
+    "float64": "number",
+    "string": "string",
+    "map[string]interface {}": "object",
+    "[]interface {}": "array",
+}
 
 
 def a_json_type(v: object) -> str:
