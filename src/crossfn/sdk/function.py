@@ -33,7 +33,7 @@ from __future__ import annotations
 import asyncio
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Generator
 from typing import Protocol
 
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -122,59 +122,23 @@ def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
     coroutine methods (``abort``) it cannot await: serve sync functions with
     the threaded server, as :func:`crossfn.sdk.runtime.serve` does.
     """
-    run_function = getattr(fn, "RunFunction", None)
-    if run_function is not None:
-        return _servicer_handler(run_function, offload_sync)
-    if callable(fn):
-        return _compose_handler(fn, offload_sync)
-    raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
-
-
-def _servicer_handler(run_function: Callable[..., object], offload_sync: bool) -> Handler:
-    is_async = _is_async(run_function)
+    flow, target = _flow_for(fn)
+    target_is_async = _is_async(target)
 
     async def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
+        steps = flow(target, req, context)
+        call, args = next(steps)
+        if not target_is_async:
+            if offload_sync:
+                return await asyncio.to_thread(_drive, steps, call, args)
+            return _drive(steps, call, args)
         try:
-            if is_async:
-                out = await run_function(req, context)  # type: ignore[misc] # checked async above
-            elif offload_sync:
-                out = await asyncio.to_thread(run_function, req, context)
-            else:
-                out = run_function(req, context)
-        except _RAISED as exc:
-            if _status_set(context):
-                raise
-            return _fatal_from(req, exc)
-        if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(
-                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
-            )
-        return out
-
-    return handle
-
-
-def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Handler:
-    is_async = _is_async(compose)
-
-    async def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req)
-        try:
-            if is_async:
-                out = await compose(req, rsp)  # type: ignore[misc] # checked async above
-            elif offload_sync:
-                out = await asyncio.to_thread(compose, req, rsp)
-            else:
-                out = compose(req, rsp)
-        except _RAISED as exc:
-            return _fatal_from(req, exc)
-        if isinstance(out, fnv1.RunFunctionResponse):
-            return out
-        return rsp
+            out = await call(*args)  # type: ignore[misc] # checked async above
+        except BaseException as exc:
+            return _finish(steps, exc=exc)
+        return _finish(steps, out)
 
     return handle
 
@@ -188,42 +152,76 @@ def to_sync_handler(fn: object) -> SyncHandler:
     """
     if is_async(fn):
         raise TypeError(f"{fn!r} is async; use to_handler")
+    flow, target = _flow_for(fn)
+
+    def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
+        steps = flow(target, req, context)
+        return _drive(steps, *next(steps))
+
+    return handle
+
+
+# What a call means is written once, for both handlers, as a flow: a generator that
+# yields the one call to make, receives its result (or its exception, thrown in) and
+# returns the response. The handlers only make the call, awaited or not.
+_Call = tuple[Callable[..., object], tuple[object, ...]]
+_Flow = Generator[_Call, object, fnv1.RunFunctionResponse]
+
+
+def _flow_for(fn: object) -> tuple[Callable[..., _Flow], Callable[..., object]]:
     run_function = getattr(fn, "RunFunction", None)
     if run_function is not None:
-        return _sync_servicer_handler(run_function)
-    if not callable(fn):
-        raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
-    return _sync_compose_handler(fn)
+        return _servicer_flow, run_function
+    if callable(fn):
+        return _compose_flow, fn
+    raise TypeError(f"{fn!r} is neither a compose(req, rsp) function nor a servicer with RunFunction")
 
 
-def _sync_servicer_handler(run_function: Callable[..., object]) -> SyncHandler:
-    def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        try:
-            out = run_function(req, context)
-        except _RAISED as exc:
-            if _status_set(context):
-                raise
-            return _fatal_from(req, exc)
-        if not isinstance(out, fnv1.RunFunctionResponse):
-            return _fatal_from(
-                req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
-            )
-        return out
-
-    return handle
+def _servicer_flow(
+    run_function: Callable[..., object], req: fnv1.RunFunctionRequest, context: ServicerContext | None
+) -> _Flow:
+    try:
+        out = yield run_function, (req, context)
+    except _RAISED as exc:
+        if _status_set(context):
+            raise
+        return _fatal_from(req, exc)
+    if not isinstance(out, fnv1.RunFunctionResponse):
+        return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+    return out
 
 
-def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
-    def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req)
-        try:
-            out = compose(req, rsp)
-        except _RAISED as exc:
-            return _fatal_from(req, exc)
-        return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
+def _compose_flow(
+    compose: Callable[..., object], req: fnv1.RunFunctionRequest, context: ServicerContext | None
+) -> _Flow:
+    del context  # a compose function never sees it
+    rsp = response.to(req)
+    try:
+        out = yield compose, (req, rsp)
+    except _RAISED as exc:
+        return _fatal_from(req, exc)
+    return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
 
-    return handle
+
+def _drive(steps: _Flow, call: Callable[..., object], args: tuple[object, ...]) -> fnv1.RunFunctionResponse:
+    """Make a flow's call on this thread and finish the flow with its outcome."""
+    try:
+        out = call(*args)
+    except BaseException as exc:
+        return _finish(steps, exc=exc)
+    return _finish(steps, out)
+
+
+def _finish(steps: _Flow, out: object = None, *, exc: BaseException | None = None) -> fnv1.RunFunctionResponse:
+    """Send the call's result (or throw its exception) into the flow; its return value is the response."""
+    try:
+        if exc is not None:
+            steps.throw(exc)
+        else:
+            steps.send(out)
+    except StopIteration as done:
+        rsp: fnv1.RunFunctionResponse = done.value
+        return rsp
+    raise AssertionError("a handler flow makes exactly one call")
