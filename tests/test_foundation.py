@@ -6,6 +6,7 @@ import hashlib
 
 import pytest
 
+from crossfn import errors
 from crossfn.errors import PipelineFatalError
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1beta1 import run_function_pb2 as fnv1beta1
@@ -64,3 +65,19 @@ def _leaves(v: object) -> list[object]:
 def test_pipeline_fatal_error_text(step: str, message: str, want: str) -> None:
     """TestPipelineFatalErrorError: Crossplane's exact text."""
     assert str(PipelineFatalError(step, message)) == want
+
+
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        pytest.param("a\u00a0b", '"a\\u00a0b"', id="NoBreakSpace"),
+        pytest.param("a\u2028b\u2029", '"a\\u2028b\\u2029"', id="LineAndParagraphSeparators"),
+        pytest.param("\u200b\ufeff", '"\\u200b\\ufeff"', id="FormatCharacters"),
+        pytest.param("\x07\x1b", '"\\a\\x1b"', id="BellAndEscape"),
+        pytest.param("é\U0001f600", '"é\U0001f600"', id="PrintableKept"),
+    ],
+)
+def test_errors_quote_is_go_strconv_quote(text: str, want: str) -> None:
+    """Error texts quote as Go's ``%q`` (strconv.Quote): non-printable runes escape, printable ones stay."""
+    assert errors.quote(text) == want
+    assert str(PipelineFatalError(text, "x")) == f"pipeline step {want} returned a fatal result: x"

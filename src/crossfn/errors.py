@@ -134,7 +134,7 @@ class PipelineFatalError(CrossfnError):
     def __init__(self, step: str, message: str) -> None:
         self.step = step
         self.message = message
-        super().__init__(f"pipeline step {_go_quote(step)} returned a fatal result: {message}")
+        super().__init__(f"pipeline step {quote(step)} returned a fatal result: {message}")
 
 
 def wrap(exc: _E, context: str) -> _E:
@@ -152,31 +152,16 @@ def wrap(exc: _E, context: str) -> _E:
     return wrapped
 
 
-def _go_quote(s: str) -> str:
-    """Quote a string the way Go's ``%q`` verb does for printable text."""
-    out = ['"']
-    for ch in s:
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ord(ch) < 0x20 or ord(ch) == 0x7F:
-            out.append(f"\\x{ord(ch):02x}")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
 def quote(s: str) -> str:
-    """Quote ``s`` as Go's ``%q`` does, for error texts that must match Crossplane's."""
-    return _go_quote(s)
+    """Quote ``s`` as Go's ``%q`` does, for error texts that must match Crossplane's.
+
+    The one implementation is :func:`crossfn.gocompat.strconv.quote`; it is
+    imported here, when first used, because :mod:`crossfn.gocompat` raises
+    the errors of this module.
+    """
+    from crossfn.gocompat import strconv  # noqa: PLC0415 -- gocompat imports this module
+
+    return strconv.quote(s)
 
 
 def import_failure(module: str, exc: BaseException) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -269,3 +270,45 @@ def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
     (case,) = comptest.load([file])
     prepared = run_module.prepare(case)
     assert prepared.inputs.xr["spec"] == {"plain": True, "quoted": "y"}
+
+
+_SAME_NAME_FN = '''
+def compose(req, rsp):
+    del req
+    rsp.desired.composite.resource.update({{"status": {{"from": "{tag}"}}}})
+'''
+_SAME_NAME_FUNCTIONS = """
+apiVersion: pkg.crossplane.io/v1
+kind: Function
+metadata:
+  name: function-samename
+  annotations:
+    render.crossplane.io/runtime: InProcess
+    render.crossfn.io/runtime-inprocess-object: comptest_samename:compose
+spec:
+  package: xpkg.crossplane.io/example/function-samename:v0.1.0
+"""
+_SAME_NAME_COMPOSITION = {
+    "apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "metadata": {"name": "samename"},
+    "spec": {"compositeTypeRef": {"apiVersion": "example.crossplane.io/v1", "kind": "XBucket"}, "mode": "Pipeline",
+             "pipeline": [{"step": "one", "functionRef": {"name": "function-samename"}}]},
+}  # fmt: skip
+
+
+def test_same_named_modules_in_two_directories_each_run(tmp_path: Path) -> None:
+    """Two test directories with a function module of the same name: each test runs its own module,
+    not whichever was imported first (import_module's cache)."""
+    files = []
+    for tag in ("a", "b"):
+        d = tmp_path / tag
+        d.mkdir()
+        (d / "comptest_samename.py").write_text(_SAME_NAME_FN.format(tag=tag))
+        (d / "functions.yaml").write_text(_SAME_NAME_FUNCTIONS)
+        test = _expect({**_XR_OUT, "status": {"from": tag}})
+        files.append(_file(d, test, functions={"path": str(d / "functions.yaml")},
+                           composition={"raw": _SAME_NAME_COMPOSITION}))  # fmt: skip
+    try:
+        outcomes = comptest.run(comptest.load(files))
+    finally:
+        sys.modules.pop("comptest_samename", None)
+    assert [(o.passed, o.error, o.failures) for o in outcomes] == [(True, None, ())] * 2

@@ -347,7 +347,7 @@ MALFORMED = [
     MalformedCase("ResourceRefNumber", "a ref must be an object", claim(resourceRef=5),
                   BIND + "spec.resourceRef must be an object, not a number"),
     MalformedCase("ResourceRefNameList", "a ref's name must be a string", claim(resourceRef={"name": ["x"]}),
-                  BIND + "spec.resourceRef.name must be a string, not a list"),
+                  BIND + "spec.resourceRef.name must be a string, not an array"),
     MalformedCase("SecretRefString", "the Secret ref must be an object", claim(writeConnectionSecretToRef="s"),
                   BIND + "spec.writeConnectionSecretToRef must be an object, not a string"),
     MalformedCase("UnknownDeletePolicy", "the policy is Background or Foreground", claim(compositeDeletePolicy="Later"),

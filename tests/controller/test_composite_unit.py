@@ -426,7 +426,7 @@ MALFORMED = [
     MalformedCase("RevisionRefString", "a revision ref must be an object", {"crossplane": {"compositionRevisionRef": "c-1"}},
                   "SelectComposition", SELECT + "spec.crossplane.compositionRevisionRef must be an object, not a string"),
     MalformedCase("SelectorNotObject", "a selector must be an object", {"crossplane": {"compositionSelector": ["a"]}},
-                  "SelectComposition", SELECT + "spec.crossplane.compositionSelector must be an object, not a list"),
+                  "SelectComposition", SELECT + "spec.crossplane.compositionSelector must be an object, not an array"),
     MalformedCase("MatchLabelsNotObject", "matchLabels must be an object",
                   {"crossplane": {"compositionSelector": {"matchLabels": "team=a"}}},
                   "SelectComposition", SELECT + "spec.crossplane.compositionSelector.matchLabels must be an object, not a string"),

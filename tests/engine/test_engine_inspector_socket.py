@@ -13,6 +13,7 @@ import pytest
 
 from crossfn import engine, errors
 from crossfn.engine import _callctx, _inspector_socket
+from crossfn.proto.pipeline.v1alpha1 import pipeline_inspector_pb2 as inspectorpb
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 NOW = datetime.datetime(2026, 1, 1, tzinfo=datetime.UTC)
@@ -41,10 +42,9 @@ class Sidecar:
 
             return grpc.unary_unary_rpc_method_handler(handle)
 
-        m = _inspector_socket.messages
         return grpc.method_handlers_generic_handler(
             "crossplane.pipeline.v1alpha1.PipelineInspectorService",
-            {"EmitRequest": record(self.requests, m["EmitRequestRequest"]), "EmitResponse": record(self.responses, m["EmitResponseRequest"])},
+            {"EmitRequest": record(self.requests, inspectorpb.EmitRequestRequest), "EmitResponse": record(self.responses, inspectorpb.EmitResponseRequest)},
         )
 
 

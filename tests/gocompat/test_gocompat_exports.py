@@ -11,6 +11,7 @@ MODULES = [
     "values",
     "strconv",
     "fmt",
+    "field",
     "json",
     "regexp",
     "strings",

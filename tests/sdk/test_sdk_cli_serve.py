@@ -241,7 +241,7 @@ def test_bad_function_spec_is_one_line() -> None:
     )
     assert out.returncode == 1
     assert out.stderr.strip().splitlines() == [
-        "crossfn: error: cannot load function 'no_such_module_abc:f': cannot import no_such_module_abc: "
+        'crossfn: error: cannot load function "no_such_module_abc:f": cannot import no_such_module_abc: '
         "No module named 'no_such_module_abc'"
     ]
 

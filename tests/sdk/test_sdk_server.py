@@ -196,7 +196,7 @@ async def test_start_errors(reason: str, listen: settings.ListenSettings, messag
             id="NoModule",
         ),
         pytest.param(
-            "An attribute that does not exist.", "crossfn.sdk.response:nope", "has no nope", id="NoAttribute"
+            "An attribute that does not exist.", "crossfn.sdk.response:nope", "has no attribute nope", id="NoAttribute"
         ),
     ],
 )

@@ -25,6 +25,7 @@ import json
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from crossfn.gocompat import values
 from crossfn.sdk import fieldpath
 
 __all__ = ["RESOURCE_NAME", "Mismatch", "closest", "describe", "mismatches"]
@@ -49,25 +50,11 @@ def _show(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
 
 
-def _type(value: Any) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int | float):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, Mapping):
-        return "object"
-    return "array"
-
-
 def mismatches(expected: Any, actual: Any, path: tuple[str | int, ...] = ()) -> list[Mismatch]:
     """Every field where ``actual`` fails to match ``expected``; empty when it matches."""
     if isinstance(expected, Mapping):
         if not isinstance(actual, Mapping):
-            return [Mismatch(path, f"want an object, got {_type(actual)} {_show(actual)}")]
+            return [Mismatch(path, f"want an object, got {values.json_type(actual)} {_show(actual)}")]
         out: list[Mismatch] = []
         for key, want in expected.items():
             if key not in actual:
@@ -77,7 +64,7 @@ def mismatches(expected: Any, actual: Any, path: tuple[str | int, ...] = ()) -> 
         return out
     if isinstance(expected, list):
         if not isinstance(actual, list):
-            return [Mismatch(path, f"want an array, got {_type(actual)} {_show(actual)}")]
+            return [Mismatch(path, f"want an array, got {values.json_type(actual)} {_show(actual)}")]
         if len(expected) != len(actual):
             return [Mismatch(path, f"want {len(expected)} items, got {len(actual)}: {_show(actual)}")]
         return [
@@ -85,10 +72,11 @@ def mismatches(expected: Any, actual: Any, path: tuple[str | int, ...] = ()) -> 
             for i, (w, a) in enumerate(zip(expected, actual, strict=True))
             for m in mismatches(w, a, (*path, i))
         ]
-    if _type(expected) != _type(actual):
+    if values.json_type(expected) != values.json_type(actual):
         return [
             Mismatch(
-                path, f"want {_show(expected)} ({_type(expected)}), got {_show(actual)} ({_type(actual)})"
+                path,
+                f"want {_show(expected)} ({values.json_type(expected)}), got {_show(actual)} ({values.json_type(actual)})",
             )
         ]
     if expected != actual:

@@ -14,9 +14,9 @@ first use, so importing this package stays cheap for the command line.
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 
+from crossfn import _lazy
 from crossfn import extras as _extras
 from crossfn.controller._settings import (
     ClusterSettings,
@@ -37,16 +37,8 @@ _LAZY = {"Manager": "_manager", "run": "_manager"}
 """Names whose module (and the Kubernetes client behind it) loads on first access."""
 
 if not _typing.TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
+    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
+__dir__ = _lazy.dir_for(_LAZY, globals())
 
 __all__ = [
     "ClusterSettings",

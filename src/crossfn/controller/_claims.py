@@ -46,11 +46,12 @@ from crossfn.controller import (
     _connection,
     _controller,
     _events,
-    _selection,
     _sources,
     _tracing,
     _xrd,
 )
+from crossfn.engine import _clock
+from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = ["FINALIZER", "FOREGROUND_WAIT_SECONDS", "ClaimReconciler", "check_fields", "claim_type", "offers_claim"]
@@ -91,10 +92,6 @@ def _fail(reason: str, outer: str, exc: Exception) -> Exception:
     return failure
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class ClaimReconciler:
     """Reconciles the claims of one XRD; keys are ``namespace/name``.
 
@@ -111,7 +108,7 @@ class ClaimReconciler:
         recorder: _events.Recorder,
         *,
         xrd: Mapping[str, Any],
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
         rng: random.Random | None = None,
         tracer: _tracing.ReconcileTracer | None = None,
     ) -> None:
@@ -364,19 +361,19 @@ def check_fields(claim: Mapping[str, Any]) -> None:
     if spec is None:
         return
     if not isinstance(spec, Mapping):
-        raise errors.InputError(f"spec must be an object, not {_selection.describe(spec)}")
+        raise errors.InputError(f"spec must be an object, not {values.a_json_type(spec)}")
     for field in ("resourceRef", "writeConnectionSecretToRef"):
         ref = spec.get(field)
         if ref is None:
             continue
         if not isinstance(ref, Mapping):
-            raise errors.InputError(f"spec.{field} must be an object, not {_selection.describe(ref)}")
+            raise errors.InputError(f"spec.{field} must be an object, not {values.a_json_type(ref)}")
         name = ref.get("name")
         if name is not None and not isinstance(name, str):
-            raise errors.InputError(f"spec.{field}.name must be a string, not {_selection.describe(name)}")
+            raise errors.InputError(f"spec.{field}.name must be a string, not {values.a_json_type(name)}")
     policy = spec.get("compositeDeletePolicy")
     if policy is not None and policy not in ("Background", "Foreground"):
-        shown = errors.quote(policy) if isinstance(policy, str) else _selection.describe(policy)
+        shown = errors.quote(policy) if isinstance(policy, str) else values.a_json_type(policy)
         raise errors.InputError(f"spec.compositeDeletePolicy must be Background or Foreground, not {shown}")
 
 

@@ -43,12 +43,13 @@ import datetime
 import hashlib
 import json
 import logging
-from collections.abc import Callable, Mapping
+from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
 from crossfn.controller import _api, _events, _realtime, _selection, _sources
 from crossfn.engine import _metadata
+from crossfn.gocompat import values
 
 __all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome", "digest"]
 
@@ -220,7 +221,7 @@ class ComposeIO:
             raise ComposeFailed(errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None)
         pipeline = spec.get("pipeline") or []
         if not isinstance(pipeline, list):
-            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {_selection.describe(pipeline)}"), None)
+            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {values.a_json_type(pipeline)}"), None)
         try:
             return [engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)]
         except errors.CrossfnError as exc:
@@ -270,25 +271,16 @@ class ComposeIO:
             meta = obj.get("metadata") or {}
             api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
             name, what = errors.quote(_resource_name(obj)), _describe(obj)
-            try:
-                await self._api.update(obj)
-            except _api.NotFound:
-                pass
-            except _api.Conflict:
-                raise
-            except _api.ApiError as exc:
-                raise errors.CrossfnError(f"{outer}: cannot cleanup composed resource labels of resource {name} {what}: {exc}") from exc
-            try:
-                await self._api.delete(
+            await _unless_gone(
+                self._api.update(obj), f"{outer}: cannot cleanup composed resource labels of resource {name} {what}"
+            )
+            await _unless_gone(
+                self._api.delete(
                     api_version, kind, str(meta.get("name") or ""), str(meta.get("namespace") or ""),
                     propagation="Foreground", uid=str(meta.get("uid") or "") or None,
-                )  # fmt: skip
-            except _api.NotFound:
-                continue
-            except _api.Conflict:
-                raise
-            except _api.ApiError as exc:
-                raise errors.CrossfnError(f"{outer}: cannot delete composed resource {name} {what}: {exc}") from exc
+                ),
+                f"{outer}: cannot delete composed resource {name} {what}",
+            )  # fmt: skip
 
     async def _write_refs(self, xr: dict[str, Any], result: engine.CompositionResult, fields: _selection.Fields) -> None:
         """§2.12: the refs, applied before any composed resource (skipped when already there)."""
@@ -349,3 +341,16 @@ class ComposeIO:
             return False
         current = cache.get(name, namespace)
         return current is not None and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]
+
+
+async def _unless_gone(call: Awaitable[object], failure: str) -> None:
+    """Await an API call on an object that may already be gone (NotFound is fine); a Conflict
+    is retried by the caller; any other API error becomes ``<failure>: <cause>``."""
+    try:
+        await call
+    except _api.NotFound:
+        return
+    except _api.Conflict:
+        raise
+    except _api.ApiError as exc:
+        raise errors.CrossfnError(f"{failure}: {exc}") from exc

@@ -60,7 +60,7 @@ from crossfn.controller import (
     _sources,
     _tracing,
 )
-from crossfn.engine import _xr
+from crossfn.engine import _clock, _xr
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
@@ -145,10 +145,6 @@ def _wrap(reason: str, outer: str, exc: Exception, *, transient: bool = False) -
     return failure
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class CompositeReconciler:
     """Reconciles the XRs of one XRD; keys are ``namespace/name`` or ``name``.
 
@@ -168,7 +164,7 @@ class CompositeReconciler:
         *,
         xrd: Mapping[str, Any],
         settings: CompositeSettings | None = None,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
         enqueue: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
         tracer: _tracing.ReconcileTracer | None = None,

@@ -30,7 +30,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.controller import _api
-from crossfn.engine import _connection
+from crossfn.engine import _connection, _metadata
 
 __all__ = ["SECRET_TYPE", "propagate", "publish"]
 
@@ -119,14 +119,7 @@ async def _write_claim_secret(api: _api.Api, claim: Mapping[str, Any], name: str
     """Create or fully replace the claim's Secret with ``data``; skip when the data is already so."""
     meta = claim.get("metadata") or {}
     namespace, uid = str(meta.get("namespace") or ""), str(meta.get("uid") or "")
-    owner = {
-        "apiVersion": claim.get("apiVersion", ""),
-        "kind": claim.get("kind", ""),
-        "name": meta.get("name", ""),
-        "uid": uid,
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    owner = _metadata.controller_reference(claim)
     desired: dict[str, Any] = {
         "apiVersion": "v1",
         "kind": "Secret",

@@ -46,6 +46,7 @@ from typing import Any, Protocol
 
 from crossfn import engine
 from crossfn.controller import _api
+from crossfn.engine import _clock
 
 __all__ = ["CLOSE_TIMEOUT", "MAX_QUEUED", "MAX_REMEMBERED", "SENDERS", "EventRecorder", "NoEvents", "Recorder", "for_controller", "record_pipeline_events"]
 
@@ -189,10 +190,6 @@ class _Seen:
     count: int
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 def _timestamp(t: datetime.datetime) -> str:
     """A ``metav1.Time``: RFC 3339 in UTC, whole seconds."""
     return t.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
@@ -228,7 +225,7 @@ class EventRecorder:
         component: str = "crossfn",
         *,
         host: str | None = None,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
         max_remembered: int = MAX_REMEMBERED,
         max_queued: int = MAX_QUEUED,
         senders: int = SENDERS,

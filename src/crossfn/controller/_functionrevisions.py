@@ -52,6 +52,7 @@ from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
 from crossfn.controller import _api, _conditions, _controller, _crds, _events, _functions
+from crossfn.engine import _clock, _metadata
 
 __all__ = ["LABEL_RUNTIME", "FunctionRevisionKeeper", "revision_name", "to_dns_label"]
 
@@ -70,10 +71,6 @@ class Informer(_functions.Cache, Protocol):
     """An informer's cache and its event handlers (``_informer.Informer``)."""
 
     def add_handler(self, fn: Handler) -> None: ...
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def to_dns_label(s: str) -> str:
@@ -124,7 +121,7 @@ class FunctionReconciler:
         revisions: Informer,
         recorder: _events.Recorder | None = None,
         *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._api = api
         self._functions = functions
@@ -204,10 +201,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
         self, fn: Mapping[str, Any], name: str, *, package: str, number: int, r: _functions.Route
     ) -> dict[str, Any]:
         """Apply the revision's metadata and spec, then its status (a subresource: a second apply)."""
-        owner = {
-            "apiVersion": str(fn.get("apiVersion") or API_VERSION), "kind": "Function", "name": _name(fn),
-            "uid": (fn.get("metadata") or {}).get("uid"), "controller": True, "blockOwnerDeletion": True,
-        }  # fmt: skip
+        owner = _metadata.controller_reference(fn, api_version=API_VERSION, kind="Function")
         rev = await self._api.apply(
             {
                 "apiVersion": API_VERSION,

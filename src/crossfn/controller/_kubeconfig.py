@@ -34,7 +34,7 @@ import msgspec
 from lightkube.config import client_adapter, models
 
 from crossfn import errors
-from crossfn.gocompat import yaml_loader
+from crossfn.gocompat import values, yaml_loader
 
 __all__ = ["Connection", "load"]
 
@@ -95,7 +95,7 @@ def _read(path: Path) -> dict[str, Any]:
     if document is None:
         raise _ProblemError("the file is empty")
     if not isinstance(document, dict):
-        raise _ProblemError(f"not a kubeconfig: the document is a {_type_name(document)}, not a mapping")
+        raise _ProblemError(f"not a kubeconfig: the document is {values.a_json_type(document)}, not a mapping")
     return document
 
 
@@ -129,7 +129,7 @@ def _entry(document: Mapping[str, Any], section: str, name: str, key: str) -> An
     if entries is None:
         entries = []
     if not isinstance(entries, list):
-        raise _ProblemError(f"{section}: not a list but a {_type_name(entries)}")
+        raise _ProblemError(f"{section}: not a list but {values.a_json_type(entries)}")
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict) or not isinstance(entry.get("name"), str):
             raise _ProblemError(f"{section}[{index}]: not a mapping with a name")
@@ -255,6 +255,3 @@ def _reason(exc: BaseException) -> str:
     return re.sub(r" \(_ssl\.c:\d+\)$", "", text)
 
 
-def _type_name(value: object) -> str:
-    names = {str: "string", list: "list", int: "number", float: "number", bool: "boolean"}
-    return names.get(type(value), type(value).__name__)

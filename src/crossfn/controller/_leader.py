@@ -52,6 +52,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.controller import _api
+from crossfn.engine import _clock
 
 __all__ = [
     "JITTER_FACTOR",
@@ -105,10 +106,6 @@ def _micro_time(now: datetime.datetime) -> str:
     return now.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%S.%fZ")
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class LeaderElector:
     """One candidate for the Lease ``namespace/name``; see the module docstring for the rules.
 
@@ -129,7 +126,7 @@ class LeaderElector:
         release_on_cancel: bool = True,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
-        now: Callable[[], datetime.datetime] = _utcnow,
+        now: Callable[[], datetime.datetime] = _clock.utcnow,
         jitter: Callable[[], float] = random.random,
     ) -> None:
         if not identity:

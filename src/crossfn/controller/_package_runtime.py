@@ -51,6 +51,8 @@ from crossfn.controller import (
     _package_tls,
     _packages,
 )
+from crossfn.engine import _clock
+from crossfn.engine import _metadata as engine_metadata
 
 __all__ = [
     "FIELD_MANAGER",
@@ -89,10 +91,6 @@ class _Failed(errors.CrossfnError):
     """A step of the runtime failed; the message is Crossplane's wrapped error text."""
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 def _name(obj: Mapping[str, Any] | None) -> str:
     return str(((obj or {}).get("metadata") or {}).get("name") or "")
 
@@ -102,10 +100,7 @@ def _template(drc: Mapping[str, Any] | None, which: str) -> dict[str, Any]:
 
 
 def _owner(rev: Mapping[str, Any]) -> dict[str, Any]:
-    return {
-        "apiVersion": _packages.API_VERSION, "kind": "FunctionRevision", "name": _name(rev),
-        "uid": (rev.get("metadata") or {}).get("uid"), "controller": True, "blockOwnerDeletion": True,
-    }  # fmt: skip
+    return engine_metadata.controller_reference(rev, api_version=_packages.API_VERSION, kind="FunctionRevision")
 
 
 def _metadata(template: Mapping[str, Any], name: str, namespace: str, rev: Mapping[str, Any]) -> Object:
@@ -255,7 +250,7 @@ class FunctionRuntimeReconciler:
         service_account: str = "crossplane",
         configs: _functionrevisions.Informer | None = None,
         deployments: _functionrevisions.Informer | None = None,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         """``configs`` (DeploymentRuntimeConfigs) and ``deployments`` (of ``namespace``) are optional
         informers: with them a changed config or Deployment re-reconciles its revisions at once."""

@@ -40,6 +40,7 @@ from cryptography.x509.oid import ExtendedKeyUsageOID, NameOID
 
 from crossfn import errors
 from crossfn.controller import _api
+from crossfn.engine import _clock
 
 __all__ = [
     "CA_SECRET",
@@ -73,10 +74,6 @@ class KeyPair:
     key: bytes
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 def _key_pem(key: rsa.RSAPrivateKey) -> bytes:
     return key.private_bytes(
         serialization.Encoding.PEM,
@@ -101,7 +98,7 @@ def _usage(*, sign: bool = False, serve: bool = False) -> x509.KeyUsage:
 
 def new_ca(now: datetime.datetime | None = None) -> KeyPair:
     """A CA as Crossplane's initializer makes it (§5.5)."""
-    now = now or _utcnow()
+    now = now or _clock.utcnow()
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = _subject("Crossplane")
     cert = (
@@ -150,7 +147,7 @@ def new_certificate(
     peer refuses a certificate without digital signature); only the extended
     key usage differs.
     """
-    now = now or _utcnow()
+    now = now or _clock.utcnow()
     try:
         ca_cert = x509.load_pem_x509_certificate(ca.cert)
         ca_key = serialization.load_pem_private_key(ca.key, password=None)
@@ -189,7 +186,7 @@ def _encoded(values: Mapping[str, bytes]) -> dict[str, str]:
 
 
 async def ensure_ca(
-    api: _api.Api, namespace: str, *, now: Callable[[], datetime.datetime] = _utcnow
+    api: _api.Api, namespace: str, *, now: Callable[[], datetime.datetime] = _clock.utcnow
 ) -> KeyPair:
     """The CA from ``namespace/crossplane-root-ca``, generated and written when either key is empty."""
     where = f"Secret {errors.quote(f'{namespace}/{CA_SECRET}')}"
@@ -200,18 +197,7 @@ async def ensure_ca(
     ca = new_ca(now())
     values = _encoded({"tls.crt": ca.cert, "tls.key": ca.key})
     try:
-        if secret is None:
-            await api.create(
-                {
-                    "apiVersion": "v1",
-                    "kind": "Secret",
-                    "metadata": {"name": CA_SECRET, "namespace": namespace},
-                    "type": "Opaque",
-                    "data": values,
-                }
-            )
-        else:
-            await api.update({**secret, "data": {**(secret.get("data") or {}), **values}})
+        await _write_data(api, secret, namespace, CA_SECRET, values)
     except _api.ApiError as exc:
         raise errors.wrap(exc, f"cannot write the CA to {where}") from exc
     return ca
@@ -227,7 +213,7 @@ async def ensure_certificate(
     dns_names: list[str],
     usage: Literal["server", "client"],
     create: bool = False,
-    now: Callable[[], datetime.datetime] = _utcnow,
+    now: Callable[[], datetime.datetime] = _clock.utcnow,
 ) -> bool:
     """Fill ``namespace/secret_name`` with a certificate when all its keys are empty; ``True`` if it did.
 
@@ -243,16 +229,23 @@ async def ensure_certificate(
         return False
     pair = new_certificate(ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now())
     values = _encoded({"tls.crt": pair.cert, "tls.key": pair.key, "ca.crt": ca.cert})
+    await _write_data(api, secret, namespace, secret_name, values)
+    return True
+
+
+async def _write_data(
+    api: _api.Api, secret: Mapping[str, Any] | None, namespace: str, name: str, values: dict[str, str]
+) -> None:
+    """Create the Opaque Secret with ``values``, or merge them into the ``secret`` that exists."""
     if secret is None:
         await api.create(
             {
                 "apiVersion": "v1",
                 "kind": "Secret",
-                "metadata": {"name": secret_name, "namespace": namespace},
+                "metadata": {"name": name, "namespace": namespace},
                 "type": "Opaque",
                 "data": values,
             }
         )
     else:
         await api.update({**secret, "data": {**(secret.get("data") or {}), **values}})
-    return True

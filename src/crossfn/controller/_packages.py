@@ -54,6 +54,7 @@ from crossfn.controller import (
     _functions,
     _package_tls,
 )
+from crossfn.engine import _clock, _metadata
 
 __all__ = [
     "DEFAULT_RUNTIME_CONFIG",
@@ -137,10 +138,6 @@ def tls_server_secret_name(function: str) -> str:
     """``<function>-tls-server``, the function name cut so that the whole fits 253 characters."""
     suffix = "-tls-server"
     return function[: 253 - len(suffix)] + suffix
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def _name(obj: Mapping[str, Any] | None) -> str:
@@ -295,11 +292,8 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
         self, fn: Mapping[str, Any], name: str, package: str, number: int, current: Mapping[str, Any] | None
     ) -> dict[str, Any]:
         """Apply the revision's labels, owner and spec (Crossplane's revision template)."""
-        meta, spec = fn.get("metadata") or {}, fn.get("spec") or {}
-        owner = {
-            "apiVersion": str(fn.get("apiVersion") or API_VERSION), "kind": "Function", "name": _name(fn),
-            "uid": meta.get("uid"), "controller": True, "blockOwnerDeletion": True,
-        }  # fmt: skip
+        spec = fn.get("spec") or {}
+        owner = _metadata.controller_reference(fn, api_version=API_VERSION, kind="Function")
         rev_spec: dict[str, Any] = {
             "image": package,
             "revision": number,
@@ -356,7 +350,7 @@ async def initialize(
     *,
     service_account: str = "crossplane",
     client_secret: str = _package_tls.CLIENT_SECRET,
-    now: Callable[[], datetime.datetime] = _utcnow,
+    now: Callable[[], datetime.datetime] = _clock.utcnow,
 ) -> list[str]:
     """What Crossplane's ``core init`` does for function packages; idempotent. Returns what it created.
 

@@ -34,6 +34,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn.controller import _api, _controller, _events, _functionrevisions
+from crossfn.engine import _metadata
 
 __all__ = ["CLUSTER_ROLE_API_VERSION", "RbacReconciler", "applied_message", "render_cluster_roles"]
 
@@ -55,10 +56,7 @@ def render_cluster_roles(xrd: Mapping[str, Any]) -> list[dict[str, Any]]:
     plural = str((spec.get("names") or {}).get("plural") or "")
     claims = str((spec.get("claimNames") or {}).get("plural") or "")
     xrs, claim_resources = [plural, f"{plural}/status"], [claims, f"{claims}/status"]
-    owner = {
-        "apiVersion": str(xrd.get("apiVersion") or XRD_API_VERSION), "kind": "CompositeResourceDefinition",
-        "name": name, "uid": meta.get("uid"), "controller": True, "blockOwnerDeletion": True,
-    }  # fmt: skip
+    owner = _metadata.controller_reference(xrd, api_version=XRD_API_VERSION, kind="CompositeResourceDefinition")
     system = [_rule(group, xrs, _ALL), _rule(group, [f"{plural}/finalizers"], ["update"])]
     edit, view = [_rule(group, xrs, _ALL)], [_rule(group, xrs, _READ)]
     if claims:

@@ -37,6 +37,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.controller import _api, _conditions, _controller, _events, _informer
+from crossfn.engine import _clock, _metadata
 from crossfn.gocompat import yaml_emitter
 
 __all__ = [
@@ -116,15 +117,7 @@ def latest_revision(revisions: Iterable[Mapping[str, Any]], composition_uid: str
 
 
 def _owner_reference(composition: Mapping[str, Any]) -> dict[str, Any]:
-    meta = composition.get("metadata") or {}
-    return {
-        "apiVersion": COMPOSITION_API_VERSION,
-        "kind": "Composition",
-        "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    return _metadata.controller_reference(composition, api_version=COMPOSITION_API_VERSION, kind="Composition")
 
 
 def new_revision(composition: Mapping[str, Any], hash_: str, number: int) -> dict[str, Any]:
@@ -260,10 +253,6 @@ def pipeline_functions(revision: Mapping[str, Any]) -> list[str]:
     return names
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class RevisionReconciler:
     """Sets ``ValidPipeline`` on CompositionRevisions from their Functions' active revisions."""
 
@@ -273,7 +262,7 @@ class RevisionReconciler:
         informers: _informer.InformerFactory,
         recorder: _events.Recorder,
         *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._api = api
         self._informers = informers

@@ -28,6 +28,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.controller import _api, _sources
+from crossfn.gocompat import values
 
 __all__ = [
     "COMPOSITION",
@@ -39,7 +40,6 @@ __all__ = [
     "SelectionEvent",
     "check_composition_fields",
     "check_selection_fields",
-    "describe",
     "latest_revision",
     "select_composition",
     "select_revision",
@@ -104,27 +104,12 @@ class Fields:
         return str(self.peek(xr).get("compositionUpdatePolicy") or "Automatic")
 
 
-def describe(value: object) -> str:
-    """What a wrongly typed field holds, for messages: ``a string``, ``a list``, ``5``."""
-    if isinstance(value, Mapping):
-        return "an object"
-    if isinstance(value, list | tuple):
-        return "a list"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return type(value).__name__
-
-
 def _object(value: object, where: str) -> Mapping[str, Any]:
     """``value`` when it is an object or unset (``{}``); else a user's mistake naming the field."""
     if value is None:
         return {}
     if not isinstance(value, Mapping):
-        raise errors.InputError(f"{where} must be an object, not {describe(value)}")
+        raise errors.InputError(f"{where} must be an object, not {values.a_json_type(value)}")
     return value
 
 
@@ -147,16 +132,16 @@ def check_selection_fields(xr: Mapping[str, Any], fields: Fields) -> None:
     for field in ("compositionRef", "compositionRevisionRef"):
         name = _object(machinery.get(field), f"{at}.{field}").get("name")
         if name is not None and not isinstance(name, str):
-            raise errors.InputError(f"{at}.{field}.name must be a string, not {describe(name)}")
+            raise errors.InputError(f"{at}.{field}.name must be a string, not {values.a_json_type(name)}")
     for field in ("compositionSelector", "compositionRevisionSelector"):
         where = f"{at}.{field}.matchLabels"
         labels = _object(_object(machinery.get(field), f"{at}.{field}").get("matchLabels"), where)
         for key, value in labels.items():
             if not isinstance(value, str):
-                raise errors.InputError(f"{where}.{key} must be a string, not {describe(value)}")
+                raise errors.InputError(f"{where}.{key} must be a string, not {values.a_json_type(value)}")
     policy = machinery.get("compositionUpdatePolicy")
     if policy is not None and policy not in ("Automatic", "Manual"):
-        shown = errors.quote(policy) if isinstance(policy, str) else describe(policy)
+        shown = errors.quote(policy) if isinstance(policy, str) else values.a_json_type(policy)
         raise errors.InputError(f"{at}.compositionUpdatePolicy must be Automatic or Manual, not {shown}")
 
 
@@ -166,7 +151,7 @@ def check_composition_fields(xr: Mapping[str, Any], fields: Fields) -> None:
     refs = machinery.get("resourceRefs")
     if refs is not None:
         if not isinstance(refs, list):
-            raise errors.InputError(f"{at}.resourceRefs must be a list, not {describe(refs)}")
+            raise errors.InputError(f"{at}.resourceRefs must be a list, not {values.a_json_type(refs)}")
         for i, ref in enumerate(refs):
             _object(ref, f"{at}.resourceRefs[{i}]")
     if fields.legacy:

@@ -42,6 +42,7 @@ from typing import Any, Protocol
 
 from crossfn import errors
 from crossfn.controller import _api, _conditions, _controller, _crds, _events, _informer
+from crossfn.engine import _clock, _metadata
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
@@ -178,10 +179,6 @@ class _Failure(errors.CrossfnError):
         self.reason = reason
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class XrdReconciler:
     """Reconciles one XRD per key (its name); see the module docstring for the flow."""
 
@@ -192,7 +189,7 @@ class XrdReconciler:
         recorder: _events.Recorder,
         xr_controllers: XrControllers,
         *,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._api = api
         self._informers = informers
@@ -495,14 +492,5 @@ def _with_metadata(crd: dict[str, Any], xrd: Mapping[str, Any]) -> dict[str, Any
         out["metadata"]["labels"] = labels
     if extra.get("annotations"):
         out["metadata"]["annotations"] = dict(extra["annotations"])
-    out["metadata"]["ownerReferences"] = [
-        {
-            "apiVersion": XRD_API_VERSION,
-            "kind": XRD_KIND,
-            "name": meta.get("name", ""),
-            "uid": meta.get("uid", ""),
-            "controller": True,
-            "blockOwnerDeletion": True,
-        }
-    ]
+    out["metadata"]["ownerReferences"] = [_metadata.controller_reference(xrd, api_version=XRD_API_VERSION, kind=XRD_KIND)]
     return out

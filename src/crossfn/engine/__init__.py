@@ -71,9 +71,9 @@ Runners must not mutate the request they get; see :class:`FunctionRunner`.
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 
+from crossfn import _lazy
 from crossfn.engine._compose import ObservedResource, compose
 from crossfn.engine._connection import connection_secret, secret_ref
 from crossfn.engine._events import set_conditions
@@ -171,21 +171,8 @@ The ``TYPE_CHECKING`` imports above name the same objects for type checkers.
 if not _typing.TYPE_CHECKING:
     # Hidden from type checkers, which would otherwise accept any attribute
     # of the package: they see the names through the imports above instead.
-
-    def __getattr__(name: str) -> object:
-        """Load a :data:`_LAZY` name's module on first access (PEP 562) and keep the name here."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
-
-def __dir__() -> list[str]:
-    """Module attributes, lazy names included, so completion and ``dir()`` see the whole API."""
-    return sorted({*globals(), *_LAZY})
-
+    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
+__dir__ = _lazy.dir_for(_LAZY, globals())
 
 __all__ = [
     "CAPABILITIES",

@@ -4,7 +4,8 @@ An entry is a deadline plus the response, stored as bytes so no caller can
 mutate a cached message. The disk store writes Crossplane's
 ``CachedRunFunctionResponse`` (``deadline = 1``, ``response = 2``) to
 ``<dir>/<function>/<tag>`` through a temporary file and an atomic rename, so
-a crossfn controller and Crossplane can share a cache directory format.
+a crossfn controller and Crossplane can share a cache directory format. The
+record is generated from ``crossfn/proto/cache/v1alpha1/cached_response.proto``.
 
 This is the engine's only file access, and only when a caller opts in by
 passing a :class:`DiskStore`.
@@ -18,11 +19,10 @@ import datetime
 import os
 import tempfile
 from pathlib import Path
-from typing import Any, Protocol
-
-from google.protobuf import descriptor_pb2, descriptor_pool, message_factory, timestamp_pb2
+from typing import Protocol
 
 from crossfn.proto import wire
+from crossfn.proto.cache.v1alpha1 import cached_response_pb2 as cachepb
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = ["DiskStore", "Entry", "MemoryStore", "ResponseStore"]
@@ -70,31 +70,6 @@ class MemoryStore:
         while len(self._entries) > self._max:
             self._entries.popitem(last=False)
         return len(entry.response)
-
-
-def _cached_response_class() -> type:
-    """Build ``internal.proto.fn.v1alpha1.CachedRunFunctionResponse`` at runtime.
-
-    Crossplane keeps this message internal; defining it from a descriptor here
-    avoids shipping a generated module for two fields.
-    """
-    pool = descriptor_pool.DescriptorPool()
-    pool.AddSerializedFile(timestamp_pb2.DESCRIPTOR.serialized_pb)
-    f = descriptor_pb2.FileDescriptorProto(
-        name="crossfn/internal/cached_response.proto",
-        package="internal.proto.fn.v1alpha1",
-        dependency=["google/protobuf/timestamp.proto"],
-        syntax="proto3",
-    )
-    m = f.message_type.add(name="CachedRunFunctionResponse")
-    m.field.add(name="deadline", number=1, type=11, label=1, type_name=".google.protobuf.Timestamp")
-    m.field.add(name="response", number=2, type=12, label=1)  # kept as bytes: the embedded v1 message
-    pool.Add(f)
-    desc = pool.FindMessageTypeByName("internal.proto.fn.v1alpha1.CachedRunFunctionResponse")
-    return message_factory.GetMessageClass(desc)
-
-
-_Cached: Any = _cached_response_class()
 
 
 class DiskStore:
@@ -160,7 +135,7 @@ class DiskStore:
 
 def encode(entry: Entry) -> bytes:
     """Serialise an entry as Crossplane's ``CachedRunFunctionResponse``."""
-    msg = _Cached(response=entry.response)
+    msg = cachepb.CachedRunFunctionResponse(response=entry.response)
     if entry.deadline is not None:
         msg.deadline.FromDatetime(entry.deadline.astimezone(datetime.UTC).replace(tzinfo=None))
     data: bytes = msg.SerializeToString()
@@ -170,7 +145,7 @@ def encode(entry: Entry) -> bytes:
 def decode(data: bytes) -> Entry:
     """Parse a ``CachedRunFunctionResponse``; raises ``ValueError`` on garbage."""
     try:
-        msg = _Cached.FromString(data)
+        msg = cachepb.CachedRunFunctionResponse.FromString(data)
         wire.parse(fnv1.RunFunctionResponse, msg.response)
     except Exception as exc:  # protobuf's DecodeError differs between runtimes
         raise ValueError(f"cannot decode cached response: {exc}") from exc

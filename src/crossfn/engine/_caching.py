@@ -18,7 +18,7 @@ import logging
 import time
 from collections.abc import Callable
 
-from crossfn.engine import _cache_store, _metrics, _runner
+from crossfn.engine import _cache_store, _clock, _metrics, _runner
 from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
@@ -30,10 +30,6 @@ DEFAULT_MAX_TTL = datetime.timedelta(hours=24)
 """Crossplane's ``--xfn-cache-max-ttl`` default: no response is trusted for more than a day."""
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class CachingRunner:
     """Wraps a runner with a TTL cache of its responses."""
 
@@ -43,7 +39,7 @@ class CachingRunner:
         *,
         store: _cache_store.ResponseStore | None = None,
         max_ttl: datetime.timedelta = DEFAULT_MAX_TTL,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
         metrics: _metrics.Metrics | None = None,
     ) -> None:
         """``max_ttl`` zero means no clamp. The default store is an in-memory LRU."""

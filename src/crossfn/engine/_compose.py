@@ -22,6 +22,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.engine import (
+    _clock,
     _connection,
     _events,
     _gc,
@@ -50,10 +51,6 @@ class ObservedResource:
 
     resource: Mapping[str, Any]
     connection_details: Mapping[str, bytes] = dataclasses.field(default_factory=dict)
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def observed_resources(
@@ -121,7 +118,7 @@ async def compose(
     context: Mapping[str, Any] | None = None,
     sources: _sources.Sources | None = None,
     options: _options.ComposeOptions | None = None,
-    clock: Callable[[], datetime.datetime] = _utcnow,
+    clock: Callable[[], datetime.datetime] = _clock.utcnow,
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
     rng: random.Random | None = None,

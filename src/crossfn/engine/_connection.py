@@ -13,6 +13,8 @@ import base64
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from crossfn.engine import _metadata
+
 __all__ = ["CONNECTION_SECRET_TYPE", "connection_secret", "secret_ref"]
 
 CONNECTION_SECRET_TYPE = "connection.crossplane.io/v1alpha1"
@@ -44,15 +46,7 @@ def connection_secret(
         return None
     allowed = set(keys)
     data = {k: base64.b64encode(v).decode() for k, v in sorted(details.items()) if not allowed or k in allowed}
-    meta = xr.get("metadata") or {}
-    owner = {
-        "apiVersion": xr.get("apiVersion", ""),
-        "kind": xr.get("kind", ""),
-        "name": meta.get("name", ""),
-        "uid": meta.get("uid", ""),
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    owner = _metadata.controller_reference(xr)
     namespace, name = ref
     return {
         "apiVersion": "v1",

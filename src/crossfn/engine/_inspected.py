@@ -25,7 +25,7 @@ from typing import Protocol
 
 from google.protobuf import json_format, struct_pb2
 
-from crossfn.engine import _callctx, _runner
+from crossfn.engine import _callctx, _clock, _runner
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = [
@@ -86,10 +86,6 @@ class _NoInspectorMetrics:
         return None
 
 
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
-
-
 class InspectedRunner:
     """Wraps a runner, emitting each request and response to an inspector."""
 
@@ -99,7 +95,7 @@ class InspectedRunner:
         inspector: PipelineInspector,
         *,
         metrics: InspectorMetrics | None = None,
-        clock: Callable[[], datetime.datetime] = _utcnow,
+        clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         self._wrapped = wrapped
         self._inspector = inspector

@@ -22,6 +22,7 @@ __all__ = [
     "LABEL_COMPOSITE",
     "composed_field_owner",
     "composite_prefix",
+    "controller_reference",
     "render_metadata",
     "shape_problem",
 ]
@@ -175,6 +176,22 @@ def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
+def controller_reference(owner: Mapping[str, Any], *, api_version: str = "", kind: str = "") -> dict[str, Any]:
+    """A controller owner reference to ``owner`` (Crossplane's ``meta.AsController(meta.TypedReferenceTo(...))``).
+
+    ``api_version`` and ``kind`` stand in where ``owner`` does not say its own.
+    """
+    meta = _meta(owner)
+    return {
+        "apiVersion": str(owner.get("apiVersion") or api_version),
+        "kind": str(owner.get("kind") or kind),
+        "name": str(meta.get("name") or ""),
+        "uid": str(meta.get("uid") or ""),
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
+
+
 def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any], text: str) -> None:
     """Make the XR the controller owner; refuse another controller.
 
@@ -182,16 +199,8 @@ def _set_controller(meta: dict[str, Any], xr: Mapping[str, Any], text: str) -> N
     replaced where it stands (the order of the list is kept), else the XR's ref
     is appended.
     """
-    xr_meta = _meta(xr)
-    uid = str(xr_meta.get("uid") or "")
-    ref = {
-        "apiVersion": xr.get("apiVersion", ""),
-        "kind": xr.get("kind", ""),
-        "name": xr_meta.get("name", ""),
-        "uid": uid,
-        "controller": True,
-        "blockOwnerDeletion": True,
-    }
+    ref = controller_reference(xr)
+    uid = ref["uid"]
     owners = [o for o in meta.get("ownerReferences") or [] if isinstance(o, Mapping)]
     for o in owners:
         if o.get("controller") and str(o.get("uid") or "") != uid:

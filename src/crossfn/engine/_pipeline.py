@@ -21,7 +21,19 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.engine import _callctx, _events, _model, _options, _required, _runner, _sources, _tag, _tracing
+from crossfn.engine import (
+    _callctx,
+    _clock,
+    _events,
+    _model,
+    _options,
+    _required,
+    _runner,
+    _sources,
+    _tag,
+    _tracing,
+)
+from crossfn.gocompat import values
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
@@ -37,10 +49,6 @@ CAPABILITIES = (
     fnv1.CAPABILITY_REQUIRED_SCHEMAS,
 )
 """What the engine advertises in every request, in Crossplane's order (§2.3)."""
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 @dataclasses.dataclass
@@ -65,7 +73,7 @@ async def run_pipeline(
     context: Mapping[str, Any] | None = None,
     sources: _sources.Sources | None = None,
     options: _options.ComposeOptions | None = None,
-    clock: Callable[[], datetime.datetime] = _utcnow,
+    clock: Callable[[], datetime.datetime] = _clock.utcnow,
     tracer: _tracing.Tracer | None = None,
     trace_id: str | None = None,
     composition_name: str = "",
@@ -188,23 +196,11 @@ def _input(step: _model.PipelineStep) -> Any:
     """The step's input as a Struct; Crossplane accepts only a JSON object here."""
     text = f"cannot unmarshal input for Composition pipeline step {errors.quote(step.step)}"
     if not isinstance(step.input, Mapping):
-        raise errors.FunctionInputError(f"{text}: input must be an object, not {_json_type(step.input)}")
+        raise errors.FunctionInputError(f"{text}: input must be an object, not {values.a_json_type(step.input)}")
     try:
         return resource.dict_to_struct(step.input)
     except (TypeError, ValueError) as exc:
         raise errors.FunctionInputError(f"{text}: {exc}") from exc
-
-
-def _json_type(value: object) -> str:
-    if isinstance(value, list | tuple):
-        return "an array"
-    if isinstance(value, str):
-        return "a string"
-    if isinstance(value, bool):
-        return "a boolean"
-    if isinstance(value, int | float):
-        return "a number"
-    return type(value).__name__
 
 
 async def _secret(

@@ -12,7 +12,7 @@ engine (``_required``); a source only gets and lists.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any, Protocol
 
 __all__ = [
@@ -81,18 +81,21 @@ class InMemoryResources:
 
     ``get`` with namespace ``""`` matches objects without a namespace; ``list``
     with namespace ``None`` matches every namespace, and ``labels`` must all be
-    equal on the object.
+    equal on the object. Metadata or labels that are not objects count as empty.
     """
 
     def __init__(self, objects: Iterable[Mapping[str, Any]]) -> None:
         self._objects = [dict(o) for o in objects]
 
-    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+    def _of_kind(self, api_version: str, kind: str) -> Iterator[tuple[dict[str, Any], Mapping[str, Any]]]:
         for o in self._objects:
-            meta = o.get("metadata") or {}
-            if (o.get("apiVersion"), o.get("kind"), meta.get("namespace") or "", meta.get("name")) == (
-                api_version, kind, namespace, name,
-            ):  # fmt: skip
+            if o.get("apiVersion") == api_version and o.get("kind") == kind:
+                meta = o.get("metadata")
+                yield o, meta if isinstance(meta, Mapping) else {}
+
+    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        for o, meta in self._of_kind(api_version, kind):
+            if meta.get("name") == name and (meta.get("namespace") or "") == namespace:
                 return o
         return None
 
@@ -100,13 +103,11 @@ class InMemoryResources:
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
     ) -> list[dict[str, Any]]:
         out = []
-        for o in self._objects:
-            meta = o.get("metadata") or {}
-            if (o.get("apiVersion"), o.get("kind")) != (api_version, kind):
-                continue
+        for o, meta in self._of_kind(api_version, kind):
             if namespace is not None and (meta.get("namespace") or "") != namespace:
                 continue
-            have = meta.get("labels") or {}
+            have = meta.get("labels")
+            have = have if isinstance(have, Mapping) else {}
             if labels and any(have.get(k) != v for k, v in labels.items()):
                 continue
             out.append(o)

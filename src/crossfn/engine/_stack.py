@@ -27,16 +27,12 @@ import datetime
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
-from crossfn.engine import _fetching, _options, _runner, _sources
+from crossfn.engine import _clock, _fetching, _options, _runner, _sources
 
 if TYPE_CHECKING:
     from crossfn.engine import _cache_store, _inspected, _metrics
 
 __all__ = ["build_runner"]
-
-
-def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.UTC)
 
 
 def build_runner(
@@ -46,7 +42,7 @@ def build_runner(
     options: _options.ComposeOptions | None = None,
     cache: _cache_store.ResponseStore | None = None,
     cache_max_ttl: datetime.timedelta | None = None,
-    clock: Callable[[], datetime.datetime] = _utcnow,
+    clock: Callable[[], datetime.datetime] = _clock.utcnow,
     metrics: _metrics.Metrics | None = None,
     inspector: _inspected.PipelineInspector | None = None,
     inspector_metrics: _inspected.InspectorMetrics | None = None,

@@ -31,8 +31,9 @@ runtime), the controller calls its FunctionRevision.
 from __future__ import annotations
 
 import dataclasses
-import importlib
 import re
+
+from crossfn.sdk import _loader
 
 __all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve"]
 
@@ -142,11 +143,7 @@ def load(name: str) -> object:
     interpreter in particular). ``KeyError`` for a name that is not built in:
     callers decide with :func:`resolve` first.
     """
-    module_name, _, attr = (BUILTINS.get(name) or EMULATIONS[name]).partition(":")
-    obj: object = importlib.import_module(module_name)
-    for part in attr.split("."):
-        obj = getattr(obj, part)
-    return obj
+    return _loader.load(ref(name))
 
 
 def ref(name: str) -> str:

@@ -7,9 +7,10 @@ the same error texts. Each module emulates one Go package or concept:
 
 * :mod:`.values`: the Go value model (int64 vs float64 vs Go ``int``), ``%T`` names;
 * :mod:`.strconv`: number formatting/parsing and quoting;
-* :mod:`.fmt`: ``Sprintf`` and ``%v``;
+* :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
+* :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;
 * :mod:`.json`: ``encoding/json`` Marshal and Unmarshal;
-* :mod:`.regexp`: ``regexp`` over RE2;
+* :mod:`.regexp`: ``regexp`` over RE2 (its C++ log silenced);
 * :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
 * :mod:`.quantity`: Kubernetes ``resource.Quantity``;

@@ -27,7 +27,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = ["marshal", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
@@ -172,7 +172,7 @@ def unmarshal_object(data: str) -> dict[str, Any] | None:
     v = unmarshal(data)
     if v is None or isinstance(v, dict):
         return v
-    raise errors.GoError(f"json: cannot unmarshal {_kind(v)} into Go value of type map[string]interface {{}}")
+    raise type_error(v, "map[string]interface {}")
 
 
 def unmarshal_array(data: str) -> list[Any] | None:
@@ -180,19 +180,16 @@ def unmarshal_array(data: str) -> list[Any] | None:
     v = unmarshal(data)
     if v is None or isinstance(v, list):
         return v
-    raise errors.GoError(f"json: cannot unmarshal {_kind(v)} into Go value of type []interface {{}}")
+    raise type_error(v, "[]interface {}")
 
 
-def _kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int | float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, dict):
-        return "object"
-    return "array"
+def type_error(v: Any, go_type: str) -> errors.GoError:
+    """Go's ``UnmarshalTypeError`` for decoded JSON ``v`` that does not fit ``go_type``."""
+    kind = values.json_type(v)
+    return errors.GoError(f"json: cannot unmarshal {_GO_KINDS.get(kind, kind)} into Go value of type {go_type}")
+
+
+_GO_KINDS = {"boolean": "bool"}
 
 
 def _valid_utf8(s: str) -> str:

@@ -35,7 +35,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["GoInt", "from_bytes", "is_go_int", "strict_equal", "to_bytes", "type_name"]
+__all__ = ["GoInt", "a_json_type", "from_bytes", "is_go_int", "json_type", "strict_equal", "to_bytes", "type_name"]
 
 
 class GoInt(int):
@@ -71,6 +71,33 @@ def type_name(v: object) -> str:
     if isinstance(v, list | tuple):
         return "[]interface {}"
     return type(v).__name__
+
+
+def json_type(v: object) -> str:
+    """The JSON type of a decoded value, for messages: ``null``, ``boolean``, ``number``, ``string``,
+    ``array`` or ``object`` (a value JSON cannot hold gives its Python type's name)."""
+    name = type_name(v)
+    return _JSON_TYPES.get(name, name)
+
+
+_JSON_TYPES = {
+    "<nil>": "null",
+    "bool": "boolean",
+    "int": "number",
+    "int64": "number",
+    "float64": "number",
+    "string": "string",
+    "map[string]interface {}": "object",
+    "[]interface {}": "array",
+}
+
+
+def a_json_type(v: object) -> str:
+    """:func:`json_type` with its article, for ``must be an object, not a string``; ``null`` has none."""
+    name = json_type(v)
+    if v is None:
+        return name
+    return f"an {name}" if name[0] in "aeiou" else f"a {name}"
 
 
 def strict_equal(a: Any, b: Any) -> bool:

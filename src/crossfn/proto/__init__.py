@@ -7,6 +7,10 @@
 official Python SDK's file names with identical descriptors, so both load in
 one process and share message classes (:mod:`crossfn.proto._registry`).
 
+``pipeline/v1alpha1`` (Crossplane's pipeline inspector service) and
+``cache/v1alpha1`` (its on-disk cached response) are generated the same way,
+for the engine's inspector socket and disk cache.
+
 Import the modules, not names: ``from crossfn.proto.v1 import run_function_pb2 as fnv1``.
 """
 

@@ -119,9 +119,9 @@ async def _compose(inputs: _inputs.Inputs, transport: engine.FunctionRunner) -> 
     """Classic render: the pipeline under ``ComposeOptions.classic_render`` (§3.5)."""
     options = engine.ComposeOptions.classic_render()
     sources = engine.Sources(
-        resources=_sources.DocumentResources([*inputs.extra, *inputs.required]),
+        resources=engine.InMemoryResources([*inputs.extra, *inputs.required]),
         # Bootstrap requirements see only --required-resources (§3.5 step 4).
-        bootstrap_resources=_sources.DocumentResources(inputs.required),
+        bootstrap_resources=engine.InMemoryResources(inputs.required),
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),
     )

@@ -31,7 +31,6 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
-import importlib
 import os
 import shlex
 import shutil
@@ -45,7 +44,7 @@ from typing import IO, Any
 
 from crossfn import errors, functions
 from crossfn.render import _load
-from crossfn.sdk import function
+from crossfn.sdk import _loader, function
 
 __all__ = [
     "DEVELOPMENT_TARGET",
@@ -238,30 +237,10 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
 
 
 def load_object(ref: str, function: str, search: Path) -> object:
-    """Import ``module:object`` (``object`` may be dotted).
-
-    ``search`` (the Functions file's directory) is tried first for the module, then the working
-    directory (as ``crossfn function serve`` does), then the installed packages.
-    """
-    module_name, sep, attr = ref.partition(":")
+    """Import ``module:object`` for InProcess Function ``function``: from ``search`` (the Functions
+    file's directory) first, then the working directory, then the installed packages."""
     what = f"cannot load in-process Function {errors.quote(function)} from {errors.quote(ref)}"
-    if not sep or not module_name or not attr:
-        raise errors.InputError(f"{what}: expected module:object")
-    added = [d for d in dict.fromkeys((str(search), os.getcwd())) if d not in sys.path]
-    sys.path[0:0] = added
-    try:
-        obj: object = importlib.import_module(module_name)
-    except (Exception, SystemExit) as exc:  # the user's module failed at import: one line, no traceback
-        raise errors.InputError(f"{what}: {errors.import_failure(module_name, exc)}") from exc
-    finally:
-        for d in added:
-            sys.path.remove(d)
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as exc:
-            raise errors.InputError(f"{what}: {module_name} has no attribute {attr}") from exc
-    return obj
+    return _loader.load(ref, search=search, what=what)
 
 
 def servable(obj: object, rt: Runtime) -> object:

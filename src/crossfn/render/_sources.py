@@ -5,8 +5,8 @@ over the ``--extra-resources``/``--required-resources`` documents and a
 ``FilteringSchemaFetcher`` over the ``-s`` OpenAPI documents (§3.5). The
 engine owns the selector semantics (exact apiVersion and kind, namespace
 ignored, sorted by name, first name match, label match, all of the kind);
-the classes here only list and get, as the engine's ``ResourceSource`` and
-``CredentialsSource`` protocols ask.
+resources come from the engine's ``InMemoryResources``; the class here gets
+Secrets, as the engine's ``CredentialsSource`` protocol asks.
 
 Observed connection details are render's own addition (crossplane/cli#73):
 an observed composed resource gets connection details from
@@ -31,7 +31,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.render import _load
 
-__all__ = ["CONNECTION_DETAILS_ANNOTATION", "DocumentResources", "DocumentSecrets", "observed_with_details", "secret_ref"]
+__all__ = ["CONNECTION_DETAILS_ANNOTATION", "DocumentSecrets", "observed_with_details", "secret_ref"]
 
 CONNECTION_DETAILS_ANNOTATION = "render.crossfn.io/connection-details"
 _RESOURCE_NAME = "crossplane.io/composition-resource-name"
@@ -39,37 +39,6 @@ _RESOURCE_NAME = "crossplane.io/composition-resource-name"
 
 def _meta(obj: Mapping[str, Any]) -> Mapping[str, Any]:
     return _load.object_at(obj, "metadata")
-
-
-class DocumentResources:
-    """A ``ResourceSource`` over loaded documents: lists and gets by apiVersion, kind, namespace, name, labels."""
-
-    def __init__(self, docs: Sequence[Mapping[str, Any]]) -> None:
-        self._docs = [dict(d) for d in docs]
-
-    def _of_kind(self, api_version: str, kind: str) -> list[dict[str, Any]]:
-        return [d for d in self._docs if d.get("apiVersion") == api_version and d.get("kind") == kind]
-
-    async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        for d in self._of_kind(api_version, kind):
-            meta = _meta(d)
-            if meta.get("name") == name and (meta.get("namespace") or "") == namespace:
-                return d
-        return None
-
-    async def list(
-        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
-    ) -> list[dict[str, Any]]:
-        out = []
-        for d in self._of_kind(api_version, kind):
-            meta = _meta(d)
-            if namespace is not None and (meta.get("namespace") or "") != namespace:
-                continue
-            have = _load.object_at(meta, "labels")
-            if labels and any(have.get(k) != v for k, v in labels.items()):
-                continue
-            out.append(d)
-        return out
 
 
 class DocumentSecrets:

@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import asyncio
 import concurrent.futures
-import importlib
 import logging
 import os
 import signal
@@ -48,7 +47,7 @@ from grpc_health.v1 import health, health_pb2
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import _calls, _services, function, metrics, settings
+from crossfn.sdk import _calls, _loader, _services, function, metrics, settings
 from crossfn.sdk import logging as fnlogging
 
 __all__ = [
@@ -82,24 +81,11 @@ _SPARE_THREADS = 4
 def load_function(spec: str) -> object:
     """Import ``module:object`` (``object`` may be dotted) and return the object.
 
-    Raises :class:`crossfn.errors.InputError` when the spec is malformed, the
-    module cannot be imported or has no such attribute.
+    Raises :class:`crossfn.errors.InputError`, one line, when the spec is
+    malformed, the module cannot be imported (or raises while importing) or has
+    no such attribute. The one loader is :func:`crossfn.sdk._loader.load`.
     """
-    module_name, sep, attr = spec.partition(":")
-    if not sep or not module_name or not attr:
-        raise errors.InputError(f"cannot load function {spec!r}: want MODULE:OBJECT, e.g. mypkg.fn:compose")
-    try:
-        obj: object = importlib.import_module(module_name)
-    except (Exception, SystemExit) as exc:  # the user's module failed at import: one line, no traceback
-        raise errors.InputError(
-            f"cannot load function {spec!r}: {errors.import_failure(module_name, exc)}"
-        ) from exc
-    for part in attr.split("."):
-        try:
-            obj = getattr(obj, part)
-        except AttributeError as exc:
-            raise errors.InputError(f"cannot load function {spec!r}: {module_name} has no {attr}") from exc
-    return obj
+    return _loader.load(spec, what=f"cannot load function {spec!r}")
 
 
 def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
@@ -114,13 +100,8 @@ async def _abort_async(context: Any, code: grpc.StatusCode, details: str) -> NoR
     raise AssertionError("grpc.aio.ServicerContext.abort returned")
 
 
-class FunctionServer:
-    """One ``grpc.aio`` server running a function in the current event loop.
-
-    ``start()`` binds and returns the port (useful with port 0); ``stop()`` marks
-    health NOT_SERVING and lets in-flight calls finish within the grace period.
-    Sync functions run in worker threads so they never block the loop.
-    """
+class _Server:
+    """What both servers share: their settings, call accounting and the gate on calls in flight."""
 
     def __init__(
         self,
@@ -133,13 +114,34 @@ class FunctionServer:
     ) -> None:
         self._config = config or settings.ServerSettings()
         self._credentials = credentials
-        self._handler = function.to_handler(fn)
         self._call = _services.Call(server_metrics)
         self._gate = _calls.Gate(self._config.calls.max_calls)
-        self._expiry = _calls.Expiry()
         self._reuse_port = reuse_port
-        self._health = health.aio.HealthServicer()
         self._server: Any = None
+        self._adopt(fn)
+
+    def _adopt(self, fn: object) -> None:
+        """Make ``fn`` this server's handler, with what calling it needs."""
+        raise NotImplementedError
+
+    @property
+    def in_flight(self) -> int:
+        """Function calls running or waiting now."""
+        return self._gate.in_flight
+
+
+class FunctionServer(_Server):
+    """One ``grpc.aio`` server running a function in the current event loop.
+
+    ``start()`` binds and returns the port (useful with port 0); ``stop()`` marks
+    health NOT_SERVING and lets in-flight calls finish within the grace period.
+    Sync functions run in worker threads so they never block the loop.
+    """
+
+    def _adopt(self, fn: object) -> None:
+        self._handler = function.to_handler(fn)
+        self._expiry = _calls.Expiry()
+        self._health = health.aio.HealthServicer()
 
     async def _run(
         self, req: fnv1.RunFunctionRequest, context: Any, version: str
@@ -199,18 +201,13 @@ class FunctionServer:
         period = self._config.process.grace_period_seconds if grace is None else grace
         await self._server.stop(period)
 
-    @property
-    def in_flight(self) -> int:
-        """Function calls running or waiting now."""
-        return self._gate.in_flight
-
     async def wait_for_termination(self) -> None:
         """Block until the server has stopped."""
         if self._server is not None:
             await self._server.wait_for_termination()
 
 
-class ThreadedFunctionServer:
+class ThreadedFunctionServer(_Server):
     """One thread-pool gRPC server calling a *sync* function from its threads.
 
     The same contract as :class:`FunctionServer`, without an event loop:
@@ -218,25 +215,11 @@ class ThreadedFunctionServer:
     in-flight calls the grace period. Raises ``TypeError`` for an async function.
     """
 
-    def __init__(
-        self,
-        fn: object,
-        config: settings.ServerSettings | None = None,
-        *,
-        server_metrics: metrics.ServerMetrics = metrics.NO_METRICS,
-        reuse_port: bool = False,
-        credentials: grpc.ServerCredentials | None = None,
-    ) -> None:
-        self._config = config or settings.ServerSettings()
-        self._credentials = credentials
+    def _adopt(self, fn: object) -> None:
         self._handler = function.to_sync_handler(fn)
-        self._call = _services.Call(server_metrics)
-        self._gate = _calls.Gate(self._config.calls.max_calls)
         self._slots = _calls.Gate(self._config.process.threads)
         self._watchdog = _calls.Watchdog()
-        self._reuse_port = reuse_port
         self._health = health.HealthServicer()
-        self._server: Any = None
 
     def _run(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
         if not self._gate.enter():
@@ -307,11 +290,6 @@ class ThreadedFunctionServer:
         period = self._config.process.grace_period_seconds if grace is None else grace
         event: threading.Event = self._server.stop(period)
         return event
-
-    @property
-    def in_flight(self) -> int:
-        """Function calls running or waiting now."""
-        return self._gate.in_flight
 
     def wait_for_termination(self) -> None:
         """Block until the server has stopped (signals are still handled meanwhile)."""

@@ -33,15 +33,14 @@ from __future__ import annotations
 
 import base64
 import datetime
-import functools
 import ipaddress
 import re
 import uuid
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import re2
-
+from crossfn import errors
+from crossfn.gocompat import regexp, values
 from crossfn.validate import _problem
 
 __all__ = ["check_values", "prune", "type_name"]
@@ -53,22 +52,10 @@ _COMBINATORS = frozenset(("allOf", "anyOf", "oneOf", "not"))
 
 
 def type_name(value: Any) -> str:
-    """The JSON type of a decoded value, as kube-openapi names it in errors."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
+    """The JSON type of a decoded value, as kube-openapi names it in errors (whole numbers are ``integer``)."""
+    if values.is_go_int(value) or (isinstance(value, float) and value.is_integer()):
         return "integer"
-    if isinstance(value, float):
-        return "integer" if value.is_integer() else "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list):
-        return "array"
-    if isinstance(value, dict):
-        return "object"
-    return type(value).__name__
+    return values.json_type(value)
 
 
 def _join(path: str, name: str) -> str:
@@ -149,6 +136,15 @@ def _check_combinators(value: Any, schema: Mapping[str, Any], path: str, out: li
         out.append(_Problem(path, _T.INVALID, f"{path} in body must not validate the schema (not)", value))
 
 
+def _pattern_failure(pattern: str, value: str) -> str:
+    """kube-openapi's ``validate.Pattern``: what the error quotes, or ``""`` when ``value`` matches."""
+    try:
+        compiled = regexp.compile(pattern)
+    except errors.GoError as exc:
+        return f"{pattern}, but pattern is invalid: {exc}"
+    return "" if compiled.match_string(value) else pattern
+
+
 def _check_string(value: str, schema: Mapping[str, Any], path: str, out: list[_Problem]) -> None:
     length = len(value)
     max_length = schema.get("maxLength")
@@ -160,8 +156,8 @@ def _check_string(value: str, schema: Mapping[str, Any], path: str, out: list[_P
             _Problem(path, _T.INVALID, f"{path} in body should be at least {min_length} chars long", value)
         )
     pattern = schema.get("pattern")
-    if isinstance(pattern, str) and not _matches(pattern, value):
-        out.append(_Problem(path, _T.INVALID, f"{path} in body should match '{pattern}'", value))
+    if isinstance(pattern, str) and (failed := _pattern_failure(pattern, value)):
+        out.append(_Problem(path, _T.INVALID, f"{path} in body should match '{failed}'", value))
     fmt = schema.get("format")
     check = _FORMATS.get(fmt) if isinstance(fmt, str) else None
     if check is not None and not check(value):
@@ -334,19 +330,6 @@ def _json_equal(a: Any, b: Any) -> bool:
 
 def _has_duplicates(items: list[Any]) -> bool:
     return any(_json_equal(items[i], items[j]) for i in range(len(items)) for j in range(i))
-
-
-@functools.lru_cache(maxsize=1024)
-def _compiled(pattern: str) -> Any:
-    """RE2, as Go's regexp; a pattern RE2 rejects falls back to Python's engine."""
-    try:
-        return re2.compile(pattern)
-    except re2.error:
-        return re.compile(pattern)
-
-
-def _matches(pattern: str, value: str) -> bool:
-    return _compiled(pattern).search(value) is not None
 
 
 _DATE_TIME = re.compile(r"^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$")

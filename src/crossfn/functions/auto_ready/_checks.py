@@ -82,22 +82,24 @@ def _pvc(obj: Mapping[str, Any]) -> bool:
     return bool(_get(obj, "status", "phase") == "Bound")
 
 
-def _deployment(obj: Mapping[str, Any]) -> bool:
+def _wanted_replicas(obj: Mapping[str, Any]) -> int:
+    """``spec.replicas``, which defaults to 1."""
     replicas = _int(obj, "spec", "replicas")
-    want = 1 if replicas is None else replicas
-    updated = _int(obj, "status", "updatedReplicas")
-    available = _int(obj, "status", "availableReplicas")
-    if updated is None or available is None or want != updated or want != available:
-        return False
-    return _has_condition(obj, "Available")
+    return 1 if replicas is None else replicas
+
+
+def _all_replicas(obj: Mapping[str, Any], *status_fields: str) -> bool:
+    """Whether each of these status counts is set and equals the wanted replicas."""
+    want = _wanted_replicas(obj)
+    return all(_int(obj, "status", field) == want for field in status_fields)
+
+
+def _deployment(obj: Mapping[str, Any]) -> bool:
+    return _all_replicas(obj, "updatedReplicas", "availableReplicas") and _has_condition(obj, "Available")
 
 
 def _statefulset(obj: Mapping[str, Any]) -> bool:
-    replicas = _int(obj, "spec", "replicas")
-    want = 1 if replicas is None else replicas
-    ready = _int(obj, "status", "readyReplicas")
-    current = _int(obj, "status", "currentReplicas")
-    if ready is None or current is None or want != ready or want != current:
+    if not _all_replicas(obj, "readyReplicas", "currentReplicas"):
         return False
     current_rev = _get(obj, "status", "currentRevision")
     update_rev = _get(obj, "status", "updateRevision")
@@ -119,9 +121,7 @@ def _replicaset(obj: Mapping[str, Any]) -> bool:
         return False
     if _has_condition(obj, "ReplicaFailure"):
         return False
-    replicas = _int(obj, "spec", "replicas")
-    want = 1 if replicas is None else replicas
-    return (_int(obj, "status", "availableReplicas") or 0) >= want
+    return (_int(obj, "status", "availableReplicas") or 0) >= _wanted_replicas(obj)
 
 
 def _job(obj: Mapping[str, Any]) -> bool:

@@ -22,6 +22,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.functions.patch_and_transform import connection, patches, readiness
 from crossfn.functions.patch_and_transform import input as ptinput
+from crossfn.gocompat import json as gojson
 
 __all__ = ["Desired", "Observed", "State", "render"]
 
@@ -63,15 +64,6 @@ class State:
     """Targets (by ``id``) already JSON round-tripped: see :func:`.patches.normalise_target`."""
 
 
-def _json_kind(v: Any) -> str:
-    """The JSON kind Go's decoder names in type errors."""
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int | float):
-        return "number"
-    return "array" if isinstance(v, list) else "string"
-
-
 def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
     if t.base is None:
         earlier = state.desired.get(t.name)
@@ -83,9 +75,7 @@ def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
         return copy.deepcopy(earlier.resource)
     try:
         if not isinstance(t.base, dict):
-            raise errors.CrossfnError(
-                f"json: cannot unmarshal {_json_kind(t.base)} into Go value of type map[string]interface {{}}"
-            )
+            raise gojson.type_error(t.base, "map[string]interface {}")
         base = copy.deepcopy(t.base)
         patches.normalise_target(base, state.normalised)
     except errors.CrossfnError as exc:

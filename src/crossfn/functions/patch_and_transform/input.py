@@ -20,6 +20,7 @@ import dataclasses
 from typing import Any
 
 from crossfn import errors
+from crossfn.gocompat import values
 
 __all__ = [
     "Combine",
@@ -102,20 +103,6 @@ _RESOURCES = {
 }
 
 
-def _json_kind(v: Any) -> str:
-    if isinstance(v, bool):
-        return "boolean"
-    if isinstance(v, int | float):
-        return "number"
-    if isinstance(v, str):
-        return "string"
-    if isinstance(v, list):
-        return "array"
-    if isinstance(v, dict):
-        return "object"
-    return "null"
-
-
 def _check(value: Any, schema: Any, path: str) -> Any:
     """Check ``value`` against ``schema`` and return it cleaned (integers as ``int``, nulls dropped)."""
     where = path or "input"
@@ -123,7 +110,7 @@ def _check(value: Any, schema: Any, path: str) -> Any:
         return value
     if schema == _OBJECT or isinstance(schema, dict):
         if not isinstance(value, dict):
-            raise errors.FunctionInputError(f"{where}: expected an object, got {_json_kind(value)}")
+            raise errors.FunctionInputError(f"{where}: expected an object, got {values.json_type(value)}")
         if schema == _OBJECT:
             return value
         out: dict[str, Any] = {}
@@ -135,15 +122,15 @@ def _check(value: Any, schema: Any, path: str) -> Any:
         return out
     if isinstance(schema, list):
         if not isinstance(value, list):
-            raise errors.FunctionInputError(f"{where}: expected an array, got {_json_kind(value)}")
+            raise errors.FunctionInputError(f"{where}: expected an array, got {values.json_type(value)}")
         return [_check(item, schema[0], f"{path}[{i}]") for i, item in enumerate(value)]
     if schema is str:
         if not isinstance(value, str):
-            raise errors.FunctionInputError(f"{where}: expected a string, got {_json_kind(value)}")
+            raise errors.FunctionInputError(f"{where}: expected a string, got {values.json_type(value)}")
         return value
     # int64 fields: JSON numbers arrive as doubles and must be whole and in range.
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise errors.FunctionInputError(f"{where}: expected an integer, got {_json_kind(value)}")
+        raise errors.FunctionInputError(f"{where}: expected an integer, got {values.json_type(value)}")
     if isinstance(value, float) and not (value.is_integer() and -(2**63) <= value < 2**63):
         raise errors.FunctionInputError(f"{where}: expected an integer, got {value!r}")
     return int(value)

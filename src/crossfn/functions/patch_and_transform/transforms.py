@@ -28,8 +28,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions.patch_and_transform import fielderrors
 from crossfn.gocompat import base64 as gobase64
+from crossfn.gocompat import field as gofield
 from crossfn.gocompat import fmt, json, quantity, regexp, strconv, strings, values
 
 __all__ = ["TransformError", "resolve", "validate"]
@@ -62,14 +62,14 @@ class _ResolveError(Exception):
     """One transform's error text, before the index is known (never escapes)."""
 
 
-def validate(t: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def validate(t: Mapping[str, Any]) -> gofield.Error | None:
     """First validation error of one transform (§2.13), path relative to the transform."""
     ttype = _text(t.get("type"))
     if ttype not in _TRANSFORM_TYPES:
-        return fielderrors.invalid("type", _named(ttype), "unknown transform type")
+        return gofield.invalid("type", gofield.Named(ttype), "unknown transform type")
     cfg = t.get(ttype)
     if cfg is None:
-        return fielderrors.required(ttype, f"given transform type {ttype} requires configuration")
+        return gofield.required(ttype, f"given transform type {ttype} requires configuration")
     err = _VALIDATORS[ttype](cfg)
     return err.under(ttype) if err is not None else None
 
@@ -103,32 +103,32 @@ def _resolve_one(t: Mapping[str, Any], value: Any) -> Any:
 # Validation. Each validator reports paths relative to its own config object.
 
 
-def _validate_math(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_math(cfg: Mapping[str, Any]) -> gofield.Error | None:
     mtype = _text(cfg.get("type"))
     if not mtype:
-        return fielderrors.required("type", "math transform type is required")
+        return gofield.required("type", "math transform type is required")
     if mtype not in _MATH_FIELDS:
-        return fielderrors.invalid("type", _named(mtype), "unknown math transform type")
+        return gofield.invalid("type", gofield.Named(mtype), "unknown math transform type")
     field = _MATH_FIELDS[mtype]
     if cfg.get(field) is None:
         detail = f"must specify a value if a {_MATH_DETAILS[mtype]} math transform is specified"
-        return fielderrors.required(field, detail)
+        return gofield.required(field, detail)
     return None
 
 
-def _validate_map(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_map(cfg: Mapping[str, Any]) -> gofield.Error | None:
     if len(cfg) == 0:
-        return fielderrors.required(
+        return gofield.required(
             "pairs", "at least one pair must be specified if a map transform is specified"
         )
     return None
 
 
-def _validate_match(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_match(cfg: Mapping[str, Any]) -> gofield.Error | None:
     patterns = cfg.get("patterns") or []
     if len(patterns) == 0:
         detail = "at least one pattern must be specified if a match transform is specified"
-        return fielderrors.required("patterns", detail)
+        return gofield.required("patterns", detail)
     for i, p in enumerate(patterns):
         err = _validate_pattern(p)
         if err is not None:
@@ -136,26 +136,26 @@ def _validate_match(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
     return None
 
 
-def _validate_pattern(p: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_pattern(p: Mapping[str, Any]) -> gofield.Error | None:
     ptype = _text(p.get("type"))
     if ptype in ("literal", ""):
         if p.get("literal") is None:
-            return fielderrors.required("literal", "literal pattern type requires a literal")
+            return gofield.required("literal", "literal pattern type requires a literal")
         return None
     if ptype == "regexp":
         expr = p.get("regexp")
         if expr is None:
-            return fielderrors.required("regexp", "regexp pattern type requires a regexp")
+            return gofield.required("regexp", "regexp pattern type requires a regexp")
         if not _compiles(_text(expr)):
-            return fielderrors.invalid("regexp", strconv.quote(_text(expr)), "invalid regexp")
+            return gofield.invalid("regexp", _text(expr), "invalid regexp")
         return None
-    return fielderrors.invalid("type", _named(ptype), "unknown pattern type")
+    return gofield.invalid("type", gofield.Named(ptype), "unknown pattern type")
 
 
-def _validate_string(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_string(cfg: Mapping[str, Any]) -> gofield.Error | None:
     stype = _text(cfg.get("type"))
     if not stype:
-        return fielderrors.required("type", "string transform type is required")
+        return gofield.required("type", "string transform type is required")
     required = {
         "Format": ("fmt", "format transform requires a format"),
         "Convert": ("convert", "convert transform requires a conversion type"),
@@ -166,29 +166,29 @@ def _validate_string(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
         "Replace": ("replace", "replace transform requires a replace"),
     }
     if stype not in required:
-        return fielderrors.invalid("type", _named(stype), "unknown string transform type")
+        return gofield.invalid("type", gofield.Named(stype), "unknown string transform type")
     field, detail = required[stype]
     sub = cfg.get(field)
     if sub is None:
-        return fielderrors.required(field, detail)
+        return gofield.required(field, detail)
     if stype == "Regexp":
         match = _text(sub.get("match"))
         if not match:
-            return fielderrors.required("regexp.match", "regexp transform requires a match")
+            return gofield.required("regexp.match", "regexp transform requires a match")
         if not _compiles(match):
-            return fielderrors.invalid("regexp.match", strconv.quote(match), "invalid regexp")
+            return gofield.invalid("regexp.match", match, "invalid regexp")
     if stype == "Replace" and not _text(sub.get("search")):
-        return fielderrors.required("replace.search", "replace transform requires a search")
+        return gofield.required("replace.search", "replace transform requires a search")
     return None
 
 
-def _validate_convert(cfg: Mapping[str, Any]) -> fielderrors.FieldError | None:
+def _validate_convert(cfg: Mapping[str, Any]) -> gofield.Error | None:
     fmt_ = cfg.get("format")
     if fmt_ is not None and _text(fmt_) not in _FORMATS:
-        return fielderrors.invalid("format", _named(_text(fmt_)), "invalid format")
+        return gofield.invalid("format", gofield.Named(_text(fmt_)), "invalid format")
     to = _text(cfg.get("toType"))
     if to not in _IO_TYPES:
-        return fielderrors.invalid("toType", _named(to), "invalid type")
+        return gofield.invalid("toType", gofield.Named(to), "invalid type")
     return None
 
 
@@ -448,7 +448,7 @@ _CONVERSIONS: dict[tuple[str, str, str], Callable[[Any], Any]] = {
 }
 
 
-_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], fielderrors.FieldError | None]] = {
+_VALIDATORS: dict[str, Callable[[Mapping[str, Any]], gofield.Error | None]] = {
     "math": _validate_math,
     "map": _validate_map,
     "match": _validate_match,
@@ -472,8 +472,3 @@ def _text(v: Any) -> str:
     if v is None:
         return ""
     return v if isinstance(v, str) else str(v)
-
-
-def _named(v: str) -> str:
-    """How a field.Error renders a value of a named string type: as JSON."""
-    return json.marshal(v)

@@ -1,10 +1,10 @@
 """Validation of the decoded input, with Go's messages and order (spec/patch-and-transform.md §2.13).
 
 Validation stops at the first error. Each validator returns a
-:class:`~.fielderrors.FieldError` relative to what it checks, or ``None``; the
+:class:`~.gofield.Error` relative to what it checks, or ``None``; the
 caller prefixes the path. Invalid values of Go's *named* string types (patch
 types, policies, strategies, detail and check types) print JSON-encoded, which
-:func:`_named` does. Transform validation belongs to :mod:`.transforms`.
+:class:`~crossfn.gocompat.field.Named` marks. Transform validation belongs to :mod:`.transforms`.
 
 The connection-detail and readiness-check validators are also run again at
 extraction and check time, as Go does, by :mod:`.connection` and :mod:`.readiness`.
@@ -12,9 +12,9 @@ extraction and check time, as Go does, by :mod:`.connection` and :mod:`.readines
 
 from __future__ import annotations
 
-from crossfn.functions.patch_and_transform import fielderrors, transforms
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.gocompat import json as gojson
+from crossfn.functions.patch_and_transform import transforms
+from crossfn.gocompat import field as gofield
 
 __all__ = [
     "COMBINE_TYPES",
@@ -59,16 +59,12 @@ READINESS_TYPES = frozenset(
     {"MatchString", "MatchInteger", "NonEmpty", "MatchCondition", "MatchTrue", "MatchFalse", "None"}
 )
 
-_required = fielderrors.required
-_invalid = fielderrors.invalid
+_required = gofield.required
+_invalid = gofield.invalid
+_named = gofield.Named
 
 
-def _named(value: str) -> str:
-    """Render a Go named-string value as ``field.Invalid`` does: JSON-encoded, with Go's escaping."""
-    return gojson.marshal(value)
-
-
-def validate(res: ptinput.Resources) -> fielderrors.FieldError | None:
+def validate(res: ptinput.Resources) -> gofield.Error | None:
     """Validate the whole input in Go's order; return the first error."""
     for ps in res.patch_sets:
         if not ps.name:
@@ -91,7 +87,7 @@ def validate(res: ptinput.Resources) -> fielderrors.FieldError | None:
     return None
 
 
-def _validate_template(t: ptinput.ComposedTemplate) -> fielderrors.FieldError | None:
+def _validate_template(t: ptinput.ComposedTemplate) -> gofield.Error | None:
     if not t.name:
         return _required("name", "name is required")
     for j, p in enumerate(t.patches):
@@ -106,7 +102,7 @@ def _validate_template(t: ptinput.ComposedTemplate) -> fielderrors.FieldError | 
     return None
 
 
-def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> fielderrors.FieldError | None:
+def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> gofield.Error | None:
     """Validate one patch. Combine* patches return after the combine checks (Go's quirk, §9 item 2)."""
     t = p.type
     if t in FIELD_PATH_TYPES:
@@ -141,7 +137,7 @@ def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> fielderro
     return None
 
 
-def _validate_combine(c: ptinput.Combine) -> fielderrors.FieldError | None:
+def _validate_combine(c: ptinput.Combine) -> gofield.Error | None:
     if not c.strategy:
         return _required("strategy", "a combine strategy must be provided")
     if c.strategy != "string":
@@ -158,7 +154,7 @@ def _validate_combine(c: ptinput.Combine) -> fielderrors.FieldError | None:
     return None
 
 
-def validate_connection_detail(c: ptinput.ConnectionDetail) -> fielderrors.FieldError | None:
+def validate_connection_detail(c: ptinput.ConnectionDetail) -> gofield.Error | None:
     """Validate one connection detail (also re-run at extraction time)."""
     if not c.type:
         return _required("type", "connection detail type is required")
@@ -177,7 +173,7 @@ def validate_connection_detail(c: ptinput.ConnectionDetail) -> fielderrors.Field
     return None
 
 
-def validate_readiness_check(r: ptinput.ReadinessCheck) -> fielderrors.FieldError | None:
+def validate_readiness_check(r: ptinput.ReadinessCheck) -> gofield.Error | None:
     """Validate one readiness check (also re-run before the check runs)."""
     if r.type not in READINESS_TYPES:
         return _invalid("type", _named(r.type), "unknown readiness check type")

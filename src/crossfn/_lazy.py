@@ -1,0 +1,40 @@
+"""Public names whose modules load on first use (PEP 562), for packages that must import cheaply.
+
+A package lists each lazy name once with its module in ``_LAZY``, imports the
+same names under ``typing.TYPE_CHECKING`` for type checkers, and binds::
+
+    if not _typing.TYPE_CHECKING:
+        __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
+    __dir__ = _lazy.dir_for(_LAZY, globals())
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable, Mapping
+from typing import Any
+
+__all__ = ["dir_for", "getattr_for"]
+
+
+def getattr_for(package: str, lazy: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], object]:
+    """A module ``__getattr__`` that imports a lazy name's module on first access and keeps the name."""
+
+    def lazy_getattr(name: str) -> object:
+        module = lazy.get(name)
+        if module is None:
+            raise AttributeError(f"module {package!r} has no attribute {name!r}")
+        value: object = getattr(importlib.import_module(f"{package}.{module}"), name)
+        namespace[name] = value
+        return value
+
+    return lazy_getattr
+
+
+def dir_for(lazy: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[], list[str]]:
+    """A module ``__dir__`` that lists the lazy names too, loaded or not."""
+
+    def lazy_dir() -> list[str]:
+        return sorted({*namespace, *lazy})
+
+    return lazy_dir
