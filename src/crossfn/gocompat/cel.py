@@ -5,9 +5,9 @@ and :mod:`.celcost`'s cost estimate all compile through :func:`environment`.
 celpy is imported on first use (about 60 ms; most commands never need it), and
 without the ``cel`` extra that use fails with one line naming it.
 
-celpy's ``Environment()`` sets the interpreter's recursion limit to 2,500,
-lowering the CLI's (:data:`crossfn.cli.RECURSION_LIMIT`); the one environment
-is made once and the higher limit put back.
+celpy's ``Environment()`` sets the interpreter's recursion limit to 2,500 (lowering the CLI's,
+:data:`crossfn.cli.RECURSION_LIMIT`, or raising a host's); the one environment is made once and
+the caller's limit put back: a library does not change the interpreter's global settings.
 """
 
 from __future__ import annotations
@@ -37,5 +37,5 @@ def environment() -> Any:
     celpy = module()
     limit = sys.getrecursionlimit()
     env = celpy.Environment()
-    sys.setrecursionlimit(max(limit, sys.getrecursionlimit()))
+    sys.setrecursionlimit(limit)
     return env

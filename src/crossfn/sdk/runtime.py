@@ -85,7 +85,7 @@ def load_function(spec: str) -> object:
     malformed, the module cannot be imported (or raises while importing) or has
     no such attribute. The one loader is :func:`crossfn.sdk._loader.load`.
     """
-    return _loader.load(spec, what=f"cannot load function {spec!r}")
+    return _loader.load(spec)
 
 
 def _abort(context: Any, code: grpc.StatusCode, details: str) -> NoReturn:
