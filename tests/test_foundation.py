@@ -14,7 +14,7 @@ from crossfn.sdk import resource
 
 
 def test_tag_golden_vector() -> None:
-    """TestTag/NilRequest: sha256 of the deterministic serialisation, meta unset (spec §2.4)."""
+    """TestTag/NilRequest: sha256 of the deterministic serialisation, meta unset (upstream core-2.4)."""
     req = fnv1.RunFunctionRequest()
     req.observed.composite.resource.update({"apiVersion": "example.org/v1", "kind": "Test"})
     tag = hashlib.sha256(req.SerializeToString(deterministic=True)).hexdigest()

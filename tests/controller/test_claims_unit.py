@@ -1,4 +1,5 @@
-"""The claim reconciler against an in-memory API: §2.2–§2.6's steps, texts and writes.
+"""The claim reconciler against an in-memory API:
+upstream controllers-2.2–controllers-2.6's steps, texts and writes.
 
 test_claims.py proves the same against the real API server (server-side apply,
 garbage collection); these cases pin exact texts and the failure paths quickly.

@@ -1,4 +1,4 @@
-"""The XR reconciler against an in-memory API: §2.1's steps, texts and write order.
+"""The XR reconciler against an in-memory API: upstream core-2.1's steps, texts and write order.
 
 The real API server proves the same behaviours in test_composite.py; these
 cases pin exact texts, the order of writes and the failure paths quickly.
@@ -81,7 +81,7 @@ async def test_writes_refs_before_composed_resources_and_status_last() -> None:
         ("apply", "ConfigMap"),
         ("apply", "ConfigMap"),
         ("apply-status", "XBucket"),
-    ], "§2.2: refs before any composed resource, status at the end"
+    ], "upstream core-2.2: refs before any composed resource, status at the end"
 
 
 async def test_settled_xr_costs_no_xr_writes() -> None:
@@ -123,7 +123,7 @@ async def test_dropped_resource_is_deleted() -> None:
     assert left["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == "a"
     assert [r["name"] for r in stored_xr(api)["spec"]["crossplane"]["resourceRefs"]] == [left["metadata"]["name"]]
     assert [c[0] for c in api.calls if c[1] == "ConfigMap" and c[0] in ("update", "delete")] == ["update", "delete"], (
-        "§2.11: labels are stripped with an update before the foreground delete"
+        "upstream core-2.11: labels are stripped with an update before the foreground delete"
     )
 
 

@@ -1,4 +1,5 @@
-"""Connection Secrets against an in-memory API: publishing an XR's (§4) and propagating to a claim (§2.8).
+"""Connection Secrets against an in-memory API: publishing an XR's
+(upstream controllers-4) and propagating to a claim (upstream controllers-2.8).
 
 test_connection.py proves the chain end to end on the real API server.
 """
@@ -188,7 +189,8 @@ async def test_the_xr_reconciler_publishes_a_legacy_xrs_details() -> None:
     await reconciler.reconcile("b")
     [x] = api.of_kind("XBucket")
     uid = x["metadata"]["uid"]
-    assert x["spec"]["writeConnectionSecretToRef"] == {"name": uid, "namespace": "sys"}, "§2.1 step 10's default"
+    want = {"name": uid, "namespace": "sys"}
+    assert x["spec"]["writeConnectionSecretToRef"] == want, "the default of upstream core-2.1 step 10"
     assert data_of(api, uid) == {"password": b64("hunter2")}, "only the XRD's connectionSecretKeys"
     assert x["status"]["connectionDetails"] == {"lastPublishedTime": "2026-01-01T12:00:00Z"}
     published = ("Normal", "PublishConnectionSecret", "Successfully published connection details")

@@ -133,7 +133,7 @@ def test_xrd_scope(version: str, enum: list[str], default: str, rules: list[str]
 
 
 def test_composition_pipeline_rules() -> None:
-    """The pipeline is a list-map keyed by step of 1..99 steps, as Crossplane's (§2.21)."""
+    """The pipeline is a list-map keyed by step of 1..99 steps, as Crossplane's (upstream core-2.21)."""
     pipeline = _spec_props("Composition", "v1")["pipeline"]
     assert (pipeline["minItems"], pipeline["maxItems"]) == (1, 99)
     assert pipeline["x-kubernetes-list-type"] == "map"

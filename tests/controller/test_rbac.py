@@ -1,4 +1,5 @@
-"""The per-XRD ClusterRoles of the RBAC manager (§7.1): rendering, applying, and aggregation into crossfn's role."""
+"""The per-XRD ClusterRoles of the RBAC manager
+(upstream controllers-7.1): rendering, applying, and aggregation into crossfn's role."""
 
 from __future__ import annotations
 

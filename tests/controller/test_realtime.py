@@ -1,4 +1,5 @@
-"""Realtime compositions: which XRs an object wakes, and the watches the reconciler starts (§1.6)."""
+"""Realtime compositions: which XRs an object wakes, and the watches the reconciler starts
+(upstream controllers-1.6)."""
 
 from __future__ import annotations
 

@@ -508,19 +508,19 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     ("reason", "got", "want"),
     [
         pytest.param(
-            "the XRD controller (controllers spec §1.1)",
+            "the XRD controller (upstream controllers-1.1)",
             _xrd.CONTROLLER_NAME,
             "defined/compositeresourcedefinition.apiextensions.crossplane.io",
             id="Defined",
         ),
         pytest.param(
-            "the revision-making controller (§3.1)",
+            "the revision-making controller (upstream controllers-3.1)",
             _revisions.COMPOSITION_CONTROLLER_NAME,
             "revisions/composition.apiextensions.crossplane.io",
             id="Revisions",
         ),
         pytest.param(
-            "the ValidPipeline controller (§3.6): revision/, singular, not pipeline/",
+            "the ValidPipeline controller (upstream controllers-3.6): revision/, singular, not pipeline/",
             _revisions.REVISION_CONTROLLER_NAME,
             "revision/compositionrevision.apiextensions.crossplane.io",
             id="Revision",

@@ -1,4 +1,5 @@
-"""Composition and revision selection (§2.1 steps 7–8, controllers §3.6): tables of cases."""
+"""Composition and revision selection (upstream core-2.1 steps 7–8,
+upstream controllers-3.6): tables of cases."""
 
 from __future__ import annotations
 

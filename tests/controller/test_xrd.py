@@ -1,4 +1,5 @@
-"""The XRD controller: CRDs, finalizers, conditions, events and XR controllers, as Crossplane's §1 and §2.1."""
+"""The XRD controller: CRDs, finalizers, conditions, events and XR controllers, as Crossplane's
+upstream controllers-1 and controllers-2.1."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The function response cache (§2.19; §4.7 cached_runner_test.go)."""
+"""The function response cache (upstream core-2.19; core-4.7 cached_runner_test.go)."""
 
 import datetime
 from pathlib import Path

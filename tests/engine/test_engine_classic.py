@@ -1,4 +1,4 @@
-"""The engine under classic render's contract (§3.5; §4.10 cmd/crank/render render_test.go).
+"""The engine under classic render's contract (upstream core-3.5; core-4.10 cmd/crank/render render_test.go).
 
 Loading files and printing YAML are render's; what is tested here is what
 the engine decides with ``ComposeOptions.classic_render()``.

@@ -1,4 +1,5 @@
-"""Compose as Crossplane's controller does it (§2.2–§2.17; §4.9 composition_functions_test.go).
+"""Compose as Crossplane's controller does it
+(upstream core-2.2–core-2.17; core-4.9 composition_functions_test.go).
 
 Cases that exercise a Kubernetes client (Get/Apply/Update errors) belong to
 the caller, not the engine, and are not here.
@@ -99,7 +100,7 @@ def noop(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     return None
 
 
-# Errors: each case's text is §2.18's, word for word.
+# Errors: each case's text is upstream core-2.18's, word for word.
 
 
 @pytest.mark.parametrize(

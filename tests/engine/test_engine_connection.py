@@ -1,4 +1,4 @@
-"""Legacy connection details (§2.16; §4.9 TestSecretConnectionDetailsFetcher)."""
+"""Legacy connection details (upstream core-2.16; core-4.9 TestSecretConnectionDetailsFetcher)."""
 
 from typing import Any
 

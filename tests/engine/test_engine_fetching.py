@@ -1,4 +1,4 @@
-"""The requirements loop and required-resource fetching (§2.6, §2.7; §4.3, §4.5)."""
+"""The requirements loop and required-resource fetching (upstream core-2.6, core-2.7; core-4.3, core-4.5)."""
 
 from collections.abc import Mapping
 from typing import Any

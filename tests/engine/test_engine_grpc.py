@@ -1,4 +1,5 @@
-"""The gRPC runner against real servers on ephemeral ports (§1.4, §2.5; §4.2 function_runner_test.go)."""
+"""The gRPC runner against real servers on ephemeral ports
+(upstream core-1.4, core-2.5; core-4.2 function_runner_test.go)."""
 
 import asyncio
 import datetime

@@ -1,4 +1,5 @@
-"""The pipeline inspector runner and redaction (§2.5 item 1; §4.8 inspected/runner_test.go)."""
+"""The pipeline inspector runner and redaction (upstream core-2.5 item 1;
+upstream core-4.8 inspected/runner_test.go)."""
 
 import datetime
 import json

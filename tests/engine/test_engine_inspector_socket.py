@@ -1,4 +1,5 @@
-"""The pipeline inspector's unix-socket transport against a real gRPC server (§4.8 socket_test.go)."""
+"""The pipeline inspector's unix-socket transport against a real gRPC server
+(upstream core-4.8 socket_test.go)."""
 
 import datetime
 import json

@@ -1,4 +1,5 @@
-"""Composed resource names: ChildName vectors and RFC 1123 checks (§2.10 steps 6–7, §4.9 internal/names)."""
+"""Composed resource names: ChildName vectors and RFC 1123 checks (upstream core-2.10 steps 6–7,
+upstream core-4.9 internal/names)."""
 
 import random
 

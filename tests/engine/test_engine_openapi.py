@@ -1,4 +1,5 @@
-"""Required schemas from OpenAPI v3 documents (§2.8; §4.4 TestOpenAPISchemasFetcherFetch, §4.10 TestFilteringSchemaFetcher)."""
+"""Required schemas from OpenAPI v3 documents (upstream core-2.8; core-4.4 TestOpenAPISchemasFetcherFetch,
+upstream core-4.10 TestFilteringSchemaFetcher)."""
 
 import json
 from collections.abc import Iterable

@@ -1,4 +1,5 @@
-"""Active FunctionRevisions: endpoints and capabilities (§2.1, §2.5; §4.1, §4.2 TestRunFunction)."""
+"""Active FunctionRevisions: endpoints and capabilities
+(upstream core-2.1, core-2.5; core-4.1, core-4.2 TestRunFunction)."""
 
 from typing import Any
 

@@ -1,4 +1,4 @@
-"""XR readiness: StableNAndSomeMore and the Ready matrix (§2.15, §3.6)."""
+"""XR readiness: StableNAndSomeMore and the Ready matrix (upstream core-2.15, core-3.6)."""
 
 import datetime
 

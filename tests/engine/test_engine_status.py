@@ -1,4 +1,4 @@
-"""The XR's conditions and events after a compose (§2.17 reconciler handling)."""
+"""The XR's conditions and events after a compose (upstream core-2.17 reconciler handling)."""
 
 import datetime
 from typing import Any

@@ -1,4 +1,4 @@
-"""Request tags (§2.4, §4.6 TestTag)."""
+"""Request tags (upstream core-2.4, core-4.6 TestTag)."""
 
 from crossfn.engine import _tag
 from crossfn.proto.v1 import run_function_pb2 as fnv1

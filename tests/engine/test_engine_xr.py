@@ -1,4 +1,5 @@
-"""The XR reconciler's steps around compose, shared by the controller and render's default mode (§2.1 steps 2–4, 7, 10)."""
+"""The XR reconciler's steps around compose, shared by the controller and render's default mode
+(upstream core-2.1 steps 2–4, 7, 10)."""
 
 from __future__ import annotations
 

@@ -12,7 +12,7 @@ PT = "crossplane-contrib/function-patch-and-transform"
 
 # (package, built-in key or None (the package runs) or "-" (no built-in's package at all), words in the line)
 CASES = [
-    # patch-and-transform: the built-in reproduces v0.10.8 (spec/patch-and-transform.md §0).
+    # patch-and-transform: the built-in reproduces v0.10.8 (upstream pt-0).
     (f"xpkg.crossplane.io/{PT}:v0.10.8", "patch-and-transform", "behaves as v0.10.8"),
     (f"xpkg.upbound.io/{PT}:v0.10.9", "patch-and-transform", "behaves as v0.10.8"),
     (f"ghcr.io/{PT}:v0.10.8", "patch-and-transform", "running function-patch-and-transform v0.10.8 as the built-in"),

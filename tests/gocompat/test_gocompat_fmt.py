@@ -1,4 +1,5 @@
-"""Go ``fmt.Sprintf`` emulation: the verified table of spec §6.7, the float ``%v`` rule, and properties."""
+"""Go ``fmt.Sprintf`` emulation: the verified table of
+upstream pt-6.7, the float ``%v`` rule, and properties."""
 
 from __future__ import annotations
 
@@ -21,7 +22,7 @@ def row(verb: str, value: Any, want: str, reason: str, name: str) -> Any:
     return pytest.param(verb, value, want, reason, id=name)
 
 
-# spec §6.7, the verified table (Go 1.19 experiments), one row per cell.
+# upstream pt-6.7, the verified table (Go 1.19 experiments), one row per cell.
 TABLE = [
     row("%s", "thing", "thing", "a string prints itself", "SString"),
     row("%s", 8, "%!s(int64=8)", "%s is a bad verb for int64", "SInt64"),
@@ -41,7 +42,7 @@ TABLE = [
     row("%v", MAP, "map[a:x b:1]", "%v of a map", "VMap"),
     row("%d", "thing", "%!d(string=thing)", "%d is a bad verb for strings", "DString"),
     row("%d", 8, "8", "%d of an int64", "DInt64"),
-    row("%d", 8.0, "%!d(float64=8)", "%d is a bad verb for float64 (§9 item 1)", "DFloat"),
+    row("%d", 8.0, "%!d(float64=8)", "%d is a bad verb for float64 (upstream pt-9 item 1)", "DFloat"),
     row("%d", 8.5, "%!d(float64=8.5)", "%d on a fraction", "DFloatFraction"),
     row("%d", True, "%!d(bool=true)", "%d on a bool", "DBool"),
     row("%d", None, "%!d(<nil>)", "%d on nil", "DNil"),
@@ -159,7 +160,7 @@ FLOAT_V = [
 
 @pytest.mark.parametrize(("value", "want"), FLOAT_V, ids=[w for _, w in FLOAT_V])
 def test_float_v(value: float, want: str) -> None:
-    """float64 %v: shortest digits, plain iff -4 <= exponent < 6 (spec §6.7 [exp])."""
+    """float64 %v: shortest digits, plain iff -4 <= exponent < 6 (upstream pt-6.7 [exp])."""
     assert fmt.sprint(value) == want
 
 

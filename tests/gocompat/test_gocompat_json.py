@@ -1,4 +1,4 @@
-"""Go ``encoding/json`` emulation: Marshal bytes (spec §6.8), Unmarshal errors, properties."""
+"""Go ``encoding/json`` emulation: Marshal bytes (upstream pt-6.8), Unmarshal errors, properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Kubernetes quantity parsing and AsApproximateFloat64 (spec §6.9), with properties."""
+"""Kubernetes quantity parsing and AsApproximateFloat64 (upstream pt-6.9), with properties."""
 
 from __future__ import annotations
 

@@ -152,7 +152,7 @@ FORMAT_F = [
 
 @pytest.mark.parametrize(("value", "want"), FORMAT_F, ids=[w for _, w in FORMAT_F])
 def test_format_float_f_shortest(value: float, want: str) -> None:
-    """FormatFloat(f, 'f', -1, 64): shortest digits, never exponent form (§6.6)."""
+    """FormatFloat(f, 'f', -1, 64): shortest digits, never exponent form (upstream pt-6.6)."""
     assert strconv.format_float(value, "f", -1) == want
 
 

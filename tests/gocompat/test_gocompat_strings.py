@@ -1,4 +1,5 @@
-"""Go per-rune case mapping (spec §9 item 16, §6.5) and Go's base64 decoding, with properties."""
+"""Go per-rune case mapping (upstream pt-9 item 16,
+upstream pt-6.5) and Go's base64 decoding, with properties."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Classic render conformance: cmd/crank/render TestRender (crossplane-core §4.10) and §3.6 output.
+"""Classic render conformance: cmd/crank/render TestRender (upstream core-4.10) and upstream core-3.6 output.
 
 Each case writes an XR, a Composition with one step ``test`` and a Function
 run in-process by the InProcess runtime (the functions in
@@ -78,7 +78,7 @@ def _check_golden(name: str, got: str) -> None:
     ("fn", "flags", "reason"),
     [
         pytest.param(
-            "success", {}, "§3.6: XR with computed Ready, composed resources sorted by name", id="Success"
+            "success", {}, "upstream core-3.6: XR with computed Ready, composed resources sorted by name", id="Success"
         ),
         pytest.param(
             "success_ready",

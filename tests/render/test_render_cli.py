@@ -1,4 +1,5 @@
-"""``crossfn render`` on the command line: §3.3's validation order and texts, exit codes, stdout discipline.
+"""``crossfn render`` on the command line:
+upstream core-3.3's validation order and texts, exit codes, stdout discipline.
 
 Every error is one ``crossfn: error:`` line on stderr, exit status 1, and
 nothing on stdout.

@@ -1,10 +1,11 @@
-"""Default render: one reconcile of the XR controller, printed as ``crossplane render xr`` prints it (§3.8, §3.9).
+"""Default render: one reconcile of the XR controller, printed as ``crossplane render xr`` prints it
+(upstream core-3.8, core-3.9).
 
 The golden cases are classic render's TestRender cases (``test_render_classic.py``)
 rendered in the default mode, so the two golden sets show the differences:
 real names, owner references with the synthetic uid, ``Responsive`` and
 ``Synced``, ``spec.crossplane.resourceRefs``, events as results. The rest are
-table tests of each step of §3.8 and of the CLI's printing.
+table tests of each step of upstream core-3.8 and of the CLI's printing.
 Regenerate golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/render``.
 """
 
@@ -109,7 +110,7 @@ def test_render_golden(tmp_path: Path, fn: str, flags: dict[str, Any], reason: s
 
 
 def test_empty_pipeline(tmp_path: Path) -> None:
-    """TestRender/EmptyPipeline (§3.8): the XR as the reconciler wrote it, and one event."""
+    """TestRender/EmptyPipeline (upstream core-3.8): the XR as the reconciler wrote it, and one event."""
     docs = render.render(_write(tmp_path, "success", pipeline=[], include_function_results=True))
     t = _engine_mode.FIXED_TIME
     assert docs == [
@@ -137,7 +138,8 @@ def test_empty_pipeline(tmp_path: Path) -> None:
 
 
 def test_results_are_events(tmp_path: Path) -> None:
-    """§3.6 engine Result documents: every event, in order, with reason and the event type as severity."""
+    """upstream core-3.6 engine Result documents: every event, in
+    order, with reason and the event type as severity."""
     docs = render.render(_write(tmp_path, "success", include_function_results=True))
     results = [(d["severity"], d["reason"], d["message"]) for d in docs if d["kind"] == "Result"]
     assert results == [
@@ -149,7 +151,8 @@ def test_results_are_events(tmp_path: Path) -> None:
 
 
 def test_composed_names_and_owner(tmp_path: Path) -> None:
-    """Composed resources get ChildName names from the synthetic uid, sorted by resource name (§2.10, §3.9)."""
+    """Composed resources get ChildName names from the synthetic uid, sorted by resource name
+    (upstream core-2.10, core-3.9)."""
     docs = render.render(_write(tmp_path, "success"))
     uid = _engine_mode.synthetic_uid(_XR)
     composed = docs[1:]
@@ -288,7 +291,7 @@ def test_paused(tmp_path: Path) -> None:
 
 
 def test_legacy_xrd(tmp_path: Path) -> None:
-    """A v1 XRD without a scope makes the XR Legacy: refs at spec.resourceRefs (§3.8 step 1)."""
+    """A v1 XRD without a scope makes the XR Legacy: refs at spec.resourceRefs (upstream core-3.8 step 1)."""
     xrd = {
         "apiVersion": "apiextensions.crossplane.io/v1",
         "kind": "CompositeResourceDefinition",
@@ -495,7 +498,8 @@ def test_classic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> Non
 
 
 def test_observed_details_from_stored_secrets(tmp_path: Path) -> None:
-    """An observed resource's connection Secret may be any Secret the engine stores, a credential too (§2.16, §3.8 step 7)."""
+    """An observed resource's connection Secret may be any Secret the engine stores, a credential too
+    (upstream core-2.16, core-3.8 step 7)."""
     thing = _owned("db", "db", None)
     thing["spec"] = {"writeConnectionSecretToRef": {"name": "db-conn", "namespace": "crossplane-system"}}
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db-conn", "namespace": "crossplane-system"},
@@ -507,7 +511,8 @@ def test_observed_details_from_stored_secrets(tmp_path: Path) -> None:
 
 
 def test_required_resources_recorded_after_fatal(tmp_path: Path) -> None:
-    """§3.8: every fetch is recorded as its selector, and the record survives a fatal result (exit code 3's purpose)."""
+    """upstream core-3.8: every fetch is recorded as its selector, and the record survives a fatal result
+    (exit code 3's purpose)."""
     step = {"step": "test", "functionRef": {"name": "function-test"},
             "requirements": {"requiredResources": [{"requirementName": "cm", "apiVersion": "v1", "kind": "ConfigMap",
                                                     "name": "settings", "namespace": "default"}]}}  # fmt: skip
@@ -543,7 +548,8 @@ def test_unknown_function(tmp_path: Path) -> None:
 
 
 def test_namespace_overridden(tmp_path: Path) -> None:
-    """A namespaced XR's resource asked for elsewhere is composed in the XR's namespace, with a warning (§2.10 step 4)."""
+    """A namespaced XR's resource asked for elsewhere is composed in the XR's namespace, with a warning
+    (upstream core-2.10 step 4)."""
     xr = {**_XR, "metadata": {"name": "test-render", "namespace": "team"}}
     docs = render.render(_write(tmp_path, "elsewhere_for_claim", xr=xr, include_function_results=True))
     assert docs[1]["metadata"]["namespace"] == "team"
@@ -558,7 +564,8 @@ def test_namespace_overridden(tmp_path: Path) -> None:
 
 
 def test_legacy_claim_gets_its_copy(tmp_path: Path) -> None:
-    """A legacy XR with a claim: a CompositeAndClaim result is recorded for the claim (bare) and the XR (§2.9)."""
+    """A legacy XR with a claim: a CompositeAndClaim result is recorded for the claim (bare) and the XR
+    (upstream core-2.9)."""
     xr = {**_XR, "spec": {"claimRef": {"apiVersion": "nop.example.org/v1alpha1", "kind": "NopResource",
                                        "name": "claim", "namespace": "team"}},
           "metadata": {"name": "test-render", "labels": {"crossplane.io/claim-name": "claim",

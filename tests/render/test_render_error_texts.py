@@ -1,4 +1,5 @@
-"""§3.3 and §3.5's error texts and their wrappers, word for word, where crossfn once differed.
+"""upstream core-3.3 and core-3.5's error texts and their
+wrappers, word for word, where crossfn once differed.
 
 Each case is checked against crossplane's ``cmd/crank/render`` (classic v2.2.4
 and pre-removal share it): ``-a`` errors are wrapped ``cannot apply function

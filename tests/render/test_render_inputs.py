@@ -1,4 +1,5 @@
-"""Render's loading rules (§3.3) and its file-backed sources (§3.5): streams, requirements, schemas, secrets.
+"""Render's loading rules (upstream core-3.3) and its file-backed sources
+(upstream core-3.5): streams, requirements, schemas, secrets.
 
 Requirement and credential cases run through a real render with the
 ``echo_requests`` test function, which writes what it was sent into the XR
@@ -218,7 +219,8 @@ metadata:
 
 
 def test_observed_connection_details(tmp_path: Path) -> None:
-    """Connection details from a companion Secret (§2.16 lookup) or the connection-details annotation."""
+    """Connection details from a companion Secret
+    (upstream core-2.16 lookup) or the connection-details annotation."""
     status = render.render(_request(tmp_path, observed=_OBSERVED), output=render.CLASSIC)[0]["status"]
     assert status["connection"] == {
         "bucket": {"endpoint": "https://example"},

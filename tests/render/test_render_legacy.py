@@ -1,6 +1,6 @@
 """``crossfn render`` of a legacy ``mode: Resources`` Composition, converted to a Pipeline on the fly.
 
-Upstream render rejects such a Composition (crossplane-core §3.3 step 6);
+Upstream render rejects such a Composition (upstream core-3.3 step 6);
 crossfn converts it as ``crossfn convert pipeline-composition`` does and
 notes it on stderr (a divergence listed in ``docs/compatibility.md``).
 Regenerate the golden file with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/render``.

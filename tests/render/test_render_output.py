@@ -1,7 +1,7 @@
 """Render frames each object's Go YAML after a ``---`` line, or writes one JSON array.
 
 The bytes of one object are ``crossfn.gocompat.yaml_emitter``'s (tested there);
-the expected text is the spec's own example (§3.6).
+the expected text is the spec's own example (upstream core-3.6).
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from crossfn.render import output
 
 
 def test_spec_example_output() -> None:
-    """§3.6: the XR document of the TestRender/Success expectation."""
+    """upstream core-3.6: the XR document of the TestRender/Success expectation."""
     xr = {
         "apiVersion": "nop.example.org/v1alpha1",
         "kind": "XNopResource",

@@ -1,4 +1,5 @@
-"""Choosing a runtime per Function from its annotations (§3.4; TestGetRuntimeDocker and crossfn's additions)."""
+"""Choosing a runtime per Function from its annotations
+(upstream core-3.4; TestGetRuntimeDocker and crossfn's additions)."""
 
 from __future__ import annotations
 

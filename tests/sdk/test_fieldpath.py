@@ -1,4 +1,4 @@
-"""crossplane-runtime fieldpath semantics (spec/patch-and-transform.md §3), table by table."""
+"""crossplane-runtime fieldpath semantics (upstream pt-3), table by table."""
 
 from __future__ import annotations
 
@@ -224,7 +224,7 @@ def test_set_value_index_1024_allowed() -> None:
     ],
 )
 def test_json_round_trip(value: Any, want: Any, error: str | None) -> None:
-    """Values are normalised as a Go JSON round trip would (spec §4)."""
+    """Values are normalised as a Go JSON round trip would (upstream pt-4)."""
     if error is None:
         got = fieldpath.json_round_trip(value)
         assert got == want
@@ -323,7 +323,7 @@ MATRIX: list[tuple[str, Any, Any, list[Any]]] = [
     ],
 )
 def test_merge_value_matrix(dst: Any, src: Any, policy: str, want: Any) -> None:
-    """The verified top-level merge matrix of spec §3.6."""
+    """The verified top-level merge matrix of upstream pt-3.6."""
     obj: dict[str, Any] = {} if dst is MISSING else {"t": copy.deepcopy(dst)}
     if isinstance(want, str) and want.startswith("failed to merge"):
         with pytest.raises(Plain) as e:
@@ -335,7 +335,7 @@ def test_merge_value_matrix(dst: Any, src: Any, policy: str, want: Any) -> None:
 
 
 def test_merge_dedup_is_type_strict() -> None:
-    """A float64 1 in dst does not equal the int64 1 from src, so it is appended again (spec §4)."""
+    """A float64 1 in dst does not equal the int64 1 from src, so it is appended again (upstream pt-4)."""
     obj: dict[str, Any] = {"t": [1.0]}
     fieldpath.merge_value(obj, "t", [1], POLICIES["ForceMergeObjectsAppendArrays"])
     assert obj["t"] == [1, 1]
@@ -349,7 +349,7 @@ def test_merge_dedup_is_type_strict() -> None:
     ],
 )
 def test_merge_reader_error_wording(obj: dict[str, Any], error: str | None) -> None:
-    """Under a merge policy the reader's wording wins; under Replace the writer's (spec §3.6)."""
+    """Under a merge policy the reader's wording wins; under Replace the writer's (upstream pt-3.6)."""
     if error is None:
         fieldpath.merge_value(obj, "spec.a", "v", POLICIES["MergeObjects"])
         assert obj == {"spec": {"a": "s"}}
@@ -418,7 +418,8 @@ def test_merge_reader_error_wording(obj: dict[str, Any], error: str | None) -> N
 def test_expand_wildcards(
     obj: Any, path: str, want: list[str] | None, error: str | None, not_found: bool
 ) -> None:
-    """Wildcards expand only over existing leaves (spec §3.7); a literal "*" key is our clear error (§9 item 9)."""
+    """Wildcards expand only over existing leaves (upstream pt-3.7); a literal "*" key is our clear error
+    (upstream pt-9 item 9)."""
     if error is None:
         assert sorted(fieldpath.expand_wildcards(obj, path)) == want
         return

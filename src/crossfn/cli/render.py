@@ -1,4 +1,4 @@
-"""``crossfn render``: the flags of ``crossplane render`` (crossplane-core §3.2), mapped onto ``render.Request``.
+"""``crossfn render``: the flags of ``crossplane render`` (upstream core-3.2), mapped onto ``render.Request``.
 
 This module only parses flags; :mod:`crossfn.render` does the work. Output is
 written to stdout in one piece after the render succeeded, so a failure

@@ -4,7 +4,7 @@ Every reconciler talks to the API server through :class:`Api` and reads through
 informer caches (``_informer``); neither knows which client library sits
 underneath (``_kube`` implements this Protocol on it). Objects are plain JSON
 dicts exactly as the API server returns them, ``managedFields`` included (the
-engine sends observed objects to functions unchanged, §2.21 of Crossplane's
+engine sends observed objects to functions unchanged, upstream core-2.21 of Crossplane's
 behaviour). Kinds are named by ``apiVersion`` and ``kind``; the implementation
 maps them to REST resources through discovery, and re-discovers when a kind it
 has not seen appears (a CRD the XRD controller just created).

@@ -1,4 +1,4 @@
-"""Binding a claim to its XR and keeping the two in step (controllers spec §2.3–§2.5).
+"""Binding a claim to its XR and keeping the two in step (upstream controllers-2.3–controllers-2.5).
 
 Crossplane's default (server-side apply) claim syncer, in its order:
 
@@ -94,7 +94,8 @@ def composite_patch(
     name: str,
     enforced: bool,
 ) -> dict[str, Any]:
-    """What the claim applies to its XR (§2.4 steps 1–4): a fresh object, never the XR read back."""
+    """What the claim applies to its XR (upstream controllers-2.4
+    steps 1–4): a fresh object, never the XR read back."""
     meta = claim.get("metadata") or {}
     labels = _filtered(meta.get("labels"))
     labels[LABEL_CLAIM_NAME] = str(meta.get("name") or "")
@@ -118,7 +119,8 @@ def composite_patch(
 
 
 def learn_from_composite(claim: dict[str, Any], xr: Mapping[str, Any], *, enforced: bool) -> None:
-    """§2.4 step 5: the claim's ``resourceRef`` and what it takes from the XR (in place)."""
+    """upstream controllers-2.4 step 5: the claim's
+    ``resourceRef`` and what it takes from the XR (in place)."""
     spec = claim.setdefault("spec", {})
     spec["resourceRef"] = reference(xr, namespace=False)
     external = ((xr.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_EXTERNAL_NAME)
@@ -134,7 +136,8 @@ def learn_from_composite(claim: dict[str, Any], xr: Mapping[str, Any], *, enforc
 
 
 def claim_status(claim: Mapping[str, Any], xr: Mapping[str, Any]) -> dict[str, Any]:
-    """§2.4 step 7: the XR's status, keeping the claim's own conditions and ``lastPublishedTime``."""
+    """upstream controllers-2.4 step 7: the XR's status, keeping the claim's own conditions and
+    ``lastPublishedTime``."""
     xr_status = xr.get("status")
     own = claim.get("status") or {}
     if xr_status is None:
@@ -151,7 +154,8 @@ def claim_status(claim: Mapping[str, Any], xr: Mapping[str, Any]) -> dict[str, A
 
 
 async def generate_name(api: _api.Api, api_version: str, kind: str, base: str, rng: random.Random) -> str:
-    """``<base>-xxxxx``, free at the time of asking (§2.3): up to 10 tries, each checked with a GET."""
+    """``<base>-xxxxx``, free at the time of asking
+    (upstream controllers-2.3): up to 10 tries, each checked with a GET."""
     prefix = f"{base}-"[:NAME_MAX_BASE]
     for _ in range(NAME_TRIES):
         candidate = prefix + "".join(rng.choice(NAME_ALPHABET) for _ in range(5))

@@ -1,4 +1,5 @@
-"""The claim reconciler: a namespaced claim bound to a cluster-scoped legacy XR (controllers spec §2.2–§2.8).
+"""The claim reconciler: a namespaced claim bound to a cluster-scoped legacy XR
+(upstream controllers-2.2–controllers-2.8).
 
 One :class:`ClaimReconciler` serves the claims of one XRD that offers them
 (a v1 ``LegacyCluster`` XRD with ``spec.claimNames``); the manager starts it as
@@ -279,7 +280,7 @@ class ClaimReconciler:
             _conditions.set_condition(claim, c)
 
     async def _delete(self, claim: dict[str, Any], xr: Mapping[str, Any] | None, read: dict[str, Any]) -> _controller.Result:
-        """§2.6: delete the XR by ``compositeDeletePolicy``, then release the claim."""
+        """upstream controllers-2.6: delete the XR by ``compositeDeletePolicy``, then release the claim."""
         self._mark(claim, "Ready", "False", "Deleting")
         if xr is not None:
             meta = xr.get("metadata") or {}

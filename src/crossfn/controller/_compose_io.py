@@ -1,19 +1,19 @@
-"""The I/O around one compose (§2.2): observe, run the engine, GC, refs, apply.
+"""The I/O around one compose (upstream core-2.2): observe, run the engine, GC, refs, apply.
 
 ``engine.compose`` decides and touches nothing; :meth:`ComposeIO.compose`
-does what it decided, in §2.2's order:
+does what it decided, in upstream core-2.2's order:
 
 1. observe the composed resources the XR's ``resourceRefs`` name (the
    informer cache when the kind is watched, else or on a miss the API server;
-   gone ones are skipped) with their connection details (§2.16);
+   gone ones are skipped) with their connection details (upstream core-2.16);
 2. run the pipeline (``engine.compose``; a fatal result stops here);
-3. garbage-collect what is no longer desired (§2.11): strip the composite and
+3. garbage-collect what is no longer desired (upstream core-2.11): strip the composite and
    claim labels with an update, then delete in the foreground with a UID
    precondition, NotFound ignored either way;
-4. server-side apply ``resourceRefs`` before anything is created (§2.12), so
+4. server-side apply ``resourceRefs`` before anything is created (upstream core-2.12), so
    a crash never leaves a composed resource the XR cannot find;
 5. server-side apply each composed resource, forcing ownership, as the XR's
-   own field owner (§2.13). A 422 Invalid marks that resource unsynced with a
+   own field owner (upstream core-2.13). A 422 Invalid marks that resource unsynced with a
    Warning event and carries on; any other error aborts.
 
 An apply the API server would make a no-op is not sent (:class:`Applied`):
@@ -26,7 +26,7 @@ that settles (the reconcile that sees its resources ready composes them
 again). A kind that is not watched is always applied: nothing would tell a
 change.
 
-The XR's status (§2.14) is written by the reconciler together with its
+The XR's status (upstream core-2.14) is written by the reconciler together with its
 conditions. Failures raise :class:`ComposeFailed` with the text the XR's
 ``Synced`` condition and Warning event will carry after ``cannot compose
 resources: ``; a Conflict is raised as is, for a silent requeue.
@@ -228,7 +228,7 @@ class ComposeIO:
             raise ComposeFailed(exc, None) from exc
 
     async def _observe(self, xr: Mapping[str, Any], fields: _selection.Fields) -> list[engine.ObservedResource]:
-        """§2.2 step 1: the objects the XR's refs name, with their connection details."""
+        """upstream core-2.2 step 1: the objects the XR's refs name, with their connection details."""
         xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
         refs = [r for r in fields.peek(xr).get("resourceRefs") or [] if isinstance(r, Mapping) and r.get("name")]
 
@@ -251,7 +251,8 @@ class ComposeIO:
         return [o for o in found if o is not None]
 
     async def _details(self, obj: Mapping[str, Any], what: str) -> dict[str, bytes]:
-        """The data of the Secret ``obj`` writes its connection details to; NotFound is empty (§2.16)."""
+        """The data of the Secret ``obj`` writes its connection details to; NotFound is empty
+        (upstream core-2.16)."""
         ref = engine.secret_ref(obj)
         if ref is None:
             return {}
@@ -265,7 +266,8 @@ class ComposeIO:
             raise ComposeFailed(errors.CrossfnError(text), None) from exc
 
     async def _collect(self, garbage: tuple[dict[str, Any], ...]) -> None:
-        """§2.11: strip labels with an update, then delete in the foreground, for each unwanted object."""
+        """upstream core-2.11: strip labels with an update, then
+        delete in the foreground, for each unwanted object."""
         outer = "cannot garbage collect composed resources that are no longer desired"
         for obj in garbage:
             meta = obj.get("metadata") or {}
@@ -283,7 +285,7 @@ class ComposeIO:
             )  # fmt: skip
 
     async def _write_refs(self, xr: dict[str, Any], result: engine.CompositionResult, fields: _selection.Fields) -> None:
-        """§2.12: the refs, applied before any composed resource (skipped when already there)."""
+        """upstream core-2.12: the refs, applied before any composed resource (skipped when already there)."""
         refs = list(result.resource_refs)
         if list(fields.peek(xr).get("resourceRefs") or []) == refs:
             return
@@ -296,7 +298,8 @@ class ComposeIO:
         fields.machinery(xr)["resourceRefs"] = refs
 
     async def _apply(self, xr: Mapping[str, Any], result: engine.CompositionResult, recorder: _events.Recorder) -> list[str]:
-        """§2.13: apply each composed resource; Invalid ones are reported and returned, not fatal.
+        """upstream core-2.13: apply each composed resource;
+        Invalid ones are reported and returned, not fatal.
 
         An apply that would be a no-op is skipped (module docstring).
         """

@@ -1,7 +1,8 @@
-"""The XR reconciler: Crossplane's composite controller around crossfn's engine (§2.1 steps 1–14).
+"""The XR reconciler: Crossplane's composite controller around crossfn's engine
+(upstream core-2.1 steps 1–14).
 
 One :class:`CompositeReconciler` serves the XRs of one XRD. ``reconcile(key)``
-walks §2.1 in order:
+walks upstream core-2.1 in order:
 
 1. get the XR (gone: forget it, done);  2. ``Responsive``;  3. paused;
 4. ``crossplane.io/reconcile-requested-at``;  5. deletion: remove the
@@ -13,13 +14,13 @@ events, requeue.
 
 The engine decides (``engine.compose`` returns what to apply and delete,
 ``engine.reconcile_status`` the conditions and events); this module does the
-I/O: reading the XR and what it composed, GC (§2.11), ``resourceRefs``
-(§2.12), server-side applies (§2.13), the status (§2.14). Every failure of
-steps 6–13 is a Warning event with Crossplane's reason, ``Synced=False``
-with the wrapped message, a status write, then the error raised so the
-work queue backs off (1 s to 30 s); a ``Conflict`` is raised as is, which the
-controller requeues silently. Two failures are a moment's race when a
-Composition is applied with its XR (no revision yet; a revision whose
+I/O: reading the XR and what it composed, GC (upstream core-2.11), ``resourceRefs``
+(upstream core-2.12), server-side applies (upstream core-2.13), the status
+(upstream core-2.14). Every failure of steps 6–13 is a Warning event with
+Crossplane's reason, ``Synced=False`` with the wrapped message, a status write,
+then the error raised so the work queue backs off (1 s to 30 s); a ``Conflict`` is
+raised as is, which the controller requeues silently. Two failures are a moment's
+race when a Composition is applied with its XR (no revision yet; a revision whose
 pipeline is not checked yet): they are reported the same way but returned as
 a backoff requeue, logged at debug level, and the CompositionRevision watch
 reconciles the XR as soon as the revision changes. Wrongly typed
@@ -30,7 +31,7 @@ The status is written with one server-side apply of the status subresource
 desired status and the conditions together, and only when it differs from
 what was read, so a settled XR costs no writes.
 
-Step 13 publishes a legacy XR's connection Secret (``_connection``, §4);
+Step 13 publishes a legacy XR's connection Secret (``_connection``, upstream controllers-4);
 claims are ``_claims``'; a reconcile is a span when tracing (``_tracing``).
 Not here: the watch circuit breaker (``Responsive`` is always
 ``True``/``WatchCircuitClosed``; the work queue's de-duplication bounds event storms).
@@ -212,7 +213,8 @@ class CompositeReconciler:
         self.xrd = xrd
 
     def start(self) -> None:
-        """Watch this controller's XRs, and CompositionRevisions so Automatic XRs move at once (§3.6)."""
+        """Watch this controller's XRs, and CompositionRevisions so Automatic XRs move at once
+        (upstream controllers-3.6)."""
         if self._informers is not None and not self._started:
             self._started = True
             self._informers.informer(self.api_version, self.kind).add_handler(self._xr_changed)
@@ -252,7 +254,7 @@ class CompositeReconciler:
     # Reconcile ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: str) -> _controller.Result:
-        """Reconcile the XR ``key`` (§2.1 steps 1–14, in order), in a span when tracing."""
+        """Reconcile the XR ``key`` (upstream core-2.1 steps 1–14, in order), in a span when tracing."""
         tracer = self._tracer or _tracing.default_tracer()
         with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
             return await self._reconcile_key(key, tracer.steps)
@@ -343,7 +345,7 @@ class CompositeReconciler:
         except _StatusRejected as rejected:
             # The functions' desired status does not fit the XR's schema (a wrong type, a field
             # it does not declare): report it with the conditions alone, as Crossplane's compose
-            # fails with this text (§2.14).
+            # fails with this text (upstream core-2.14).
             error = errors.CrossfnError(f"cannot apply composite resource status: {rejected.error}")
             invalid = isinstance(rejected.error, _api.Invalid)
             await self._compose_failed(xr, read, _compose_io.ComposeFailed(error, outcome.result, invalid=invalid))
@@ -351,7 +353,7 @@ class CompositeReconciler:
         return self._requeue(key, xr, outcome)
 
     async def _publish(self, xr: dict[str, Any], result: engine.CompositionResult) -> None:
-        """Step 13: a legacy XR's connection Secret (§4); modern XRs publish nothing."""
+        """Step 13: a legacy XR's connection Secret (upstream controllers-4); modern XRs publish nothing."""
         if not self._fields.legacy:
             return
         keys = [str(k) for k in (self.xrd.get("spec") or {}).get("connectionSecretKeys") or ()]
@@ -485,7 +487,8 @@ class CompositeReconciler:
             engine.default_connection_secret(xr, self._fields.machinery(xr), spec)
 
     async def _compose_failed(self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed) -> None:
-        """§2.17 on a compose error: the partial run's events and conditions, ``Synced=False``, status."""
+        """upstream core-2.17 on a compose error: the partial run's
+        events and conditions, ``Synced=False``, status."""
         status = engine.reconcile_status(
             xr, failed.result, now=self._clock(), error=failed.error, legacy=self._fields.legacy
         )
@@ -530,7 +533,8 @@ class CompositeReconciler:
 
     @staticmethod
     def _add_finalizer(xr: dict[str, Any]) -> bool:
-        """Step 6 in memory: add the finalizer; ``False`` when it is already there (§0)."""
+        """Step 6 in memory: add the finalizer; ``False`` when it is already there
+        (upstream controllers-0)."""
         meta = xr.setdefault("metadata", {})
         finalizers = list(meta.get("finalizers") or [])
         if FINALIZER in finalizers:
@@ -551,7 +555,7 @@ class CompositeReconciler:
             return xr
 
     async def _write_status(self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]) -> None:
-        """Server-side apply the status subresource, only when it changed (§2.14, §2.17)."""
+        """Server-side apply the status subresource, only when it changed (upstream core-2.14, core-2.17)."""
         if status == read:
             return
         meta = xr.get("metadata") or {}

@@ -1,4 +1,4 @@
-"""Conditions on the objects the controllers own: build one, set it, read it (§0 of the controllers spec).
+"""Conditions on the objects the controllers own: build one, set it, read it (upstream controllers-0).
 
 Crossplane marks every condition with the object's ``metadata.generation``
 (``observedGeneration``) and sets it by type with crossplane-runtime's rule: an

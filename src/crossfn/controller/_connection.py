@@ -1,4 +1,5 @@
-"""Connection Secrets: a legacy XR publishes its details (§4), a claim receives a copy (§2.8).
+"""Connection Secrets: a legacy XR publishes its details (upstream controllers-4), a claim receives a copy
+(upstream controllers-2.8).
 
 Crossplane keeps two Secrets per claimed legacy XR:
 
@@ -57,7 +58,7 @@ def check_controllable(secret: Mapping[str, Any], uid: str) -> None:
 
 
 async def publish(api: _api.Api, xr: Mapping[str, Any], details: Mapping[str, bytes], keys: Iterable[str] = ()) -> bool:
-    """Write the XR's connection Secret (§4); return whether anything was written.
+    """Write the XR's connection Secret (upstream controllers-4); return whether anything was written.
 
     Raises ``cannot apply connection secret: …`` (the XR reconciler adds
     ``cannot publish connection details``). An XR without
@@ -89,7 +90,8 @@ async def publish(api: _api.Api, xr: Mapping[str, Any], details: Mapping[str, by
 
 
 async def propagate(api: _api.Api, claim: Mapping[str, Any], xr: Mapping[str, Any]) -> bool:
-    """Copy the XR's connection Secret to the claim's (§2.8); return whether anything was written.
+    """Copy the XR's connection Secret to the claim's
+    (upstream controllers-2.8); return whether anything was written.
 
     Only when both name a Secret (the caller checks that the XR is Ready).
     Raises with Crossplane's texts; the claim reconciler adds ``cannot

@@ -2,7 +2,7 @@
 
 Crossplane reports what a reconcile did (a Composition selected, a pipeline
 result, a composed resource rejected) as core/v1 Events on the object, with its
-own reasons (§2.18 of the core spec). :class:`EventRecorder` writes them.
+own reasons (upstream core-2.18). :class:`EventRecorder` writes them.
 
 Two properties matter more than any single event:
 
@@ -359,7 +359,8 @@ class EventRecorder:
 async def record_pipeline_events(
     recorder: Recorder, xr: Mapping[str, Any], events: tuple[engine.Event, ...], *, legacy: bool
 ) -> None:
-    """The pipeline's events on the XR (``<detail>: <message>``); on its claim too when so targeted (§2.5).
+    """The pipeline's events on the XR (``<detail>: <message>``); on its claim too when so targeted
+    (upstream controllers-2.5).
 
     A claim's copy carries the bare message, as Crossplane's ``AsEvent``; it
     is recorded on the object ``spec.claimRef`` names (modern XRs have no claim).

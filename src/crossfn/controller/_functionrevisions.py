@@ -1,4 +1,5 @@
-"""Keeping the active FunctionRevision of Functions crossfn runs itself (§5.1, §5.7).
+"""Keeping the active FunctionRevision of Functions crossfn runs itself
+(upstream controllers-5.1, controllers-5.7).
 
 Crossplane's package manager turns a Function into FunctionRevisions, a
 Deployment and a Service, and the XR controller and the ``ValidPipeline`` gate
@@ -146,7 +147,8 @@ class FunctionReconciler:
     async def _collect_garbage(
         self, fn: Mapping[str, Any], revisions: list[dict[str, Any]], keep: str
     ) -> None:
-        """Delete the oldest revision beyond ``revisionHistoryLimit`` (one per reconcile, §5.1)."""
+        """Delete the oldest revision beyond ``revisionHistoryLimit`` (one per reconcile,
+        upstream controllers-5.1)."""
         limit = (fn.get("spec") or {}).get("revisionHistoryLimit", 1)
         others = [rev for rev in revisions if _name(rev) != keep]
         if not limit or len(others) + 1 <= int(limit) + 1:
@@ -189,7 +191,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
         return _controller.Result()
 
     async def _deactivate_others(self, revisions: list[dict[str, Any]], keep: str) -> None:
-        """At most one revision per Function is Active (§5.7): the current one."""
+        """At most one revision per Function is Active (upstream controllers-5.7): the current one."""
         for rev in revisions:
             if _name(rev) == keep or (rev.get("spec") or {}).get("desiredState") != "Active":
                 continue
@@ -220,7 +222,8 @@ class FunctionRevisionKeeper(FunctionReconciler):
         )
         now = self._clock()
         for type_ in ("Healthy", "RevisionHealthy", "RuntimeHealthy"):
-            # A bad endpoint annotation is the runtime's fault, as an unavailable Deployment is (§5.6).
+            # A bad endpoint annotation is the runtime's fault, as an unavailable Deployment is
+            # (upstream controllers-5.6).
             bad = r.kind == "invalid" and type_ != "RevisionHealthy"
             _conditions.set_condition(
                 rev,

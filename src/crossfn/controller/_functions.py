@@ -1,7 +1,7 @@
 """Reaching Functions from the controller: in-process built-ins, annotated endpoints, package revisions.
 
 Crossplane calls a Function at its active FunctionRevision's ``status.endpoint``
-over mTLS (§5.7). crossfn does that too, and adds two routes, decided per call
+over mTLS (upstream controllers-5.7). crossfn does that too, and adds two routes, decided per call
 from the Function object in the informer cache (:func:`route`):
 
 =================  =========================================================
@@ -58,7 +58,7 @@ ENDPOINT_ANNOTATION = "crossfn.io/endpoint"
 """Call this Function at ``HOST:PORT`` (local development), whatever its package."""
 
 LABEL_PACKAGE = "pkg.crossplane.io/package"
-"""The label that ties a FunctionRevision to its Function (§5.1)."""
+"""The label that ties a FunctionRevision to its Function (upstream controllers-5.1)."""
 
 
 class Cache(Protocol):
@@ -165,7 +165,8 @@ class FunctionTransport:
             _log.info("Function %s: %s", name, decision.line)
 
     def target(self, name: str) -> str:
-        """The gRPC target of Function ``name``, with Crossplane's errors when there is none (§5.7)."""
+        """The gRPC target of Function ``name``, with Crossplane's errors when there is none
+        (upstream controllers-5.7)."""
         r = route(self._functions.get(name))
         if r.kind == "endpoint":
             return r.target
@@ -264,7 +265,7 @@ async def load_tls(api: _api.Api, settings: _settings.FunctionSettings) -> engin
     Read from ``tls_client_certs_dir`` when set, else from the Secret
     ``namespace/tls_client_secret_name``: Crossplane's client certificate,
     signed by the CA every function package's server certificate is signed by
-    (§5.5). A failure is fatal at start, as in Crossplane:
+    (upstream controllers-5.5). A failure is fatal at start, as in Crossplane:
     ``cannot load client TLS certificates: …``.
     """
     if settings.insecure:

@@ -3,7 +3,7 @@
 Two replicas of the controller against one API server must never reconcile at
 the same time: both would create the same composed resources, and a Composition
 function's ``generateName`` would make duplicates. Crossplane runs its core
-behind a Lease (§6 of the controllers spec); :class:`LeaderElector` is the same
+behind a Lease (upstream controllers-6); :class:`LeaderElector` is the same
 algorithm, so its timing guarantees carry over:
 
 * a candidate **acquires** the Lease when nobody holds it, when its holder
@@ -70,7 +70,8 @@ _log = logging.getLogger("crossfn.controller.leader")
 
 LEASE_API_VERSION = "coordination.k8s.io/v1"
 LEASE_NAME = "crossplane-leader-election-core"
-"""Crossplane core's Lease (§6): one leader among crossfn's replicas and Crossplane's own core."""
+"""Crossplane core's Lease (upstream controllers-6): one leader
+among crossfn's replicas and Crossplane's own core."""
 
 LEASE_DURATION = 60.0
 """Seconds a non-leader waits after the record last changed before taking over (Crossplane: 60 s)."""

@@ -1,6 +1,6 @@
 """The runtime of a function package: its active FunctionRevision as a Deployment, a Service and Secrets.
 
-Crossplane's package runtime (§5.3-§5.6 of the controllers spec) runs every
+Crossplane's package runtime (upstream controllers-5.3-controllers-5.6) runs every
 Active FunctionRevision as a Deployment of the package image behind a headless
 Service on port 9443, with a server certificate signed by the controller's CA,
 and writes ``status.endpoint`` (``dns:///<service>.<namespace>:9443``) where
@@ -27,7 +27,7 @@ and retried; it never stops the controller.
 crossfn pulls no images, so the revision check Crossplane's package
 controller makes is reduced to the reference itself: a revision whose
 ``spec.image`` is not a full reference is ``RevisionHealthy=False`` and gets
-no Deployment. The DeploymentRuntimeConfig overrides of §5.6 are applied by
+no Deployment. The DeploymentRuntimeConfig overrides of upstream controllers-5.6 are applied by
 :func:`build_deployment`, :func:`build_service` and :func:`build_service_account`,
 pure functions tested on their own.
 """
@@ -179,7 +179,8 @@ def build_deployment(
     service_account: str,
     image: str,
 ) -> Object:
-    """The Deployment: the template first, then Crossplane's defaults and forced values, in its order (§5.4)."""
+    """The Deployment: the template first, then Crossplane's defaults and forced values, in its order
+    (upstream controllers-5.4)."""
     template = _template(drc, "deploymentTemplate")
     rev_spec, rev_name = rev.get("spec") or {}, _name(rev)
     spec: Object = copy.deepcopy(dict(template.get("spec") or {}))
@@ -468,7 +469,8 @@ class FunctionRuntimeReconciler:
             return
 
     async def _pre_hook(self, rev: Mapping[str, Any], drc: Mapping[str, Any], function: str) -> str:
-        """The Service, the endpoint, and the server certificate Secret (§5.4, §5.5)."""
+        """The Service, the endpoint, and the server certificate Secret
+        (upstream controllers-5.4, controllers-5.5)."""
         service = await self._apply(
             build_service(rev, drc, namespace=self._namespace, function=function),
             "cannot apply function package service",

@@ -1,12 +1,13 @@
 """The certificates between the controller and function packages: one CA, a server and a client certificate.
 
-Crossplane's core calls every packaged function over mutual TLS (§5.5, §5.7 of
-the controllers spec): one self-signed CA in the Secret ``crossplane-root-ca``
-signs each function's server certificate (Secret ``<function>-tls-server``,
-mounted into its Deployment at ``/tls/server``) and the core's own client
-certificate (Secret ``crossplane-tls-client``). The function accepts only
-clients with a certificate from that CA; the core checks the function's
-certificate against the CA and the name it dialled (``<service>.<namespace>``).
+Crossplane's core calls every packaged function over mutual TLS
+(upstream controllers-5.5, controllers-5.7): one self-signed CA in the
+Secret ``crossplane-root-ca`` signs each function's server certificate
+(Secret ``<function>-tls-server``, mounted into its Deployment at
+``/tls/server``) and the core's own client certificate (Secret
+``crossplane-tls-client``). The function accepts only clients with a
+certificate from that CA; the core checks the function's certificate
+against the CA and the name it dialled (``<service>.<namespace>``).
 
 This module writes those Secrets with Crossplane's layout, so a function
 package built for Crossplane runs unchanged, and a cluster where Crossplane's
@@ -97,7 +98,7 @@ def _usage(*, sign: bool = False, serve: bool = False) -> x509.KeyUsage:
 
 
 def new_ca(now: datetime.datetime | None = None) -> KeyPair:
-    """A CA as Crossplane's initializer makes it (§5.5)."""
+    """A CA as Crossplane's initializer makes it (upstream controllers-5.5)."""
     now = now or _clock.utcnow()
     key = rsa.generate_private_key(public_exponent=65537, key_size=2048)
     name = _subject("Crossplane")

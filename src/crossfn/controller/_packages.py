@@ -1,4 +1,5 @@
-"""Function packages: the revisions of a Function whose package crossfn runs as a Deployment (§5.1).
+"""Function packages: the revisions of a Function whose package crossfn runs as a Deployment
+(upstream controllers-5.1).
 
 A Function that is not a crossfn built-in and has no ``crossfn.io/endpoint``
 annotation (``_functions.route`` says ``package``) is run the way Crossplane's

@@ -1,4 +1,5 @@
-"""When an XR is reconciled again: the poll interval, the pipeline's TTL, backoff (§2.17, controllers §1.6).
+"""When an XR is reconciled again: the poll interval, the pipeline's TTL, backoff (upstream core-2.17,
+upstream controllers-1.6).
 
 Crossplane's XR controller requeues a settled XR after its poll interval
 (``--poll-interval``, 1 m) with ±10 % jitter, unless realtime compositions
@@ -30,7 +31,8 @@ ANNOTATION_POLL_INTERVAL = "crossplane.io/poll-interval"
 
 @dataclasses.dataclass(frozen=True)
 class CompositeSettings:
-    """How an XR controller polls and watches (Crossplane's ``core start`` flags, §1.6)."""
+    """How an XR controller polls and watches (Crossplane's ``core start`` flags,
+    upstream controllers-1.6)."""
 
     poll_interval: float = 60.0
     """``--poll-interval``: requeue a settled XR after this many seconds (±10 %), when not realtime."""
@@ -60,7 +62,7 @@ def _jitter(seconds: float, rng: random.Random) -> float:
 def requeue_after(
     settings: CompositeSettings, xr: Mapping[str, Any], *, ttl: float, waiting: bool, rng: random.Random
 ) -> Requeue:
-    """§2.17's requeue rule for a reconcile that composed successfully.
+    """upstream core-2.17's requeue rule for a reconcile that composed successfully.
 
     ``waiting`` is whether some composed resource is unsynced or unready.
     Realtime off and waiting: back off. Realtime on and a pipeline TTL: the

@@ -1,4 +1,5 @@
-"""The RBAC manager's per-XRD ClusterRoles (§7.1): who may use, and the controller may manage, an XRD's kinds.
+"""The RBAC manager's per-XRD ClusterRoles
+(upstream controllers-7.1): who may use, and the controller may manage, an XRD's kinds.
 
 Crossplane's core holds no permission on composite resources and claims of
 its own: its RBAC manager renders four ClusterRoles per XRD and the core's

@@ -1,4 +1,5 @@
-"""Realtime compositions: which XRs depend on which objects, and the watches that wake them (§1.6).
+"""Realtime compositions: which XRs depend on which objects, and the watches that wake them
+(upstream controllers-1.6).
 
 With ``--enable-realtime-compositions`` (the default) an XR is not polled: a
 change to anything it depends on reconciles it at once. Crossplane keeps a
@@ -22,7 +23,7 @@ object.
 :class:`Watches` adds one handler per kind to the shared informers and turns
 events into ``enqueue(key)`` calls. The tracker also remembers each XR's
 last requirements, which the engine uses to pre-fetch what a function will
-ask for again (``seed``, §2.3). Both are in memory: after a restart every XR
+ask for again (``seed``, upstream core-2.3). Both are in memory: after a restart every XR
 is listed and reconciled once anyway, which rebuilds them.
 """
 

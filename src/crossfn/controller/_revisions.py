@@ -2,7 +2,7 @@
 
 An XR never composes from a Composition directly: it composes from a
 CompositionRevision, a frozen copy of the Composition's spec with a number
-(§3 of the controllers spec). Two reconcilers keep them, as in Crossplane:
+(upstream controllers-3). Two reconcilers keep them, as in Crossplane:
 
 * :class:`CompositionReconciler` (Crossplane's ``revisions/composition``)
   hashes the Composition's labels, annotations and spec; when no revision
@@ -18,7 +18,7 @@ CompositionRevision, a frozen copy of the Composition's spec with a number
   capability (:func:`crossfn.engine.check_capabilities`). It watches
   FunctionRevisions, so a Function upgraded to a capable package validates the
   revisions that use it. The XR controller refuses to compose from a revision
-  without ``ValidPipeline=True`` (§2.1 step 9).
+  without ``ValidPipeline=True`` (upstream core-2.1 step 9).
 
 The pure parts (:func:`composition_hash`, :func:`revision_name`,
 :func:`latest_revision`, :func:`new_revision`) are separate so that they can
@@ -63,9 +63,11 @@ LABEL_COMPOSITION_NAME = "crossplane.io/composition-name"
 LABEL_COMPOSITION_HASH = "crossplane.io/composition-hash"
 LABEL_PACKAGE = "pkg.crossplane.io/package"
 COMPOSITION_CONTROLLER_NAME = "revisions/composition.apiextensions.crossplane.io"
-"""Crossplane's name of the controller :class:`CompositionReconciler` is (§3.1): also its events' source."""
+"""Crossplane's name of the controller :class:`CompositionReconciler` is
+(upstream controllers-3.1): also its events' source."""
 REVISION_CONTROLLER_NAME = "revision/compositionrevision.apiextensions.crossplane.io"
-"""Crossplane's name of the controller :class:`RevisionReconciler` is (§3.6): also its events' source."""
+"""Crossplane's name of the controller :class:`RevisionReconciler` is
+(upstream controllers-3.6): also its events' source."""
 VALID_PIPELINE_MESSAGE = "All functions have required composition capability"
 """The Normal ``CheckCapabilities`` event of a revision whose functions all compose."""
 
@@ -78,7 +80,8 @@ def _yaml_document(value: Any) -> str:
 
 
 def composition_hash(composition: Mapping[str, Any]) -> str:
-    """SHA-256 (lowercase hex) of the Composition's labels, annotations and spec, as YAML documents (§3.2).
+    """SHA-256 (lowercase hex) of the Composition's labels, annotations and spec, as YAML documents
+    (upstream controllers-3.2).
 
     Only stability matters here: the same labels, annotations and spec give
     the same hash, and so the same revision. (Byte-equality with Crossplane's
@@ -121,7 +124,7 @@ def _owner_reference(composition: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def new_revision(composition: Mapping[str, Any], hash_: str, number: int) -> dict[str, Any]:
-    """The CompositionRevision for this Composition spec, numbered ``number`` (§3.3).
+    """The CompositionRevision for this Composition spec, numbered ``number`` (upstream controllers-3.3).
 
     The Composition's labels are copied over the two revision labels, so they
     can override them, as in Crossplane.

@@ -1,4 +1,5 @@
-"""Which Composition and which CompositionRevision an XR uses (§2.1 steps 7–8, controllers §1.6, §3.6).
+"""Which Composition and which CompositionRevision an XR uses (upstream core-2.1 steps 7–8,
+upstream controllers-1.6, controllers-3.6).
 
 The decisions, in Crossplane's order:
 

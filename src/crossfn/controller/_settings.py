@@ -4,7 +4,7 @@
 :class:`Settings` (in ``crossfn.cli.controller``, the only place that reads
 either) and hands it to :func:`crossfn.controller.run`; an embedding builds
 one directly. Defaults are Crossplane's core (``crossplane core start``,
-§6 of the controllers spec) wherever crossfn has the same knob, so a user's
+upstream controllers-6) wherever crossfn has the same knob, so a user's
 expectations carry over; each field says where it comes from.
 """
 
@@ -41,7 +41,7 @@ class ClusterSettings:
     CRDs are installed by Helm, or where the controller's RBAC cannot write CRDs."""
 
     manage_rbac: bool = False
-    """Keep the RBAC manager's four ClusterRoles per XRD (§7.1), which let the controller
+    """Keep the RBAC manager's four ClusterRoles per XRD (upstream controllers-7.1), which let the controller
     (and users) use an XRD's kinds. Off by default: it needs ``escalate`` on
     ClusterRoles (``deploy/optional/rbac-manager.yaml``); Crossplane's own RBAC manager
     does the same where it runs."""
@@ -78,7 +78,7 @@ class ReconcileSettings:
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:
-    """How Functions outside this process are reached (§5.7)."""
+    """How Functions outside this process are reached (upstream controllers-5.7)."""
 
     insecure: bool = False
     """Dial functions without TLS (crossfn's ``--insecure-functions``). Crossplane
@@ -107,7 +107,7 @@ class FunctionSettings:
 
 @dataclasses.dataclass(frozen=True)
 class PackageSettings:
-    """How Functions that are packages (not built-in, not annotated) are run (§5)."""
+    """How Functions that are packages (not built-in, not annotated) are run (upstream controllers-5)."""
 
     runtime: Literal["Deployment", "External"] = "Deployment"
     """``Deployment``: crossfn runs each package's active FunctionRevision as a Deployment,
@@ -124,7 +124,8 @@ class PackageSettings:
 
 @dataclasses.dataclass(frozen=True)
 class LeaderElectionSettings:
-    """One leader among replicas, on the Lease ``crossplane-leader-election-core`` (§6)."""
+    """One leader among replicas, on the Lease ``crossplane-leader-election-core``
+    (upstream controllers-6)."""
 
     enabled: bool = False
     """Reconcile only while holding the Lease (Crossplane's ``--leader-election``, env

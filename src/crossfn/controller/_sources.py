@@ -1,8 +1,8 @@
 """The engine's sources backed by the API server: required resources, schemas, secrets, kind scopes.
 
 The engine asks four questions while it composes (``crossfn.engine._sources``):
-which objects a function requires (§2.7), the OpenAPI schema of a kind (§2.8),
-a step credential's Secret (§2.3), and whether a kind is namespaced (§2.10).
+which objects a function requires (upstream core-2.7), the OpenAPI schema of a kind (upstream core-2.8),
+a step credential's Secret (upstream core-2.3), and whether a kind is namespaced (upstream core-2.10).
 Here each is answered from the cluster:
 
 * :class:`ApiResources` reads from an informer's cache when the kind is

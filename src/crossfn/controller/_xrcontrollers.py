@@ -2,7 +2,7 @@
 
 Crossplane's *defined* controller starts one XR controller per established
 XRD, and its *offered* controller one claim controller per XRD that offers a
-claim (§1.6, §2.1). crossfn's XRD controller calls :meth:`XrControllers.start`
+claim (upstream controllers-1.6, controllers-2.1). crossfn's XRD controller calls :meth:`XrControllers.start`
 once both CRDs are established, so this class starts both, and keeps them in
 step with the XRD:
 

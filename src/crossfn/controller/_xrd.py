@@ -1,7 +1,8 @@
 """The XRD controller: from a CompositeResourceDefinition to a served XR kind and a running XR controller.
 
-Crossplane runs two controllers on every XRD (§1 and §2.1 of the controllers
-spec): *defined* generates the XR's CRD and starts the XR controller;
+Crossplane runs two controllers on every XRD (upstream controllers-1 and
+controllers-2.1): *defined* generates the
+XR's CRD and starts the XR controller;
 *offered* generates the claim's CRD of a legacy XRD with ``spec.claimNames``
 and starts the claim controller. :class:`XrdReconciler` does both in one
 reconcile, in Crossplane's order, with Crossplane's finalizers, conditions,
@@ -68,7 +69,8 @@ FINALIZER_OFFERED = "offered.apiextensions.crossplane.io"
 FIELD_MANAGER = _crds.FIELD_MANAGER
 
 CONTROLLER_NAME = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
-"""Crossplane's name of this controller (§1.1): the manager's name for it and its events' source."""
+"""Crossplane's name of this controller
+(upstream controllers-1.1): the manager's name for it and its events' source."""
 
 WAIT_SECONDS = 1.0
 """The first requeue while a CRD is being established or XRs are being deleted; each next one doubles,"""
@@ -357,7 +359,8 @@ class XrdReconciler:
     async def _delete(
         self, xrd: dict[str, Any], crds: Mapping[str, dict[str, Any]], original: Mapping[str, Any]
     ) -> bool:
-        """Delete claims, then XRs, then the CRDs; drop each finalizer when its part is gone (§1.4, §2.1)."""
+        """Delete claims, then XRs, then the CRDs; drop each finalizer when its part is gone
+        (upstream controllers-1.4, controllers-2.1)."""
         finalizers = (xrd.get("metadata") or {}).get("finalizers") or ()
         for role in (_OFFERED, _DEFINED):
             if role.finalizer not in finalizers:

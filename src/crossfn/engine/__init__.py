@@ -35,7 +35,7 @@ to v1beta1), :class:`InProcessRunner` (crossfn SDK function objects), :class:`Fe
 (routes each function name to its transport), and :func:`runner_from` for a
 coroutine function.
 
-How render calls it (classic contract, §3.5)::
+How render calls it (classic contract, upstream core-3.5)::
 
     options = engine.ComposeOptions.classic_render(schema)
     sources = engine.Sources(resources=extra_and_required, bootstrap_resources=required_only,
@@ -57,7 +57,7 @@ across reconciles), and last reconcile's ``result.pipeline.requirements`` as
 ``seed``; then it applies ``resource_refs_patch``, each
 ``composed[i].resource``, deletes ``garbage``, patches ``composite`` on the
 status subresource, and writes the conditions and emits the events
-:func:`reconcile_status` derives from the result (§2.17).
+:func:`reconcile_status` derives from the result (upstream core-2.17).
 :func:`admit`, :func:`selection_event` and :func:`configure` are the XR
 reconciler's steps around compose (Responsive, the pause, a reconcile request,
 the selection event, the composite label), shared by the controller and

@@ -1,4 +1,5 @@
-"""Where the response cache keeps entries: a bounded in-memory LRU, or Crossplane's on-disk layout (§2.19).
+"""Where the response cache keeps entries: a bounded in-memory LRU, or Crossplane's on-disk layout
+(upstream core-2.19).
 
 An entry is a deadline plus the response, stored as bytes so no caller can
 mutate a cached message. The disk store writes Crossplane's

@@ -1,7 +1,7 @@
-"""The function response cache: skip a call whose exact request was answered recently (§2.19).
+"""The function response cache: skip a call whose exact request was answered recently (upstream core-2.19).
 
 Keyed by function name and the request's ``meta.tag`` (a hash of everything
-but ``meta``, §2.4), valid until ``now + ttl`` from the response's
+but ``meta``, upstream core-2.4), valid until ``now + ttl`` from the response's
 ``meta.ttl``, clamped to ``max_ttl``. A request without a tag (classic render
 sends none) is never cached, nor is a response with TTL zero.
 

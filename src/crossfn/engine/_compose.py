@@ -1,4 +1,5 @@
-"""Compose: run the pipeline for an XR and work out what to apply, delete and report (§2.2, §2.10–§2.16).
+"""Compose: run the pipeline for an XR and work out what to apply, delete and report
+(upstream core-2.2, core-2.10–core-2.16).
 
 This is Crossplane's FunctionComposer without the API calls. The caller (a
 controller, render, a test) gives the XR and the composed resources it
@@ -8,7 +9,7 @@ with metadata and names, the garbage to delete, the resource refs, the XR
 (status patch for the controller, whole output for classic render), the
 Ready condition, connection details and events.
 
-Helpers here each take one §2.10 step so :func:`compose` reads as the list
+Helpers here each take one upstream core-2.10 step so :func:`compose` reads as the list
 in the spec.
 """
 
@@ -47,7 +48,7 @@ _NAME_TRIES = 10
 
 @dataclasses.dataclass(frozen=True)
 class ObservedResource:
-    """A composed resource as the caller observed it, with its connection details (§2.16)."""
+    """A composed resource as the caller observed it, with its connection details (upstream core-2.16)."""
 
     resource: Mapping[str, Any]
     connection_details: Mapping[str, bytes] = dataclasses.field(default_factory=dict)
@@ -56,7 +57,7 @@ class ObservedResource:
 def observed_resources(
     xr: Mapping[str, Any], observed: Sequence[ObservedResource], *, strict: bool = True
 ) -> dict[str, ObservedResource]:
-    """Key observed resources by composition resource name (§2.2 step 1).
+    """Key observed resources by composition resource name (upstream core-2.2 step 1).
 
     With ``strict`` (the controller) a resource controlled by another owner is
     skipped, and one without the annotation is an error. Classic render keys
@@ -87,7 +88,7 @@ def _observed_state(
     observed: Mapping[str, ObservedResource],
     xr_connection_details: Mapping[str, bytes],
 ) -> fnv1.State:
-    """The ``observed`` State every step receives (§2.2 step 3)."""
+    """The ``observed`` State every step receives (upstream core-2.2 step 3)."""
     state = fnv1.State()
     try:
         state.composite.resource.CopyFrom(resource.dict_to_struct(xr))
@@ -127,7 +128,7 @@ async def compose(
 ) -> _model.CompositionResult:
     """Run ``pipeline`` for ``xr`` and decide the composite's and composed resources' desired state.
 
-    ``xr_connection_details`` are sent only for legacy XRs (§5.4). A fatal
+    ``xr_connection_details`` are sent only for legacy XRs (upstream core-5.4). A fatal
     result returns early with :attr:`CompositionResult.fatal` set and no
     composed resources; other failures raise a :class:`~crossfn.errors.CrossfnError`.
     ``seed`` is the last reconcile's ``result.pipeline.requirements`` (see
@@ -193,7 +194,7 @@ async def _composed(
     events: list[_model.Event],
     rng: random.Random,
 ) -> _model.ComposedResource:
-    """One desired composed resource made ready to apply (§2.10 steps 1–8)."""
+    """One desired composed resource made ready to apply (upstream core-2.10 steps 1–8)."""
     obj = resource.struct_to_dict(dr.resource)
     problem = _metadata.shape_problem(obj)
     if problem is not None:
@@ -252,7 +253,7 @@ def _keep_observed_identity(meta: dict[str, Any], observed: Mapping[str, Any]) -
 async def _check_namespace(
     obj: dict[str, Any], name: str, xr_ns: str, scopes: _sources.KindScopes, events: list[_model.Event]
 ) -> None:
-    """A namespaced XR composes only namespaced kinds, in its own namespace (§2.10 steps 3–4)."""
+    """A namespaced XR composes only namespaced kinds, in its own namespace (upstream core-2.10 steps 3–4)."""
     meta = obj["metadata"]
     api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
     ns = str(meta.get("namespace") or "")
@@ -308,7 +309,8 @@ def _composite(
     ready: _model.Condition,
     options: _options.ComposeOptions,
 ) -> dict[str, Any]:
-    """The XR to write: the status patch (controller, §2.14) or the output XR (classic render, §3.5 step 6)."""
+    """The XR to write: the status patch (controller, upstream core-2.14) or the output XR (classic render,
+    upstream core-3.5 step 6)."""
     out = resource.struct_to_dict(desired.composite.resource) if desired.composite.HasField("resource") else {}
     problem = _metadata.shape_problem(out, status=True)
     if problem is not None:

@@ -1,4 +1,5 @@
-"""Connection details of legacy XRs: where a resource's secret is, and what the XR publishes (§2.16).
+"""Connection details of legacy XRs: where a resource's secret is, and what the XR publishes
+(upstream core-2.16).
 
 Crossplane does not aggregate composed resources' details: the XR's details
 are exactly what the last step left in ``desired.composite.connection_details``,

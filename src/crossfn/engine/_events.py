@@ -1,4 +1,4 @@
-"""Turning a step's results and conditions into XR events and conditions (§2.9 steps 6–7).
+"""Turning a step's results and conditions into XR events and conditions (upstream core-2.9 steps 6–7).
 
 Order matters and is Crossplane's: a response's conditions are folded
 *before* its results, so a fatal step's conditions survive; results are

@@ -1,4 +1,4 @@
-"""The requirements loop: call a function until what it requires stops changing (§2.6).
+"""The requirements loop: call a function until what it requires stops changing (upstream core-2.6).
 
 A function asks for resources and schemas in ``rsp.requirements``; this
 runner fetches them, calls again with them filled in, and repeats until two

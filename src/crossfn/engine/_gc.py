@@ -1,4 +1,4 @@
-"""Which observed composed resources to delete because no step desires them any more (§2.11).
+"""Which observed composed resources to delete because no step desires them any more (upstream core-2.11).
 
 The engine decides; the caller updates and deletes. Crossplane first strips
 the composite and claim labels (so nothing re-adopts the object while it is

@@ -1,4 +1,4 @@
-"""Calling composition functions over gRPC, the way Crossplane does (§1.4, §2.5).
+"""Calling composition functions over gRPC, the way Crossplane does (upstream core-1.4, core-2.5).
 
 Crossplane calls ``apiextensions.fn.proto.v1`` first and, only when the
 server answers ``UNIMPLEMENTED``, calls the same bytes on ``v1beta1``: the
@@ -162,7 +162,7 @@ class GrpcRunner:
     async def _call(
         self, ch: grpc.aio.Channel, name: str, target: str, method: str, data: bytes
     ) -> fnv1.RunFunctionResponse:
-        """One unary call of raw bytes, with the §2.5 request/response metrics around it.
+        """One unary call of raw bytes, with the upstream core-2.5 request/response metrics around it.
 
         Both protocol versions decode as v1: the wire format is identical.
         """

@@ -1,4 +1,5 @@
-"""The pipeline inspector: show every request and response, secrets redacted (§2.5 item 1; §4.8).
+"""The pipeline inspector: show every request and response, secrets redacted (upstream core-2.5 item 1;
+upstream core-4.8).
 
 :class:`InspectedRunner` emits the sanitised request before the call and the
 response (or the error) after it to a :class:`PipelineInspector`, with a

@@ -1,4 +1,5 @@
-"""Crossplane's pipeline inspector transport: gRPC over a unix socket (§1.6; §4.8 socket_test.go).
+"""Crossplane's pipeline inspector transport: gRPC over a unix socket
+(upstream core-1.6; core-4.8 socket_test.go).
 
 A sidecar serving ``crossplane.pipeline.v1alpha1.PipelineInspectorService``
 listens on a unix socket (Crossplane's default

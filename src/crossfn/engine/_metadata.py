@@ -1,4 +1,5 @@
-"""Metadata Crossplane stamps on every composed resource (§2.10 step 5, §3.5 step 5).
+"""Metadata Crossplane stamps on every composed resource (upstream core-2.10 step 5,
+upstream core-3.5 step 5).
 
 The label ``crossplane.io/composite`` (the *root* XR's name, so nested XRs
 point at the top), the annotation ``crossplane.io/composition-resource-name``
@@ -32,11 +33,11 @@ LABEL_CLAIM_NAME = "crossplane.io/claim-name"
 LABEL_CLAIM_NAMESPACE = "crossplane.io/claim-namespace"
 ANNOTATION_RESOURCE_NAME = "crossplane.io/composition-resource-name"
 FIELD_OWNER_COMPOSITE = "apiextensions.crossplane.io/composite"
-"""The server-side apply field owner of the XR's refs and status (§2.12, §2.14)."""
+"""The server-side apply field owner of the XR's refs and status (upstream core-2.12, core-2.14)."""
 
 
 def composed_field_owner(xr: Mapping[str, Any]) -> str:
-    """The field owner for applying the XR's composed resources (§2.13).
+    """The field owner for applying the XR's composed resources (upstream core-2.13).
 
     ``apiextensions.crossplane.io/composed/`` plus the hex SHA-256 of the XR's
     name and its GroupKind (``Kind.group``, or ``Kind`` for the core group), so

@@ -1,4 +1,5 @@
-"""Engine metrics: a collaborator with a no-op default, and a Prometheus implementation (§2.5, §2.19).
+"""Engine metrics: a collaborator with a no-op default, and a Prometheus implementation
+(upstream core-2.5, core-2.19).
 
 The runner stack reports through :class:`Metrics` and touches no global
 registry. ``prometheus_client`` is imported only when a

@@ -49,14 +49,14 @@ class Target(enum.Enum):
 
     @classmethod
     def from_proto(cls, target: fnv1.Target.ValueType) -> Target:
-        """Map a protocol target; anything but COMPOSITE_AND_CLAIM means the XR alone (§2.9)."""
+        """Map a protocol target; anything but COMPOSITE_AND_CLAIM means the XR alone (upstream core-2.9)."""
         if target == fnv1.TARGET_COMPOSITE_AND_CLAIM:
             return cls.COMPOSITE_AND_CLAIM
         return cls.COMPOSITE
 
 
 class CompositeSchema(enum.Enum):
-    """Which XR model the composite follows (§5.1–5.4).
+    """Which XR model the composite follows (upstream core-5.1–core-5.4).
 
     LEGACY is the v1 model (``spec.resourceRefs``, claims, connection secrets),
     used when the XRD scope is ``LegacyCluster``. MODERN is the v2 model
@@ -73,7 +73,7 @@ class StepCredential:
 
     name: str
     source: str = "None"
-    """``Secret`` or ``None``; only ``Secret`` entries with a secret name are fetched (§2.3)."""
+    """``Secret`` or ``None``; only ``Secret`` entries with a secret name are fetched (upstream core-2.3)."""
     secret_name: str | None = None
     secret_namespace: str = ""
 
@@ -108,7 +108,7 @@ class RequiredResource:
         )
 
     def selector(self) -> fnv1.ResourceSelector:
-        """The protocol selector for this requirement (``ToProtobufResourceSelector``, §4.5)."""
+        """The protocol selector for this requirement (``ToProtobufResourceSelector``, upstream core-4.5)."""
         sel = fnv1.ResourceSelector(api_version=self.api_version, kind=self.kind)
         if self.namespace is not None:
             sel.namespace = self.namespace
@@ -340,7 +340,7 @@ class ComposedResource:
 
     ``name`` is the composition resource name (the key in ``desired.resources``),
     ``resource`` the full object with metadata rendered. ``ready`` is true only
-    when the function said READY_TRUE (§2.15).
+    when the function said READY_TRUE (upstream core-2.15).
     """
 
     name: str
@@ -367,7 +367,7 @@ class CompositionResult:
     garbage: tuple[Object, ...] = ()
     resource_refs: tuple[Object, ...] = ()
     resource_refs_patch: Object = dataclasses.field(default_factory=dict)
-    """The XR object to server-side apply before any composed resource is created (§2.12):
+    """The XR object to server-side apply before any composed resource is created (upstream core-2.12):
     identity plus the refs under ``spec.crossplane.resourceRefs`` (legacy: ``spec.resourceRefs``)."""
     ready_condition: Condition | None = None
     connection_details: Mapping[str, bytes] = dataclasses.field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""Names for composed resources: Crossplane's deterministic ChildName and name checks (§2.10 steps 6–7).
+"""Names for composed resources: Crossplane's deterministic ChildName and name checks
+(upstream core-2.10 steps 6–7).
 
 Since v2.0 a composed resource without a name gets
 ``<generateName><sha256(ownerUID + compositionResourceName)[:12]>``, trimmed so

@@ -1,4 +1,5 @@
-"""The required-schema source over the API server's OpenAPI v3 discovery (§2.8; §4.4 required_schemas_test.go).
+"""The required-schema source over the API server's OpenAPI v3 discovery
+(upstream core-2.8; core-4.4 required_schemas_test.go).
 
 Crossplane answers a required schema from the API server's OpenAPI v3
 discovery: the group-version document at ``api/<v>`` or ``apis/<g>/<v>``, the

@@ -1,7 +1,7 @@
 """The flags that make one engine behave as Crossplane's controller or as classic render.
 
 Crossplane has two contracts for the same pipeline: the XR controller
-(§2.2–§2.17) and the classic ``crossplane render`` of v2.2.4 (§3.5). They run
+(upstream core-2.2–core-2.17) and the classic ``crossplane render`` of v2.2.4 (upstream core-3.5). They run
 the same steps and differ in a handful of decisions. Each decision is one
 field here, so the pipeline and composition code read ``if options.x`` at the
 exact point where the contracts part, and nothing else forks. A decision that
@@ -25,13 +25,14 @@ __all__ = ["ComposeOptions"]
 
 @dataclasses.dataclass(frozen=True)
 class ComposeOptions:
-    """How to run the pipeline and compose; the defaults are the controller's (§2)."""
+    """How to run the pipeline and compose; the defaults are the controller's (upstream core-2)."""
 
     composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN
     """Legacy (v1: ``spec.resourceRefs``, claims, XR connection details) or modern (v2) XR."""
 
     tag_requests: bool = True
-    """Set ``meta.tag`` (§2.4). Classic render sends capabilities only, so caching sees no tag."""
+    """Set ``meta.tag`` (upstream core-2.4). Classic render
+    sends capabilities only, so caching sees no tag."""
 
     classic_texts: bool = False
     """Use classic render's error texts: ``cannot run pipeline step %q``,
@@ -40,14 +41,14 @@ class ComposeOptions:
     composite resource %q as controller ref of composed resource``, instead of the controller's."""
 
     generate_names: bool = True
-    """Give unnamed composed resources a deterministic name (§2.10 step 6).
+    """Give unnamed composed resources a deterministic name (upstream core-2.10 step 6).
     Classic render keeps ``generateName`` in its output instead."""
 
     validate_names: bool = True
-    """Reject composed names that are not RFC 1123 subdomains (§2.10 step 7)."""
+    """Reject composed names that are not RFC 1123 subdomains (upstream core-2.10 step 7)."""
 
     check_namespace_scope: bool = True
-    """Refuse cluster-scoped kinds under a namespaced XR (§2.10 step 3)."""
+    """Refuse cluster-scoped kinds under a namespaced XR (upstream core-2.10 step 3)."""
 
     require_composite_label: bool = True
     """Demand the XR label ``crossplane.io/composite`` (controller). Classic render
@@ -55,11 +56,11 @@ class ComposeOptions:
 
     strict_observed: bool = True
     """Skip observed resources controlled by another owner and refuse ones without the
-    ``crossplane.io/composition-resource-name`` annotation (§2.2 step 1). Classic render takes
+    ``crossplane.io/composition-resource-name`` annotation (upstream core-2.2 step 1). Classic render takes
     the observed file as given."""
 
     garbage_collect: bool = True
-    """Work out which observed resources to delete (§2.11). Classic render has no GC."""
+    """Work out which observed resources to delete (upstream core-2.11). Classic render has no GC."""
 
     delete_orphans: bool = False
     """Delete undesired resources that have no controller reference (≤ v2.3). HEAD
@@ -78,7 +79,7 @@ class ComposeOptions:
 
     classic_ready: bool = False
     """Compute the XR as classic render prints it: the whole desired composite, its
-    identity, the Ready condition and function conditions (§3.5 step 6)."""
+    identity, the Ready condition and function conditions (upstream core-3.5 step 6)."""
 
     @classmethod
     def controller(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
@@ -87,7 +88,7 @@ class ComposeOptions:
 
     @classmethod
     def classic_render(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
-        """``crossplane render`` as of v2.2.4 (§3.5): what most users' golden files contain."""
+        """``crossplane render`` as of v2.2.4 (upstream core-3.5): what most users' golden files contain."""
         return cls(
             composite_schema=composite_schema,
             tag_requests=False,

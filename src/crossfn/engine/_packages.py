@@ -2,9 +2,9 @@
 
 Crossplane reaches a Function through its *active* FunctionRevision (the one
 with ``spec.desiredState: Active``, labelled ``pkg.crossplane.io/package:
-<function>``): the gRPC target is its ``status.endpoint`` (§2.5), and a
+<function>``): the gRPC target is its ``status.endpoint`` (upstream core-2.5), and a
 Composition revision is valid only when every function it uses advertises the
-``composition`` capability (§2.1 step 9). A controller lists revisions with its
+``composition`` capability (upstream core-2.1 step 9). A controller lists revisions with its
 client and hands them here; the decisions are pure.
 """
 

@@ -1,4 +1,4 @@
-"""Running a Composition's function pipeline (§2.2 step 4–5, §2.3, §2.9).
+"""Running a Composition's function pipeline (upstream core-2.2 step 4–5, upstream core-2.3, core-2.9).
 
 The loop is small on purpose: :func:`run_pipeline` walks the steps and hands
 each to :func:`_build_request` (what the step is sent) and :func:`_fold`
@@ -48,7 +48,7 @@ CAPABILITIES = (
     fnv1.CAPABILITY_CONDITIONS,
     fnv1.CAPABILITY_REQUIRED_SCHEMAS,
 )
-"""What the engine advertises in every request, in Crossplane's order (§2.3)."""
+"""What the engine advertises in every request, in Crossplane's order (upstream core-2.3)."""
 
 
 @dataclasses.dataclass
@@ -168,7 +168,7 @@ async def _build_request(
                 exc, f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}"
             ) from exc
         req.required_schemas[rs.requirement_name].CopyFrom(schema)
-    # The tag hashes the request as built so far, before meta exists (§2.4).
+    # The tag hashes the request as built so far, before meta exists (upstream core-2.4).
     tag = _tag.tag(req) if options.tag_requests else ""
     req.meta.SetInParent()
     if tag:
@@ -179,7 +179,7 @@ async def _build_request(
 async def _seed(
     req: fnv1.RunFunctionRequest, seed: fnv1.Requirements, sources: _sources.Sources, options: _options.ComposeOptions
 ) -> None:
-    """Pre-fetch what the step required last time (§2.3 seeding): best effort, bootstrap wins."""
+    """Pre-fetch what the step required last time (upstream core-2.3 seeding): best effort, bootstrap wins."""
     for group in (seed.resources, seed.extra_resources):
         for name, sel in group.items():
             if name in req.required_resources:
@@ -253,7 +253,7 @@ def _call_error(step: _model.PipelineStep, options: _options.ComposeOptions) -> 
 
 
 def _fold(step: _model.PipelineStep, rsp: fnv1.RunFunctionResponse, state: _State, now: datetime.datetime) -> None:
-    """Fold one response into the pipeline state, in Crossplane's order (§2.9)."""
+    """Fold one response into the pipeline state, in Crossplane's order (upstream core-2.9)."""
     if rsp.HasField("requirements"):
         state.requirements[step.step] = rsp.requirements
     if rsp.meta.HasField("ttl"):

@@ -1,4 +1,4 @@
-"""The XR's Ready condition, from what the functions said about readiness (§2.15, §3.6).
+"""The XR's Ready condition, from what the functions said about readiness (upstream core-2.15, core-3.6).
 
 Crossplane never inspects a composed resource's own conditions: a composed
 resource is ready only when a function marked it READY_TRUE. The XR is ready

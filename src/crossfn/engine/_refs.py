@@ -1,4 +1,4 @@
-"""The XR's references to its composed resources (§2.12).
+"""The XR's references to its composed resources (upstream core-2.12).
 
 Crossplane writes one ``{apiVersion, kind, name, namespace}`` per desired
 object to ``spec.crossplane.resourceRefs`` (legacy: ``spec.resourceRefs``)

@@ -1,4 +1,4 @@
-"""Resolving a function's required resources and schemas through the sources (§2.7, §2.8).
+"""Resolving a function's required resources and schemas through the sources (upstream core-2.7, core-2.8).
 
 This is where selector semantics live, so every source stays a dumb get/list.
 How a selector is resolved is the caller's contract, so it is an object the
@@ -13,7 +13,7 @@ controller's ``ExistingRequiredResourcesFetcher``) and
 * ``match_labels`` lists with an equality selector; an empty label map, or no
   match at all, lists every object of the kind.
 * items are sorted by ``"<namespace>/<name>"`` (controller) or by name with the
-  selector's namespace ignored (classic render's FilteringFetcher, §3.5).
+  selector's namespace ignored (classic render's FilteringFetcher, upstream core-3.5).
 * required resources never carry connection details.
 * a schema the source does not know is an empty ``Schema``.
 """
@@ -62,7 +62,7 @@ class ControllerFetcher:
 
 @dataclasses.dataclass(frozen=True)
 class FilteringFetcher:
-    """Classic render's FilteringFetcher (§3.5): exact apiVersion/kind, the selector's namespace
+    """Classic render's FilteringFetcher (upstream core-3.5): exact apiVersion/kind, the selector's namespace
     ignored, items sorted by name; a missing selector finds nothing. Classic render (v2.2.4)
     predates the first-call shortcut."""
 

@@ -29,7 +29,7 @@ __all__ = [
 
 
 class ResourceSource(Protocol):
-    """Gets and lists Kubernetes objects as dicts, for required resources (§2.7)."""
+    """Gets and lists Kubernetes objects as dicts, for required resources (upstream core-2.7)."""
 
     async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         """The object, or ``None`` when it does not exist. ``namespace`` is ``""`` for cluster scope."""
@@ -43,7 +43,7 @@ class ResourceSource(Protocol):
 
 
 class SchemaSource(Protocol):
-    """Finds the OpenAPI v3 schema of a kind, for required schemas (§2.8)."""
+    """Finds the OpenAPI v3 schema of a kind, for required schemas (upstream core-2.8)."""
 
     async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:
         """The schema with ``$ref``s flattened, or ``None`` when the kind is unknown (an empty Schema)."""
@@ -51,7 +51,7 @@ class SchemaSource(Protocol):
 
 
 class CredentialsSource(Protocol):
-    """Reads Secrets for step credentials (§2.3)."""
+    """Reads Secrets for step credentials (upstream core-2.3)."""
 
     async def secret(self, namespace: str, name: str) -> Mapping[str, bytes] | None:
         """The Secret's ``data``, or ``None`` when there is no such Secret in that namespace."""
@@ -59,7 +59,7 @@ class CredentialsSource(Protocol):
 
 
 class KindScopes(Protocol):
-    """Tells whether a kind is namespaced (Crossplane asks its REST mapper, §2.10 step 3)."""
+    """Tells whether a kind is namespaced (Crossplane asks its REST mapper, upstream core-2.10 step 3)."""
 
     async def is_namespaced(self, api_version: str, kind: str) -> bool: ...
 
@@ -142,7 +142,7 @@ class Sources:
     ``bootstrap_resources`` serves step-level ``requirements.requiredResources``;
     it defaults to ``resources``. Classic render passes only the
     ``--required-resources`` documents there, while ``resources`` also holds
-    ``--extra-resources`` (§3.5).
+    ``--extra-resources`` (upstream core-3.5).
     """
 
     resources: ResourceSource = dataclasses.field(default_factory=NoResources)

@@ -1,4 +1,4 @@
-"""Assembling the runner stack in one place, in Crossplane's order (§2.5).
+"""Assembling the runner stack in one place, in Crossplane's order (upstream core-2.5).
 
 Outermost first::
 
@@ -9,7 +9,7 @@ Outermost first::
 
 Why this order: the cache must sit *outside* the requirements loop. Inside
 it, every iteration would reuse the first call's tag (the tag is not
-recomputed between iterations, §2.4) and the cache would hand iteration two
+recomputed between iterations, upstream core-2.4) and the cache would hand iteration two
 the answer to iteration one. Outside, a hit returns the final, stabilised
 response and skips the whole loop. The inspector sits outside everything, as
 in Crossplane, so it shows what the pipeline sent and got, cache hits

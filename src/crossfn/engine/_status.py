@@ -1,4 +1,4 @@
-"""The XR's conditions and events after a compose, as Crossplane's reconciler sets them (§2.17).
+"""The XR's conditions and events after a compose, as Crossplane's reconciler sets them (upstream core-2.17).
 
 A controller calls :func:`reconcile_status` with the XR it read, what
 :func:`~crossfn.engine.compose` returned (or the error it raised) and which

@@ -1,4 +1,4 @@
-"""The request tag: a content hash that names a request for caching (§2.4).
+"""The request tag: a content hash that names a request for caching (upstream core-2.4).
 
 Crossplane hashes the deterministic protobuf encoding of the request *before*
 ``meta`` is set, so the tag never covers itself. Deterministic encoding sorts

@@ -1,6 +1,6 @@
 """A span per pipeline step, when the process uses OpenTelemetry.
 
-Crossplane itself has no tracing (§2.5); its pipeline inspector carries a
+Crossplane itself has no tracing (upstream core-2.5); its pipeline inspector carries a
 per-reconcile trace id. We keep that id (the pipeline makes one per run) and,
 when the process uses OpenTelemetry (see :func:`default_tracer`), wrap each
 step in a span carrying the step, function and trace id. Tracing is a side concern: any failure to start

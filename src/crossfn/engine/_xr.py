@@ -1,4 +1,4 @@
-"""The XR reconciler's own steps around compose that need no cluster (§2.1 steps 2–4, 7, 10).
+"""The XR reconciler's own steps around compose that need no cluster (upstream core-2.1 steps 2–4, 7, 10).
 
 Crossplane's XR reconciler, before it composes, marks the XR ``Responsive``,
 stops at the pause annotation, acknowledges a reconcile request, selects a

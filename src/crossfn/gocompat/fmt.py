@@ -2,7 +2,7 @@
 
 function-patch-and-transform formats user-written format strings (string
 ``Format``, combine ``string.fmt``) and renders any value with ``%v`` before
-string operations (spec/patch-and-transform.md §6.7). Users see the result, so
+string operations (upstream pt-6.7). Users see the result, so
 it must be Go's byte for byte, including its in-band errors:
 ``%!d(float64=10)`` for a verb the type does not support, ``%!s(MISSING)``,
 ``%!(EXTRA string=x)``, ``%!(NOVERB)``, ``%!s(BADINDEX)``.

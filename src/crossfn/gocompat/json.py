@@ -1,7 +1,7 @@
 """Go's ``encoding/json``: Marshal, and Unmarshal with Go's error texts.
 
 Go code hashes, compares and prints JSON it produced itself, so the bytes must
-be Go's (spec/patch-and-transform.md §6.8): compact, object keys sorted by
+be Go's (upstream pt-6.8): compact, object keys sorted by
 bytes, ``<``, ``>``, ``&``, U+2028 and U+2029 escaped, one ``\\ufffd`` per
 invalid UTF-8 byte, integral floats without a fraction, exponent form only
 below 1e-6 or from 1e21 (``1e-7``, ``1e+21``). ``\\b`` and ``\\f`` use the short

@@ -2,7 +2,7 @@
 
 function-patch-and-transform's ``convert`` with ``format: quantity`` parses a
 string such as ``1.5Gi`` or ``250m`` with ``resource.ParseQuantity`` and returns
-``AsApproximateFloat64()`` (spec/patch-and-transform.md §6.9). This module
+``AsApproximateFloat64()`` (upstream pt-6.9). This module
 follows that code path exactly, because the float is approximate and users
 see its last digits:
 

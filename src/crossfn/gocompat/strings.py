@@ -2,7 +2,7 @@
 
 Go maps each code point on its own with Unicode's *simple* case mapping
 (UnicodeData.txt), so ``ToUpper("straße")`` is ``"STRAßE"`` and
-``ToLower("ΣΑΣ")`` is ``"σασ"`` (spec/patch-and-transform.md §9 item 16).
+``ToLower("ΣΑΣ")`` is ``"σασ"`` (upstream pt-9 item 16).
 Python's ``str.upper``/``str.lower`` apply the *full* mapping (SpecialCasing:
 ``ß`` becomes ``SS``) and context rules (final sigma). Mapping one character at a
 time removes the context rules; where the full mapping of a single character is

@@ -4,7 +4,7 @@ Go code such as function-patch-and-transform handles JSON-shaped values of a
 handful of dynamic types, and its output depends on which type it holds: ``%d``
 prints an ``int64`` but not a ``float64``, ``convert`` picks its conversion by
 type name, and error texts quote the type (``type float64 is not supported``).
-crossfn maps them onto Python values one to one (spec/patch-and-transform.md §4):
+crossfn maps them onto Python values one to one (upstream pt-4):
 
 =====================  ==========================
 Go                     Python

@@ -10,12 +10,12 @@ Use it from Python as the CLI does::
 
 By default the output is today's ``crossplane render xr`` (crossplane/cli
 main): one reconcile of the XR controller on crossfn's controller contract
-(§3.8, §3.9), the output contract :data:`CURRENT`. ``render(req,
+(upstream core-3.8, core-3.9), the output contract :data:`CURRENT`. ``render(req,
 output=render.CLASSIC)`` (``--classic``) gives Crossplane v2.2.4's classic
-``crossplane render`` instead (§3.5, §3.6). An output contract is an object
+``crossplane render`` instead (upstream core-3.5, core-3.6). An output contract is an object
 (:class:`Output`); the caller picks it.
 
-:func:`load` checks the inputs in Crossplane's order (§3.3) and raises
+:func:`load` checks the inputs in Crossplane's order (upstream core-3.3) and raises
 :class:`~crossfn.errors.InputError` with its exact texts; :func:`render` runs
 them (:func:`render_async` inside a running event loop).
 

@@ -1,8 +1,8 @@
 """Render's output contracts: which ``crossplane render`` a render reproduces, as an object the caller picks.
 
 Crossplane has two renders whose output differs: today's ``crossplane render
-xr`` (one reconcile of the XR controller, §3.8, §3.9) and v2.2.4's classic
-``crossplane render`` (§3.5, §3.6). Each is an :class:`Output`: given render's
+xr`` (one reconcile of the XR controller, upstream core-3.8, core-3.9) and v2.2.4's classic
+``crossplane render`` (upstream core-3.5, core-3.6). Each is an :class:`Output`: given render's
 loaded inputs and a runner that reaches every Function, it runs the engine
 under its contract and returns what it rendered. Each also owns its text for
 a Function the inputs do not name. The CLI's ``--classic`` picks

@@ -1,4 +1,4 @@
-"""Render as today's Crossplane CLI does: one reconcile of the XR controller (crossplane-core §3.8, §3.9).
+"""Render as today's Crossplane CLI does: one reconcile of the XR controller (upstream core-3.8, core-3.9).
 
 ``crossplane render xr`` (crossplane/cli) hands its inputs to the render
 engine (``crossplane internal render``), which runs one real XR reconcile
@@ -61,7 +61,7 @@ __all__ = [
 ]
 
 CLI_VERSION = "crossplane/cli main (3d72f93) with the render engine of crossplane main (2d040d2, after v2.3)"
-"""The ``crossplane render xr`` whose output the default mode reproduces (crossplane-core §0)."""
+"""The ``crossplane render xr`` whose output the default mode reproduces (upstream core-0)."""
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 FIXED_TIME = "2024-01-01T00:00:00Z"
@@ -89,11 +89,11 @@ def _group_version(api_version: str) -> tuple[str, str]:
     return group, version
 
 
-# Steps 1–5 of §3.8: the in-memory world --------------------------------------------------------
+# Steps 1–5 of upstream core-3.8: the in-memory world --------------------------------------------------------
 
 
 def select_schema(xrd: Mapping[str, Any] | None, xr: Mapping[str, Any]) -> engine.CompositeSchema:
-    """Legacy or Modern, as the render engine picks it from the ``--xrd`` (§3.8 step 1).
+    """Legacy or Modern, as the render engine picks it from the ``--xrd`` (upstream core-3.8 step 1).
 
     No XRD: Modern. A ``v1`` XRD whose scope is absent or ``LegacyCluster``,
     or a ``v2`` XRD with scope ``LegacyCluster``: Legacy. The XRD must define
@@ -123,7 +123,7 @@ def select_schema(xrd: Mapping[str, Any] | None, xr: Mapping[str, Any]) -> engin
 
 
 def synthetic_uid(xr: Mapping[str, Any]) -> str:
-    """The uid the engine gives an XR without one (§3.8 step 2).
+    """The uid the engine gives an XR without one (upstream core-3.8 step 2).
 
     Go's ``uuid.NewSHA1(uuid.Nil, gvk.String()+"\\x00"+namespace+"\\x00"+name)``,
     where ``gvk.String()`` reads ``group/version, Kind=Kind``: a version 5 UUID
@@ -144,7 +144,7 @@ def _aggregate(messages: Sequence[str]) -> str:
 
 
 def check_observed(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]) -> None:
-    """Refuse observed resources the XR cannot have composed (§3.8 step 4), naming every problem.
+    """Refuse observed resources the XR cannot have composed (upstream core-3.8 step 4), naming every problem.
 
     A controller reference must carry the XR's uid, and a namespaced XR's
     resources must be in its namespace. The text is the engine's:
@@ -182,7 +182,8 @@ def _machinery(xr: dict[str, Any], schema: engine.CompositeSchema) -> dict[str, 
 
 
 def inject_refs(xr: dict[str, Any], observed: Sequence[Mapping[str, Any]], schema: engine.CompositeSchema) -> None:
-    """Point the XR's resource refs at the observed resources, replacing any it had (§3.8 step 5).
+    """Point the XR's resource refs at the observed resources, replacing any it had
+    (upstream core-3.8 step 5).
 
     With nothing observed the XR keeps its refs. A namespaced XR's refs carry
     no namespace (its schema has none).
@@ -206,7 +207,7 @@ def inject_refs(xr: dict[str, Any], observed: Sequence[Mapping[str, Any]], schem
 
 @dataclasses.dataclass
 class Recorded:
-    """What the in-memory API server saw during the reconcile (§3.8 step 9)."""
+    """What the in-memory API server saw during the reconcile (upstream core-3.8 step 9)."""
 
     composite: dict[str, Any]
     """The XR as the reconciler last wrote it."""
@@ -227,12 +228,14 @@ class Recorded:
 
 
 def _store(inputs: _inputs.Inputs, xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
-    """The in-memory API server's objects: the XR, the observed, required and credential objects (§3.8 step 7)."""
+    """The in-memory API server's objects: the XR, the observed, required and credential objects
+    (upstream core-3.8 step 7)."""
     return [xr, *observed, *inputs.required, *inputs.extra, *inputs.credentials]
 
 
 def _secret_details(obj: Mapping[str, Any], store: Sequence[Mapping[str, Any]]) -> dict[str, bytes]:
-    """Connection details from the Secret ``obj``'s ``writeConnectionSecretToRef`` names, if the store holds it (§2.16)."""
+    """Connection details from the Secret ``obj``'s ``writeConnectionSecretToRef`` names, if the store holds
+    it (upstream core-2.16)."""
     ref = _sources.secret_ref(obj)
     if ref is None:
         return {}
@@ -293,7 +296,8 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
 
 
 def _select(xr: dict[str, Any], comp_name: str, schema: engine.CompositeSchema, events: list[engine.Event]) -> None:
-    """The engine's fixed selector names the Composition; a changed ref is an event (§2.1 step 7)."""
+    """The engine's fixed selector names the Composition; a changed ref is an event
+    (upstream core-2.1 step 7)."""
     machinery = _machinery(xr, schema)
     wanted = {"name": comp_name}
     if machinery.get("compositionRef") != wanted:
@@ -314,7 +318,8 @@ def _claim_copies(xr: Mapping[str, Any], events: Sequence[engine.Event], legacy:
 
 
 def _prepare(inputs: _inputs.Inputs) -> tuple[dict[str, Any], engine.CompositeSchema, list[tuple[dict[str, Any], dict[str, bytes]]]]:
-    """§3.8 steps 1–5: the XR as stored (schema, uid, resourceVersion, refs) and the observed resources."""
+    """upstream core-3.8 steps 1–5: the XR as stored (schema, uid,
+    resourceVersion, refs) and the observed resources."""
     xr = copy.deepcopy(inputs.xr)
     schema = select_schema(inputs.xrd_document, xr)
     if not isinstance(xr.get("metadata"), dict):
@@ -347,7 +352,7 @@ async def reconcile(
     *,
     clock: Callable[[], datetime.datetime] = _utcnow,
 ) -> Recorded:
-    """One reconcile of the XR in ``inputs`` through ``transport`` (§3.8 steps 1–9)."""
+    """One reconcile of the XR in ``inputs`` through ``transport`` (upstream core-3.8 steps 1–9)."""
     xr, schema, observed = _prepare(inputs)
     legacy = schema is engine.CompositeSchema.LEGACY
     # The controller's steps 2–4, 7 and 10, from the engine (crossfn controller runs the same ones).
@@ -408,7 +413,7 @@ async def reconcile(
     )
 
 
-# Step 9 and §3.9: what the CLI prints ----------------------------------------------------------
+# Step 9 and upstream core-3.9: what the CLI prints ----------------------------------------------------------
 
 _CONDITION_STRINGS = ("type", "status", "reason", "message")
 
@@ -495,7 +500,7 @@ def _resource_name(obj: Mapping[str, Any]) -> str:
 
 
 def documents(inputs: _inputs.Inputs, include: _contract.Include, recorded: Recorded) -> list[Any]:
-    """The documents ``crossplane render xr`` prints, in order (§3.6, §3.9)."""
+    """The documents ``crossplane render xr`` prints, in order (upstream core-3.6, core-3.9)."""
     xr = copy.deepcopy(recorded.composite)
     if include.full_xr:
         xr = merge_full_xr(copy.deepcopy(inputs.xr), xr)
@@ -517,10 +522,10 @@ def documents(inputs: _inputs.Inputs, include: _contract.Include, recorded: Reco
 
 
 class CurrentOutput:
-    """Today's ``crossplane render xr`` (§3.8, §3.9): render's default output contract."""
+    """Today's ``crossplane render xr`` (upstream core-3.8, core-3.9): render's default output contract."""
 
     def unknown_function(self, name: str) -> Exception:
-        # The render engine's runner (§3.8), which knows the Functions the CLI handed it.
+        # The render engine's runner (upstream core-3.8), which knows the Functions the CLI handed it.
         return errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
 
     async def render(

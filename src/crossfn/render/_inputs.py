@@ -1,9 +1,9 @@
-"""Render's inputs: load every file and check them in ``crossplane render``'s order (§3.3).
+"""Render's inputs: load every file and check them in ``crossplane render``'s order (upstream core-3.3).
 
 :func:`load` turns a :class:`~crossfn.render.Request` (paths and flags) into
 :class:`Inputs` (objects), failing at the first problem with Crossplane's
 exact text. The order matters: users and scripts see the same first error as
-with ``crossplane render``. Steps 1 to 9 of §3.3 are the helpers below, in
+with ``crossplane render``. Steps 1 to 9 of upstream core-3.3 are the helpers below, in
 order; step 10 (render under the timeout) is ``_render``'s.
 
 Nothing here runs a function or starts a process.
@@ -32,7 +32,7 @@ _FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
 
 @dataclasses.dataclass(frozen=True)
 class Request:
-    """What to render, as paths and flags: ``crossplane render``'s arguments (§3.2)."""
+    """What to render, as paths and flags: ``crossplane render``'s arguments (upstream core-3.2)."""
 
     composite_resource: Path
     composition: Path
@@ -143,7 +143,8 @@ def pipeline_steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
 
 
 def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
-    """§3.3 steps 3–6: type ref, selector labels, and Pipeline mode (or ``Resources``, which ``_legacy`` converts)."""
+    """upstream core-3.3 steps 3–6: type ref, selector labels, and Pipeline mode (or ``Resources``, which
+    ``_legacy`` converts)."""
     spec = _load.object_at(comp, "spec")
     ref = _load.object_at(spec, "compositeTypeRef")
     if ref.get("kind") != xr.get("kind"):
@@ -176,7 +177,7 @@ def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
 
 
 def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, Any]]:
-    """§3.3 step 7: the Functions, then ``-a`` overrides on every one of them."""
+    """upstream core-3.3 step 7: the Functions, then ``-a`` overrides on every one of them."""
     what = _wrap("cannot load functions from", path)
     try:
         fns = _load.load_documents(path)
@@ -229,7 +230,8 @@ def _annotate(fns: Sequence[dict[str, Any]], annotations: Sequence[str]) -> None
 
 
 def _default_from_xrd(xr: dict[str, Any], path: Path) -> dict[str, Any]:
-    """§3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing values; returns the XRD."""
+    """upstream core-3.3 step 8: apply the XRD's OpenAPI defaults for the XR's version, keeping existing
+    values; returns the XRD."""
     try:
         doc = _load.load_one(path)
     except errors.InputError as exc:
@@ -278,7 +280,7 @@ def _checked_observed(observed: list[dict[str, Any]], label: Path | str) -> list
 
 
 def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Context keys from files, then inline values, each parsed as YAML or JSON (§3.5 step 3).
+    """Context keys from files, then inline values, each parsed as YAML or JSON (upstream core-3.5 step 3).
 
     Upstream reads the files before rendering (``cannot read context value for
     key %q``) and parses the values inside ``Render``, so a bad value is a
@@ -566,7 +568,8 @@ class _Objects:
 
 
 def load(req: Request) -> Inputs:
-    """Load and check everything ``req`` names, in §3.3's order; the first problem raises InputError."""
+    """Load and check everything ``req`` names, in
+    upstream core-3.3's order; the first problem raises InputError."""
     return _build(_Files(req), req.function_annotations, allow_exec=req.allow_exec)
 
 
@@ -576,7 +579,7 @@ def from_objects(objects: Objects) -> Inputs:
 
 
 def _build(given: _Given, annotations: Sequence[str], *, allow_exec: bool) -> Inputs:
-    """§3.3 steps 1–9 in order; each input is read when its step comes."""
+    """upstream core-3.3 steps 1–9 in order; each input is read when its step comes."""
     xr = given.xr()
     comp = given.composition()
     _check_composition(xr, comp)

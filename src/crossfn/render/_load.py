@@ -1,4 +1,4 @@
-"""Reading render's input files: YAML streams from a file or a directory (crossplane-core §3.3).
+"""Reading render's input files: YAML streams from a file or a directory (upstream core-3.3).
 
 The rules are ``crossplane render``'s:
 
@@ -12,7 +12,7 @@ The rules are ``crossplane render``'s:
 
 Every failure is an :class:`~crossfn.errors.InputError` naming the file and,
 where there is one, the document; PyYAML's errors never escape this module.
-Neighbours: ``_inputs`` calls these loaders in §3.3's order and wraps their
+Neighbours: ``_inputs`` calls these loaders in upstream core-3.3's order and wraps their
 errors with Crossplane's texts.
 """
 
@@ -66,7 +66,7 @@ def _stream(path: Path) -> Iterator[tuple[int, Any]]:
 
 
 def load_documents(path: str | Path) -> list[dict[str, Any]]:
-    """Every document of a file or directory (§3.3 loading rules); each must be an object."""
+    """Every document of a file or directory (upstream core-3.3 loading rules); each must be an object."""
     out: list[dict[str, Any]] = []
     for file in _files(Path(path)):
         for index, doc in _stream(file):

@@ -7,10 +7,10 @@ Functions started and routed; then the caller's output contract
 
 * :data:`~crossfn.render._engine_mode.CURRENT` (the default) runs one
   reconcile of the XR controller, as today's ``crossplane render xr`` does
-  (§3.8, §3.9);
+  (upstream core-3.8, core-3.9);
 * :data:`CLASSIC` (``--classic``) runs the pipeline under
   :meth:`ComposeOptions.classic_render` and turns the result into the
-  documents v2.2's ``crossplane render`` prints (§3.5, §3.6): the XR, the
+  documents v2.2's ``crossplane render`` prints (upstream core-3.5, core-3.6): the XR, the
   composed resources (sorted by composition resource name), the ``Result``
   documents with ``-r``, the ``Context`` document with ``-c``.
 
@@ -43,7 +43,7 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
     from crossfn.schemas import store  # noqa: PLC0415 -- only -s and --crds need it; keep startup fast
 
     # Render's FilteringSchemaFetcher searches only the documents given, and
-    # compares group and version case-insensitively (§3.5); --crds adds CRDs and XRDs.
+    # compares group and version case-insensitively (upstream core-3.5); --crds adds CRDs and XRDs.
     schemas = store.SchemaStore(builtins=False, case_insensitive_group_version=True)
     for doc in [*inputs.schema_documents, *inputs.crd_documents]:
         schemas.add(doc)
@@ -53,7 +53,7 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
 def _documents(
     inputs: _inputs.Inputs, include: _contract.Include, result: engine.CompositionResult
 ) -> list[Any]:
-    """The documents classic render prints, in order (§3.6)."""
+    """The documents classic render prints, in order (upstream core-3.6)."""
     xr = dict(result.composite)
     if include.full_xr:
         # Classic -x: the input XR's spec and metadata replace the output's.
@@ -97,7 +97,8 @@ def _transport(
 
 
 class ClassicOutput:
-    """Crossplane v2.2.4's classic ``crossplane render`` (§3.5, §3.6): what ``--classic`` picks."""
+    """Crossplane v2.2.4's classic ``crossplane render``
+    (upstream core-3.5, core-3.6): what ``--classic`` picks."""
 
     def unknown_function(self, name: str) -> Exception:
         return errors.FunctionRunError(f"unknown Function {errors.quote(name)} - does it exist in your Functions file?")
@@ -116,11 +117,11 @@ CLASSIC = ClassicOutput()
 
 
 async def _compose(inputs: _inputs.Inputs, transport: engine.FunctionRunner) -> engine.CompositionResult:
-    """Classic render: the pipeline under ``ComposeOptions.classic_render`` (§3.5)."""
+    """Classic render: the pipeline under ``ComposeOptions.classic_render`` (upstream core-3.5)."""
     options = engine.ComposeOptions.classic_render()
     sources = engine.Sources(
         resources=engine.InMemoryResources([*inputs.extra, *inputs.required]),
-        # Bootstrap requirements see only --required-resources (§3.5 step 4).
+        # Bootstrap requirements see only --required-resources (upstream core-3.5 step 4).
         bootstrap_resources=engine.InMemoryResources(inputs.required),
         schemas=_schema_source(inputs),
         credentials=_sources.DocumentSecrets(inputs.credentials),

@@ -1,4 +1,4 @@
-"""Function runtimes: how render reaches each Function, chosen by its annotations (§3.4).
+"""Function runtimes: how render reaches each Function, chosen by its annotations (upstream core-3.4).
 
 ``render.crossplane.io/runtime`` picks one per Function:
 
@@ -77,7 +77,7 @@ _STOP_GRACE = 5.0
 
 @dataclasses.dataclass(frozen=True)
 class Docker:
-    """The Docker runtime's settings, from its annotations (§3.4)."""
+    """The Docker runtime's settings, from its annotations (upstream core-3.4)."""
 
     image: str
     cleanup: str = "Remove"

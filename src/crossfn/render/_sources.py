@@ -2,7 +2,7 @@
 
 Crossplane's classic render answers requirements with a ``FilteringFetcher``
 over the ``--extra-resources``/``--required-resources`` documents and a
-``FilteringSchemaFetcher`` over the ``-s`` OpenAPI documents (§3.5). The
+``FilteringSchemaFetcher`` over the ``-s`` OpenAPI documents (upstream core-3.5). The
 engine owns the selector semantics (exact apiVersion and kind, namespace
 ignored, sorted by name, first name match, label match, all of the kind);
 resources come from the engine's ``InMemoryResources``; the class here gets
@@ -14,7 +14,7 @@ an observed composed resource gets connection details from
 * the annotation ``render.crossfn.io/connection-details``, a YAML or JSON map
   of plain-text values, removed before the resource is sent to functions; or
 * a companion ``v1`` Secret in the same ``-o`` input, found the way
-  Crossplane finds it (§2.16): the resource's
+  Crossplane finds it (upstream core-2.16): the resource's
   ``spec.writeConnectionSecretToRef`` name, in the resource's namespace or
   else the ref's. Such Secrets are not observed composed resources
   themselves unless they carry the composition-resource-name annotation.

@@ -2,7 +2,7 @@
 
 The API server fills ``default`` values while it decodes an object, before it
 validates it, and Crossplane's ``render --xrd`` does the same to the XR
-(crossplane-core spec §3.3 step 8). The rules, from apiextensions-apiserver's
+(upstream core-3.3 step 8). The rules, from apiextensions-apiserver's
 ``structuraldefaulting``:
 
 * a property that is absent gets a deep copy of its schema's ``default``;

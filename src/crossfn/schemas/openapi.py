@@ -5,9 +5,9 @@ The Kubernetes API server serves one OpenAPI v3 document per group-version at
 of that group-version is an entry of ``components.schemas``, tagged with
 ``x-kubernetes-group-version-kind``. Crossplane answers a function's schema
 requirement by finding the entry whose tag is exactly the requested kind and
-inlining every ``$ref`` (crossplane-core spec §2.8); ``crossplane render -s``
+inlining every ``$ref`` (upstream core-2.8); ``crossplane render -s``
 does the same over documents read from a directory, comparing group and
-version case-insensitively (§3.5, ``FilteringSchemaFetcher``).
+version case-insensitively (upstream core-3.5, ``FilteringSchemaFetcher``).
 
 Neighbours: :mod:`crossfn.schemas.store` keeps the documents and answers
 requests through :func:`find_schema`; :mod:`crossfn.schemas.builtin` builds

@@ -57,7 +57,7 @@ class SchemaStore:
 
     ``case_insensitive_group_version`` makes OpenAPI document lookups compare
     group and version case-insensitively, as render's ``-s`` fetcher does
-    (crossplane-core spec §3.5); CRD and XRD kinds always compare exactly.
+    (upstream core-3.5); CRD and XRD kinds always compare exactly.
     Schemas are computed once per kind and cached; the store is not
     thread-safe while it is being filled.
     """
@@ -152,7 +152,7 @@ class SchemaStore:
         return copy.deepcopy(found) if found is not None else None
 
     async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:
-        """The engine's ``SchemaSource``: :meth:`schema_for`, for required schemas (§2.8)."""
+        """The engine's ``SchemaSource``: :meth:`schema_for`, for required schemas (upstream core-2.8)."""
         return self.schema_for(api_version, kind)
 
     def _published_schema(self, api_version: str, kind: str) -> dict[str, Any] | None:

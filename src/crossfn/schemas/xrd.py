@@ -3,7 +3,7 @@
 Crossplane never validates an XR against the XRD's schema as written: it
 generates a CRD whose schema is the XRD's ``spec`` and ``status`` merged into a
 base object schema, plus the machinery fields Crossplane owns (crossplane-core
-spec §5). Which fields depends on the XR's scope:
+upstream core-5). Which fields depends on the XR's scope:
 
 * ``LegacyCluster`` (the default of an ``apiextensions.crossplane.io/v1``
   XRD): the v1 model. ``spec.compositionRef``, ``spec.compositionSelector``,

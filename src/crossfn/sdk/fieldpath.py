@@ -4,7 +4,7 @@ Crossplane addresses fields of Kubernetes objects with paths such as
 ``spec.containers[0].name`` or ``metadata.annotations['crossplane.io/x']``.
 This module parses them, reads, writes and merges through them, and expands
 ``[*]`` wildcards, behaving like Go's ``crossplane-runtime/pkg/fieldpath``
-(spec/patch-and-transform.md §3), error texts included, because those texts
+(upstream pt-3), error texts included, because those texts
 reach users in function results.
 
 Objects are plain JSON data: ``dict``, ``list``, ``str``, ``bool``, ``None``,
@@ -376,7 +376,7 @@ def _merge(dst: Any, src: Any, opts: MergeOptions) -> Any:
 
 
 def _merge_key(d: dict[str, Any], key: str, s: Any, opts: MergeOptions) -> None:
-    """Apply mergo's rule for one key of ``d`` given the source value ``s`` (spec §3.6 table)."""
+    """Apply mergo's rule for one key of ``d`` given the source value ``s`` (upstream pt-3.6 table)."""
     keep = opts.keep_map_values
     present = key in d
     cur = d.get(key)

@@ -1,4 +1,5 @@
-"""Conformance: connection_test.go (spec §10.5): extraction, the v2 Secret reference, v1 versus v2 XRs."""
+"""Conformance: connection_test.go (upstream pt-10.5):
+extraction, the v2 Secret reference, v1 versus v2 XRs."""
 
 from __future__ import annotations
 
@@ -214,7 +215,7 @@ XR_REF = {
 def test_get_connection_secret_ref(
     xr: dict[str, Any], ref: dict[str, Any] | None, want: tuple[str, str] | None, error: str | None
 ) -> None:
-    """TestGetConnectionSecretRef, plus the §5.4 error rules for connection-secret patches."""
+    """TestGetConnectionSecretRef, plus the upstream pt-5.4 error rules for connection-secret patches."""
     decoded = _ref(**ref) if ref is not None else None
     if error is None:
         assert connection.secret_ref(xr, decoded) == want

@@ -1,4 +1,5 @@
-"""Go's number model through whole runs (spec §4): float64 from the request, int64 after a JSON round trip."""
+"""Go's number model through whole runs
+(upstream pt-4): float64 from the request, int64 after a JSON round trip."""
 
 from __future__ import annotations
 
@@ -71,7 +72,8 @@ def test_environment_numbers(env_patches: list[dict[str, Any]], want: str) -> No
 
 
 def test_xr_numbers_print_as_float64() -> None:
-    """%d on an XR number prints Go's bad-verb form, and %v uses the shortest %g form (§9 item 1)."""
+    """%d on an XR number prints Go's bad-verb form, and %v uses the shortest %g form
+    (upstream pt-9 item 1)."""
     got = run(
         {
             "input": inp(

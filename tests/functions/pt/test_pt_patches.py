@@ -1,4 +1,4 @@
-"""Conformance: patches_test.go (spec §10.2): field and combine patches, PatchSets, transform chains."""
+"""Conformance: patches_test.go (upstream pt-10.2): field and combine patches, PatchSets, transform chains."""
 
 from __future__ import annotations
 
@@ -299,7 +299,7 @@ def test_resolve_transforms(chain: list[dict[str, Any]], value: Any, want: Any) 
     ],
 )
 def test_target_round_trip(patch: dict[str, Any], target: dict[str, Any], error: str | None) -> None:
-    """After a write the whole target is JSON round-tripped and must keep a kind (§3.8)."""
+    """After a write the whole target is JSON round-tripped and must keep a kind (upstream pt-3.8)."""
     if error is not None:
         with pytest.raises(errors.CrossfnError) as e:
             patches.apply_field(_patch(**patch), {"a": 1.0}, target)

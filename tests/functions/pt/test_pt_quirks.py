@@ -1,4 +1,5 @@
-"""The §9 quirks through whole runs: matched where Go returns a result, a clear error where Go crashes."""
+"""The upstream pt-9 quirks through whole runs: matched where
+Go returns a result, a clear error where Go crashes."""
 
 from __future__ import annotations
 
@@ -74,14 +75,15 @@ def _run_one(
 def test_fatal_quirks(
     base: dict[str, Any], patch: dict[str, Any], xr_spec: dict[str, Any], message: str
 ) -> None:
-    """Errors Go reports as results, with Go's texts; the star-key case is crossfn's error (§9 item 9)."""
+    """Errors Go reports as results, with Go's texts; the star-key case is crossfn's error
+    (upstream pt-9 item 9)."""
     got = _run_one(base, patch, xr_spec)
     assert [r["message"] for r in got["results"]] == [message]
     assert got["results"][0]["severity"] == "SEVERITY_FATAL"
 
 
 def test_match_condition_without_config_uses_crd_default() -> None:
-    """§9 item 7: Go panics; crossfn checks Ready=True, so a ready observed resource is ready."""
+    """upstream pt-9 item 7: Go panics; crossfn checks Ready=True, so a ready observed resource is ready."""
     got = run(
         {
             "input": inp(
@@ -101,7 +103,8 @@ def test_match_condition_without_config_uses_crd_default() -> None:
 
 
 def test_required_skip_keeps_earlier_desired_and_drops_ready_flags() -> None:
-    """§9 items 13 and 14: a Required skip leaves an earlier resource as it was; the XR's earlier ready is dropped."""
+    """upstream pt-9 items 13 and 14: a Required skip leaves an
+    earlier resource as it was; the XR's earlier ready is dropped."""
     got = run(
         {
             "input": inp(
@@ -140,7 +143,8 @@ def test_required_skip_keeps_earlier_desired_and_drops_ready_flags() -> None:
 
 
 def test_match_integer_on_observed_number_warns() -> None:
-    """§9 item 1: observed numbers are float64, so MatchInteger errors; the result is a Warning and not ready."""
+    """upstream pt-9 item 1: observed numbers are float64, so
+    MatchInteger errors; the result is a Warning and not ready."""
     got = run(
         {
             "input": inp(

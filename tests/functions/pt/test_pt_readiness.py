@@ -1,4 +1,5 @@
-"""Conformance: ready_test.go ``TestIsReady`` (spec §10.4) and the condition decoding rules of §7.4."""
+"""Conformance: ready_test.go ``TestIsReady`` (upstream pt-10.4) and the condition decoding rules of
+upstream pt-7.4."""
 
 from __future__ import annotations
 
@@ -216,7 +217,8 @@ def test_is_ready(
 def test_is_ready_runtime_rules(
     obj: dict[str, Any], checks: list[dict[str, Any]], want: bool | None, error: str | None
 ) -> None:
-    """§7.4 rules beyond the upstream table; the missing-matchCondition case is our §9 item 7 divergence."""
+    """upstream pt-7.4 rules beyond the upstream table; the missing-matchCondition case is our
+    upstream pt-9 item 7 divergence."""
     if error is None:
         assert readiness.is_ready(obj, _checks(*checks)) is want
         return

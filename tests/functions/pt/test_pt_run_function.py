@@ -1,4 +1,5 @@
-"""Conformance: function-patch-and-transform fn_test.go ``TestRunFunction`` (spec §10.1), whole request to response."""
+"""Conformance: function-patch-and-transform fn_test.go ``TestRunFunction``
+(upstream pt-10.1), whole request to response."""
 
 from __future__ import annotations
 

@@ -1,11 +1,12 @@
-"""Conformance: function-patch-and-transform's transforms_test.go (spec §10.3) and TestValidateTransform (§10.6).
+"""Conformance: function-patch-and-transform's transforms_test.go (upstream pt-10.3) and TestValidateTransform
+(upstream pt-10.6).
 
 Each case is named after the upstream test and case. Upstream tests call the
 per-type resolvers (ResolveMap, ...) and expect their bare errors; crossfn
-exposes the list-level :func:`transforms.resolve`, whose message adds the §6.1
+exposes the list-level :func:`transforms.resolve`, whose message adds the upstream pt-6.1
 chain, so each table says which prefix its errors carry.
 
-Go-only inputs have Python analogues (spec §10): Go ``int`` is
+Go-only inputs have Python analogues (upstream pt-10): Go ``int`` is
 :class:`values.GoInt`; a ``func()`` that JSON cannot encode is NaN
 (``json: unsupported value: NaN``); Go's ``[]int{64}`` is a list, whose Go type
 here is ``[]interface {}``.
@@ -67,9 +68,9 @@ MAP_CASES = [
          mapt({"ola": {"foo": "bar"}}), "ola", want={"foo": "bar"}),
     case("TestMapResolve/SuccessSlice", "lists decode as lists",
          mapt({"ola": ["foo", "bar"]}), "ola", want=["foo", "bar"]),
-    case("MapFloatInputFromRequest", "a request number is float64, so it is refused as such (§6.2)",
+    case("MapFloatInputFromRequest", "a request number is float64, so it is refused (upstream pt-6.2)",
          mapt({"1": "x"}), 1.0, err="type float64 is not supported for map transform"),
-    case("MapNullValue", "a null value is empty raw JSON in Go and fails to decode (§6.2)",
+    case("MapNullValue", "a null value is empty raw JSON in Go and fails to decode (upstream pt-6.2)",
          mapt({"k": None}), "k", err="value for key k is not valid JSON: unexpected end of JSON input"),
 ]
 
@@ -130,13 +131,14 @@ MATCH_CASES = [
          "missing argument to repetition operator: `?`"),
     case("TestMatchResolve/ErrMissingLiteral", "a literal pattern needs its literal",
          matcht([{"type": "literal"}]), None, err="cannot match pattern at index 0: literal is required by type literal"),
-    case("MatchRegexpNullInput", "a null input to a regexp pattern is named 'null' (§6.3)",
+    case("MatchRegexpNullInput", "a null input to a regexp pattern is named 'null' (upstream pt-6.3)",
          matcht([{"type": "regexp", "regexp": "x"}]), None, err="cannot match pattern at index 0: unsupported input type 'null'"),
-    case("MatchLiteralNullInput", "a null input to a literal pattern is named '<nil>' (§6.3)",
+    case("MatchLiteralNullInput", "a null input to a literal pattern is named '<nil>' (upstream pt-6.3)",
          matcht([literal("x")]), None, err="cannot match pattern at index 0: unsupported input type '<nil>'"),
-    case("MatchEmptyPatternType", "an empty pattern type passes validation but fails at runtime (§9 item 3)",
+    case("MatchEmptyPatternType",
+         "an empty pattern type passes validation but fails at runtime (upstream pt-9 item 3)",
          matcht([{"type": "", "literal": "x"}]), "x", err="cannot match pattern at index 0: unsupported pattern type ''"),
-    case("MatchFallbackToOtherString", "any fallbackTo other than Input means Value (§6.3)",
+    case("MatchFallbackToOtherString", "any fallbackTo other than Input means Value (upstream pt-6.3)",
          matcht([], fallbackValue=1, fallbackTo="input"), "x", want=1.0),
 ]
 
@@ -179,12 +181,14 @@ MATH_CASES = [
     case("TestMathResolve/ClampMaxSuccessInt64", "int64 above the maximum", matht("ClampMax", clampMax=2), 3, want=2),
     case("TestMathResolve/ClampMaxNoConfig", "ClampMax needs clampMax", matht("ClampMax"), GoInt(25),
          err="clampMax: Required value: must specify a value if a clamp max math transform is specified"),
-    case("MathMultiplyFloat", "float64 input multiplies as float64 (§6.4)", matht("Multiply", multiply=3), 2.5, want=7.5),
-    case("MathMultiplyWraps", "int64 multiplication wraps around as in Go (§6.4)",
+    case("MathMultiplyFloat", "float64 input multiplies as float64 (upstream pt-6.4)",
+         matht("Multiply", multiply=3), 2.5, want=7.5),
+    case("MathMultiplyWraps", "int64 multiplication wraps around as in Go (upstream pt-6.4)",
          matht("Multiply", multiply=2), (1 << 62), want=-(1 << 63)),
-    case("MathClampMaxTruncates", "clamp compares the truncated value and returns the float (§9 item 5)",
+    case("MathClampMaxTruncates",
+         "clamp compares the truncated value and returns the float (upstream pt-9 item 5)",
          matht("ClampMax", clampMax=1), 1.9, want=1.9),
-    case("MathClampMinNegativeFraction", "-0.5 truncates to 0, which is not below 0 (§6.4)",
+    case("MathClampMinNegativeFraction", "-0.5 truncates to 0, which is not below 0 (upstream pt-6.4)",
          matht("ClampMin", clampMin=0), -0.5, want=-0.5),
     case("MathMissingType", "the math type is required at runtime despite the CRD default",
          matht(None, multiply=2), 1, err="type: Required value: math transform type is required"),
@@ -285,23 +289,27 @@ STRING_CASES = [
          stringt("Replace", replace={"search": "xx", "replace": "zz"}), "Crossplane", want="Crossplane"),
     case("TestStringResolve/ReplaceRemove", "an empty replacement deletes",
          stringt("Replace", replace={"search": "ss", "replace": ""}), "Crossplane", want="Croplane"),
-    case("StringFormatFloatWithD", "%d on a request number (float64) is Go's bad-verb text (§9 item 1)",
+    case("StringFormatFloatWithD",
+         "%d on a request number (float64) is Go's bad-verb text (upstream pt-9 item 1)",
          stringt("Format", fmt="%d"), 10.0, want="%!d(float64=10)"),
     case("StringFormatMissingArg", "a second verb has no argument", stringt("Format", fmt="%s-%s"), "x",
          want="x-%!s(MISSING)"),
     case("StringConvertFloatUsesShortestG", "S() of 1e6 is Go's %v: 1e+06", conv("ToUpper"), 1e6, want="1E+06"),
     case("StringUpperSharpS", "Go keeps ß in upper case (simple case mapping)", conv("ToUpper"), "straße", want="STRAßE"),
     case("StringLowerSigma", "Go has no final-sigma rule", conv("ToLower"), "ΣΑΣ", want="σασ"),
-    case("StringJoinMultiByteSeparator", "Go drops one byte, leaving a partial separator (§9 item 4)",
+    case("StringJoinMultiByteSeparator",
+         "Go drops one byte, leaving a partial separator (upstream pt-9 item 4)",
          stringt("Join", join={"separator": ", "}), ["a", "b"], want="a, b,"),
-    case("StringJoinArrowSeparator", "the partial separator is invalid UTF-8, kept as escaped bytes (§6.5)",
+    case("StringJoinArrowSeparator",
+         "the partial separator is invalid UTF-8, kept as escaped bytes (upstream pt-6.5)",
          stringt("Join", join={"separator": "→"}), ["a", "b"], want="a→b\udce2\udc86"),
     case("StringJoinElements", "null and objects print as Go prints them", stringt("Join", join={"separator": "|"}),
          [None, {"k": 1.0}, True], want="<nil>|map[k:1]|true"),
     case("StringJoinEmpty", "an empty list joins to nothing", stringt("Join", join={"separator": "-"}), [], want=""),
     case("StringJoinNotAList", "Join needs a list", stringt("Join", join={"separator": "-"}), "a",
          err="could not parse input array"),
-    case("StringRegexpNegativeGroup", "Go panics on a negative group; crossfn reports no match (§9 item 8, divergence)",
+    case("StringRegexpNegativeGroup",
+         "Go panics on a negative group; crossfn reports no match (upstream pt-9 item 8, divergence)",
          stringt("Regexp", regexp={"match": "a", "group": -1}), "a", err='regexp "a" had no matches for group -1'),
     case("StringRegexpNoMatch", "no match at all", stringt("Regexp", regexp={"match": "z"}), "abc",
          err='regexp "z" had no matches for group 0'),
@@ -349,9 +357,10 @@ CONVERT_CASES = [
          convt("[]int"), "[64]", err='toType: Invalid value: "[]int": invalid type'),
     case("TestConvertResolve/ConversionPairSupportedFloat64Int64", "float64 to int64 truncates", convt("int64"), 1.1,
          want=1),
-    case("ConvertIntToBoolOnlyOne", "int64 to bool is x == 1 (§9 item 6)", convt("bool"), 2, want=False),
-    case("ConvertFloatToString", "shortest digits, never exponent form (§6.6)", convt("string"), 1e21,
-         want="1000000000000000000000"),
+    case("ConvertIntToBoolOnlyOne", "int64 to bool is x == 1 (upstream pt-9 item 6)",
+         convt("bool"), 2, want=False),
+    case("ConvertFloatToString", "shortest digits, never exponent form (upstream pt-6.6)",
+         convt("string"), 1e21, want="1000000000000000000000"),
     case("ConvertSmallFloatToString", "no exponent for small numbers either", convt("string"), 1e-7, want="0.0000001"),
     case("ConvertNegativeFloatToInt", "truncation toward zero", convt("int64"), -1.9, want=-1),
     case("ConvertStringToInt64Bad", "ParseInt's error text", convt("int64"), "abc",
@@ -427,9 +436,11 @@ def test_conversion_func(to: str, fmt: str | None, source: str, err: str | None,
 
 PIPELINE_CASES = [
     pytest.param([convt("float64"), {"type": "math", "math": {"type": "Multiply", "multiply": 2}}], 2, 4.0,
-                 "int64 2 to float64, times 2: float64 4 (§6.1)", id="TestResolve/ConvertFloat64ThenMultiply"),
+                 "int64 2 to float64, times 2: float64 4 (upstream pt-6.1)",
+                 id="TestResolve/ConvertFloat64ThenMultiply"),
     pytest.param([convt("int64"), {"type": "math", "math": {"type": "Multiply", "multiply": 2}}], 2, 4,
-                 "int64 2 to int64, times 2: int64 4 (§6.1)", id="TestResolve/ConvertInt64ThenMultiply"),
+                 "int64 2 to int64, times 2: int64 4 (upstream pt-6.1)",
+                 id="TestResolve/ConvertInt64ThenMultiply"),
     pytest.param([], "x", "x", "no transforms, value unchanged", id="EmptyList"),
 ]
 
@@ -441,7 +452,7 @@ def test_resolve_pipeline(ts: list[dict[str, Any]], value: Any, want: Any, reaso
 
 
 def test_resolve_names_failing_index() -> None:
-    """The chain names the failing transform's index and type (§6.1 example)."""
+    """The chain names the failing transform's index and type (upstream pt-6.1 example)."""
     ts = [{"type": "string", "string": {"type": "Format", "fmt": "%s"}}, mapt({"US": "us-east-1"})]
     with pytest.raises(transforms.TransformError) as raised:
         transforms.resolve(ts, "US2")
@@ -452,10 +463,10 @@ def test_resolve_names_failing_index() -> None:
 
 
 RUNTIME_CONFIG_CASES = [
-    pytest.param({"type": "foo"}, "transform type foo is not supported", "unknown type at runtime (§6.1)",
-                 id="UnknownTypeAtRuntime"),
-    pytest.param({"type": "map"}, "given transform type map requires configuration", "missing config at runtime (§6.1)",
-                 id="MissingConfigAtRuntime"),
+    pytest.param({"type": "foo"}, "transform type foo is not supported",
+                 "unknown type at runtime (upstream pt-6.1)", id="UnknownTypeAtRuntime"),
+    pytest.param({"type": "map"}, "given transform type map requires configuration",
+                 "missing config at runtime (upstream pt-6.1)", id="MissingConfigAtRuntime"),
 ]
 
 
@@ -497,7 +508,7 @@ VALIDATE_CASES = [
           'match.patterns[0].regexp: Invalid value: "?": invalid regexp', "the regexp must compile"),
     vcase("TestValidateTransform/ValidMatchTransformString",
           matcht([{"type": "literal", "literal": "foo"}, {"literal": "bar"}]), None,
-          "an empty pattern type validates as literal (§9 item 3)"),
+          "an empty pattern type validates as literal (upstream pt-9 item 3)"),
     vcase("TestValidateTransform/InvalidStringNoString", {"type": "string"},
           "string: Required value: given transform type string requires configuration", "string needs its config"),
     vcase("TestValidateTransform/ValidString", stringt("Format", fmt="foo"), None, "a format string"),
@@ -509,7 +520,7 @@ VALIDATE_CASES = [
           'convert.toType: Invalid value: "foo": invalid type', "toType must be known"),
     vcase("TestValidateTransform/ValidConvert", convt("int", "none"), None, "a complete convert"),
     vcase("UnknownTransformType", {"type": "<x>"}, 'type: Invalid value: "\\u003cx\\u003e": unknown transform type',
-          "a named string type renders as JSON, so < is escaped (§2.13)"),
+          "a named string type renders as JSON, so < is escaped (upstream pt-2.13)"),
     vcase("MathMissingType", {"type": "math", "math": {"multiply": 2}},
           "math.type: Required value: math transform type is required", "math type is required"),
     vcase("MathUnknownType", {"type": "math", "math": {"type": "Divide"}},
@@ -529,7 +540,7 @@ VALIDATE_CASES = [
     vcase("StringConvertMissing", stringt("Convert"),
           "string.convert: Required value: convert transform requires a conversion type", "Convert needs convert"),
     vcase("StringConvertValueUnchecked", stringt("Convert", convert="Rot13"), None,
-          "the convert value is not validated (§2.13)"),
+          "the convert value is not validated (upstream pt-2.13)"),
     vcase("StringTrimMissing", stringt("TrimSuffix"), "string.trim: Required value: trim transform requires a trim value",
           "Trim needs trim"),
     vcase("StringRegexpMissing", stringt("Regexp"), "string.regexp: Required value: regexp transform requires a regexp",

@@ -1,4 +1,5 @@
-"""Conformance: validate_test.go (spec §10.6) plus the §2.13 messages and strict decoding (§2.1)."""
+"""Conformance: validate_test.go (upstream pt-10.6) plus the upstream pt-2.13 messages and strict decoding
+(upstream pt-2.1)."""
 
 from __future__ import annotations
 
@@ -255,7 +256,7 @@ def test_validate_combine(combine: dict[str, Any], want: tuple[str, str] | None)
     ],
 )
 def test_validate_messages(res: dict[str, Any], message: str | None) -> None:
-    """Whole-input validation: Go's order, paths and texts (§2.13)."""
+    """Whole-input validation: Go's order, paths and texts (upstream pt-2.13)."""
     err = validation.validate(ptinput.decode(res))
     assert (None if err is None else str(err)) == message
 
@@ -301,7 +302,7 @@ def test_validate_messages(res: dict[str, Any], message: str | None) -> None:
     ],
 )
 def test_strict_decoding(res: dict[str, Any], message: str) -> None:
-    """Unknown fields anywhere and non-integral integers fail decoding (§2.1, §9 item 17)."""
+    """Unknown fields anywhere and non-integral integers fail decoding (upstream pt-2.1, pt-9 item 17)."""
     with pytest.raises(errors.FunctionInputError) as e:
         ptinput.decode(res)
     assert str(e.value) == message

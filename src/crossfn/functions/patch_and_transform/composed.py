@@ -1,4 +1,4 @@
-"""Rendering one composed-resource template (spec/patch-and-transform.md §7.1, §5.4).
+"""Rendering one composed-resource template (upstream pt-7.1, pt-5.4).
 
 For each template, in order: start from its base (or an earlier function's
 desired resource of the same name), copy identity, connection details and
@@ -149,7 +149,8 @@ def render(t: ptinput.ComposedTemplate, state: State, warn: Callable[[str], None
 
 
 def _apply(p: ptinput.Patch, ocd: dict[str, Any] | None, dcd: dict[str, Any], state: State) -> None:
-    """Dispatch a composed patch by type (§5.1); patches reading the observed resource wait for it."""
+    """Dispatch a composed patch by type
+    (upstream pt-5.1); patches reading the observed resource wait for it."""
     t = p.type
     if t == "FromCompositeFieldPath":
         patches.apply_field(p, state.oxr, dcd, normalised=state.normalised)

@@ -1,9 +1,9 @@
 """Connection details: extraction from composed resources and the v2 XR connection Secret.
 
-Extraction (spec/patch-and-transform.md §7.3) turns a template's
+Extraction (upstream pt-7.3) turns a template's
 ``connectionDetails`` into bytes, from the observed resource and its observed
 connection details. A v2 XR (one with ``spec.crossplane``) has no native
-connection details, so the function also composes a Secret holding them (§7.6),
+connection details, so the function also composes a Secret holding them (upstream pt-7.6),
 named by the XR's ``spec.writeConnectionSecretToRef``, the input's
 ``writeConnectionSecretToRef`` (optionally patched from the XR), or a default.
 """
@@ -76,7 +76,7 @@ def _ref_from_xr(oxr: dict[str, Any]) -> tuple[str, str] | None:
 
 
 def secret_ref(oxr: dict[str, Any], ref: ptinput.ConnectionSecretRef | None) -> tuple[str, str]:
-    """Return ``(name, namespace)`` of the connection Secret, by the precedence of §7.6."""
+    """Return ``(name, namespace)`` of the connection Secret, by the precedence of upstream pt-7.6."""
     from_xr = _ref_from_xr(oxr)
     if from_xr is not None:
         return from_xr
@@ -110,7 +110,7 @@ def _patch_ref(
             else:
                 patches.apply_combine(p, oxr, obj)
         except errors.CrossfnError as exc:
-            # §5.4: an Optional field patch swallows every error; a combine patch none.
+            # upstream pt-5.4: an Optional field patch swallows every error; a combine patch none.
             if p.type == "FromCompositeFieldPath" and p.policy_from != "Required":
                 continue
             raise errors.CrossfnError(f"cannot apply patch type {p.type} at index {i}: {exc}") from exc

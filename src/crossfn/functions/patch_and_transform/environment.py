@@ -1,4 +1,5 @@
-"""The Composition environment: loading it from the context and the input's environment patches (§8).
+"""The Composition environment: loading it from the context and the input's environment patches
+(upstream pt-8).
 
 Crossplane, or an earlier function, puts the environment in the request
 context under :data:`CONTEXT_KEY`. Environment patches run before any template
@@ -63,7 +64,7 @@ def _apply(
     env: dict[str, Any],
     normalised: dict[int, dict[str, Any]] | None,
 ) -> None:
-    """Direction per §5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
+    """Direction per upstream pt-5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
     if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):
         patches.apply_field(p, oxr, env, normalised=normalised)
     elif p.type == "CombineFromComposite":

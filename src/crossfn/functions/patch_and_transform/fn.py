@@ -1,10 +1,10 @@
-"""One run of function-patch-and-transform: request in, response filled (spec/patch-and-transform.md §1).
+"""One run of function-patch-and-transform: request in, response filled (upstream pt-1).
 
 The steps and their Fatal prefixes follow Go's ``RunFunction`` exactly. A Fatal
 result leaves the response's desired state and context as the request had them
 (``rsp`` arrives started by :func:`crossfn.sdk.response.to`), after any warnings
 already emitted. Request Structs are read with every number as ``float``, Go's
-float64 model (§4), and written back as doubles.
+float64 model (upstream pt-4), and written back as doubles.
 """
 
 from __future__ import annotations

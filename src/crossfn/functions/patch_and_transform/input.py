@@ -2,11 +2,12 @@
 
 Go decodes the input with JSON v2 and ``RejectUnknownMembers``, so an unknown
 field anywhere (the removed ``policy.mergeOptions`` included) fails the whole
-input, and integer fields must hold whole numbers (spec/patch-and-transform.md
-§2.1). :func:`decode` checks the raw input against a schema mirroring the Go
-types, then builds the frozen dataclasses below. No CRD defaults are applied:
-the only defaults are the ones Go writes in code (a patch's empty type means
-``FromCompositeFieldPath``, an absent ``toFieldPath`` means ``fromFieldPath``).
+input, and integer fields must hold whole numbers (upstream pt-2.1).
+:func:`decode` checks the raw input against a schema mirroring the Go types,
+then builds the frozen dataclasses below. No CRD defaults are applied: the
+only defaults are the ones Go writes in code (a patch's empty type means
+``FromCompositeFieldPath``, an absent
+``toFieldPath`` means ``fromFieldPath``).
 
 Transforms stay plain dicts (checked against the transform schema): they belong
 to :mod:`.transforms`, which validates and resolves them. Opaque JSON fields

@@ -1,16 +1,16 @@
-"""Applying one patch: read a source, transform, write a target (spec/patch-and-transform.md §5).
+"""Applying one patch: read a source, transform, write a target (upstream pt-5).
 
 Two styles exist. Field-style patches (``From*FieldPath``/``To*FieldPath``)
 read one path and may write through ``[*]`` wildcards; combine-style patches
 (``Combine*``) read several paths and format them with Go's ``Sprintf``. Both
 merge into the target with the patch's ``toFieldPath`` policy and then put the
 whole target through a JSON round trip, as Go's unstructured converter does
-(§3.8), which is also where a target without ``kind`` fails.
+(upstream pt-3.8), which is also where a target without ``kind`` fails.
 
 Which object is the source and which the target is decided by the callers
 (:mod:`.composed`, :mod:`.environment`, :mod:`.connection`); this module only
 moves values. Errors keep fieldpath's not-found class so callers can apply the
-``fromFieldPath`` policy (§5.4); everything else is a plain ``CrossfnError``.
+``fromFieldPath`` policy (upstream pt-5.4); everything else is a plain ``CrossfnError``.
 """
 
 from __future__ import annotations
@@ -46,17 +46,18 @@ _OPTIONS: dict[str | None, fieldpath.MergeOptions | None] = {
 
 
 def merge_options(p: ptinput.Patch) -> fieldpath.MergeOptions | None:
-    """The fieldpath merge options for a patch's ``policy.toFieldPath`` (§2.6); ``None`` is Replace."""
+    """The fieldpath merge options for a patch's ``policy.toFieldPath``
+    (upstream pt-2.6); ``None`` is Replace."""
     return _OPTIONS.get(p.policy_to)
 
 
 def is_not_found(exc: BaseException) -> bool:
-    """Whether a patch error means "the source is not there" (§5.4's NotFound)."""
+    """Whether a patch error means "the source is not there" (upstream pt-5.4's NotFound)."""
     return isinstance(exc, errors.FieldNotFoundError)
 
 
 def normalise_target(target: dict[str, Any], normalised: dict[int, dict[str, Any]] | None = None) -> None:
-    """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (§3.8).
+    """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (upstream pt-3.8).
 
     ``normalised`` remembers (by ``id``, holding them) targets already round-tripped in this run:
     every later write stores round-tripped values only, so walking them again would
@@ -81,7 +82,8 @@ def apply_field(
     *,
     normalised: dict[int, dict[str, Any]] | None = None,
 ) -> None:
-    """Apply a field-style patch from ``source`` to ``target`` (§5.2); see :func:`normalise_target`."""
+    """Apply a field-style patch from ``source`` to ``target``
+    (upstream pt-5.2); see :func:`normalise_target`."""
     value = fieldpath.get_value(source, p.from_field_path)
     value = fieldpath.json_round_trip(transforms.resolve(p.transforms, value))
     options = merge_options(p)
@@ -108,7 +110,8 @@ def apply_combine(
     *,
     normalised: dict[int, dict[str, Any]] | None = None,
 ) -> None:
-    """Apply a combine-style patch from ``source`` to ``target`` (§5.3); the first missing variable aborts."""
+    """Apply a combine-style patch from ``source`` to ``target``
+    (upstream pt-5.3); the first missing variable aborts."""
     combine = p.combine
     if combine is None:
         raise errors.CrossfnError(f"combine must be set for patch type {p.type}")
@@ -126,7 +129,7 @@ def apply_combine(
 
 
 def resolve_patch_sets(res: ptinput.Resources) -> tuple[ptinput.ComposedTemplate, ...]:
-    """Replace every ``PatchSet`` patch in place by the named set's patches (§2.14).
+    """Replace every ``PatchSet`` patch in place by the named set's patches (upstream pt-2.14).
 
     The patch indexes in later messages count in the expanded lists.
     """

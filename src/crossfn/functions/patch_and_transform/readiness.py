@@ -1,4 +1,4 @@
-"""Readiness checks on an observed composed resource (spec/patch-and-transform.md §7.4).
+"""Readiness checks on an observed composed resource (upstream pt-7.4).
 
 With no checks, a resource is ready when its ``Ready`` condition is ``True``.
 Otherwise every check must pass, in order; the first failing check decides and
@@ -26,7 +26,7 @@ __all__ = ["condition_status", "is_ready"]
 _RFC3339 = re.compile(r"\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})")
 _CONDITION_STRINGS = ("type", "status", "reason", "message")
 
-# §9 item 7: Go dereferences a nil matchCondition and panics. We use the CRD default instead.
+# upstream pt-9 item 7: Go dereferences a nil matchCondition and panics. We use the CRD default instead.
 _DEFAULT_MATCH_CONDITION = ptinput.MatchCondition(type="Ready", status="True")
 
 

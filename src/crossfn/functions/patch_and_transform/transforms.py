@@ -1,13 +1,13 @@
 """The transforms of function-patch-and-transform, and their validation.
 
-A patch runs its value through a list of transforms (spec/patch-and-transform.md
-§6); this module validates one transform (§2.13) and resolves a list of them.
-Values are in crossfn's Go value model (:mod:`crossfn.gocompat.values`): ``int``
-is Go's int64 and ``float`` is float64, and the transforms tell them apart as Go
+A patch runs its value through a list of transforms (upstream pt-6); this module
+validates one transform (upstream pt-2.13) and resolves a list of them. Values
+are in crossfn's Go value model (:mod:`crossfn.gocompat.values`): ``int`` is
+Go's int64 and ``float`` is float64, and the transforms tell them apart as Go
 does (``%d`` prints one and not the other, ``convert`` dispatches on the type
 name). The Go behaviour itself (``fmt``, JSON, quantities, regexps, case
-mapping, ``strconv``) lives in :mod:`crossfn.gocompat`; this module only
-strings it together with function-patch-and-transform's error texts.
+mapping, ``strconv``) lives in :mod:`crossfn.gocompat`; this module only strings
+it together with function-patch-and-transform's error texts.
 
 A transform is the decoded input mapping, e.g. ``{"type": "math", "math":
 {"type": "Multiply", "multiply": 2}}``. Values that Go keeps as raw JSON (map
@@ -63,7 +63,7 @@ class _ResolveError(Exception):
 
 
 def validate(t: Mapping[str, Any]) -> gofield.Error | None:
-    """First validation error of one transform (§2.13), path relative to the transform."""
+    """First validation error of one transform (upstream pt-2.13), path relative to the transform."""
     ttype = _text(t.get("type"))
     if ttype not in _TRANSFORM_TYPES:
         return gofield.invalid("type", gofield.Named(ttype), "unknown transform type")
@@ -75,8 +75,8 @@ def validate(t: Mapping[str, Any]) -> gofield.Error | None:
 
 
 def resolve(transforms: Sequence[Mapping[str, Any]], value: Any) -> Any:
-    """Apply transforms in order (§6.1); raises TransformError with the §6.1 message chain
-    'transform at index <k> returned error: <type> transform could not resolve: <inner>'."""
+    """Apply transforms in order (upstream pt-6.1); raises TransformError with the upstream pt-6.1 message
+    chain 'transform at index <k> returned error: <type> transform could not resolve: <inner>'."""
     for index, t in enumerate(transforms):
         try:
             value = _resolve_one(t, value)

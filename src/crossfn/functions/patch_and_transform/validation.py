@@ -1,4 +1,4 @@
-"""Validation of the decoded input, with Go's messages and order (spec/patch-and-transform.md §2.13).
+"""Validation of the decoded input, with Go's messages and order (upstream pt-2.13).
 
 Validation stops at the first error. Each validator returns a
 :class:`~.gofield.Error` relative to what it checks, or ``None``; the
@@ -103,7 +103,8 @@ def _validate_template(t: ptinput.ComposedTemplate) -> gofield.Error | None:
 
 
 def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> gofield.Error | None:
-    """Validate one patch. Combine* patches return after the combine checks (Go's quirk, §9 item 2)."""
+    """Validate one patch. Combine* patches return after the combine checks (Go's quirk,
+    upstream pt-9 item 2)."""
     t = p.type
     if t in FIELD_PATH_TYPES:
         if not p.from_field_path:
