@@ -326,8 +326,12 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
             composed, _ = await api.list("v1", "ConfigMap", namespace)
             if args.latency_rates:
                 latency = await spec_change_latency(
-                    api, namespace, [f"xr-{i}" for i in range(n)], rates=args.latency_rates,
-                    controller=controller, settle=lambda: _quiet(controller),
+                    api,
+                    namespace,
+                    [f"xr-{i}" for i in range(n)],
+                    rates=args.latency_rates,
+                    controller=controller,
+                    settle=lambda: _quiet(controller),
                 )
         finally:
             controller.stop()
@@ -396,8 +400,13 @@ def main() -> None:
         default=None,
         help="bare loop concurrencies (default: --workers)",
     )
-    parser.add_argument("--latency-rates", type=float, nargs="*", default=[0.0, 20.0],
-                        help="spec-change latency rounds, changes/s (0: all at once; none given: skip)")
+    parser.add_argument(
+        "--latency-rates",
+        type=float,
+        nargs="*",
+        default=[0.0, 20.0],
+        help="spec-change latency rounds, changes/s (0: all at once; none given: skip)",
+    )
     parser.add_argument("--creators", type=int, default=10, help="concurrent XR creations (default 10)")
     parser.add_argument("--kubeconfig", help="an existing API server (default: a fresh envtest per N)")
     parser.add_argument("--profile", metavar="DIR", help="profile the controller into DIR")

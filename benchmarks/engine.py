@@ -39,7 +39,11 @@ SECTION = "## engine"
 XR = {
     "apiVersion": "example.org/v1",
     "kind": "XBench",
-    "metadata": {"name": "bench", "uid": "75e4a668-035f-4ce8-8c45-f4d3ac850155", "labels": {"crossplane.io/composite": "bench"}},
+    "metadata": {
+        "name": "bench",
+        "uid": "75e4a668-035f-4ce8-8c45-f4d3ac850155",
+        "labels": {"crossplane.io/composite": "bench"},
+    },
     "spec": {"size": 3, "region": "eu-north-1"},
 }
 
@@ -74,9 +78,14 @@ def _observed(n: int) -> tuple[engine.ObservedResource, ...]:
         obj["metadata"] = {
             "name": f"bench-{i}",
             "annotations": {"crossplane.io/composition-resource-name": f"bucket-{i}"},
-            "ownerReferences": [{"uid": XR["metadata"]["uid"], "controller": True, "kind": "XBench", "name": "bench"}],  # type: ignore[index]
+            "ownerReferences": [
+                {"uid": XR["metadata"]["uid"], "controller": True, "kind": "XBench", "name": "bench"}
+            ],  # type: ignore[index]
         }
-        obj["status"] = {"atProvider": {"arn": f"arn:aws:s3:::bench-{i}"}, "conditions": [{"type": "Ready", "status": "True"}]}
+        obj["status"] = {
+            "atProvider": {"arn": f"arn:aws:s3:::bench-{i}"},
+            "conditions": [{"type": "Ready", "status": "True"}],
+        }
         out.append(engine.ObservedResource(obj))
     return tuple(out)
 
@@ -93,7 +102,9 @@ async def _time(fn: Any, repeat: int) -> float:
 
 async def _pipeline_seconds(n: int, steps: int, repeat: int) -> float:
     runner = engine.build_runner(engine.InProcessRunner({"seed": _seed(n), "pass": passthrough}))
-    pipeline = [engine.PipelineStep("seed", "seed")] + [engine.PipelineStep(f"pass-{i}", "pass") for i in range(steps)]
+    pipeline = [engine.PipelineStep("seed", "seed")] + [
+        engine.PipelineStep(f"pass-{i}", "pass") for i in range(steps)
+    ]
     observed = _observed(n)
     tracer = engine.NoTracer()
 
@@ -125,12 +136,16 @@ class _One(engine.NoResources):
     async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
         return {"apiVersion": api_version, "kind": kind, "metadata": {"name": name}, "spec": {"value": 42}}
 
-    async def list(self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None) -> list[dict[str, Any]]:
+    async def list(
+        self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
+    ) -> list[dict[str, Any]]:
         return []
 
 
 def _requiring(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-    rsp.requirements.resources["config"].CopyFrom(fnv1.ResourceSelector(api_version="v1", kind="ConfigMap", match_name="config"))
+    rsp.requirements.resources["config"].CopyFrom(
+        fnv1.ResourceSelector(api_version="v1", kind="ConfigMap", match_name="config")
+    )
 
 
 async def _requirements_seconds(repeat: int) -> tuple[float, float]:
@@ -149,7 +164,10 @@ async def _requirements_seconds(repeat: int) -> tuple[float, float]:
 
 
 async def _measure(repeat: int) -> str:
-    rows = ["| composed resources | per step (total) | function itself | engine overhead per step | target |", "|---:|---:|---:|---:|---|"]
+    rows = [
+        "| composed resources | per step (total) | function itself | engine overhead per step | target |",
+        "|---:|---:|---:|---:|---|",
+    ]
     for n in SIZES:
         one = await _pipeline_seconds(n, 0, repeat)
         many = await _pipeline_seconds(n, STEPS, repeat)
@@ -157,7 +175,9 @@ async def _measure(repeat: int) -> str:
         fn = await _function_seconds(n, repeat)
         overhead = per_step - fn
         target = ("≤ 0.5 ms: " + ("met" if overhead <= 0.0005 else "MISSED")) if n == 10 else ""
-        rows.append(f"| {n} | {per_step * 1e3:.3f} ms | {fn * 1e3:.3f} ms | {overhead * 1e3:.3f} ms | {target} |")
+        rows.append(
+            f"| {n} | {per_step * 1e3:.3f} ms | {fn * 1e3:.3f} ms | {overhead * 1e3:.3f} ms | {target} |"
+        )
     base, loop = await _requirements_seconds(repeat)
     rows += [
         "",

@@ -340,6 +340,7 @@ def _conversions() -> list[tuple[str, float]]:
 
     body = {**_body(XR, 1), "status": XR["status"]}
     s = resource.dict_to_struct(body)
+
     def pure_dict_to_struct() -> None:
         resource._fill(struct_pb2.Struct(), body)
 
@@ -352,10 +353,16 @@ def _conversions() -> list[tuple[str, float]]:
         (f"dict -> Struct: crossfn dict_to_struct ({path})", lambda: resource.dict_to_struct(body)),
         ("dict -> Struct: crossfn, pure-Python path", pure_dict_to_struct),
         ("dict -> Struct: json_format.ParseDict", lambda: json_format.ParseDict(body, struct_pb2.Struct())),
-        ("dict -> Struct: Struct.update (what the official SDK's `resource.update` uses)", lambda: struct_pb2.Struct().update(body)),
+        (
+            "dict -> Struct: Struct.update (what the official SDK's `resource.update` uses)",
+            lambda: struct_pb2.Struct().update(body),
+        ),
         (f"Struct -> dict: crossfn struct_to_dict ({path})", lambda: resource.struct_to_dict(s)),
         ("Struct -> dict: crossfn, pure-Python path", pure_struct_to_dict),
-        ("Struct -> dict: json_format.MessageToDict (the official SDK's `struct_to_dict`)", lambda: json_format.MessageToDict(s)),
+        (
+            "Struct -> dict: json_format.MessageToDict (the official SDK's `struct_to_dict`)",
+            lambda: json_format.MessageToDict(s),
+        ),
     ]
     n = 3000
     return [(name, min(timeit.repeat(fn, number=n, repeat=5)) / n * 1e6) for name, fn in cases]

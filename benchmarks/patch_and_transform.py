@@ -127,7 +127,10 @@ def measure(n: int, repeat: int) -> float:
 
 
 def _table(rows: list[tuple[int, float]]) -> str:
-    lines = ["| composed resources | patches | median compose CPU time | per resource |", "|---:|---:|---:|---:|"]
+    lines = [
+        "| composed resources | patches | median compose CPU time | per resource |",
+        "|---:|---:|---:|---:|",
+    ]
     for n, t in rows:
         lines.append(f"| {n:,} | {5 * n:,} | {t * 1000:.1f} ms | {t / n * 1e6:.0f} µs |")
     return "\n".join(lines)

@@ -97,7 +97,9 @@ def _walls(commands: list[tuple[list[str], dict[str, str]]], repeat: int) -> lis
     results = []
     for wall, cpu in zip(walls, cpus, strict=True):
         wall.sort()
-        results.append((statistics.median(wall), wall[min(len(wall) - 1, int(len(wall) * 0.9))], statistics.median(cpu)))
+        results.append(
+            (statistics.median(wall), wall[min(len(wall) - 1, int(len(wall) * 0.9))], statistics.median(cpu))
+        )
     return results
 
 
@@ -133,9 +135,17 @@ def _big_composition(tmp: Path) -> list[str]:
     resources = [
         {
             "name": f"bucket-{i:03d}",
-            "base": {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "spec": {"forProvider": {}}},
+            "base": {
+                "apiVersion": "s3.aws.upbound.io/v1beta1",
+                "kind": "Bucket",
+                "spec": {"forProvider": {}},
+            },
             "patches": [
-                {"type": "FromCompositeFieldPath", "fromFieldPath": "spec.region", "toFieldPath": "spec.forProvider.region"},
+                {
+                    "type": "FromCompositeFieldPath",
+                    "fromFieldPath": "spec.region",
+                    "toFieldPath": "spec.forProvider.region",
+                },
                 {
                     "type": "FromCompositeFieldPath",
                     "fromFieldPath": "spec.size",
@@ -165,7 +175,11 @@ def _big_composition(tmp: Path) -> list[str]:
                 {
                     "step": "pt",
                     "functionRef": {"name": "function-patch-and-transform"},
-                    "input": {"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": resources},
+                    "input": {
+                        "apiVersion": "pt.fn.crossplane.io/v1beta1",
+                        "kind": "Resources",
+                        "resources": resources,
+                    },
                 }
             ],
         },
@@ -203,7 +217,11 @@ def _measure(repeat: int, pycache: Path) -> str:
         f"| {name} | {m * 1000:.0f} ms | {p90 * 1000:.0f} ms | {cpu * 1000:.0f} ms |"
         for (name, _, _), (m, p90, cpu) in zip(rows, walls, strict=True)
     ]
-    lines += ["", "| in one process | importing render + engine | rendering (first call) |", "|---|---:|---:|"]
+    lines += [
+        "",
+        "| in one process | importing render + engine | rendering (first call) |",
+        "|---|---:|---:|",
+    ]
     lines += [f"| {name} | {imp * 1000:.0f} ms | {run * 1000:.1f} ms |" for name, imp, run in splits]
     return "\n".join(lines)
 

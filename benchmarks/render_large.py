@@ -113,13 +113,18 @@ def measure(repeat: int) -> list[tuple[str, tuple[float, float, float]]]:
 
 def _make(directory: Path) -> None:
     xr = _xr()
-    (directory / "xr.yaml").write_text(yaml.dump(xr, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8")
+    (directory / "xr.yaml").write_text(
+        yaml.dump(xr, Dumper=yaml.CSafeDumper, sort_keys=False), encoding="utf-8"
+    )
     (directory / "xr.json").write_text(json.dumps(xr), encoding="utf-8")
 
 
 def _table(results: list[tuple[str, tuple[float, float, float]]]) -> str:
     base_cpu = results[0][1][1]
-    lines = ["| process | median wall | median CPU | CPU / json.loads | peak RSS |", "|---|---:|---:|---:|---:|"]
+    lines = [
+        "| process | median wall | median CPU | CPU / json.loads | peak RSS |",
+        "|---|---:|---:|---:|---:|",
+    ]
     for label, (wall, cpu, rss) in results:
         lines.append(f"| {label} | {wall:.2f} s | {cpu:.2f} s | {cpu / base_cpu:.1f}× | {rss:.0f} MiB |")
     return "\n".join(lines)

@@ -127,7 +127,10 @@ def main(argv: list[str] | None = None) -> int:
     data = encode(document(source_dir()))
     if args.check:
         if not OUT.is_file() or OUT.read_bytes() != data:
-            print(f"{OUT.relative_to(ROOT)} is stale: run python scripts/generate_kubernetes_schemas.py", file=sys.stderr)
+            print(
+                f"{OUT.relative_to(ROOT)} is stale: run python scripts/generate_kubernetes_schemas.py",
+                file=sys.stderr,
+            )
             return 1
         return 0
     OUT.write_bytes(data)

@@ -39,8 +39,7 @@ INSPECTOR = PROTO / "pipeline" / "v1alpha1" / "pipeline_inspector.proto"
 CACHED_RESPONSE = PROTO / "cache" / "v1alpha1" / "cached_response.proto"
 
 BETA_HEADER = (
-    "// Generated from crossfn/proto/v1/run_function.proto by "
-    "scripts/generate_proto.py. DO NOT EDIT.\n\n"
+    "// Generated from crossfn/proto/v1/run_function.proto by scripts/generate_proto.py. DO NOT EDIT.\n\n"
 )
 
 
@@ -58,7 +57,12 @@ def write_v1beta1() -> None:
 SHARED = "crossplane/function/proto"
 """Where protoc sees the files: the official SDK's layout, so the descriptors match its byte for byte."""
 
-OUTPUTS = ("run_function_pb2.py", "run_function_pb2.pyi", "run_function_pb2_grpc.py", "run_function_pb2_grpc.pyi")
+OUTPUTS = (
+    "run_function_pb2.py",
+    "run_function_pb2.pyi",
+    "run_function_pb2_grpc.py",
+    "run_function_pb2_grpc.pyi",
+)
 
 POOL_CALL = "_descriptor_pool.Default().AddSerializedFile("
 
@@ -95,16 +99,20 @@ def _rehome(text: str, version: str, name: str) -> str:
     if name == "run_function_pb2.py":
         if text.count(POOL_CALL) != 1:
             sys.exit(f"unexpected protoc output for {name}: no single {POOL_CALL}")
-        text = text.replace("from google.protobuf.internal import builder as _builder\n",
-                            "from google.protobuf.internal import builder as _builder\n"
-                            "from crossfn.proto import _registry\n", 1)
+        text = text.replace(
+            "from google.protobuf.internal import builder as _builder\n",
+            "from google.protobuf.internal import builder as _builder\nfrom crossfn.proto import _registry\n",
+            1,
+        )
         head, _, tail = text.partition(POOL_CALL)
         literal, sep, rest = tail.partition(")\n")
         text = f"{head}_registry.add_file({literal}, SDK_MODULE{sep}{rest}"
     # Module paths move; the file name inside the descriptor (slashes) stays the SDK's.
     text = text.replace("crossplane.function.proto.", "crossfn.proto.")
     text = text.replace("crossplane_dot_function_dot_proto_dot_", "crossfn_dot_proto_dot_")
-    text = text.replace(f"crossplane/function/proto/{version}/run_function_pb2", f"crossfn/proto/{version}/run_function_pb2")
+    text = text.replace(
+        f"crossplane/function/proto/{version}/run_function_pb2", f"crossfn/proto/{version}/run_function_pb2"
+    )
     text = text.replace(f"# source: {SHARED}/", "# source: crossfn/proto/")
     return text.replace("SDK_MODULE)", f"{sdk_module!r})", 1)
 
@@ -112,7 +120,14 @@ def _rehome(text: str, version: str, name: str) -> str:
 def compile_messages(path: pathlib.Path) -> None:
     """Run protoc on one file that defines no service: message modules and stubs only."""
     include = pathlib.Path(protoc.__file__).parent / "_proto"
-    args = ["protoc", f"-I{SRC}", f"-I{include}", f"--python_out={SRC}", f"--mypy_out={SRC}", str(path.relative_to(SRC))]
+    args = [
+        "protoc",
+        f"-I{SRC}",
+        f"-I{include}",
+        f"--python_out={SRC}",
+        f"--mypy_out={SRC}",
+        str(path.relative_to(SRC)),
+    ]
     if protoc.main(args) != 0:
         sys.exit(f"protoc failed for {path}")
 

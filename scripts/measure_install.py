@@ -91,7 +91,11 @@ def write(text: str, also: list[str]) -> None:
         "installs 59 MB in 11). Each extra includes core.\n"
         f"Measured with `python scripts/measure_install.py{extra}` on Python {platform.python_version()}, "
         f"{platform.machine()}"
-        + (f" (`--also`: {', '.join(also)}, core dependencies that other branches add, counted here)" if also else "")
+        + (
+            f" (`--also`: {', '.join(also)}, core dependencies that other branches add, counted here)"
+            if also
+            else ""
+        )
         + ".\n\n"
         f"{text}\n"
     )
@@ -106,7 +110,9 @@ def write(text: str, also: list[str]) -> None:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
-    parser.add_argument("--extras", default=",".join(TARGETS), help="comma-separated targets (default: %(default)s)")
+    parser.add_argument(
+        "--extras", default=",".join(TARGETS), help="comma-separated targets (default: %(default)s)"
+    )
     parser.add_argument("--also", nargs="*", default=[], help="more distributions to install into every venv")
     parser.add_argument("--write", action="store_true", help="rewrite docs/performance.md's section")
     args = parser.parse_args(argv)

@@ -22,8 +22,12 @@ from crossfn.functions.auto_ready import _cel as auto_ready_cel
 from crossfn.gocompat import cel
 
 _ROOT = Path(__file__).resolve().parents[1]
-_XBUCKET = [str(_ROOT / "examples" / "xbucket" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
-_ROBOTS = [str(_ROOT / "examples" / "starlark-robots" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
+_XBUCKET = [
+    str(_ROOT / "examples" / "xbucket" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")
+]
+_ROBOTS = [
+    str(_ROOT / "examples" / "starlark-robots" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")
+]
 _CRD = str(_ROOT / "tests" / "data" / "schemas" / "provider" / "ec2.aws.example.io_instances.yaml")
 
 
@@ -37,7 +41,13 @@ def fresh_imports() -> Iterator[None]:
     sys.modules.update(saved)
 
 
-_GUARDED = ("crossfn.render", "crossfn.validate", "crossfn.comptest", "crossfn.controller", "crossfn.functions.starlark")
+_GUARDED = (
+    "crossfn.render",
+    "crossfn.validate",
+    "crossfn.comptest",
+    "crossfn.controller",
+    "crossfn.functions.starlark",
+)
 
 
 def _forget(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
@@ -154,7 +164,11 @@ def test_core_works_without_any_extra() -> None:
         | {"pydantic", "jsonschema", "kubernetes_validate", "cel", "opentelemetry"}
     )
     out = subprocess.run(
-        [sys.executable, "-c", _CORE.format(blocked=blocked)], capture_output=True, text=True, cwd=_ROOT, check=False
+        [sys.executable, "-c", _CORE.format(blocked=blocked)],
+        capture_output=True,
+        text=True,
+        cwd=_ROOT,
+        check=False,
     )
     assert out.returncode == 0, out.stderr
     assert json.loads(out.stdout.splitlines()[-1]) == []

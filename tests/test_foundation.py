@@ -36,7 +36,9 @@ def test_v1beta1_is_wire_identical() -> None:
     [
         pytest.param({"n": 3}, {"n": 3}, id="WholeNumberStaysInt"),
         pytest.param({"n": 3.5}, {"n": 3.5}, id="FractionStaysFloat"),
-        pytest.param({"a": [1, "x", None, True, {"b": 2.0}]}, {"a": [1, "x", None, True, {"b": 2}]}, id="Nested"),
+        pytest.param(
+            {"a": [1, "x", None, True, {"b": 2.0}]}, {"a": [1, "x", None, True, {"b": 2}]}, id="Nested"
+        ),
         pytest.param({}, {}, id="Empty"),
     ],
 )
@@ -58,7 +60,12 @@ def _leaves(v: object) -> list[object]:
 @pytest.mark.parametrize(
     ("step", "message", "want"),
     [
-        pytest.param("run-cool-function", "oh no", 'pipeline step "run-cool-function" returned a fatal result: oh no', id="PopulatedFields"),
+        pytest.param(
+            "run-cool-function",
+            "oh no",
+            'pipeline step "run-cool-function" returned a fatal result: oh no',
+            id="PopulatedFields",
+        ),
         pytest.param("", "", 'pipeline step "" returned a fatal result: ', id="EmptyFields"),
     ],
 )

@@ -31,7 +31,9 @@ def compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None
             "template": {
                 "metadata": {
                     "labels": {"app": xr["metadata"]["name"]},
-                    "annotations": {"example.org/networks": ", ".join(n["metadata"]["name"] for n in networks)},
+                    "annotations": {
+                        "example.org/networks": ", ".join(n["metadata"]["name"] for n in networks)
+                    },
                 },
                 "spec": {"containers": [{"name": "app", "image": xr["spec"]["image"]}]},
             },
@@ -40,4 +42,6 @@ def compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None
     response.set_desired_composed_resource(rsp, "deployment", deployment)
     schema = request.get_required_schema(req, "deployment")
     spec_fields = sorted((schema or {}).get("properties", {}).get("spec", {}).get("properties", {}))
-    response.set_desired_composite_status(rsp, {"networks": len(networks), "deploymentSpecFields": spec_fields})
+    response.set_desired_composite_status(
+        rsp, {"networks": len(networks), "deploymentSpecFields": spec_fields}
+    )

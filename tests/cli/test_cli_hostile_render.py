@@ -205,7 +205,7 @@ def test_serve_module_failing_at_import(
     monkeypatch.syspath_prepend(str(tmp_path))
     status = cli.main(["function", "serve", "--insecure", "--address", "127.0.0.1:0", obj])
     line = _one_error_line(capsys, status)
-    prefix = f"crossfn: error: cannot load function \"{obj}\": {want}"
+    prefix = f'crossfn: error: cannot load function "{obj}": {want}'
     assert re.fullmatch(re.escape(prefix) + r" \(at [^()]*\.py:\d+\)", line), line
 
 

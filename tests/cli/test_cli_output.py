@@ -21,11 +21,14 @@ _X = _ROOT / "examples" / "xbucket"
 @pytest.mark.parametrize(
     "argv",
     [
-        pytest.param(["render", f"{_X}/xr.yaml", f"{_X}/composition.yaml", f"{_X}/functions.yaml"], id="render"),
+        pytest.param(
+            ["render", f"{_X}/xr.yaml", f"{_X}/composition.yaml", f"{_X}/functions.yaml"], id="render"
+        ),
         pytest.param(["validate", f"{_X}/composition.yaml", f"{_X}/xr.yaml"], id="validate"),
         pytest.param(["test", f"{_X}/test.yaml"], id="test"),
         pytest.param(
-            ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"], id="convert"
+            ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"],
+            id="convert",
         ),
         pytest.param(["init", "function", "my-function", "-C", "{tmp}/my-function"], id="init"),
         pytest.param(["init", "wheel", "{tmp}/wheels"], id="init-wheel"),
@@ -39,8 +42,13 @@ def test_full_disk_is_one_line(tmp_path: Path, argv: list[str]) -> None:
             [sys.executable, "-m", "crossfn", *(a.format(tmp=tmp_path) for a in argv)],
             stdout=full, stderr=subprocess.PIPE, text=True, timeout=120, check=False,
         )  # fmt: skip
-    notes = "".join(line + "\n" for line in proc.stderr.splitlines() if line.startswith("crossfn: note: running "))
-    assert (proc.returncode, proc.stderr) == (1, notes + "crossfn: error: cannot write output: no space left on device\n")
+    notes = "".join(
+        line + "\n" for line in proc.stderr.splitlines() if line.startswith("crossfn: note: running ")
+    )
+    assert (proc.returncode, proc.stderr) == (
+        1,
+        notes + "crossfn: error: cannot write output: no space left on device\n",
+    )
 
 
 def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -51,7 +59,9 @@ def test_lone_surrogate_is_written_as_replacement_character(monkeypatch: pytest.
     assert raw.getvalue() == "a\ufffdb\ufffdc\n".encode()
 
 
-def test_a_positional_given_as_a_second_double_dash_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_positional_given_as_a_second_double_dash_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     """Python 3.11's argparse fills FUNCTIONS with [] for ``-- --``: a usage error, not a traceback."""
     if sys.version_info >= (3, 12):
         pytest.skip("argparse passes the second -- itself from Python 3.12")

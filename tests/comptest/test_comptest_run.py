@@ -227,7 +227,6 @@ def test_run_writes_no_files_and_renders_objects(tmp_path: Path, monkeypatch: py
     """Render gets the case's objects: no temporary YAML is written for it to read back."""
     import tempfile
 
-
     file = _file(
         tmp_path,
         _expect(_bucket(region="eu-central-1")),
@@ -263,7 +262,7 @@ def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
     file.write_text(
         f"apiVersion: {comptest.API_VERSION}\nkind: {comptest.KIND}\nmetadata: {{name: t}}\nspec:\n  tests:\n"
         f"  - name: a\n    inputs:\n"
-        f"      xr: {{raw: {{apiVersion: example.crossplane.io/v1, kind: XBucket, metadata: {{name: x}}, spec: {{plain: y, quoted: \"y\"}}}}}}\n"
+        f'      xr: {{raw: {{apiVersion: example.crossplane.io/v1, kind: XBucket, metadata: {{name: x}}, spec: {{plain: y, quoted: "y"}}}}}}\n'
         f"      composition: {{path: {_XBUCKET / 'composition.yaml'}}}\n"
         f"      functions: {{path: {_XBUCKET / 'functions.yaml'}}}\n"
     )
@@ -272,11 +271,11 @@ def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
     assert prepared.inputs.xr["spec"] == {"plain": True, "quoted": "y"}
 
 
-_SAME_NAME_FN = '''
+_SAME_NAME_FN = """
 def compose(req, rsp):
     del req
     rsp.desired.composite.resource.update({{"status": {{"from": "{tag}"}}}})
-'''
+"""
 _SAME_NAME_FUNCTIONS = """
 apiVersion: pkg.crossplane.io/v1
 kind: Function

@@ -42,7 +42,9 @@ def the_xrd(connection_keys: list[str] | None = None) -> dict[str, Any]:
         "group": GROUP,
         "names": {"kind": XR_KIND, "plural": "xh3databases"},
         "claimNames": {"kind": CLAIM_KIND, "plural": "h3databases"},
-        "versions": [{"name": "v1", "served": True, "referenceable": True, "schema": {"openAPIV3Schema": schema}}],
+        "versions": [
+            {"name": "v1", "served": True, "referenceable": True, "schema": {"openAPIV3Schema": schema}}
+        ],
     }
     if connection_keys is not None:
         spec["connectionSecretKeys"] = connection_keys
@@ -103,7 +105,10 @@ class ClaimWorld:
         await apply_crd(self.kube, claim_crd)
         await apply_crd(self.kube, composed_crd())
         for ns in (self.namespace, self.secrets_namespace):
-            await self.kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}}, field_manager=FIELD_MANAGER)
+            await self.kube.apply(
+                {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}},
+                field_manager=FIELD_MANAGER,
+            )
         await self.publish(resources or [self.instance()])
 
     def instance(self, name: str = "instance", **extra: Any) -> dict[str, Any]:
@@ -111,7 +116,9 @@ class ClaimWorld:
         return {
             "name": name,
             "base": {"apiVersion": COMPOSED_API, "kind": COMPOSED_KIND, "spec": {"size": "s"}},
-            "patches": [{"type": "FromCompositeFieldPath", "fromFieldPath": "spec.size", "toFieldPath": "spec.size"}],
+            "patches": [
+                {"type": "FromCompositeFieldPath", "fromFieldPath": "spec.size", "toFieldPath": "spec.size"}
+            ],
             **extra,
         }
 
@@ -141,7 +148,9 @@ class ClaimWorld:
                                          "lastTransitionTime": "2026-01-01T00:00:00Z"}]}  # fmt: skip
         await self.kube.apply(rev, field_manager=FIELD_MANAGER, force=True, status=True)
 
-    async def create_claim(self, name: str, labels: dict[str, str] | None = None, **spec: Any) -> dict[str, Any]:
+    async def create_claim(
+        self, name: str, labels: dict[str, str] | None = None, **spec: Any
+    ) -> dict[str, Any]:
         meta: dict[str, Any] = {"name": name, "namespace": self.namespace}
         if labels:
             meta["labels"] = labels
@@ -166,13 +175,17 @@ class ClaimWorld:
         return found
 
     async def composed(self, xr_name: str) -> list[dict[str, Any]]:
-        items, _ = await self.kube.list(COMPOSED_API, COMPOSED_KIND, labels={"crossplane.io/composite": xr_name})
+        items, _ = await self.kube.list(
+            COMPOSED_API, COMPOSED_KIND, labels={"crossplane.io/composite": xr_name}
+        )
         return list(items)
 
     async def events(self, name: str, namespace: str) -> list[tuple[str, str, str]]:
         await self.recorder.flush()
         items, _ = await self.kube.list("v1", "Event", namespace)
-        return [(e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name]
+        return [
+            (e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name
+        ]
 
     async def reconcile_claim(self, name: str) -> Any:
         return await self.claim_reconciler.reconcile(f"{self.namespace}/{name}")

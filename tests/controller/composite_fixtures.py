@@ -34,7 +34,9 @@ def xrd(scope: str = "Namespaced", **spec: Any) -> dict[str, Any]:
     }
 
 
-def composition(name: str = "c", kind: str = "XBucket", labels: dict[str, str] | None = None) -> dict[str, Any]:
+def composition(
+    name: str = "c", kind: str = "XBucket", labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     return {
         "apiVersion": "apiextensions.crossplane.io/v1",
         "kind": "Composition",
@@ -45,7 +47,12 @@ def composition(name: str = "c", kind: str = "XBucket", labels: dict[str, str] |
 
 
 def revision(
-    comp: dict[str, Any], number: int = 1, *, valid: str | None = "True", labels: dict[str, str] | None = None, **spec: Any
+    comp: dict[str, Any],
+    number: int = 1,
+    *,
+    valid: str | None = "True",
+    labels: dict[str, str] | None = None,
+    **spec: Any,
 ) -> dict[str, Any]:
     name = comp["metadata"]["name"]
     status = {"conditions": [{"type": "ValidPipeline", "status": valid, "reason": "X"}]} if valid else {}
@@ -75,7 +82,10 @@ def two_configmaps(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) 
     size = ((request.get_observed_composite_resource(req) or {}).get("spec") or {}).get("size", "")
     for name in ("a", "b"):
         response.set_desired_composed_resource(
-            rsp, name, {"apiVersion": "v1", "kind": "ConfigMap", "data": {"size": size}}, ready=True if name == "a" else None
+            rsp,
+            name,
+            {"apiVersion": "v1", "kind": "ConfigMap", "data": {"size": size}},
+            ready=True if name == "a" else None,
         )
 
 
@@ -90,7 +100,11 @@ class Events:
 
 
 def setup(
-    fn: Any = two_configmaps, *, the_xrd: dict[str, Any] | None = None, realtime: bool = True, valid: str | None = "True"
+    fn: Any = two_configmaps,
+    *,
+    the_xrd: dict[str, Any] | None = None,
+    realtime: bool = True,
+    valid: str | None = "True",
 ) -> tuple[FakeApi, Events, _composite.CompositeReconciler]:
     """A fake cluster with one Composition and revision, and a reconciler over it."""
     api = FakeApi({(XR_API, "XBucket"): (the_xrd or xrd())["spec"]["scope"] == "Namespaced"})

@@ -28,7 +28,9 @@ class FakeCache:
                 return o
         return None
 
-    def list(self, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    def list(
+        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
         out = []
         for o in self.objects:
             meta = o.get("metadata") or {}

@@ -34,7 +34,9 @@ async def namespace() -> AsyncIterator[str]:
     yield f"h3c-{uuid.uuid4().hex[:8]}"
 
 
-async def test_claim_binds_propagates_and_reports_ready(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_claim_binds_propagates_and_reports_ready(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     world = cf.ClaimWorld(kube, namespace)
     await world.start()
     await world.create_claim("db", labels={"team": "a", "app.kubernetes.io/name": "db"})
@@ -44,19 +46,30 @@ async def test_claim_binds_propagates_and_reports_ready(kube: Any, crossplane_cr
     assert claim is not None
     assert claim["spec"]["resourceRef"] == {"apiVersion": cf.API_VERSION, "kind": cf.XR_KIND, "name": name}
     assert claim["metadata"]["finalizers"] == [_claims.FINALIZER]
-    assert xr["spec"]["claimRef"] == {"apiVersion": cf.API_VERSION, "kind": cf.CLAIM_KIND, "namespace": namespace, "name": "db"}
+    assert xr["spec"]["claimRef"] == {
+        "apiVersion": cf.API_VERSION,
+        "kind": cf.CLAIM_KIND,
+        "namespace": namespace,
+        "name": "db",
+    }
     assert {k: v for k, v in xr["metadata"]["labels"].items() if k != "crossplane.io/composite"} == {
         "team": "a", "crossplane.io/claim-name": "db", "crossplane.io/claim-namespace": namespace,
     }, "the claim's labels, without Kubernetes' reserved ones, plus Crossplane's claim labels"  # fmt: skip
     assert condition(claim, "Synced")[:2] == ("True", "ReconcileSuccess")
-    assert condition(claim, "Ready") == ("False", "Waiting", "Claim is waiting for composite resource to become Ready")
+    assert condition(claim, "Ready") == (
+        "False",
+        "Waiting",
+        "Claim is waiting for composite resource to become Ready",
+    )
     [instance] = await world.composed(name)
     assert instance["spec"]["size"] == "s"
 
     await mark_ready(kube, instance)
     await world.reconcile_xr(name)
     await world.reconcile_claim("db")
-    assert condition(await world.claim("db"), "Ready")[:2] == ("True", "Available"), "the XR's readiness reaches the claim"
+    assert condition(await world.claim("db"), "Ready")[:2] == ("True", "Available"), (
+        "the XR's readiness reaches the claim"
+    )
 
     claim = await world.claim("db")
     assert claim is not None
@@ -67,14 +80,18 @@ async def test_claim_binds_propagates_and_reports_ready(kube: Any, crossplane_cr
     await world.reconcile_xr(name)
     changed = await world.xr(name)
     assert changed is not None and changed["spec"]["size"] == "m", "a claim's spec change reaches its XR"
-    assert "team" not in changed["metadata"]["labels"], "a label removed from the claim leaves the XR (server-side apply)"
+    assert "team" not in changed["metadata"]["labels"], (
+        "a label removed from the claim leaves the XR (server-side apply)"
+    )
     assert [c["spec"]["size"] for c in await world.composed(name)] == ["m"], "and the composed resource"
     events = await world.events("db", namespace)
     assert events.count(("Normal", "BindCompositeResource", "Successfully bound composite resource")) == 1
 
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground"])
-async def test_claim_deletion(kube: Any, crossplane_crds: list[str], controller_manager: Any, namespace: str, policy: str) -> None:
+async def test_claim_deletion(
+    kube: Any, crossplane_crds: list[str], controller_manager: Any, namespace: str, policy: str
+) -> None:
     world = cf.ClaimWorld(kube, namespace)
     await world.start()
     await world.create_claim("db", compositeDeletePolicy=policy)
@@ -89,7 +106,9 @@ async def test_claim_deletion(kube: Any, crossplane_crds: list[str], controller_
         claim = await world.claim("db")
         assert claim is not None, "Foreground: the claim waits for its XR"
         assert condition(claim, "Ready")[:2] == ("False", "Deleting")
-        assert (await world.xr(name) or {}).get("metadata", {}).get("deletionTimestamp"), "its XR is being deleted"
+        assert (await world.xr(name) or {}).get("metadata", {}).get("deletionTimestamp"), (
+            "its XR is being deleted"
+        )
     deadline = time.monotonic() + 90  # kube-controller-manager's GC learns new kinds on a 30 s resync
     claim_gone_with_composed: list[int] = []
     while time.monotonic() < deadline:
@@ -100,18 +119,28 @@ async def test_claim_deletion(kube: Any, crossplane_crds: list[str], controller_
                 await world.reconcile_claim("db")
                 if await world.claim("db") is None:
                     claim_gone_with_composed.append(len(await world.composed(name)))
-        if await world.claim("db") is None and await world.xr(name) is None and await world.composed(name) == []:
+        if (
+            await world.claim("db") is None
+            and await world.xr(name) is None
+            and await world.composed(name) == []
+        ):
             break
         await asyncio.sleep(0.25)
     else:
-        raise AssertionError(f"left: claim {await world.claim('db')}, XR {await world.xr(name)}, {await world.composed(name)}")
+        raise AssertionError(
+            f"left: claim {await world.claim('db')}, XR {await world.xr(name)}, {await world.composed(name)}"
+        )
     if policy == "Foreground":
-        assert claim_gone_with_composed == [0], "Foreground: the claim went only after what its XR composed was gone"
+        assert claim_gone_with_composed == [0], (
+            "Foreground: the claim went only after what its XR composed was gone"
+        )
     events = await world.events("db", namespace)
     assert ("Normal", "DeleteCompositeResource", "Successfully deleted composite resource") in events
 
 
-async def test_an_xr_bound_to_another_claim_is_refused(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_an_xr_bound_to_another_claim_is_refused(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     world = cf.ClaimWorld(kube, namespace)
     await world.start()
     await world.create_claim("first")
@@ -119,7 +148,9 @@ async def test_an_xr_bound_to_another_claim_is_refused(kube: Any, crossplane_crd
     taken = await world.xr_of("first")
     assert taken is not None
     name = taken["metadata"]["name"]
-    await world.create_claim("second", resourceRef={"apiVersion": cf.API_VERSION, "kind": cf.XR_KIND, "name": name})
+    await world.create_claim(
+        "second", resourceRef={"apiVersion": cf.API_VERSION, "kind": cf.XR_KIND, "name": name}
+    )
     result = await world.reconcile_claim("second")
     assert result.requeue_after is None, "a human must act: no requeue"
     want = f'refusing to operate on composite resource "{name}" that is not bound to this claim: bound to claim "first"'
@@ -129,7 +160,9 @@ async def test_an_xr_bound_to_another_claim_is_refused(kube: Any, crossplane_crd
     assert xr is not None and xr["spec"]["claimRef"]["name"] == "first", "the XR stays with its claim"
 
 
-async def test_a_claim_whose_xr_kind_is_not_served(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_a_claim_whose_xr_kind_is_not_served(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     """A claim CRD left behind by an XRD whose XR CRD is gone: the claim says so, the controller carries on."""
     xrd = cf.the_xrd()
     suffix = uuid.uuid4().hex[:5]
@@ -139,16 +172,27 @@ async def test_a_claim_whose_xr_kind_is_not_served(kube: Any, crossplane_crds: l
     claim_crd = xrd_schemas.claim_crd_from_xrd(xrd)
     assert claim_crd is not None
     await apply_crd(kube, claim_crd)
-    await kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, field_manager="h3-test")
+    await kube.apply(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, field_manager="h3-test"
+    )
     api_version, kind = _xrd.claim_type(xrd)
-    await kube.create({"apiVersion": api_version, "kind": kind, "metadata": {"name": "lost", "namespace": namespace}, "spec": {}})
+    await kube.create(
+        {
+            "apiVersion": api_version,
+            "kind": kind,
+            "metadata": {"name": "lost", "namespace": namespace},
+            "spec": {},
+        }
+    )
     reconciler = _claims.ClaimReconciler(kube, None, _events.EventRecorder(kube, "crossfn/h3-test"), xrd=xrd)
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile(f"{namespace}/lost")
     claim = await kube.get(api_version, kind, "lost", namespace)
     status, reason, message = condition(claim, "Synced")
     assert (status, reason) == ("False", "ReconcileError")
-    assert message.startswith("cannot bind and sync claim with composite resource: cannot apply composite resource: "), message
+    assert message.startswith(
+        "cannot bind and sync claim with composite resource: cannot apply composite resource: "
+    ), message
     assert f"XH3Orphan{suffix}" in message, "the message names the kind that is not served"
 
     async def warned() -> bool:

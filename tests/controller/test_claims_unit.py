@@ -48,8 +48,15 @@ def claim(name: str = "c", **spec: Any) -> dict[str, Any]:
     }
 
 
-def xr(name: str = "existing", claim_ref: dict[str, str] | None = None, ready: bool = False, **status: Any) -> dict[str, Any]:
-    obj: dict[str, Any] = {"apiVersion": XR_API, "kind": "XBucket", "metadata": {"name": name}, "spec": {"size": "s"}}
+def xr(
+    name: str = "existing", claim_ref: dict[str, str] | None = None, ready: bool = False, **status: Any
+) -> dict[str, Any]:
+    obj: dict[str, Any] = {
+        "apiVersion": XR_API,
+        "kind": "XBucket",
+        "metadata": {"name": name},
+        "spec": {"size": "s"},
+    }
     if claim_ref is not None:
         obj["spec"]["claimRef"] = claim_ref
     conditions = [{"type": "Ready", "status": "True" if ready else "False", "reason": "Available" if ready else "Creating",
@@ -65,7 +72,9 @@ def ref_to(name: str, namespace: str = "team") -> dict[str, str]:
 def setup(the_xrd: dict[str, Any] | None = None) -> tuple[FakeApi, Events, _claims.ClaimReconciler]:
     api = FakeApi({(XR_API, "XBucket"): False, (XR_API, CLAIM_KIND): True})
     rec = Events()
-    reconciler = _claims.ClaimReconciler(api, None, rec, xrd=the_xrd or xrd(), clock=lambda: T0, rng=random.Random(1))
+    reconciler = _claims.ClaimReconciler(
+        api, None, rec, xrd=the_xrd or xrd(), clock=lambda: T0, rng=random.Random(1)
+    )
     return api, rec, reconciler
 
 
@@ -75,7 +84,10 @@ def stored(api: FakeApi, kind: str, name: str) -> dict[str, Any]:
 
 
 def conditions(obj: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
-    return {c["type"]: (c["status"], c["reason"], c.get("message", "")) for c in obj.get("status", {}).get("conditions", [])}
+    return {
+        c["type"]: (c["status"], c["reason"], c.get("message", ""))
+        for c in obj.get("status", {}).get("conditions", [])
+    }
 
 
 async def test_a_new_claim_creates_and_binds_its_xr() -> None:
@@ -89,15 +101,19 @@ async def test_a_new_claim_creates_and_binds_its_xr() -> None:
     c = stored(api, CLAIM_KIND, "c")
     [x] = api.of_kind("XBucket")
     name = x["metadata"]["name"]
-    assert name.startswith("c-") and len(name) == 7 and all(ch in _claim_sync.NAME_ALPHABET for ch in name[2:]), (
-        "a generated name: <claim>-<5 of SimpleNameGenerator's characters>"
+    assert (
+        name.startswith("c-") and len(name) == 7 and all(ch in _claim_sync.NAME_ALPHABET for ch in name[2:])
+    ), "a generated name: <claim>-<5 of SimpleNameGenerator's characters>"
+    assert c["spec"]["resourceRef"] == {"apiVersion": XR_API, "kind": "XBucket", "name": name}, (
+        "no namespace for a cluster XR"
     )
-    assert c["spec"]["resourceRef"] == {"apiVersion": XR_API, "kind": "XBucket", "name": name}, "no namespace for a cluster XR"
     assert c["metadata"]["finalizers"] == [_claims.FINALIZER]
     assert x["spec"] == {"size": "s", "claimRef": ref_to("c")}, "claim-only keys stay on the claim"
-    assert x["metadata"]["labels"] == {"app": "web", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "team"}, (
-        "Kubernetes' reserved labels are not copied; Crossplane's claim labels are added"
-    )
+    assert x["metadata"]["labels"] == {
+        "app": "web",
+        "crossplane.io/claim-name": "c",
+        "crossplane.io/claim-namespace": "team",
+    }, "Kubernetes' reserved labels are not copied; Crossplane's claim labels are added"
     assert x["metadata"]["annotations"] == {"note": "kept"}
     assert api.writes().index(("update", CLAIM_KIND, "c")) < api.writes().index(("apply", "XBucket", name)), (
         "the claim names its XR before the XR exists, so no XR is ever leaked"
@@ -119,7 +135,9 @@ async def test_a_ready_xr_makes_a_ready_claim_with_its_status() -> None:
     await reconciler.reconcile("team/c")
     c = stored(api, CLAIM_KIND, "c")
     assert c["status"]["phase"] == "Up", "the XR's status is the claim's"
-    assert "claimConditionTypes" not in c["status"] and "connectionDetails" not in c["status"], "the XR's machinery stays"
+    assert "claimConditionTypes" not in c["status"] and "connectionDetails" not in c["status"], (
+        "the XR's machinery stays"
+    )
     assert conditions(c) == {"Synced": ("True", "ReconcileSuccess", ""), "DatabaseReady": ("False", "Provisioning", "soon"),
                              "Ready": ("True", "Available", "")}, "claimConditionTypes pass through"  # fmt: skip
     [passed] = [x for x in c["status"]["conditions"] if x["type"] == "DatabaseReady"]
@@ -160,8 +178,12 @@ async def test_binding_an_existing_xr(case: BindCase) -> None:
     c = stored(api, CLAIM_KIND, "c")
     if case.want_bound:
         assert after["spec"]["claimRef"] == ref_to("c"), case.reason
-        assert ("patch", "XBucket", "x1") in api.writes(), f"{case.reason}: its managed fields are reset first"
-        assert ("Normal", "BindCompositeResource", "Successfully bound composite resource") in rec.seen, case.reason
+        assert ("patch", "XBucket", "x1") in api.writes(), (
+            f"{case.reason}: its managed fields are reset first"
+        )
+        assert ("Normal", "BindCompositeResource", "Successfully bound composite resource") in rec.seen, (
+            case.reason
+        )
         return
     assert after == before, case.reason
     assert conditions(c)["Synced"] == ("False", "ReconcileError", case.want_message), case.reason
@@ -172,7 +194,9 @@ async def test_binding_an_existing_xr(case: BindCase) -> None:
 async def test_an_xr_kind_that_is_not_served_is_reported() -> None:
     api, rec, reconciler = setup()
     api.put(claim())
-    api.fail("apply", "XBucket", _api.NoKindMatch('no matches for kind "XBucket" in version "example.org/v1"'))
+    api.fail(
+        "apply", "XBucket", _api.NoKindMatch('no matches for kind "XBucket" in version "example.org/v1"')
+    )
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/c")
     want = ('cannot bind and sync claim with composite resource: cannot apply composite resource: '
@@ -183,7 +207,12 @@ async def test_an_xr_kind_that_is_not_served_is_reported() -> None:
 
 async def test_a_paused_claim_only_says_so() -> None:
     api, rec, reconciler = setup()
-    api.put({**claim(), "metadata": {"name": "c", "namespace": "team", "annotations": {"crossplane.io/paused": "true"}}})
+    api.put(
+        {
+            **claim(),
+            "metadata": {"name": "c", "namespace": "team", "annotations": {"crossplane.io/paused": "true"}},
+        }
+    )
     await reconciler.reconcile("team/c")
     message = "Reconciliation (including deletion) is paused via the pause annotation"
     assert conditions(stored(api, CLAIM_KIND, "c")) == {"Synced": ("False", "ReconcilePaused", message)}
@@ -223,12 +252,16 @@ async def test_deleting_a_claim(case: DeleteCase) -> None:
     if case.want_propagation_requeue:
         assert result.requeue_after == _claims.FOREGROUND_WAIT_SECONDS, case.reason
         assert conditions(stored(api, CLAIM_KIND, "c"))["Ready"] == ("False", "Deleting", ""), case.reason
-        assert await reconciler.reconcile("team/c") == result, f"{case.reason}: still waiting while the XR is deleted"
+        assert await reconciler.reconcile("team/c") == result, (
+            f"{case.reason}: still waiting while the XR is deleted"
+        )
         assert api.writes().count(("delete", "XBucket", name)) == 1, f"{case.reason}: deleted once"
         del api.objects[(XR_API, "XBucket", "", name)]  # the garbage collector finished
         await reconciler.reconcile("team/c")
     assert api.of_kind(CLAIM_KIND) == [], f"{case.reason}: the finalizer is removed and the claim goes"
-    assert rec.seen == [("Normal", "DeleteCompositeResource", "Successfully deleted composite resource")], case.reason
+    assert rec.seen == [("Normal", "DeleteCompositeResource", "Successfully deleted composite resource")], (
+        case.reason
+    )
 
 
 async def test_a_failed_xr_delete_is_reported() -> None:
@@ -240,7 +273,9 @@ async def test_a_failed_xr_delete_is_reported() -> None:
     rec.seen.clear()
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/c")
-    assert rec.seen == [("Warning", "DeleteCompositeResource", "cannot delete bound composite resource: forbidden")]
+    assert rec.seen == [
+        ("Warning", "DeleteCompositeResource", "cannot delete bound composite resource: forbidden")
+    ]
     assert stored(api, CLAIM_KIND, "c")["metadata"]["finalizers"] == [_claims.FINALIZER], "the claim stays"
 
 
@@ -286,7 +321,9 @@ def test_the_external_name_is_kept_on_the_xr_and_learned_by_the_claim() -> None:
                 "metadata": {"name": "x", "annotations": {"crossplane.io/external-name": "ext"}},
                 "spec": {"compositionRef": REF, "compositionUpdatePolicy": "Automatic", "compositionRevisionRef": {"name": "r-2"},
                          "compositionRevisionSelector": {"matchLabels": {"a": "b"}}}}  # fmt: skip
-    patch = _claim_sync.composite_patch(claim(), existing, api_version=XR_API, kind="XBucket", name="x", enforced=False)
+    patch = _claim_sync.composite_patch(
+        claim(), existing, api_version=XR_API, kind="XBucket", name="x", enforced=False
+    )
     assert patch["metadata"]["annotations"] == {"crossplane.io/external-name": "ext"}
     c = claim()
     _claim_sync.learn_from_composite(c, existing, enforced=False)
@@ -297,12 +334,17 @@ def test_the_external_name_is_kept_on_the_xr_and_learned_by_the_claim() -> None:
 
 async def test_no_free_name_after_ten_tries() -> None:
     class Taken(FakeApi):
-        async def get(self, api_version: str, kind: str, name: str, namespace: str = "") -> dict[str, Any] | None:
+        async def get(
+            self, api_version: str, kind: str, name: str, namespace: str = ""
+        ) -> dict[str, Any] | None:
             return {"metadata": {"name": name}}
 
     with pytest.raises(errors.CrossfnError) as raised:
         await _claim_sync.generate_name(Taken(), XR_API, "XBucket", "c", random.Random(1))
-    assert str(raised.value) == "cannot generate a name for composite resource: cannot generate a name for a resource"
+    assert (
+        str(raised.value)
+        == "cannot generate a name for composite resource: cannot generate a name for a resource"
+    )
 
 
 def test_xr_events_enqueue_the_claims_they_name() -> None:
@@ -311,7 +353,9 @@ def test_xr_events_enqueue_the_claims_they_name() -> None:
     seen: list[str] = []
     reconciler.set_enqueue(seen.append)
     reconciler.start()
-    informers.informer(XR_API, "XBucket").fire("MODIFIED", xr("x", ref_to("new")), xr("x", ref_to("old", "ns2")))
+    informers.informer(XR_API, "XBucket").fire(
+        "MODIFIED", xr("x", ref_to("new")), xr("x", ref_to("old", "ns2"))
+    )
     informers.informer(XR_API, "XBucket").fire("ADDED", xr("unclaimed"))
     informers.informer(XR_API, "XBucket").fire("ADDED", {**xr("odd"), "spec": {"claimRef": "team/c"}})
     informers.informer(XR_API, CLAIM_KIND).fire("ADDED", claim("mine"))
@@ -363,7 +407,9 @@ async def test_malformed_fields_are_reported(case: MalformedCase) -> None:
     with pytest.raises(errors.CrossfnError) as raised:  # a user's mistake, never another exception
         await reconciler.reconcile("team/c")
     assert str(raised.value) == case.want, case.reason
-    assert conditions(stored(api, CLAIM_KIND, "c"))["Synced"] == ("False", "ReconcileError", case.want), case.reason
+    assert conditions(stored(api, CLAIM_KIND, "c"))["Synced"] == ("False", "ReconcileError", case.want), (
+        case.reason
+    )
     assert ("Warning", "BindCompositeResource", case.want) in rec.seen, case.reason
     assert api.of_kind("XBucket") == [], f"{case.reason}: no XR is made"
 

@@ -34,14 +34,24 @@ class ApiCache:
         return None
 
     def _objects(self) -> dict[tuple[str, str], dict[str, Any]]:
-        return {(ns, name): o for (av, k, ns, name), o in self._api.objects.items() if (av, k) == (self._api_version, self._kind)}
+        return {
+            (ns, name): o
+            for (av, k, ns, name), o in self._api.objects.items()
+            if (av, k) == (self._api_version, self._kind)
+        }
 
     def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
         return self._objects().get((namespace, name))
 
-    def list(self, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    def list(
+        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
         found = [o for (ns, _), o in sorted(self._objects().items()) if namespace is None or ns == namespace]
-        return [o for o in found if all(((o["metadata"].get("labels") or {}).get(k)) == v for k, v in (labels or {}).items())]
+        return [
+            o
+            for o in found
+            if all(((o["metadata"].get("labels") or {}).get(k)) == v for k, v in (labels or {}).items())
+        ]
 
     def add_handler(self, fn: _sources.Handler) -> None:
         return None
@@ -78,7 +88,11 @@ def reconciler(api: FakeApi, informers: ApiInformers) -> _composite.CompositeRec
 
 
 def composed(api: FakeApi, resource: str) -> dict[str, Any]:
-    [found] = [o for o in api.of_kind("ConfigMap") if o["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == resource]
+    [found] = [
+        o
+        for o in api.of_kind("ConfigMap")
+        if o["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == resource
+    ]
     return found
 
 
@@ -89,7 +103,9 @@ async def change_a_by_hand(api: FakeApi, informers: ApiInformers) -> None:
 
 async def change_a_label_by_hand(api: FakeApi, informers: ApiInformers) -> None:
     meta = composed(api, "a")["metadata"]
-    await api.patch("v1", "ConfigMap", meta["name"], meta["namespace"], {"metadata": {"labels": {"team": "x"}}})
+    await api.patch(
+        "v1", "ConfigMap", meta["name"], meta["namespace"], {"metadata": {"labels": {"team": "x"}}}
+    )
 
 
 async def change_the_xr(api: FakeApi, informers: ApiInformers) -> None:
@@ -116,12 +132,38 @@ class SkipCase:
 
 
 SKIPS = [
-    SkipCase("Unchanged", "the same desired objects, untouched since the last apply, are not applied again", nothing, []),
-    SkipCase("ChangedBySomeoneElse", "an object someone else changed is applied again (and only that one)", change_a_by_hand, ["a"]),
-    SkipCase("MetadataChangedBySomeoneElse", "any change moves the resourceVersion: applied again", change_a_label_by_hand, ["a"]),
-    SkipCase("ChangedAndChangedBack", "a change undone is still a change: the resourceVersion moved", change_b_and_back, ["b"]),
+    SkipCase(
+        "Unchanged",
+        "the same desired objects, untouched since the last apply, are not applied again",
+        nothing,
+        [],
+    ),
+    SkipCase(
+        "ChangedBySomeoneElse",
+        "an object someone else changed is applied again (and only that one)",
+        change_a_by_hand,
+        ["a"],
+    ),
+    SkipCase(
+        "MetadataChangedBySomeoneElse",
+        "any change moves the resourceVersion: applied again",
+        change_a_label_by_hand,
+        ["a"],
+    ),
+    SkipCase(
+        "ChangedAndChangedBack",
+        "a change undone is still a change: the resourceVersion moved",
+        change_b_and_back,
+        ["b"],
+    ),
     SkipCase("DesiredChanged", "a changed desired object is applied", change_the_xr, ["a", "b"]),
-    SkipCase("KindNotWatched", "without a cache nothing tells a change: always applied", nothing, ["a", "b"], (CONFIGMAP,)),
+    SkipCase(
+        "KindNotWatched",
+        "without a cache nothing tells a change: always applied",
+        nothing,
+        ["a", "b"],
+        (CONFIGMAP,),
+    ),
 ]
 
 
@@ -137,10 +179,14 @@ async def test_skips_only_applies_the_server_would_not_act_on(case: SkipCase) ->
     api.calls.clear()
     await xr_reconciler.reconcile("team/b")
     names = {composed(api, r)["metadata"]["name"]: r for r in ("a", "b")}
-    applied = sorted(names[name] for verb, kind, name in api.writes() if (verb, kind) == ("apply", "ConfigMap"))
+    applied = sorted(
+        names[name] for verb, kind, name in api.writes() if (verb, kind) == ("apply", "ConfigMap")
+    )
     assert applied == case.want_applied, case.reason
     if case.id == "ChangedBySomeoneElse":
-        assert composed(api, "a")["data"] == {"size": "s"}, "the re-apply takes the field back, as Crossplane's would"
+        assert composed(api, "a")["data"] == {"size": "s"}, (
+            "the re-apply takes the field back, as Crossplane's would"
+        )
 
 
 async def test_a_refused_apply_is_not_remembered() -> None:

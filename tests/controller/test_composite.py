@@ -82,7 +82,10 @@ class Variant:
 
     def xrd(self) -> dict[str, Any]:
         legacy = self.scope == "LegacyCluster"
-        schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": {"size": {"type": "string"}}}}}
+        schema = {
+            "type": "object",
+            "properties": {"spec": {"type": "object", "properties": {"size": {"type": "string"}}}},
+        }
         return {
             "apiVersion": f"apiextensions.crossplane.io/{'v1' if legacy else 'v2'}",
             "kind": "CompositeResourceDefinition",
@@ -140,7 +143,9 @@ async def apply_crd(kube: Any, crd: dict[str, Any]) -> None:
     await kube.apply(crd, field_manager=FIELD_MANAGER, force=True)
 
     async def established() -> bool:
-        return _crds.is_established(await kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd["metadata"]["name"]))
+        return _crds.is_established(
+            await kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", crd["metadata"]["name"])
+        )
 
     await until(established, what=f"CRD {crd['metadata']['name']} to be established")
     spec = crd["spec"]
@@ -191,7 +196,11 @@ class World:
 
     def pipeline(self, names: tuple[str, ...]) -> list[dict[str, Any]]:
         return [
-            {"step": "pt", "functionRef": {"name": "function-patch-and-transform"}, "input": pt_input(self.variant, names)},
+            {
+                "step": "pt",
+                "functionRef": {"name": "function-patch-and-transform"},
+                "input": pt_input(self.variant, names),
+            },
             {"step": "ready", "functionRef": {"name": "function-auto-ready"}},
         ]
 
@@ -228,25 +237,33 @@ class World:
             else:
                 spec["crossplane"] = machinery
         meta = {"name": name, **({"namespace": self.namespace} if self.namespace else {})}
-        created: dict[str, Any] = await self.kube.create({"apiVersion": self.api_version, "kind": self.variant.kind, "metadata": meta, "spec": spec})
+        created: dict[str, Any] = await self.kube.create(
+            {"apiVersion": self.api_version, "kind": self.variant.kind, "metadata": meta, "spec": spec}
+        )
         return created
 
     def key(self, name: str) -> str:
         return f"{self.namespace}/{name}" if self.namespace else name
 
     async def xr(self, name: str) -> dict[str, Any] | None:
-        found: dict[str, Any] | None = await self.kube.get(self.api_version, self.variant.kind, name, self.namespace)
+        found: dict[str, Any] | None = await self.kube.get(
+            self.api_version, self.variant.kind, name, self.namespace
+        )
         return found
 
     async def composed(self, name: str) -> list[dict[str, Any]]:
         items, _ = await self.kube.list(f"{COMPOSED_GROUP}/v1", self.variant.composed_kind, self.namespace or None,
                                         labels={"crossplane.io/composite": name})  # fmt: skip
-        return sorted(items, key=lambda o: o["metadata"]["annotations"]["crossplane.io/composition-resource-name"])
+        return sorted(
+            items, key=lambda o: o["metadata"]["annotations"]["crossplane.io/composition-resource-name"]
+        )
 
     async def events(self, name: str) -> list[tuple[str, str, str]]:
         await self.recorder.flush()
         items, _ = await self.kube.list("v1", "Event", self.event_namespace)
-        return [(e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name]
+        return [
+            (e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name
+        ]
 
     async def reconcile(self, name: str) -> _controller.Result:
         return await self.reconciler.reconcile(self.key(name))
@@ -276,7 +293,9 @@ async def mark_ready(kube: Any, obj: dict[str, Any]) -> None:
 
 
 @pytest.mark.parametrize("variant", VARIANTS, ids=lambda v: v.id)
-async def test_lifecycle(kube: Any, crossplane_crds: list[str], controller_manager: Any, namespace: str, variant: Variant) -> None:
+async def test_lifecycle(
+    kube: Any, crossplane_crds: list[str], controller_manager: Any, namespace: str, variant: Variant
+) -> None:
     world = World(kube, variant, namespace)
     await world.start()
     name = f"xr-{uuid.uuid4().hex[:6]}"
@@ -289,9 +308,9 @@ async def test_lifecycle(kube: Any, crossplane_crds: list[str], controller_manag
     assert xr["metadata"]["finalizers"] == [_composite.FINALIZER]
     assert xr["metadata"]["labels"]["crossplane.io/composite"] == name
     composed = await world.composed(name)
-    assert [c["metadata"]["name"] for c in composed] == [engine.child_name(f"{name}-", uid, n) for n in ("bucket", "extra")], (
-        "composed names are ChildName(<composite label>-, XR uid, resource name)"
-    )
+    assert [c["metadata"]["name"] for c in composed] == [
+        engine.child_name(f"{name}-", uid, n) for n in ("bucket", "extra")
+    ], "composed names are ChildName(<composite label>-, XR uid, resource name)"
     for c, resource_name in zip(composed, ("bucket", "extra"), strict=True):
         assert c["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == resource_name
         assert c["metadata"]["labels"]["crossplane.io/composite"] == name
@@ -307,20 +326,27 @@ async def test_lifecycle(kube: Any, crossplane_crds: list[str], controller_manag
     for c in composed:
         await mark_ready(kube, c)
     await world.reconcile(name)
-    assert condition(await world.xr(name), "Ready")[:2] == ("True", "Available"), "auto-ready sees composed Ready=True"
+    assert condition(await world.xr(name), "Ready")[:2] == ("True", "Available"), (
+        "auto-ready sees composed Ready=True"
+    )
 
     xr = await world.xr(name)
     assert xr is not None
     xr["spec"]["size"] = "m"
     await kube.update(xr)
     await world.reconcile(name)
-    assert [c["spec"]["size"] for c in await world.composed(name)] == ["m", "s"], "a spec change reaches the patched resource"
+    assert [c["spec"]["size"] for c in await world.composed(name)] == ["m", "s"], (
+        "a spec change reaches the patched resource"
+    )
 
     await world.publish(world.pipeline(("bucket",)))
     await world.reconcile(name)
 
     async def extra_gone() -> bool:
-        return [c["metadata"]["annotations"]["crossplane.io/composition-resource-name"] for c in await world.composed(name)] == ["bucket"]
+        return [
+            c["metadata"]["annotations"]["crossplane.io/composition-resource-name"]
+            for c in await world.composed(name)
+        ] == ["bucket"]
 
     await until(extra_gone, what="the dropped resource to be deleted")
 
@@ -355,7 +381,10 @@ async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[s
         controller.enqueue(world.key(name))
 
         async def composed_twice() -> bool:
-            return len(await world.composed(name)) == 2 and condition(await world.xr(name), "Synced")[0] == "True"
+            return (
+                len(await world.composed(name)) == 2
+                and condition(await world.xr(name), "Synced")[0] == "True"
+            )
 
         await until(composed_twice, what="the XR to compose")
         for c in await world.composed(name):
@@ -366,7 +395,9 @@ async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[s
             return condition(await world.xr(name), "Ready")[0] == "True"
 
         await until(ready, timeout=2.0, what="XR Ready=True after its composed resources turned ready")
-        assert time.monotonic() - started < 1.0, "a composed resource's change reconciles its XR within a second"
+        assert time.monotonic() - started < 1.0, (
+            "a composed resource's change reconciles its XR within a second"
+        )
     finally:
         reconciler.stop()
         await controller.stop(grace=5)
@@ -380,7 +411,9 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
     world = World(kube, NAMESPACED, namespace)
     await world.prepare()
     # The API server's first create of a kind takes 2 s in envtest; that is no part of what is timed.
-    await kube.delete(world.api_version, NAMESPACED.kind, (await world.create_xr("warm-up"))["metadata"]["name"], namespace)
+    await kube.delete(
+        world.api_version, NAMESPACED.kind, (await world.create_xr("warm-up"))["metadata"]["name"], namespace
+    )
     warm_up = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "CompositionRevision",
                "metadata": {"name": f"warm-up-{uuid.uuid4().hex[:6]}"},
                "spec": {"compositeTypeRef": {"apiVersion": "warm.example.org/v1", "kind": "XWarm"}, "revision": 1}}  # fmt: skip
@@ -410,14 +443,18 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
                        "metadata": {"name": world.composition}, "spec": spec}  # fmt: skip
         name = f"xr-{uuid.uuid4().hex[:6]}"
         started = time.monotonic()
-        await asyncio.gather(world.create_xr(name), kube.apply(composition, field_manager=FIELD_MANAGER, force=True))
+        await asyncio.gather(
+            world.create_xr(name), kube.apply(composition, field_manager=FIELD_MANAGER, force=True)
+        )
 
         async def synced() -> bool:
             return condition(await world.xr(name), "Synced")[0] == "True"
 
         await until(synced, timeout=10, what="the XR to become Synced")
         elapsed = time.monotonic() - started
-        assert elapsed < 2.0, f"an XR applied with its Composition is Synced=True within ~2 s, took {elapsed:.1f} s"
+        assert elapsed < 2.0, (
+            f"an XR applied with its Composition is Synced=True within ~2 s, took {elapsed:.1f} s"
+        )
         assert len(await world.composed(name)) == 1
     finally:
         reconciler.stop()
@@ -481,10 +518,14 @@ async def test_faults(kube: Any, crossplane_crds: list[str], namespace: str, cas
         await world.reconcile(name)
     synced = condition(await world.xr(name), "Synced")
     assert synced[:2] == ("False", "ReconcileError"), case.reason
-    assert synced[2] == case.want_synced if case.exact else synced[2].startswith(case.want_synced), f"{case.reason}: {synced}"
+    assert synced[2] == case.want_synced if case.exact else synced[2].startswith(case.want_synced), (
+        f"{case.reason}: {synced}"
+    )
     events = await world.events(name)
     kind, reason, prefix = case.want_event
-    assert any(e[:2] == (kind, reason) and e[2].startswith(prefix) for e in events), f"{case.reason}: {events}"
+    assert any(e[:2] == (kind, reason) and e[2].startswith(prefix) for e in events), (
+        f"{case.reason}: {events}"
+    )
 
 
 async def test_conflict_is_raised_as_is(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
@@ -512,7 +553,9 @@ async def test_conflict_is_raised_as_is(kube: Any, crossplane_crds: list[str], n
         await reconciler.reconcile(world.key(name))
 
 
-async def test_reconcile_request_is_handled_once(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_reconcile_request_is_handled_once(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     world = World(kube, NAMESPACED, namespace)
     await world.start()
     name = f"xr-{uuid.uuid4().hex[:6]}"
@@ -524,5 +567,7 @@ async def test_reconcile_request_is_handled_once(kube: Any, crossplane_crds: lis
     handled = [e for e in await world.events(name) if e[1] == "ReconcileRequestHandled"]
     assert handled == [("Normal", "ReconcileRequestHandled", "Handling reconcile request")]
     items, _ = await kube.list("v1", "Event", namespace)
-    [event] = [e for e in items if e["reason"] == "ReconcileRequestHandled" and e["involvedObject"]["name"] == name]
+    [event] = [
+        e for e in items if e["reason"] == "ReconcileRequestHandled" and e["involvedObject"]["name"] == name
+    ]
     assert event["count"] == 1, "a handled token is remembered in status.lastHandledReconcileAt"

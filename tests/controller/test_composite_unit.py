@@ -23,7 +23,10 @@ from .fake_api import FakeApi
 
 
 def conditions(obj: dict[str, Any]) -> dict[str, tuple[str, str, str]]:
-    return {c["type"]: (c["status"], c["reason"], c.get("message", "")) for c in obj.get("status", {}).get("conditions", [])}
+    return {
+        c["type"]: (c["status"], c["reason"], c.get("message", ""))
+        for c in obj.get("status", {}).get("conditions", [])
+    }
 
 
 def stored_xr(api: FakeApi, name: str = "b", namespace: str = "team") -> dict[str, Any]:
@@ -36,15 +39,21 @@ async def test_composes_a_namespaced_xr() -> None:
     api.put(fx.xr())
     result = await reconciler.reconcile("team/b")
     xr = stored_xr(api)
-    assert xr["metadata"]["finalizers"] == ["composite.apiextensions.crossplane.io"], "step 6 adds the finalizer"
+    assert xr["metadata"]["finalizers"] == ["composite.apiextensions.crossplane.io"], (
+        "step 6 adds the finalizer"
+    )
     assert xr["metadata"]["labels"]["crossplane.io/composite"] == "b", "step 10 labels the XR with its name"
-    assert xr["spec"]["crossplane"]["compositionRef"] == {"name": "c"}, "the only compatible Composition is chosen"
-    assert xr["spec"]["crossplane"]["compositionRevisionRef"] == {"name": "c-1"}, "the latest revision is chosen"
+    assert xr["spec"]["crossplane"]["compositionRef"] == {"name": "c"}, (
+        "the only compatible Composition is chosen"
+    )
+    assert xr["spec"]["crossplane"]["compositionRevisionRef"] == {"name": "c-1"}, (
+        "the latest revision is chosen"
+    )
     cms = api.of_kind("ConfigMap")
     uid = xr["metadata"]["uid"]
-    assert sorted(c["metadata"]["name"] for c in cms) == sorted(engine.child_name("b-", uid, n) for n in ("a", "b")), (
-        "composed names are Crossplane's ChildName of the XR's composite label, UID and resource name"
-    )
+    assert sorted(c["metadata"]["name"] for c in cms) == sorted(
+        engine.child_name("b-", uid, n) for n in ("a", "b")
+    ), "composed names are Crossplane's ChildName of the XR's composite label, UID and resource name"
     for cm in cms:
         meta = cm["metadata"]
         assert meta["namespace"] == "team", "a namespaced XR's resources live in its namespace"
@@ -56,9 +65,9 @@ async def test_composes_a_namespaced_xr() -> None:
         )  # fmt: skip
         assert cm["data"] == {"size": "s"}
     refs = xr["spec"]["crossplane"]["resourceRefs"]
-    assert [r["kind"] for r in refs] == ["ConfigMap", "ConfigMap"] and all("namespace" not in r for r in refs), (
-        "a namespaced XR's refs carry no namespace"
-    )
+    assert [r["kind"] for r in refs] == ["ConfigMap", "ConfigMap"] and all(
+        "namespace" not in r for r in refs
+    ), "a namespaced XR's refs carry no namespace"
     got = conditions(xr)
     assert got["Responsive"] == ("True", "WatchCircuitClosed", "")
     assert got["Synced"] == ("True", "ReconcileSuccess", "")
@@ -67,7 +76,9 @@ async def test_composes_a_namespaced_xr() -> None:
     assert ("Normal", "SelectComposition", "Successfully selected composition: c") in rec.seen
     assert ("Normal", "SelectComposition", "Selected composition revision: c-1") in rec.seen
     assert ("Normal", "ComposeResources", 'Composed resource "b" is not yet ready') in rec.seen
-    assert result.requeue_after is not None and 54 <= result.requeue_after <= 66, "realtime: requeue after the TTL (60 s) ±10%"
+    assert result.requeue_after is not None and 54 <= result.requeue_after <= 66, (
+        "realtime: requeue after the TTL (60 s) ±10%"
+    )
 
 
 async def test_writes_refs_before_composed_resources_and_status_last() -> None:
@@ -121,10 +132,13 @@ async def test_dropped_resource_is_deleted() -> None:
     await reconciler.reconcile("team/b")
     [left] = api.of_kind("ConfigMap")
     assert left["metadata"]["annotations"]["crossplane.io/composition-resource-name"] == "a"
-    assert [r["name"] for r in stored_xr(api)["spec"]["crossplane"]["resourceRefs"]] == [left["metadata"]["name"]]
-    assert [c[0] for c in api.calls if c[1] == "ConfigMap" and c[0] in ("update", "delete")] == ["update", "delete"], (
-        "upstream core-2.11: labels are stripped with an update before the foreground delete"
-    )
+    assert [r["name"] for r in stored_xr(api)["spec"]["crossplane"]["resourceRefs"]] == [
+        left["metadata"]["name"]
+    ]
+    assert [c[0] for c in api.calls if c[1] == "ConfigMap" and c[0] in ("update", "delete")] == [
+        "update",
+        "delete",
+    ], "upstream core-2.11: labels are stripped with an update before the foreground delete"
 
 
 async def test_not_found_is_done() -> None:
@@ -135,18 +149,36 @@ async def test_not_found_is_done() -> None:
 
 async def test_paused() -> None:
     api, rec, reconciler = fx.setup()
-    api.put({**fx.xr(), "metadata": {"name": "b", "namespace": "team", "annotations": {"crossplane.io/paused": "true"}}})
+    api.put(
+        {
+            **fx.xr(),
+            "metadata": {"name": "b", "namespace": "team", "annotations": {"crossplane.io/paused": "true"}},
+        }
+    )
     assert await reconciler.reconcile("team/b") == _controller.Result()
     assert conditions(stored_xr(api))["Synced"] == (
         "False", "ReconcilePaused", "Reconciliation (including deletion) is paused via the pause annotation",
     )  # fmt: skip
-    assert rec.seen == [("Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation")]
-    assert api.of_kind("ConfigMap") == [] and "finalizers" not in stored_xr(api)["metadata"], "nothing else happens"
+    assert rec.seen == [
+        ("Normal", "ReconciliationPaused", "Reconciliation is paused via the pause annotation")
+    ]
+    assert api.of_kind("ConfigMap") == [] and "finalizers" not in stored_xr(api)["metadata"], (
+        "nothing else happens"
+    )
 
 
 async def test_reconcile_request_is_handled_once() -> None:
     api, rec, reconciler = fx.setup()
-    api.put({**fx.xr(), "metadata": {"name": "b", "namespace": "team", "annotations": {"crossplane.io/reconcile-requested-at": "t1"}}})
+    api.put(
+        {
+            **fx.xr(),
+            "metadata": {
+                "name": "b",
+                "namespace": "team",
+                "annotations": {"crossplane.io/reconcile-requested-at": "t1"},
+            },
+        }
+    )
     await reconciler.reconcile("team/b")
     await reconciler.reconcile("team/b")
     assert stored_xr(api)["status"]["lastHandledReconcileAt"] == "t1", "the handled token is kept in status"
@@ -239,7 +271,10 @@ async def test_invalid_pipeline_gate(valid: str | None, transient: bool, want: s
     assert ("Warning", "ComposeResources", want) in rec.seen
     assert api.of_kind("ConfigMap") == [], "nothing is composed without a valid pipeline"
     machinery = stored_xr(api)["spec"]["crossplane"]
-    assert (machinery["compositionRef"], machinery["compositionRevisionRef"]) == ({"name": "c"}, {"name": "c-1"}), (
+    assert (machinery["compositionRef"], machinery["compositionRevisionRef"]) == (
+        {"name": "c"},
+        {"name": "c-1"},
+    ), (
         "the chosen Composition and revision are kept even though the gate failed, as Crossplane updates them first"
     )
 
@@ -286,9 +321,9 @@ async def test_other_apply_error_aborts() -> None:
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/b")
     message = conditions(stored_xr(api))["Synced"][2]
-    assert re.fullmatch(r'cannot compose resources: cannot apply composed resource "[ab]": configmaps is forbidden', message), (
-        "the first failed apply aborts with its resource's name (desired resources come in map order)"
-    )
+    assert re.fullmatch(
+        r'cannot compose resources: cannot apply composed resource "[ab]": configmaps is forbidden', message
+    ), "the first failed apply aborts with its resource's name (desired resources come in map order)"
 
 
 async def test_invalid_refs_point_at_events() -> None:
@@ -297,7 +332,10 @@ async def test_invalid_refs_point_at_events() -> None:
     api.fail("apply", "XBucket", _api.Invalid("XBucket is invalid: unstable text 0xc000", status=422))
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/b")
-    assert conditions(stored_xr(api))["Synced"][2] == "cannot compose resources: some resources were invalid, check events"
+    assert (
+        conditions(stored_xr(api))["Synced"][2]
+        == "cannot compose resources: some resources were invalid, check events"
+    )
     assert ("Warning", "ComposeResources",
             "cannot compose resources: cannot update composed resource references: XBucket is invalid: unstable text 0xc000") in rec.seen  # fmt: skip
 
@@ -308,7 +346,9 @@ async def test_conflict_requeues_silently() -> None:
     api.fail("update", "XBucket", _api.Conflict("modified", status=409))
     with pytest.raises(_api.Conflict):
         await reconciler.reconcile("team/b")
-    assert [w for w in api.writes() if w[0] != "update"] == [] and rec.seen == [], "no status, no event on a conflict"
+    assert [w for w in api.writes() if w[0] != "update"] == [] and rec.seen == [], (
+        "no status, no event on a conflict"
+    )
 
 
 async def test_legacy_xr() -> None:
@@ -319,8 +359,13 @@ async def test_legacy_xr() -> None:
     api.put(fx.xr(namespace=""))
     await reconciler.reconcile("b")
     xr = stored_xr(api, namespace="")
-    assert xr["spec"]["compositionRef"] == {"name": "c"} and "crossplane" not in xr["spec"], "legacy fields sit under spec"
-    assert xr["spec"]["writeConnectionSecretToRef"] == {"name": xr["metadata"]["uid"], "namespace": "crossplane-system"}
+    assert xr["spec"]["compositionRef"] == {"name": "c"} and "crossplane" not in xr["spec"], (
+        "legacy fields sit under spec"
+    )
+    assert xr["spec"]["writeConnectionSecretToRef"] == {
+        "name": xr["metadata"]["uid"],
+        "namespace": "crossplane-system",
+    }
     assert [r["kind"] for r in xr["spec"]["resourceRefs"]] == ["ConfigMap", "ConfigMap"]
     assert conditions(xr)["Synced"] == ("True", "ReconcileSuccess", "")
 
@@ -355,7 +400,9 @@ REQUEUES = [
 def test_requeue_after(case: RequeueCase) -> None:
     xr = {"metadata": {"annotations": case.annotations}}
     for seed in range(20):
-        got = _composite.requeue_after(case.settings, xr, ttl=case.ttl, waiting=case.waiting, rng=random.Random(seed))
+        got = _composite.requeue_after(
+            case.settings, xr, ttl=case.ttl, waiting=case.waiting, rng=random.Random(seed)
+        )
         assert got.backoff == case.want_backoff, case.reason
         if case.want is None:
             assert got.after is None, case.reason
@@ -401,7 +448,10 @@ async def test_function_bug_is_reported_on_the_xr() -> None:
     api.put(fx.xr())
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/b")
-    assert conditions(stored_xr(api))["Synced"][2] == 'cannot compose resources: cannot run Composition pipeline step "s": RuntimeError: kaboom'
+    assert (
+        conditions(stored_xr(api))["Synced"][2]
+        == 'cannot compose resources: cannot run Composition pipeline step "s": RuntimeError: kaboom'
+    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -486,4 +536,6 @@ async def test_a_revision_whose_pipeline_is_not_a_list_is_reported() -> None:
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("team/b")
     want = "cannot compose resources: spec.pipeline must be a list, not an object"
-    assert conditions(stored_xr(api))["Synced"] == ("False", "ReconcileError", want), "a bad revision, never a crash"
+    assert conditions(stored_xr(api))["Synced"] == ("False", "ReconcileError", want), (
+        "a bad revision, never a crash"
+    )

@@ -42,8 +42,13 @@ def resource(world: cf.ClaimWorld) -> dict[str, Any]:
             {"name": "internal", "type": "FromValue", "value": "not-for-claims"},
         ]
     )
-    instance["base"]["spec"]["writeConnectionSecretToRef"] = {"name": "instance-conn", "namespace": world.secrets_namespace}
-    instance["patches"].append({"type": "ToCompositeFieldPath", "fromFieldPath": "status.endpoint", "toFieldPath": "status.address"})
+    instance["base"]["spec"]["writeConnectionSecretToRef"] = {
+        "name": "instance-conn",
+        "namespace": world.secrets_namespace,
+    }
+    instance["patches"].append(
+        {"type": "ToCompositeFieldPath", "fromFieldPath": "status.endpoint", "toFieldPath": "status.address"}
+    )
     return instance
 
 
@@ -77,7 +82,9 @@ async def provisioned(kube: Any, world: cf.ClaimWorld, password: str = "hunter2"
     return found
 
 
-async def test_details_flow_from_the_composed_secret_to_the_claims(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_details_flow_from_the_composed_secret_to_the_claims(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     world = cf.ClaimWorld(kube, namespace, connection_keys=["password", "endpoint"])
     xr = await provisioned(kube, world)
     name, uid = xr["metadata"]["name"], xr["metadata"]["uid"]
@@ -93,7 +100,11 @@ async def test_details_flow_from_the_composed_secret_to_the_claims(kube: Any, cr
     assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (cf.XR_KIND, name, uid, True)
     assert xr["status"]["connectionDetails"]["lastPublishedTime"]
     assert xr["status"]["address"] == "db.example:5432", "ToCompositeFieldPath reached the XR's status"
-    assert ("Normal", "PublishConnectionSecret", "Successfully published connection details") in await world.events(name, "default")
+    assert (
+        "Normal",
+        "PublishConnectionSecret",
+        "Successfully published connection details",
+    ) in await world.events(name, "default")
 
     await world.reconcile_claim("db")
     claim = await world.claim("db")
@@ -105,21 +116,35 @@ async def test_details_flow_from_the_composed_secret_to_the_claims(kube: Any, cr
     assert claim_secret["type"] == "connection.crossplane.io/v1alpha1"
     assert claim_secret["data"] == xr_secret["data"], "the claim's Secret is a copy of the XR's"
     [owner] = claim_secret["metadata"]["ownerReferences"]
-    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (cf.CLAIM_KIND, "db", claim["metadata"]["uid"], True)
-    assert ("Normal", "PropagateConnectionSecret", "Successfully propagated connection details from composite resource") in (
-        await world.events("db", namespace)
+    assert (owner["kind"], owner["name"], owner["uid"], owner["controller"]) == (
+        cf.CLAIM_KIND,
+        "db",
+        claim["metadata"]["uid"],
+        True,
     )
+    assert (
+        "Normal",
+        "PropagateConnectionSecret",
+        "Successfully propagated connection details from composite resource",
+    ) in (await world.events("db", namespace))
 
     [instance] = await world.composed(name)
     await provide(kube, world, instance, "rotated")
     await world.reconcile_xr(name)
     await world.reconcile_claim("db")
-    assert (await secret(kube, "db-conn", namespace))["data"]["password"] == b64("rotated"), "a rotated key reaches the claim"
+    assert (await secret(kube, "db-conn", namespace))["data"]["password"] == b64("rotated"), (
+        "a rotated key reaches the claim"
+    )
 
 
-async def test_a_claim_secret_owned_by_someone_else(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_a_claim_secret_owned_by_someone_else(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
     world = cf.ClaimWorld(kube, namespace)
-    await kube.apply({"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, field_manager=FIELD_MANAGER)
+    await kube.apply(
+        {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}},
+        field_manager=FIELD_MANAGER,
+    )
     theirs = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db-conn", "namespace": namespace},
               "type": "Opaque", "data": {"theirs": b64("keep")}}  # fmt: skip
     await kube.create(theirs)
@@ -130,4 +155,6 @@ async def test_a_claim_secret_owned_by_someone_else(kube: Any, crossplane_crds: 
             'refusing to modify uncontrolled secret of type "Opaque"')  # fmt: skip
     assert condition(await world.claim("db"), "Synced") == ("False", "ReconcileError", want)
     assert ("Warning", "PropagateConnectionSecret", want) in await world.events("db", namespace)
-    assert (await secret(kube, "db-conn", namespace))["data"] == {"theirs": b64("keep")}, "their Secret is untouched"
+    assert (await secret(kube, "db-conn", namespace))["data"] == {"theirs": b64("keep")}, (
+        "their Secret is untouched"
+    )

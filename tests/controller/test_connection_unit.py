@@ -48,10 +48,24 @@ def claim() -> dict[str, Any]:
 
 
 def owner(uid: str, kind: str = "XBucket", name: str = "x") -> dict[str, Any]:
-    return {"apiVersion": "example.org/v1", "kind": kind, "name": name, "uid": uid, "controller": True, "blockOwnerDeletion": True}
+    return {
+        "apiVersion": "example.org/v1",
+        "kind": kind,
+        "name": name,
+        "uid": uid,
+        "controller": True,
+        "blockOwnerDeletion": True,
+    }
 
 
-def secret(name: str, namespace: str, data: dict[str, str], *, owners: list[dict[str, Any]] | None = None, type_: str = TYPE) -> dict[str, Any]:
+def secret(
+    name: str,
+    namespace: str,
+    data: dict[str, str],
+    *,
+    owners: list[dict[str, Any]] | None = None,
+    type_: str = TYPE,
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": name, "namespace": namespace}
     if owners is not None:
         meta["ownerReferences"] = owners
@@ -109,7 +123,9 @@ async def test_publish(case: PublishCase) -> None:
     assert data_of(api, "xs") == case.want_data, case.reason
     if case.want_written:
         [s] = api.of_kind("Secret")
-        assert s["metadata"]["ownerReferences"] == [owner(XR_UID)] and s["type"] == TYPE, f"{case.reason}: the XR controls it"
+        assert s["metadata"]["ownerReferences"] == [owner(XR_UID)] and s["type"] == TYPE, (
+            f"{case.reason}: the XR controls it"
+        )
 
 
 async def test_an_xr_without_a_secret_ref_publishes_nothing() -> None:
@@ -167,7 +183,9 @@ async def test_propagate(case: PropagateCase) -> None:
     assert data_of(api, "cs") == case.want_data, case.reason
     [cs] = [s for s in api.of_kind("Secret") if s["metadata"]["name"] == "cs"]
     if case.want_written:
-        assert cs["metadata"]["ownerReferences"] == [owner(CLAIM_UID, "Bucket", "c")] and cs["type"] == TYPE, case.reason
+        assert (
+            cs["metadata"]["ownerReferences"] == [owner(CLAIM_UID, "Bucket", "c")] and cs["type"] == TYPE
+        ), case.reason
 
 
 def details_fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
@@ -198,7 +216,9 @@ async def test_the_xr_reconciler_publishes_a_legacy_xrs_details() -> None:
     await reconciler.reconcile("b")
     assert rec.seen.count(published) == 1, "an unchanged Secret is not published again"
     [x] = api.of_kind("XBucket")
-    assert x["status"]["connectionDetails"] == {"lastPublishedTime": "2026-01-01T12:00:00Z"}, "the time is kept"
+    assert x["status"]["connectionDetails"] == {"lastPublishedTime": "2026-01-01T12:00:00Z"}, (
+        "the time is kept"
+    )
 
 
 async def test_a_foreign_xr_secret_fails_the_reconcile_with_a_clear_condition() -> None:
@@ -209,7 +229,9 @@ async def test_a_foreign_xr_secret_fails_the_reconcile_with_a_clear_condition() 
     api.put(secret("taken", "sys", {"x": b64("theirs")}, owners=[owner("someone-else")]))
     rec = fx.Events()
     runner = engine.build_runner(engine.InProcessRunner({"fn": details_fn}))
-    reconciler = _composite.CompositeReconciler(api, None, rec, runner, engine.Sources(), xrd=the_xrd, clock=lambda: fx.T0)
+    reconciler = _composite.CompositeReconciler(
+        api, None, rec, runner, engine.Sources(), xrd=the_xrd, clock=lambda: fx.T0
+    )
     api.put(fx.xr(namespace="", writeConnectionSecretToRef={"name": "taken", "namespace": "sys"}))
     with pytest.raises(errors.CrossfnError):
         await reconciler.reconcile("b")

@@ -190,7 +190,9 @@ def _documents(directory: Path = DEPLOY) -> Iterator[tuple[str, dict[str, Any]]]
     for path in sorted(directory.glob("*.yaml")):
         if path.name == "kustomization.yaml":
             continue
-        for doc in yaml_loader.load_all(path.read_text(encoding="utf-8"), as_json=True):  # as kubectl reads them
+        for doc in yaml_loader.load_all(
+            path.read_text(encoding="utf-8"), as_json=True
+        ):  # as kubectl reads them
             if doc:
                 yield path.name, doc
 

@@ -173,18 +173,25 @@ def test_for_controller_keeps_a_plain_recorder() -> None:
             return None
 
     plain = Plain()
-    assert _events.for_controller(plain, "composite/x") is plain, "a recorder without for_controller is used as is"
+    assert _events.for_controller(plain, "composite/x") is plain, (
+        "a recorder without for_controller is used as is"
+    )
 
 
 def test_default_component_is_crossfn() -> None:
-    assert _events.EventRecorder(FakeApi(), host="h").component == "crossfn", "the constructor's default is kept"
+    assert _events.EventRecorder(FakeApi(), host="h").component == "crossfn", (
+        "the constructor's default is kept"
+    )
 
 
 async def test_cluster_scoped_object_events_go_to_default() -> None:
     api, clock = FakeApi(), Clock()
     await send(
         recorder(api, clock),
-        CLUSTER_XR, "Normal", "SelectComposition", "Successfully selected composition: c"
+        CLUSTER_XR,
+        "Normal",
+        "SelectComposition",
+        "Successfully selected composition: c",
     )
     [event] = api.of_kind("Event")
     assert event["metadata"]["namespace"] == "default", (
@@ -269,7 +276,9 @@ CLAIMED_XR = {
     "apiVersion": "example.org/v1", "kind": "XBucket", "metadata": {"name": "x", "uid": "u"},
     "spec": {"claimRef": {"apiVersion": "example.org/v1", "kind": "Bucket", "namespace": "team", "name": "c"}},
 }  # fmt: skip
-TO_BOTH = engine.Event("Warning", "Slow", "disk is slow", engine.Target.COMPOSITE_AND_CLAIM, 'Pipeline step "s"')
+TO_BOTH = engine.Event(
+    "Warning", "Slow", "disk is slow", engine.Target.COMPOSITE_AND_CLAIM, 'Pipeline step "s"'
+)
 TO_XR = engine.Event("Normal", "Done", "composed", engine.Target.COMPOSITE, 'Pipeline step "s"')
 
 
@@ -283,7 +292,9 @@ TO_XR = engine.Event("Normal", "Done", "composed", engine.Target.COMPOSITE, 'Pip
       "a modern XR has no claim")],
     ids=["Legacy", "Modern"],
 )  # fmt: skip
-async def test_pipeline_events_reach_the_claim(legacy: bool, want: list[tuple[str, ...]], reason: str) -> None:
+async def test_pipeline_events_reach_the_claim(
+    legacy: bool, want: list[tuple[str, ...]], reason: str
+) -> None:
     seen: list[tuple[str, ...]] = []
 
     class Keep:
@@ -305,7 +316,9 @@ class SlowApi(FakeApi):
         await self.release.wait()
         return await super().create(obj)
 
-    async def patch(self, api_version: str, kind: str, name: str, namespace: str, patch: Any, **kw: Any) -> dict[str, Any]:
+    async def patch(
+        self, api_version: str, kind: str, name: str, namespace: str, patch: Any, **kw: Any
+    ) -> dict[str, Any]:
         await self.release.wait()
         return await super().patch(api_version, kind, name, namespace, patch, **kw)
 
@@ -317,7 +330,9 @@ async def test_event_does_not_wait_for_the_write() -> None:
     assert api.of_kind("Event") == [], "event() returns while the server has not taken the Event yet"
     api.release.set()
     await rec.flush()
-    assert [e["count"] for e in api.of_kind("Event")] == [1], "flush() waits until the queued Event is written"
+    assert [e["count"] for e in api.of_kind("Event")] == [1], (
+        "flush() waits until the queued Event is written"
+    )
 
 
 async def test_repeats_queued_together_are_one_event() -> None:
@@ -343,8 +358,20 @@ class DropCase:
 
 DROPS = [
     DropCase("Fits", "a queue with room drops nothing", ["a", "b"], 0, [("a", 1), ("b", 1)]),
-    DropCase("Full", "events beyond the queue's size are dropped and counted", ["a", "b", "c", "d"], 2, [("a", 1), ("b", 1)]),
-    DropCase("RepeatOfDropped", "a dropped event's repeat finds the queue still full", ["a", "b", "c", "c"], 2, [("a", 1), ("b", 1)]),
+    DropCase(
+        "Full",
+        "events beyond the queue's size are dropped and counted",
+        ["a", "b", "c", "d"],
+        2,
+        [("a", 1), ("b", 1)],
+    ),
+    DropCase(
+        "RepeatOfDropped",
+        "a dropped event's repeat finds the queue still full",
+        ["a", "b", "c", "c"],
+        2,
+        [("a", 1), ("b", 1)],
+    ),
 ]
 
 

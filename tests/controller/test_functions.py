@@ -335,7 +335,9 @@ async def test_unreachable_endpoint_is_a_function_run_error() -> None:
 @pytest.mark.parametrize(
     "failure",
     [
-        pytest.param('cannot run Function "f": rpc error: code = Unavailable desc = down', id="CrossplaneText"),
+        pytest.param(
+            'cannot run Function "f": rpc error: code = Unavailable desc = down', id="CrossplaneText"
+        ),
         pytest.param("the channel closed under the call", id="OtherText"),
     ],
 )
@@ -343,7 +345,9 @@ async def test_where_a_dialled_call_went_does_not_depend_on_its_wording(
     monkeypatch: pytest.MonkeyPatch, failure: str
 ) -> None:
     """Any failure after the target resolved says where the call went, whatever its text says."""
-    transport = _functions.FunctionTransport(FakeCache(function("f", "acme/function-x:v1", "127.0.0.1:1")), FakeCache())
+    transport = _functions.FunctionTransport(
+        FakeCache(function("f", "acme/function-x:v1", "127.0.0.1:1")), FakeCache()
+    )
 
     async def fail(name: str, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         raise errors.FunctionRunError(failure)

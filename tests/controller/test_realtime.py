@@ -18,7 +18,9 @@ from .fake_api import FakeApi
 from .fake_informers import FakeCache, FakeInformers
 
 
-def owned(kind: str = "XBucket", api_version: str = "example.org/v1", *, labels: dict[str, str] | None = None) -> dict[str, Any]:
+def owned(
+    kind: str = "XBucket", api_version: str = "example.org/v1", *, labels: dict[str, str] | None = None
+) -> dict[str, Any]:
     return {
         "apiVersion": "v1", "kind": "ConfigMap",
         "metadata": {"name": "cm", "namespace": "team", "labels": labels or {},
@@ -70,7 +72,9 @@ def test_forget() -> None:
     assert deps.requirements("team/b") == {}
 
 
-def informed_setup(fn: Any = fx.two_configmaps) -> tuple[FakeApi, FakeInformers, list[str], _composite.CompositeReconciler]:
+def informed_setup(
+    fn: Any = fx.two_configmaps,
+) -> tuple[FakeApi, FakeInformers, list[str], _composite.CompositeReconciler]:
     api = FakeApi({(fx.XR_API, "XBucket"): True})
     informers = FakeInformers()
     comp = api.put(fx.composition())
@@ -79,7 +83,14 @@ def informed_setup(fn: Any = fx.two_configmaps) -> tuple[FakeApi, FakeInformers,
     queued: list[str] = []
     runner = engine.build_runner(engine.InProcessRunner({"fn": fn}))
     reconciler = _composite.CompositeReconciler(
-        api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(), clock=lambda: fx.T0, enqueue=queued.append
+        api,
+        informers,
+        fx.Events(),
+        runner,
+        engine.Sources(),
+        xrd=fx.xrd(),
+        clock=lambda: fx.T0,
+        enqueue=queued.append,
     )
     return api, informers, queued, reconciler
 
@@ -88,7 +99,9 @@ async def test_composed_change_enqueues_its_xr() -> None:
     api, informers, queued, reconciler = informed_setup()
     api.put(fx.xr())
     await reconciler.reconcile("team/b")
-    assert reconciler.dependency_kinds() == {("v1", "ConfigMap")}, "the composed kind is watched after a compose"
+    assert reconciler.dependency_kinds() == {("v1", "ConfigMap")}, (
+        "the composed kind is watched after a compose"
+    )
     cm = api.of_kind("ConfigMap")[0]
     informers.caches[("v1", "ConfigMap")].fire("MODIFIED", {**cm, "status": {"ready": True}}, cm)
     assert queued == ["team/b"], "a composed resource's change reconciles its XR"
@@ -104,8 +117,12 @@ async def test_required_resource_is_watched() -> None:
     api.put(fx.xr())
     await reconciler.reconcile("team/b")
     assert ("v1", "Secret") in reconciler.dependency_kinds()
-    informers.caches[("v1", "Secret")].fire("ADDED", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}})
-    informers.caches[("v1", "Secret")].fire("ADDED", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t", "namespace": "team"}})
+    informers.caches[("v1", "Secret")].fire(
+        "ADDED", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}}
+    )
+    informers.caches[("v1", "Secret")].fire(
+        "ADDED", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "t", "namespace": "team"}}
+    )
     assert queued == ["team/b"], "only the required object wakes the XR"
 
 
@@ -113,7 +130,10 @@ async def test_new_revision_enqueues_automatic_xrs() -> None:
     _, informers, queued, reconciler = informed_setup()
     xrs = [
         {**fx.xr("auto"), "spec": {"crossplane": {"compositionRef": {"name": "c"}}}},
-        {**fx.xr("manual"), "spec": {"crossplane": {"compositionRef": {"name": "c"}, "compositionUpdatePolicy": "Manual"}}},
+        {
+            **fx.xr("manual"),
+            "spec": {"crossplane": {"compositionRef": {"name": "c"}, "compositionUpdatePolicy": "Manual"}},
+        },
         {**fx.xr("other"), "spec": {"crossplane": {"compositionRef": {"name": "d"}}}},
     ]
     informers.caches[(fx.XR_API, "XBucket")] = FakeCache(xrs)
@@ -130,4 +150,6 @@ async def test_xr_changes_enqueue_the_xr() -> None:
     assert queued == ["team/b"], "the controller reconciles its XRs on every change"
     reconciler.stop()
     informers.caches[(fx.XR_API, "XBucket")].fire("MODIFIED", fx.xr("b"))
-    assert queued == ["team/b"] and informers.caches[_selection.REVISION].handlers == [], "a stopped controller hears nothing"
+    assert queued == ["team/b"] and informers.caches[_selection.REVISION].handlers == [], (
+        "a stopped controller hears nothing"
+    )

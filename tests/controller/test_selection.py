@@ -74,7 +74,9 @@ async def test_select_composition(case: CompositionCase) -> None:
     events = await _selection.select_composition(case.xr, xrd, MODERN, reader, random.Random(0))
     assert MODERN.ref_name(case.xr, "compositionRef") == case.want, case.reason
     assert [e.message for e in events] == case.want_events, case.reason
-    assert all(e.reason == "CompositionSelection" for e in events), "the selectors' events use CompositionSelection"
+    assert all(e.reason == "CompositionSelection" for e in events), (
+        "the selectors' events use CompositionSelection"
+    )
 
 
 @dataclasses.dataclass(frozen=True)

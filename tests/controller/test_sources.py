@@ -13,7 +13,11 @@ from crossfn.controller import _api, _sources
 from .fake_api import FakeApi
 from .fake_informers import FakeCache, FakeInformers
 
-CM = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "x", "namespace": "ns", "labels": {"a": "1"}}}
+CM = {
+    "apiVersion": "v1",
+    "kind": "ConfigMap",
+    "metadata": {"name": "x", "namespace": "ns", "labels": {"a": "1"}},
+}
 
 
 async def test_resources_read_live_when_not_watched() -> None:
@@ -73,7 +77,9 @@ async def test_schemas_are_cached_until_a_crd_changes() -> None:
     assert api.openapi_reads == reads, "a cached answer reads nothing"
     informers = FakeInformers()
     schemas.watch_crds(informers)
-    informers.caches[(_sources.CRD_API_VERSION, _sources.CRD_KIND)].fire("ADDED", {"metadata": {"name": "xnews.example.org"}})
+    informers.caches[(_sources.CRD_API_VERSION, _sources.CRD_KIND)].fire(
+        "ADDED", {"metadata": {"name": "xnews.example.org"}}
+    )
     found = await schemas.schema("example.org/v1", "XNew")
     assert found is not None and found["type"] == "object", "a CRD event drops the cache"
 

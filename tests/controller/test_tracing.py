@@ -35,7 +35,9 @@ async def test_steps_are_children_of_the_reconcile_span() -> None:
     assert root.attributes is not None
     assert dict(root.attributes) == {"crossfn.controller": "composite/xbuckets.example.org", "crossfn.key": "team/b",
                                      "crossfn.kind": "XBucket"}  # fmt: skip
-    assert [s.attributes["crossfn.step.name"] for s in steps if s.attributes] == ["s"], "one span per pipeline step"
+    assert [s.attributes["crossfn.step.name"] for s in steps if s.attributes] == ["s"], (
+        "one span per pipeline step"
+    )
     assert all(s.parent is not None and s.parent.span_id == root.context.span_id for s in steps), (
         "the step spans are children of the reconcile's span"
     )

@@ -54,7 +54,9 @@ class RecordingMetrics:
         return None
 
 
-def rsp(ttl: datetime.timedelta = datetime.timedelta(minutes=1), message: str = "fresh") -> fnv1.RunFunctionResponse:
+def rsp(
+    ttl: datetime.timedelta = datetime.timedelta(minutes=1), message: str = "fresh"
+) -> fnv1.RunFunctionResponse:
     d = duration_pb2.Duration()
     d.FromTimedelta(ttl)
     out = fnv1.RunFunctionResponse(meta=fnv1.ResponseMeta(tag="t", ttl=d))
@@ -74,18 +76,59 @@ def stored(deadline: datetime.datetime | None, message: str = "cached") -> _cach
 @pytest.mark.parametrize(
     ("tag", "seed", "inner_rsp", "want_message", "want_calls", "want_cached", "reason"),
     [
-        pytest.param("", None, rsp(), "fresh", 1, False, "No tag: call through and do not cache.", id="MissingTag"),
-        pytest.param("t", None, rsp(), "fresh", 1, True, "A miss calls the function and caches the answer.", id="NotCached"),
-        pytest.param("t", stored(None), rsp(), "fresh", 1, True, "An entry without deadline is expired.", id="EmptyFile"),
         pytest.param(
-            "t", stored(NOW - datetime.timedelta(seconds=1)), rsp(), "fresh", 1, True,
-            "An expired entry is a miss and is replaced.", id="DeadlineExceeded",
+            "", None, rsp(), "fresh", 1, False, "No tag: call through and do not cache.", id="MissingTag"
         ),
         pytest.param(
-            "t", stored(NOW + datetime.timedelta(seconds=30)), rsp(), "cached", 0, True,
-            "A valid entry is returned without calling the function.", id="CacheHit",
+            "t",
+            None,
+            rsp(),
+            "fresh",
+            1,
+            True,
+            "A miss calls the function and caches the answer.",
+            id="NotCached",
         ),
-        pytest.param("t", None, rsp(ttl=datetime.timedelta(0)), "fresh", 1, False, "TTL zero is never cached.", id="ZeroTTL"),
+        pytest.param(
+            "t",
+            stored(None),
+            rsp(),
+            "fresh",
+            1,
+            True,
+            "An entry without deadline is expired.",
+            id="EmptyFile",
+        ),
+        pytest.param(
+            "t",
+            stored(NOW - datetime.timedelta(seconds=1)),
+            rsp(),
+            "fresh",
+            1,
+            True,
+            "An expired entry is a miss and is replaced.",
+            id="DeadlineExceeded",
+        ),
+        pytest.param(
+            "t",
+            stored(NOW + datetime.timedelta(seconds=30)),
+            rsp(),
+            "cached",
+            0,
+            True,
+            "A valid entry is returned without calling the function.",
+            id="CacheHit",
+        ),
+        pytest.param(
+            "t",
+            None,
+            rsp(ttl=datetime.timedelta(0)),
+            "fresh",
+            1,
+            False,
+            "TTL zero is never cached.",
+            id="ZeroTTL",
+        ),
     ],
 )
 async def test_TestRunFunction(
@@ -100,7 +143,9 @@ async def test_TestRunFunction(
     want_cached: bool,
     reason: str,
 ) -> None:
-    store: _cache_store.ResponseStore = _cache_store.MemoryStore() if backend == "memory" else _cache_store.DiskStore(tmp_path)
+    store: _cache_store.ResponseStore = (
+        _cache_store.MemoryStore() if backend == "memory" else _cache_store.DiskStore(tmp_path)
+    )
     if seed is not None:
         store.put("fn", tag, seed)
     inner = Counting(inner_rsp)
@@ -124,27 +169,38 @@ async def test_TestRunFunction_UnexpectedFile(tmp_path: Path) -> None:
     (tmp_path / "fn" / "t").write_bytes(b"\xff\xffgarbage")
     metrics = RecordingMetrics()
     inner = Counting(rsp())
-    runner = _caching.CachingRunner(inner, store=_cache_store.DiskStore(tmp_path), clock=Clock(NOW), metrics=metrics)
+    runner = _caching.CachingRunner(
+        inner, store=_cache_store.DiskStore(tmp_path), clock=Clock(NOW), metrics=metrics
+    )
     got = await runner.run_function("fn", req())
     assert got.results[0].message == "fresh" and inner.calls == 1, "a garbage file is a miss"
-    assert "errors" in metrics.events and "writes" in metrics.events, "the error is counted and the answer cached"
+    assert "errors" in metrics.events and "writes" in metrics.events, (
+        "the error is counted and the answer cached"
+    )
 
 
 async def test_TestRunFunction_MaxTTLClamping(tmp_path: Path) -> None:
     store = _cache_store.DiskStore(tmp_path)
     runner = _caching.CachingRunner(
-        Counting(rsp(ttl=datetime.timedelta(hours=48))), store=store, max_ttl=datetime.timedelta(minutes=5), clock=Clock(NOW)
+        Counting(rsp(ttl=datetime.timedelta(hours=48))),
+        store=store,
+        max_ttl=datetime.timedelta(minutes=5),
+        clock=Clock(NOW),
     )
     got = await runner.run_function("fn", req())
     assert got.meta.ttl.ToTimedelta() == datetime.timedelta(hours=48), "the response itself is unchanged"
     entry = store.get("fn", "t")
-    assert entry is not None and entry.deadline == NOW + datetime.timedelta(minutes=5), "the deadline uses the clamped TTL"
+    assert entry is not None and entry.deadline == NOW + datetime.timedelta(minutes=5), (
+        "the deadline uses the clamped TTL"
+    )
 
 
 async def test_TestCacheFunction(tmp_path: Path) -> None:
     store = _cache_store.DiskStore(tmp_path)
     await _caching.CachingRunner(Counting(rsp()), store=store, clock=Clock(NOW)).run_function("fn", req())
-    reader = _caching.CachingRunner(Counting(errors.FunctionRunError("must not be called")), store=store, clock=Clock(NOW))
+    reader = _caching.CachingRunner(
+        Counting(errors.FunctionRunError("must not be called")), store=store, clock=Clock(NOW)
+    )
     got = await reader.run_function("fn", req())
     assert got.results[0].message == "fresh", "a second runner reads the response back from disk"
     assert (tmp_path / "fn").stat().st_mode & 0o777 == 0o700, "cache directories are private"
@@ -159,7 +215,9 @@ async def test_store_failures_never_fail_the_call() -> None:
             raise OSError("disk on fire")
 
     metrics = RecordingMetrics()
-    got = await _caching.CachingRunner(Counting(rsp()), store=Broken(), clock=Clock(NOW), metrics=metrics).run_function("fn", req())
+    got = await _caching.CachingRunner(
+        Counting(rsp()), store=Broken(), clock=Clock(NOW), metrics=metrics
+    ).run_function("fn", req())
     assert got.results[0].message == "fresh", "cache errors are side concerns"
     assert metrics.events.count("errors") == 2, "both the read and the write failure are counted"
 
@@ -167,7 +225,9 @@ async def test_store_failures_never_fail_the_call() -> None:
 async def test_unresolved_requirements_are_not_cached() -> None:
     out = rsp()
     out.results.add(severity=fnv1.SEVERITY_FATAL, message="need more")
-    out.requirements.resources["x"].CopyFrom(fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="a"))
+    out.requirements.resources["x"].CopyFrom(
+        fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="a")
+    )
     store = _cache_store.MemoryStore()
     await _caching.CachingRunner(Counting(out), store=store, clock=Clock(NOW)).run_function("fn", req())
     assert len(store) == 0, "a response still asking for resources it never got is not cached"
@@ -183,14 +243,24 @@ def test_memory_store_is_bounded() -> None:
 def test_TestGarbageCollectFilesNow(tmp_path: Path) -> None:
     store = _cache_store.DiskStore(tmp_path)
     past, future = NOW - datetime.timedelta(minutes=1), NOW + datetime.timedelta(minutes=1)
-    for fn, tag, deadline in [("a", "1", past), ("a", "2", future), ("b", "3", past), ("b", "4", past), ("b", "5", future)]:
+    for fn, tag, deadline in [
+        ("a", "1", past),
+        ("a", "2", future),
+        ("b", "3", past),
+        ("b", "4", past),
+        ("b", "5", future),
+    ]:
         store.put(fn, tag, stored(deadline))
     metrics = RecordingMetrics()
     runner = _caching.CachingRunner(Counting(rsp()), store=store, clock=Clock(NOW), metrics=metrics)
     assert runner.collect_garbage() == 3, "three of five entries have expired"
     assert sorted(p.name for p in tmp_path.rglob("*") if p.is_file()) == ["2", "5"], "live entries stay"
-    assert metrics.events.count("deletes") == 2 and metrics.events.count("bytes_deleted") == 2, "counted per function"
-    assert _caching.CachingRunner(Counting(rsp())).collect_garbage() == 0, "the memory store has nothing to collect"
+    assert metrics.events.count("deletes") == 2 and metrics.events.count("bytes_deleted") == 2, (
+        "counted per function"
+    )
+    assert _caching.CachingRunner(Counting(rsp())).collect_garbage() == 0, (
+        "the memory store has nothing to collect"
+    )
 
 
 @pytest.mark.parametrize("function", ["../escape", "a/b", "..", ""])

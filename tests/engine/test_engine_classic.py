@@ -64,7 +64,9 @@ async def render(
         calls.append(req)
         return fn(req, rsp)
 
-    runner = engine.build_runner(engine.InProcessRunner({"function-dummy": recording}), sources=sources, options=options)
+    runner = engine.build_runner(
+        engine.InProcessRunner({"function-dummy": recording}), sources=sources, options=options
+    )
     result = await engine.compose(
         the_xr or xr(), [step or engine.PipelineStep("test", "function-dummy")], runner,
         observed=observed, context=context, sources=sources, options=options, clock=lambda: FIXED,
@@ -75,12 +77,21 @@ async def render(
 def success(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"widgets": 9001}}))
     rsp.desired.resources["b-cool-resource"].resource.CopyFrom(
-        resource.dict_to_struct({"apiVersion": "atest.crossplane.io/v1", "kind": "AComposed", "spec": {"widgets": 9003}})
+        resource.dict_to_struct(
+            {"apiVersion": "atest.crossplane.io/v1", "kind": "AComposed", "spec": {"widgets": 9003}}
+        )
     )
     rsp.desired.resources["a-cool-resource"].resource.CopyFrom(
-        resource.dict_to_struct({"apiVersion": "btest.crossplane.io/v1", "kind": "BComposed", "spec": {"widgets": 9002}})
+        resource.dict_to_struct(
+            {"apiVersion": "btest.crossplane.io/v1", "kind": "BComposed", "spec": {"widgets": 9002}}
+        )
     )
-    rsp.conditions.add(type="ProvisioningSuccess", status=fnv1.STATUS_CONDITION_TRUE, reason="Provisioned", message="Provisioned successfully")
+    rsp.conditions.add(
+        type="ProvisioningSuccess",
+        status=fnv1.STATUS_CONDITION_TRUE,
+        reason="Provisioned",
+        message="Provisioned successfully",
+    )
     rsp.requirements.SetInParent()
 
 
@@ -101,7 +112,9 @@ async def test_TestRender_Success() -> None:
             "widgets": 9001,
         },
     }, "the golden XR: Ready first, then function conditions, no Synced"  # fmt: skip
-    assert [c.name for c in result.composed] == ["a-cool-resource", "b-cool-resource"], "sorted by composition resource name"
+    assert [c.name for c in result.composed] == ["a-cool-resource", "b-cool-resource"], (
+        "sorted by composition resource name"
+    )
     assert result.composed[0].resource == {
         "apiVersion": "btest.crossplane.io/v1",
         "kind": "BComposed",
@@ -117,7 +130,9 @@ async def test_TestRender_Success() -> None:
         "spec": {"widgets": 9002},
     }, "classic render keeps generateName and uses the XR name as prefix"  # fmt: skip
     assert "test" in result.pipeline.requirements, "Requirements[test] is recorded"
-    assert not calls[0].meta.tag and list(calls[0].meta.capabilities) == list(engine.CAPABILITIES), "no tag, capabilities only"
+    assert not calls[0].meta.tag and list(calls[0].meta.capabilities) == list(engine.CAPABILITIES), (
+        "no tag, capabilities only"
+    )
 
 
 async def test_TestRender_SuccessReady() -> None:
@@ -126,28 +141,39 @@ async def test_TestRender_SuccessReady() -> None:
         for r in rsp.desired.resources.values():
             r.ready = fnv1.READY_TRUE
         rsp.desired.composite.resource.CopyFrom(
-            resource.dict_to_struct({"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Creating"}]}})
+            resource.dict_to_struct(
+                {"status": {"conditions": [{"type": "Ready", "status": "False", "reason": "Creating"}]}}
+            )
         )
 
     result, _ = await render(fn)
     ready = [c for c in result.composite["status"]["conditions"] if c["type"] == "Ready"]
-    assert ready == [{"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": "2024-01-01T00:00:00Z"}], (
-        "render's computed Ready replaces the function-supplied one"
-    )
+    assert ready == [
+        {
+            "type": "Ready",
+            "status": "True",
+            "reason": "Available",
+            "lastTransitionTime": "2024-01-01T00:00:00Z",
+        }
+    ], "render's computed Ready replaces the function-supplied one"
 
 
 @pytest.mark.parametrize(
     ("requirements", "reason"),
     [
         pytest.param(False, "Outputs contain an empty Requirements map.", id="FatalResult"),
-        pytest.param(True, "Outputs contain the fatal step's requirements.", id="FatalResultWithRequirements"),
+        pytest.param(
+            True, "Outputs contain the fatal step's requirements.", id="FatalResultWithRequirements"
+        ),
     ],
 )
 async def test_TestRender_fatal(requirements: bool, reason: str) -> None:
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         response.fatal(rsp, "oh no")
         if requirements:
-            rsp.requirements.resources["x"].CopyFrom(fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="x"))
+            rsp.requirements.resources["x"].CopyFrom(
+                fnv1.ResourceSelector(api_version="v1", kind="Foo", match_name="x")
+            )
 
     result, _ = await render(fn)
     with pytest.raises(errors.PipelineFatalError) as exc:
@@ -159,14 +185,25 @@ async def test_TestRender_fatal(requirements: bool, reason: str) -> None:
 async def test_TestRender_SuccessWithResources() -> None:
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         rsp.requirements.extra_resources["extra-resource-by-name"].CopyFrom(
-            fnv1.ResourceSelector(api_version="test.crossplane.io/v1", kind="Foo", match_name="extra-resource")
+            fnv1.ResourceSelector(
+                api_version="test.crossplane.io/v1", kind="Foo", match_name="extra-resource"
+            )
         )
-        items = req.extra_resources["extra-resource-by-name"].items if "extra-resource-by-name" in req.extra_resources else []
+        items = (
+            req.extra_resources["extra-resource-by-name"].items
+            if "extra-resource-by-name" in req.extra_resources
+            else []
+        )
         if items:
             widgets = resource.struct_to_dict(items[0].resource)["spec"]["widgets"]
             rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"widgets": widgets}}))
 
-    extra = {"apiVersion": "test.crossplane.io/v1", "kind": "Foo", "metadata": {"name": "extra-resource"}, "spec": {"widgets": 42}}
+    extra = {
+        "apiVersion": "test.crossplane.io/v1",
+        "kind": "Foo",
+        "metadata": {"name": "extra-resource"},
+        "spec": {"widgets": 42},
+    }
     result, calls = await render(fn, sources=engine.Sources(resources=Objects(extra)))
     assert len(calls) == 2, "exactly two calls: ask, then receive"
     assert result.composite["status"]["widgets"] == 42, "the second call read the fetched resource"
@@ -175,12 +212,17 @@ async def test_TestRender_SuccessWithResources() -> None:
 async def test_TestRender_InvalidInput() -> None:
     with pytest.raises(errors.CrossfnError) as exc:
         await render(success, step=engine.PipelineStep("test", "function-dummy", input="{"))
-    assert str(exc.value) == 'cannot unmarshal input for Composition pipeline step "test": input must be an object, not a string'
+    assert (
+        str(exc.value)
+        == 'cannot unmarshal input for Composition pipeline step "test": input must be an object, not a string'
+    )
 
 
 async def test_TestRender_SuccessWithYAMLAndJSONContexts() -> None:
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"ctx": resource.struct_to_dict(req.context)}}))
+        rsp.desired.composite.resource.CopyFrom(
+            resource.dict_to_struct({"status": {"ctx": resource.struct_to_dict(req.context)}})
+        )
 
     ctx = {"apiextensions.crossplane.io/environment": {"a": 1}, "json": {"b": [1, 2]}}
     result, _ = await render(fn, context=ctx)
@@ -210,23 +252,50 @@ async def test_observed_resources_keep_identity_and_are_not_collected() -> None:
         "apiVersion": "btest.crossplane.io/v1", "kind": "BComposed",
         "metadata": {"name": "observed-name", "annotations": {"crossplane.io/composition-resource-name": "a-cool-resource"}},
     }  # fmt: skip
-    gone = {"apiVersion": "v1", "kind": "Gone", "metadata": {"name": "gone", "annotations": {"crossplane.io/composition-resource-name": "gone"}}}
-    result, _ = await render(success, observed=(engine.ObservedResource(observed), engine.ObservedResource(gone)))
+    gone = {
+        "apiVersion": "v1",
+        "kind": "Gone",
+        "metadata": {"name": "gone", "annotations": {"crossplane.io/composition-resource-name": "gone"}},
+    }
+    result, _ = await render(
+        success, observed=(engine.ObservedResource(observed), engine.ObservedResource(gone))
+    )
     assert result.composed[0].resource["metadata"]["name"] == "observed-name", "the observed name is copied"
-    assert "generateName" not in result.composed[0].resource["metadata"], "an observed resource has no generateName"
+    assert "generateName" not in result.composed[0].resource["metadata"], (
+        "an observed resource has no generateName"
+    )
     assert result.garbage == (), "classic render has no GC"
 
 
 @pytest.mark.parametrize(
     ("secrets", "err", "reason"),
     [
-        pytest.param([("ns", "s", {"k": b"v"})], None, "A Secret with matching name and namespace is used.", id="SecretFound"),
-        pytest.param([], 'cannot get credentials from secret "s": secret "s" not found', "A missing Secret is an error.", id="SecretNotFound"),
-        pytest.param([("other", "s", {"k": b"v"})], 'cannot get credentials from secret "s": secret "s" not found', "The namespace must match too.", id="SecretWrongNamespace"),
+        pytest.param(
+            [("ns", "s", {"k": b"v"})],
+            None,
+            "A Secret with matching name and namespace is used.",
+            id="SecretFound",
+        ),
+        pytest.param(
+            [],
+            'cannot get credentials from secret "s": secret "s" not found',
+            "A missing Secret is an error.",
+            id="SecretNotFound",
+        ),
+        pytest.param(
+            [("other", "s", {"k": b"v"})],
+            'cannot get credentials from secret "s": secret "s" not found',
+            "The namespace must match too.",
+            id="SecretWrongNamespace",
+        ),
     ],
 )
-async def test_TestGetSecret(secrets: list[tuple[str, str, dict[str, bytes]]], err: str | None, reason: str) -> None:
-    step = engine.PipelineStep("test", "function-dummy", credentials=(engine.StepCredential("c", "Secret", "s", "ns"),))
+async def test_TestGetSecret(
+    secrets: list[tuple[str, str, dict[str, bytes]]], err: str | None, reason: str
+) -> None:
+    step = engine.PipelineStep(
+        "test", "function-dummy", credentials=(engine.StepCredential("c", "Secret", "s", "ns"),)
+    )
     sources = engine.Sources(credentials=Secrets(*secrets))
     if err is None:
         _, calls = await render(success, step=step, sources=sources)
@@ -247,66 +316,136 @@ async def test_classic_call_error_text() -> None:
 
 async def test_bootstrap_resources_come_only_from_bootstrap_source() -> None:
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        got = [resource.struct_to_dict(i.resource)["metadata"]["name"] for i in req.required_resources["boot"].items]
+        got = [
+            resource.struct_to_dict(i.resource)["metadata"]["name"]
+            for i in req.required_resources["boot"].items
+        ]
         rsp.desired.composite.resource.CopyFrom(resource.dict_to_struct({"status": {"got": got}}))
 
     def foo(name: str) -> dict[str, Any]:
         return {"apiVersion": "v1", "kind": "Foo", "metadata": {"name": name}}
 
-    step = engine.PipelineStep("test", "function-dummy", required_resources=(engine.RequiredResource("boot", "v1", "Foo"),), has_requirements=True)
-    sources = engine.Sources(resources=Objects(foo("extra"), foo("required")), bootstrap_resources=Objects(foo("required")))
+    step = engine.PipelineStep(
+        "test",
+        "function-dummy",
+        required_resources=(engine.RequiredResource("boot", "v1", "Foo"),),
+        has_requirements=True,
+    )
+    sources = engine.Sources(
+        resources=Objects(foo("extra"), foo("required")), bootstrap_resources=Objects(foo("required"))
+    )
     result, _ = await render(fn, step=step, sources=sources)
-    assert result.composite["status"]["got"] == ["required"], "--extra-resources do not serve bootstrap requirements"
+    assert result.composite["status"]["got"] == ["required"], (
+        "--extra-resources do not serve bootstrap requirements"
+    )
 
 
 @pytest.mark.parametrize(
     ("xr_meta", "xr_spec", "want_labels", "reason"),
     [
-        pytest.param({}, {}, {"crossplane.io/composite": "test-render"}, "No label: the XR name is prefix and label.", id="RootXRUsesOwnName"),
-        pytest.param({"labels": {"crossplane.io/composite": "root"}}, {}, {"crossplane.io/composite": "root"}, "A nested XR passes the root label on.", id="NestedXRPropagatesRootLabel"),
         pytest.param(
-            {"labels": {"crossplane.io/composite": "root", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"}}, {},
-            {"crossplane.io/composite": "root", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
-            "Claim labels propagate from a nested XR.", id="NestedXRPropagatesClaimLabels",
-        ),
-        pytest.param(
-            {}, {"claimRef": {"name": "c", "namespace": "n"}},
-            {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
-            "A root legacy XR takes claim labels from its claimRef.", id="RootXRWithClaimReference",
-        ),
-        pytest.param(
-            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"}}, {},
-            {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
-            "Claim labels without a composite label still propagate.", id="XRWithClaimLabelsButNoCompositeLabel",
-        ),
-        pytest.param(
-            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": ""}}, {},
+            {},
+            {},
             {"crossplane.io/composite": "test-render"},
-            "An empty claim label is no claim: neither label is copied.", id="EmptyClaimNamespaceLabel",
+            "No label: the XR name is prefix and label.",
+            id="RootXRUsesOwnName",
         ),
         pytest.param(
-            {"labels": {"crossplane.io/claim-name": "", "crossplane.io/claim-namespace": "n"}}, {"claimRef": {"name": "c", "namespace": "n"}},
-            {"crossplane.io/composite": "test-render", "crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"},
-            "Empty claim labels fall back to the legacy claimRef.", id="EmptyClaimNameLabelFallsBackToClaimRef",
+            {"labels": {"crossplane.io/composite": "root"}},
+            {},
+            {"crossplane.io/composite": "root"},
+            "A nested XR passes the root label on.",
+            id="NestedXRPropagatesRootLabel",
         ),
         pytest.param(
-            {"labels": {"crossplane.io/claim-name": "c"}}, {},
+            {
+                "labels": {
+                    "crossplane.io/composite": "root",
+                    "crossplane.io/claim-name": "c",
+                    "crossplane.io/claim-namespace": "n",
+                }
+            },
+            {},
+            {
+                "crossplane.io/composite": "root",
+                "crossplane.io/claim-name": "c",
+                "crossplane.io/claim-namespace": "n",
+            },
+            "Claim labels propagate from a nested XR.",
+            id="NestedXRPropagatesClaimLabels",
+        ),
+        pytest.param(
+            {},
+            {"claimRef": {"name": "c", "namespace": "n"}},
+            {
+                "crossplane.io/composite": "test-render",
+                "crossplane.io/claim-name": "c",
+                "crossplane.io/claim-namespace": "n",
+            },
+            "A root legacy XR takes claim labels from its claimRef.",
+            id="RootXRWithClaimReference",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": "n"}},
+            {},
+            {
+                "crossplane.io/composite": "test-render",
+                "crossplane.io/claim-name": "c",
+                "crossplane.io/claim-namespace": "n",
+            },
+            "Claim labels without a composite label still propagate.",
+            id="XRWithClaimLabelsButNoCompositeLabel",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c", "crossplane.io/claim-namespace": ""}},
+            {},
             {"crossplane.io/composite": "test-render"},
-            "One claim label alone is not copied.", id="OnlyClaimNameLabel",
+            "An empty claim label is no claim: neither label is copied.",
+            id="EmptyClaimNamespaceLabel",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "", "crossplane.io/claim-namespace": "n"}},
+            {"claimRef": {"name": "c", "namespace": "n"}},
+            {
+                "crossplane.io/composite": "test-render",
+                "crossplane.io/claim-name": "c",
+                "crossplane.io/claim-namespace": "n",
+            },
+            "Empty claim labels fall back to the legacy claimRef.",
+            id="EmptyClaimNameLabelFallsBackToClaimRef",
+        ),
+        pytest.param(
+            {"labels": {"crossplane.io/claim-name": "c"}},
+            {},
+            {"crossplane.io/composite": "test-render"},
+            "One claim label alone is not copied.",
+            id="OnlyClaimNameLabel",
         ),
     ],
 )
 def test_TestSetComposedResourceMetadata(
     xr_meta: dict[str, Any], xr_spec: dict[str, Any], want_labels: dict[str, str], reason: str
 ) -> None:
-    the_xr = {"apiVersion": "a/v1", "kind": "X", "metadata": {"name": "test-render", **xr_meta}, "spec": xr_spec}
+    the_xr = {
+        "apiVersion": "a/v1",
+        "kind": "X",
+        "metadata": {"name": "test-render", **xr_meta},
+        "spec": xr_spec,
+    }
     obj: dict[str, Any] = {"apiVersion": "b/v1", "kind": "Y"}
     prefix = _metadata.composite_prefix(the_xr, require_label=False)
     _metadata.render_metadata(obj, the_xr, "r", prefix=prefix, claim_ref_labels=True)
     assert obj["metadata"]["labels"] == want_labels, reason
 
 
-_XR_REF = {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1", "controller": True, "blockOwnerDeletion": True}
+_XR_REF = {
+    "apiVersion": "a/v1",
+    "kind": "X",
+    "name": "test-render",
+    "uid": "u1",
+    "controller": True,
+    "blockOwnerDeletion": True,
+}
 
 
 @pytest.mark.parametrize(
@@ -330,7 +469,9 @@ _XR_REF = {"apiVersion": "a/v1", "kind": "X", "name": "test-render", "uid": "u1"
         ),
     ],
 )  # fmt: skip
-def test_controller_reference_replaced_in_place(owners: list[dict[str, Any]], want: list[dict[str, Any]], reason: str) -> None:
+def test_controller_reference_replaced_in_place(
+    owners: list[dict[str, Any]], want: list[dict[str, Any]], reason: str
+) -> None:
     """crossplane-runtime's AddOwnerReference replaces a same-UID ref at its index, else appends."""
     the_xr = {"apiVersion": "a/v1", "kind": "X", "metadata": {"name": "test-render", "uid": "u1"}}
     obj: dict[str, Any] = {"apiVersion": "b/v1", "kind": "Y", "metadata": {"ownerReferences": owners}}
@@ -377,7 +518,9 @@ _READY = {"type": "Ready", "status": "True", "reason": "Available", "lastTransit
         ),
     ],
 )  # fmt: skip
-async def test_function_conditions_take_gos_round_trip(written: list[Any], want: list[Any], reason: str) -> None:
+async def test_function_conditions_take_gos_round_trip(
+    written: list[Any], want: list[Any], reason: str
+) -> None:
     """Conditions a function writes into the desired XR come out as crossplane-runtime's Condition encodes them."""
 
     def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:

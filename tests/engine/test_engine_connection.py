@@ -11,18 +11,29 @@ from crossfn.engine import _connection
 @pytest.mark.parametrize(
     ("obj", "want", "reason"),
     [
-        pytest.param({"spec": {}}, None, "No writeConnectionSecretToRef: nothing to read.", id="DoesNotPublish"),
         pytest.param(
-            {"spec": {"writeConnectionSecretToRef": {"name": "s", "namespace": "ref-ns"}}}, ("ref-ns", "s"),
-            "A cluster-scoped owner uses the ref's namespace.", id="ClusterScopedOwner",
+            {"spec": {}}, None, "No writeConnectionSecretToRef: nothing to read.", id="DoesNotPublish"
         ),
         pytest.param(
-            {"metadata": {"namespace": "own-ns"}, "spec": {"writeConnectionSecretToRef": {"name": "s", "namespace": "ref-ns"}}},
-            ("own-ns", "s"), "A namespaced owner uses its own namespace.", id="NamespacedOwner",
+            {"spec": {"writeConnectionSecretToRef": {"name": "s", "namespace": "ref-ns"}}},
+            ("ref-ns", "s"),
+            "A cluster-scoped owner uses the ref's namespace.",
+            id="ClusterScopedOwner",
+        ),
+        pytest.param(
+            {
+                "metadata": {"namespace": "own-ns"},
+                "spec": {"writeConnectionSecretToRef": {"name": "s", "namespace": "ref-ns"}},
+            },
+            ("own-ns", "s"),
+            "A namespaced owner uses its own namespace.",
+            id="NamespacedOwner",
         ),
     ],
 )
-def test_TestSecretConnectionDetailsFetcher(obj: dict[str, Any], want: tuple[str, str] | None, reason: str) -> None:
+def test_TestSecretConnectionDetailsFetcher(
+    obj: dict[str, Any], want: tuple[str, str] | None, reason: str
+) -> None:
     assert _connection.secret_ref(obj) == want, reason
 
 
@@ -37,8 +48,18 @@ XR: dict[str, Any] = {
 @pytest.mark.parametrize(
     ("keys", "want", "reason"),
     [
-        pytest.param([], {"password": "aHVudGVyMg==", "user": "YWRtaW4="}, "No connectionSecretKeys: every key is published.", id="AllKeys"),
-        pytest.param(["user"], {"user": "YWRtaW4="}, "Only the XRD's connectionSecretKeys are published.", id="FilteredKeys"),
+        pytest.param(
+            [],
+            {"password": "aHVudGVyMg==", "user": "YWRtaW4="},
+            "No connectionSecretKeys: every key is published.",
+            id="AllKeys",
+        ),
+        pytest.param(
+            ["user"],
+            {"user": "YWRtaW4="},
+            "Only the XRD's connectionSecretKeys are published.",
+            id="FilteredKeys",
+        ),
     ],
 )
 def test_connection_secret(keys: list[str], want: dict[str, str], reason: str) -> None:
@@ -56,7 +77,9 @@ def test_modern_xr_publishes_nothing() -> None:
 
 async def test_legacy_compose_reports_the_secret_to_publish() -> None:
     def fn(req: Any, rsp: Any) -> None:
-        assert dict(req.observed.composite.connection_details) == {"old": b"x"}, "a legacy XR's observed details are sent"
+        assert dict(req.observed.composite.connection_details) == {"old": b"x"}, (
+            "a legacy XR's observed details are sent"
+        )
         rsp.desired.composite.connection_details["user"] = b"admin"
 
     options = engine.ComposeOptions.controller(engine.CompositeSchema.LEGACY)

@@ -39,13 +39,17 @@ class V1(fnv1grpc.FunctionRunnerServiceServicer):
 
 
 class V1Beta1(fnv1beta1grpc.FunctionRunnerServiceServicer):
-    async def RunFunction(self, req: fnv1beta1.RunFunctionRequest, context: Any) -> fnv1beta1.RunFunctionResponse:
+    async def RunFunction(
+        self, req: fnv1beta1.RunFunctionRequest, context: Any
+    ) -> fnv1beta1.RunFunctionResponse:
         rsp = fnv1beta1.RunFunctionResponse(meta=fnv1beta1.ResponseMeta(tag=req.meta.tag))
         rsp.results.add(severity=fnv1beta1.SEVERITY_WARNING, message="v1beta1")
         return rsp
 
 
-async def serve(servicer: Any, beta: bool = False, creds: grpc.ServerCredentials | None = None) -> tuple[grpc.aio.Server, str]:
+async def serve(
+    servicer: Any, beta: bool = False, creds: grpc.ServerCredentials | None = None
+) -> tuple[grpc.aio.Server, str]:
     server = grpc.aio.server()
     if beta:
         fnv1beta1grpc.add_FunctionRunnerServiceServicer_to_server(servicer, server)
@@ -72,7 +76,9 @@ class Recorder:
     def run_started(self, function: str, target: str, method: str) -> None:
         return None
 
-    def run_finished(self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float) -> None:
+    def run_finished(
+        self, function: str, *, target: str, method: str, code: str, severity: str, seconds: float
+    ) -> None:
         self.finished.append((method, code, severity))
 
     def cache(self, event: str, function: str, amount: float = 1) -> None:
@@ -91,7 +97,9 @@ async def test_TestRunFunction_SuccessfulRequest(v1_server: tuple[V1, str]) -> N
     finally:
         await runner.aclose()
     assert (rsp.meta.tag, rsp.results[0].message) == ("hi", "v1"), "the v1 response comes back"
-    assert metrics.finished == [(engine._grpc.METHOD_V1, "OK", "Normal")], "request metrics carry method, code and severity"
+    assert metrics.finished == [(engine._grpc.METHOD_V1, "OK", "Normal")], (
+        "request metrics carry method, code and severity"
+    )
 
 
 async def test_TestRunFunction_SuccessfulFallbackToBeta() -> None:
@@ -103,7 +111,9 @@ async def test_TestRunFunction_SuccessfulFallbackToBeta() -> None:
     finally:
         await runner.aclose()
         await server.stop(None)
-    assert (rsp.meta.tag, rsp.results[0].message) == ("hi", "v1beta1"), "a v1beta1-only server is reached by falling back"
+    assert (rsp.meta.tag, rsp.results[0].message) == ("hi", "v1beta1"), (
+        "a v1beta1-only server is reached by falling back"
+    )
     assert [(m, c) for m, c, _ in metrics.finished] == [
         (engine._grpc.METHOD_V1, "Unimplemented"),
         (engine._grpc.METHOD_V1BETA1, "OK"),
@@ -118,7 +128,9 @@ async def test_rpc_errors_are_translated(v1_server: tuple[V1, str]) -> None:
             await runner.run_function("fn", fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="abort")))
     finally:
         await runner.aclose()
-    assert str(exc.value) == 'cannot run Function "fn": rpc error: code = Internal desc = boom', "Go's status text"
+    assert str(exc.value) == 'cannot run Function "fn": rpc error: code = Internal desc = boom', (
+        "Go's status text"
+    )
 
 
 async def test_per_call_timeout(v1_server: tuple[V1, str]) -> None:
@@ -136,7 +148,10 @@ async def test_unknown_function_has_no_target() -> None:
     runner = engine.GrpcRunner({})
     with pytest.raises(errors.FunctionRunError) as exc:
         await runner.run_function("ghost", fnv1.RunFunctionRequest())
-    assert str(exc.value) == 'cannot get gRPC client connection for Function "ghost": no gRPC target is known for it'
+    assert (
+        str(exc.value)
+        == 'cannot get gRPC client connection for Function "ghost": no gRPC target is known for it'
+    )
 
 
 async def test_TestGetClientConn() -> None:
@@ -148,7 +163,9 @@ async def test_TestGetClientConn() -> None:
     targets["fn"] = "127.0.0.1:2"
     replaced = await runner.channel("fn")
     assert replaced is not first, "ReplaceExistingConnection: a moved target gets a new channel"
-    assert first.get_state() != grpc.ChannelConnectivity.SHUTDOWN, "the old channel stays while another function uses it"
+    assert first.get_state() != grpc.ChannelConnectivity.SHUTDOWN, (
+        "the old channel stays while another function uses it"
+    )
     targets["other"] = "127.0.0.1:2"
     await runner.channel("other")
     assert first.get_state() == grpc.ChannelConnectivity.SHUTDOWN, "the old channel closes once unused"
@@ -164,7 +181,13 @@ async def test_TestGarbageCollectConnectionsNow() -> None:
     await runner.aclose()
 
 
-def _cert(subject: str, key: ec.EllipticCurvePrivateKey, issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None, *, ca: bool = False) -> x509.Certificate:
+def _cert(
+    subject: str,
+    key: ec.EllipticCurvePrivateKey,
+    issuer: tuple[x509.Name, ec.EllipticCurvePrivateKey] | None,
+    *,
+    ca: bool = False,
+) -> x509.Certificate:
     name = x509.Name([x509.NameAttribute(NameOID.COMMON_NAME, subject)])
     issuer_name, issuer_key = issuer or (name, key)
     now = datetime.datetime.now(datetime.UTC)
@@ -179,14 +202,18 @@ def _cert(subject: str, key: ec.EllipticCurvePrivateKey, issuer: tuple[x509.Name
         .add_extension(x509.BasicConstraints(ca=ca, path_length=None), critical=True)
     )
     if not ca:
-        builder = builder.add_extension(x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False)
+        builder = builder.add_extension(
+            x509.SubjectAlternativeName([x509.DNSName("localhost")]), critical=False
+        )
     return builder.sign(issuer_key, hashes.SHA256())
 
 
 def _pem(cert: x509.Certificate, key: ec.EllipticCurvePrivateKey) -> tuple[bytes, bytes]:
     return (
         cert.public_bytes(serialization.Encoding.PEM),
-        key.private_bytes(serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()),
+        key.private_bytes(
+            serialization.Encoding.PEM, serialization.PrivateFormat.PKCS8, serialization.NoEncryption()
+        ),
     )
 
 
@@ -197,10 +224,16 @@ async def test_mtls() -> None:
     server_crt, server_pem_key = _pem(_cert("function", server_key, (ca.subject, ca_key)), server_key)
     client_crt, client_pem_key = _pem(_cert("crossplane", client_key, (ca.subject, ca_key)), client_key)
     ca_pem = ca.public_bytes(serialization.Encoding.PEM)
-    creds = grpc.ssl_server_credentials([(server_pem_key, server_crt)], root_certificates=ca_pem, require_client_auth=True)
+    creds = grpc.ssl_server_credentials(
+        [(server_pem_key, server_crt)], root_certificates=ca_pem, require_client_auth=True
+    )
     server, target = await serve(V1(), creds=creds)
-    good = engine.GrpcRunner({"fn": target}, tls=engine.TlsConfig(ca=ca_pem, cert=client_crt, key=client_pem_key), timeout=10)
-    anonymous = engine.GrpcRunner({"fn": target}, tls=engine.TlsConfig(ca=ca_pem), timeout=2, wait_for_ready=False)
+    good = engine.GrpcRunner(
+        {"fn": target}, tls=engine.TlsConfig(ca=ca_pem, cert=client_crt, key=client_pem_key), timeout=10
+    )
+    anonymous = engine.GrpcRunner(
+        {"fn": target}, tls=engine.TlsConfig(ca=ca_pem), timeout=2, wait_for_ready=False
+    )
     try:
         rsp = await good.run_function("fn", fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="tls")))
         assert rsp.meta.tag == "tls", "a client certificate signed by the CA is accepted"

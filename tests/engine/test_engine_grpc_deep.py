@@ -37,6 +37,8 @@ async def test_deep_xr_and_deep_response_cross_grpc() -> None:
         await runner.aclose()
         await server.stop(0)
     assert list(rsp.results) == [], "the server decoded a request nested 100 objects deep"
-    assert resource.struct_to_dict(rsp.desired.composite.resource)["spec"] == _nested(100), "the XR came back whole"
+    assert resource.struct_to_dict(rsp.desired.composite.resource)["spec"] == _nested(100), (
+        "the XR came back whole"
+    )
     got = resource.struct_to_dict(rsp.desired.resources["deep"].resource)
     assert got == {"spec": _nested(40)}, "the client decoded a response nested 40 objects deep"

@@ -45,7 +45,10 @@ class Sidecar:
 
         return grpc.method_handlers_generic_handler(
             "crossplane.pipeline.v1alpha1.PipelineInspectorService",
-            {"EmitRequest": record(self.requests, inspectorpb.EmitRequestRequest), "EmitResponse": record(self.responses, inspectorpb.EmitResponseRequest)},
+            {
+                "EmitRequest": record(self.requests, inspectorpb.EmitRequestRequest),
+                "EmitResponse": record(self.responses, inspectorpb.EmitResponseRequest),
+            },
         )
 
 
@@ -63,19 +66,31 @@ async def sidecar() -> AsyncIterator[tuple[Sidecar, str]]:
         await server.stop(None)
 
 
-async def test_TestSocketPipelineInspectorEmitRequest_SuccessfulEmission(sidecar: tuple[Sidecar, str]) -> None:
+async def test_TestSocketPipelineInspectorEmitRequest_SuccessfulEmission(
+    sidecar: tuple[Sidecar, str],
+) -> None:
     car, path = sidecar
     inspector = _inspector_socket.SocketInspector(path)
     await inspector.emit_request(b'{"meta":{}}', META)
     await inspector.aclose()
     (got,) = car.requests
     assert got.request == b'{"meta":{}}', "the request bytes arrive as sent"
-    assert (got.meta.trace_id, got.meta.step_index, got.meta.iteration, got.meta.function_name) == ("trace", 1, 2, "fn")
-    assert got.meta.composition_meta.composite_resource_kind == "XR" and got.meta.WhichOneof("context") == "composition_meta"
+    assert (got.meta.trace_id, got.meta.step_index, got.meta.iteration, got.meta.function_name) == (
+        "trace",
+        1,
+        2,
+        "fn",
+    )
+    assert (
+        got.meta.composition_meta.composite_resource_kind == "XR"
+        and got.meta.WhichOneof("context") == "composition_meta"
+    )
     assert got.meta.timestamp.ToDatetime(tzinfo=datetime.UTC) == NOW
 
 
-async def test_TestSocketPipelineInspectorEmitResponse_CapturesFunctionError(sidecar: tuple[Sidecar, str]) -> None:
+async def test_TestSocketPipelineInspectorEmitResponse_CapturesFunctionError(
+    sidecar: tuple[Sidecar, str],
+) -> None:
     car, path = sidecar
     inspector = _inspector_socket.SocketInspector(path)
     await inspector.emit_response(b"", "boom", META)
@@ -88,7 +103,10 @@ async def test_TestSocketPipelineInspector_GRPCCallFails(sidecar: tuple[Sidecar,
     car, path = sidecar
     car.fail = True
     inspector = _inspector_socket.SocketInspector(path)
-    with pytest.raises(errors.CrossfnError, match="cannot emit to pipeline inspector: rpc error: code = Unavailable desc = sidecar down"):
+    with pytest.raises(
+        errors.CrossfnError,
+        match="cannot emit to pipeline inspector: rpc error: code = Unavailable desc = sidecar down",
+    ):
         await inspector.emit_request(b"{}", META)
     await inspector.aclose()
 
@@ -112,5 +130,7 @@ async def test_inspected_runner_over_the_socket_redacts(sidecar: tuple[Sidecar, 
         await inspector.aclose()
     sent = json.loads(car.requests[0].request)
     got = json.loads(car.responses[0].response)
-    assert "hunter2" not in json.dumps(sent) and "hunter2" not in json.dumps(got), "StripsCredentials, StripsDesiredConnectionDetails"
+    assert "hunter2" not in json.dumps(sent) and "hunter2" not in json.dumps(got), (
+        "StripsCredentials, StripsDesiredConnectionDetails"
+    )
     assert "aHVudGVyMg" not in json.dumps(sent) + json.dumps(got), "not even base64-encoded"

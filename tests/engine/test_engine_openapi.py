@@ -13,7 +13,13 @@ from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.schemas import store
 from crossfn.sdk import resource
 
-OBJECT_META = {"type": "object", "properties": {"name": {"type": "string"}, "ownerReferences": {"type": "array", "items": {"$ref": "#/components/schemas/OwnerReference"}}}}
+OBJECT_META = {
+    "type": "object",
+    "properties": {
+        "name": {"type": "string"},
+        "ownerReferences": {"type": "array", "items": {"$ref": "#/components/schemas/OwnerReference"}},
+    },
+}
 OWNER_REFERENCE = {"type": "object", "properties": {"uid": {"type": "string"}}}
 
 
@@ -33,7 +39,13 @@ APPS = doc(
     },
     ObjectMeta=OBJECT_META,
     OwnerReference=OWNER_REFERENCE,
-    DeleteOptions={"type": "object", "x-kubernetes-group-version-kind": [*gvk("apps", "v1", "DeleteOptions"), *gvk("", "v1", "DeleteOptions")]},
+    DeleteOptions={
+        "type": "object",
+        "x-kubernetes-group-version-kind": [
+            *gvk("apps", "v1", "DeleteOptions"),
+            *gvk("", "v1", "DeleteOptions"),
+        ],
+    },
 )
 CORE = doc(Pod={"type": "object", "x-kubernetes-group-version-kind": gvk("", "v1", "Pod")})
 
@@ -61,33 +73,100 @@ GOOD = Discovery({"apis/apps/v1": json.dumps(APPS).encode(), "api/v1": json.dump
 @pytest.mark.parametrize(
     ("discovery", "api_version", "kind", "want", "reason"),
     [
-        pytest.param(GOOD, "example.org/v1", "Foo", None, "A group-version discovery does not list is an empty Schema.", id="GVNotFound"),
-        pytest.param(GOOD, "apps/v1", "StatefulSet", None, "A kind not in the document is an empty Schema.", id="KindNotFound"),
-        pytest.param(GOOD, "apps/v1", "DeleteOptions", None, "Entries with several GVKs are skipped.", id="MultiGVKSchemaSkipped"),
-        pytest.param(GOOD, "v1", "Pod", {"type": "object", "x-kubernetes-group-version-kind": gvk("", "v1", "Pod")}, "The core group lives at api/v1.", id="SuccessCoreGVK"),
         pytest.param(
-            Discovery({"apis/apps/v1": json.dumps(doc(StatefulSet={"type": "object", "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet")})).encode()}),
-            "apps/v1", "StatefulSet", {"type": "object", "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet")},
-            "Other groups live at apis/<group>/<version>.", id="SuccessNonCoreGVK",
+            GOOD,
+            "example.org/v1",
+            "Foo",
+            None,
+            "A group-version discovery does not list is an empty Schema.",
+            id="GVNotFound",
         ),
         pytest.param(
-            Discovery({"api/v1": json.dumps(doc(
-                Pod={"x-kubernetes-group-version-kind": gvk("", "v1", "Pod"), "properties": {"metadata": {"$ref": "#/components/schemas/OwnerReference"}}},
-                OwnerReference=OWNER_REFERENCE,
-            )).encode()}),
-            "v1", "Pod",
-            {"x-kubernetes-group-version-kind": gvk("", "v1", "Pod"), "properties": {"metadata": OWNER_REFERENCE}},
-            "A $ref is replaced by the schema it names.", id="FlattensReferencedSchemas",
+            GOOD,
+            "apps/v1",
+            "StatefulSet",
+            None,
+            "A kind not in the document is an empty Schema.",
+            id="KindNotFound",
         ),
         pytest.param(
-            GOOD, "apps/v1", "Deployment",
+            GOOD,
+            "apps/v1",
+            "DeleteOptions",
+            None,
+            "Entries with several GVKs are skipped.",
+            id="MultiGVKSchemaSkipped",
+        ),
+        pytest.param(
+            GOOD,
+            "v1",
+            "Pod",
+            {"type": "object", "x-kubernetes-group-version-kind": gvk("", "v1", "Pod")},
+            "The core group lives at api/v1.",
+            id="SuccessCoreGVK",
+        ),
+        pytest.param(
+            Discovery(
+                {
+                    "apis/apps/v1": json.dumps(
+                        doc(
+                            StatefulSet={
+                                "type": "object",
+                                "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet"),
+                            }
+                        )
+                    ).encode()
+                }
+            ),
+            "apps/v1",
+            "StatefulSet",
+            {"type": "object", "x-kubernetes-group-version-kind": gvk("apps", "v1", "StatefulSet")},
+            "Other groups live at apis/<group>/<version>.",
+            id="SuccessNonCoreGVK",
+        ),
+        pytest.param(
+            Discovery(
+                {
+                    "api/v1": json.dumps(
+                        doc(
+                            Pod={
+                                "x-kubernetes-group-version-kind": gvk("", "v1", "Pod"),
+                                "properties": {"metadata": {"$ref": "#/components/schemas/OwnerReference"}},
+                            },
+                            OwnerReference=OWNER_REFERENCE,
+                        )
+                    ).encode()
+                }
+            ),
+            "v1",
+            "Pod",
+            {
+                "x-kubernetes-group-version-kind": gvk("", "v1", "Pod"),
+                "properties": {"metadata": OWNER_REFERENCE},
+            },
+            "A $ref is replaced by the schema it names.",
+            id="FlattensReferencedSchemas",
+        ),
+        pytest.param(
+            GOOD,
+            "apps/v1",
+            "Deployment",
             {
                 "type": "object",
                 "x-kubernetes-group-version-kind": gvk("apps", "v1", "Deployment"),
-                "properties": {"metadata": {"allOf": [{
-                    "type": "object",
-                    "properties": {"name": {"type": "string"}, "ownerReferences": {"type": "array", "items": OWNER_REFERENCE}},
-                }]}},
+                "properties": {
+                    "metadata": {
+                        "allOf": [
+                            {
+                                "type": "object",
+                                "properties": {
+                                    "name": {"type": "string"},
+                                    "ownerReferences": {"type": "array", "items": OWNER_REFERENCE},
+                                },
+                            }
+                        ]
+                    }
+                },
             },
             "References are inlined transitively (ObjectMeta -> OwnerReference); the top level keeps its GVK.",
             id="FlattensNestedReferencedSchemas",
@@ -97,7 +176,9 @@ GOOD = Discovery({"apis/apps/v1": json.dumps(APPS).encode(), "api/v1": json.dump
 async def test_TestOpenAPISchemasFetcherFetch(
     discovery: Discovery, api_version: str, kind: str, want: dict[str, Any] | None, reason: str
 ) -> None:
-    got = await _required.fetch_schema(engine.OpenAPISchemaSource(discovery), fnv1.SchemaSelector(api_version=api_version, kind=kind))
+    got = await _required.fetch_schema(
+        engine.OpenAPISchemaSource(discovery), fnv1.SchemaSelector(api_version=api_version, kind=kind)
+    )
     if want is None:
         assert got == fnv1.Schema() and not got.HasField("openapi_v3"), reason
         return
@@ -107,15 +188,44 @@ async def test_TestOpenAPISchemasFetcherFetch(
 @pytest.mark.parametrize(
     ("discovery", "api_version", "want", "reason"),
     [
-        pytest.param(GOOD, "a/b/c", 'cannot parse apiVersion "a/b/c": unexpected GroupVersion string: a/b/c', "A malformed apiVersion is an error.", id="InvalidApiVersion"),
-        pytest.param(Discovery({}, paths_error="boom"), "apps/v1", "cannot get OpenAPI v3 paths: boom", "Discovery failing is an error.", id="PathsError"),
-        pytest.param(Discovery({"apis/apps/v1": b""}, fetch_error="boom"), "apps/v1", "cannot get OpenAPI schema for apis/apps/v1: boom", "A failed fetch is an error.", id="SchemaFetchError"),
-        pytest.param(Discovery({"apis/apps/v1": b"{nope"}), "apps/v1", "cannot parse OpenAPI schema for apis/apps/v1: ", "A bad document is an error.", id="InvalidJSON"),
+        pytest.param(
+            GOOD,
+            "a/b/c",
+            'cannot parse apiVersion "a/b/c": unexpected GroupVersion string: a/b/c',
+            "A malformed apiVersion is an error.",
+            id="InvalidApiVersion",
+        ),
+        pytest.param(
+            Discovery({}, paths_error="boom"),
+            "apps/v1",
+            "cannot get OpenAPI v3 paths: boom",
+            "Discovery failing is an error.",
+            id="PathsError",
+        ),
+        pytest.param(
+            Discovery({"apis/apps/v1": b""}, fetch_error="boom"),
+            "apps/v1",
+            "cannot get OpenAPI schema for apis/apps/v1: boom",
+            "A failed fetch is an error.",
+            id="SchemaFetchError",
+        ),
+        pytest.param(
+            Discovery({"apis/apps/v1": b"{nope"}),
+            "apps/v1",
+            "cannot parse OpenAPI schema for apis/apps/v1: ",
+            "A bad document is an error.",
+            id="InvalidJSON",
+        ),
     ],
 )
-async def test_TestOpenAPISchemasFetcherFetch_errors(discovery: Discovery, api_version: str, want: str, reason: str) -> None:
+async def test_TestOpenAPISchemasFetcherFetch_errors(
+    discovery: Discovery, api_version: str, want: str, reason: str
+) -> None:
     with pytest.raises(errors.CrossfnError) as exc:
-        await _required.fetch_schema(engine.OpenAPISchemaSource(discovery), fnv1.SchemaSelector(api_version=api_version, kind="Deployment"))
+        await _required.fetch_schema(
+            engine.OpenAPISchemaSource(discovery),
+            fnv1.SchemaSelector(api_version=api_version, kind="Deployment"),
+        )
     assert str(exc.value).startswith(want), reason
 
 
@@ -127,15 +237,35 @@ async def test_TestOpenAPISchemasFetcherFetch_NilSelector() -> None:
 @pytest.mark.parametrize(
     ("documents", "api_version", "kind", "found", "reason"),
     [
-        pytest.param([APPS], "apps/v1", "Deployment", True, "Refs are flattened in render too.", id="DeploymentFoundWithFlattenedRefs"),
-        pytest.param([CORE], "v1", "Pod", True, "Core types have an empty group.", id="ConfigMapFoundCoreType"),
+        pytest.param(
+            [APPS],
+            "apps/v1",
+            "Deployment",
+            True,
+            "Refs are flattened in render too.",
+            id="DeploymentFoundWithFlattenedRefs",
+        ),
+        pytest.param(
+            [CORE], "v1", "Pod", True, "Core types have an empty group.", id="ConfigMapFoundCoreType"
+        ),
         pytest.param([APPS], "apps/v1", "Nope", False, "Unknown kinds are empty.", id="NotFound"),
-        pytest.param([CORE, APPS], "APPS/V1", "Deployment", True, "Every document is searched; group/version ignore case.", id="MultipleDocuments"),
+        pytest.param(
+            [CORE, APPS],
+            "APPS/V1",
+            "Deployment",
+            True,
+            "Every document is searched; group/version ignore case.",
+            id="MultipleDocuments",
+        ),
         pytest.param([], "apps/v1", "Deployment", False, "No documents, no schema.", id="EmptyDocuments"),
-        pytest.param([APPS], "apps/v1", "deployment", False, "The kind is compared exactly.", id="KindIsCaseSensitive"),
+        pytest.param(
+            [APPS], "apps/v1", "deployment", False, "The kind is compared exactly.", id="KindIsCaseSensitive"
+        ),
     ],
 )
-async def test_TestFilteringSchemaFetcher(documents: list[dict[str, Any]], api_version: str, kind: str, found: bool, reason: str) -> None:
+async def test_TestFilteringSchemaFetcher(
+    documents: list[dict[str, Any]], api_version: str, kind: str, found: bool, reason: str
+) -> None:
     # Render's -s fetcher is a SchemaStore of the documents, as render builds it.
     source = store.SchemaStore.from_objects(documents, builtins=False, case_insensitive_group_version=True)
     got = await _required.fetch_schema(source, fnv1.SchemaSelector(api_version=api_version, kind=kind))

@@ -28,17 +28,48 @@ def test_stable_n_and_some_more(names: list[str], want: str, reason: str) -> Non
 @pytest.mark.parametrize(
     ("override", "unready", "want", "reason"),
     [
-        pytest.param(fnv1.READY_FALSE, ["a"], ("False", "Creating", ""), "READY_FALSE wins, with no message.", id="CompositeReadyFalseWithUnreadyResources"),
-        pytest.param(fnv1.READY_TRUE, ["a"], ("True", "Available", ""), "READY_TRUE wins over unready resources.", id="CompositeReadyTrueWithUnreadyResources"),
-        pytest.param(fnv1.READY_FALSE, [], ("False", "Creating", ""), "READY_FALSE with everything ready.", id="CompositeReadyFalse"),
         pytest.param(
-            fnv1.READY_UNSPECIFIED, ["b", "a"], ("False", "Creating", "Unready resources: a, b"),
-            "Unspecified derives Creating and lists unready resources.", id="CompositeReadyUnspecifiedWithUnreadyResources",
+            fnv1.READY_FALSE,
+            ["a"],
+            ("False", "Creating", ""),
+            "READY_FALSE wins, with no message.",
+            id="CompositeReadyFalseWithUnreadyResources",
         ),
-        pytest.param(fnv1.READY_UNSPECIFIED, [], ("True", "Available", ""), "Unspecified and all ready is Available.", id="CompositeReadyUnspecifiedNoUnreadyResources"),
+        pytest.param(
+            fnv1.READY_TRUE,
+            ["a"],
+            ("True", "Available", ""),
+            "READY_TRUE wins over unready resources.",
+            id="CompositeReadyTrueWithUnreadyResources",
+        ),
+        pytest.param(
+            fnv1.READY_FALSE,
+            [],
+            ("False", "Creating", ""),
+            "READY_FALSE with everything ready.",
+            id="CompositeReadyFalse",
+        ),
+        pytest.param(
+            fnv1.READY_UNSPECIFIED,
+            ["b", "a"],
+            ("False", "Creating", "Unready resources: a, b"),
+            "Unspecified derives Creating and lists unready resources.",
+            id="CompositeReadyUnspecifiedWithUnreadyResources",
+        ),
+        pytest.param(
+            fnv1.READY_UNSPECIFIED,
+            [],
+            ("True", "Available", ""),
+            "Unspecified and all ready is Available.",
+            id="CompositeReadyUnspecifiedNoUnreadyResources",
+        ),
     ],
 )
-def test_ready_matrix(override: fnv1.Ready.ValueType, unready: list[str], want: tuple[str, str, str], reason: str) -> None:
+def test_ready_matrix(
+    override: fnv1.Ready.ValueType, unready: list[str], want: tuple[str, str, str], reason: str
+) -> None:
     c = _readiness.ready_condition(override, unready, NOW)
     assert (c.status, c.reason, c.message) == want, reason
-    assert c.to_dict()["lastTransitionTime"] == "2024-01-01T00:00:00Z", "the injected clock stamps the condition"
+    assert c.to_dict()["lastTransitionTime"] == "2024-01-01T00:00:00Z", (
+        "the injected clock stamps the condition"
+    )

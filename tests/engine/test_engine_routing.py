@@ -24,9 +24,19 @@ REMOTE = _answering("remote")
 @pytest.mark.parametrize(
     ("routes", "name", "want", "reason"),
     [
-        pytest.param({"a": LOCAL, "b": REMOTE}, "a", "local:a", "a mapping routes by name", id="MappingFirst"),
-        pytest.param({"a": LOCAL, "b": REMOTE}, "b", "remote:b", "each name to its own runner", id="MappingSecond"),
-        pytest.param(lambda n: LOCAL if n.startswith("fn-") else REMOTE, "fn-x", "local:fn-x", "a callable decides per call", id="Callable"),
+        pytest.param(
+            {"a": LOCAL, "b": REMOTE}, "a", "local:a", "a mapping routes by name", id="MappingFirst"
+        ),
+        pytest.param(
+            {"a": LOCAL, "b": REMOTE}, "b", "remote:b", "each name to its own runner", id="MappingSecond"
+        ),
+        pytest.param(
+            lambda n: LOCAL if n.startswith("fn-") else REMOTE,
+            "fn-x",
+            "local:fn-x",
+            "a callable decides per call",
+            id="Callable",
+        ),
     ],
 )
 async def test_routes(routes: object, name: str, want: str, reason: str) -> None:
@@ -39,7 +49,9 @@ async def test_routes(routes: object, name: str, want: str, reason: str) -> None
     ("unknown", "want"),
     [
         pytest.param(None, 'cannot run Function "x": no runner is known for it', id="Default"),
-        pytest.param(lambda n: errors.FunctionRunError(f"unknown Function {n}"), "unknown Function x", id="CallersText"),
+        pytest.param(
+            lambda n: errors.FunctionRunError(f"unknown Function {n}"), "unknown Function x", id="CallersText"
+        ),
     ],
 )
 async def test_unknown_name_is_the_callers_error(unknown: object, want: str) -> None:

@@ -18,14 +18,23 @@ XR: dict[str, Any] = {
 
 async def compose(fn: Any, xr: dict[str, Any] = XR) -> engine.CompositionResult:
     runner = engine.build_runner(engine.InProcessRunner({"fn": fn}))
-    return await engine.compose(xr, [engine.PipelineStep("s", "fn")], runner, tracer=engine.NoTracer(), clock=lambda: T0)
+    return await engine.compose(
+        xr, [engine.PipelineStep("s", "fn")], runner, tracer=engine.NoTracer(), clock=lambda: T0
+    )
 
 
 def two_resources(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     for name, ready in (("a", fnv1.READY_TRUE), ("b", fnv1.READY_UNSPECIFIED)):
-        rsp.desired.resources[name].resource.CopyFrom(resource.dict_to_struct({"apiVersion": "v1", "kind": "ConfigMap"}))
+        rsp.desired.resources[name].resource.CopyFrom(
+            resource.dict_to_struct({"apiVersion": "v1", "kind": "ConfigMap"})
+        )
         rsp.desired.resources[name].ready = ready
-    rsp.conditions.add(type="DatabaseReady", status=fnv1.STATUS_CONDITION_TRUE, reason="Available", target=fnv1.TARGET_COMPOSITE_AND_CLAIM)
+    rsp.conditions.add(
+        type="DatabaseReady",
+        status=fnv1.STATUS_CONDITION_TRUE,
+        reason="Available",
+        target=fnv1.TARGET_COMPOSITE_AND_CLAIM,
+    )
     rsp.conditions.add(type="Ready", status=fnv1.STATUS_CONDITION_TRUE, reason="Lies")
 
 
@@ -41,23 +50,35 @@ async def test_success_orders_function_conditions_then_synced_then_ready() -> No
     assert got.conditions[1]["observedGeneration"] == 3 and "observedGeneration" not in got.conditions[0], (
         "only reconciler-owned conditions carry the generation"
     )
-    assert got.claim_condition_types == ("DatabaseReady",), "CompositeAndClaim conditions are copied to the claim (legacy)"
-    assert [e.message for e in got.events] == ['Composed resource "b" is not yet ready'], "unready resources get a Normal event"
+    assert got.claim_condition_types == ("DatabaseReady",), (
+        "CompositeAndClaim conditions are copied to the claim (legacy)"
+    )
+    assert [e.message for e in got.events] == ['Composed resource "b" is not yet ready'], (
+        "unready resources get a Normal event"
+    )
 
 
 async def test_unchanged_conditions_keep_their_time() -> None:
     result = await compose(two_resources)
     first = engine.reconcile_status(XR, result, now=T0)
     again = engine.reconcile_status({**XR, "status": {"conditions": list(first.conditions)}}, result, now=T1)
-    assert [c["lastTransitionTime"] for c in again.conditions] == ["2026-01-01T00:00:00Z"] * 3, "equal conditions are not replaced"
+    assert [c["lastTransitionTime"] for c in again.conditions] == ["2026-01-01T00:00:00Z"] * 3, (
+        "equal conditions are not replaced"
+    )
 
 
 async def test_unsynced_resources() -> None:
     result = await compose(two_resources)
     got = engine.reconcile_status(XR, result, now=T1, unsynced=["a"])
     synced = next(c for c in got.conditions if c["type"] == "Synced")
-    assert (synced["status"], synced["reason"], synced["message"]) == ("False", "ReconcileError", "Unsynced resources: a")
-    assert 'Composed resource "a" is not yet valid' in [e.message for e in got.events], "Invalid applies get an event"
+    assert (synced["status"], synced["reason"], synced["message"]) == (
+        "False",
+        "ReconcileError",
+        "Unsynced resources: a",
+    )
+    assert 'Composed resource "a" is not yet valid' in [e.message for e in got.events], (
+        "Invalid applies get an event"
+    )
 
 
 async def test_fatal_result_marks_unproduced_conditions_unknown() -> None:
@@ -65,7 +86,15 @@ async def test_fatal_result_marks_unproduced_conditions_unknown() -> None:
         rsp.conditions.add(type="Produced", status=fnv1.STATUS_CONDITION_TRUE, reason="Yes")
         response.fatal(rsp, "oh no")
 
-    xr = {**XR, "status": {"conditions": [{"type": "Stale", "status": "True", "reason": "Old"}, {"type": "Ready", "status": "True", "reason": "Available"}]}}
+    xr = {
+        **XR,
+        "status": {
+            "conditions": [
+                {"type": "Stale", "status": "True", "reason": "Old"},
+                {"type": "Ready", "status": "True", "reason": "Available"},
+            ]
+        },
+    }
     result = await compose(fatal, xr)
     got = engine.reconcile_status(xr, result, now=T1)
     by_type = {c["type"]: c for c in got.conditions}
@@ -74,12 +103,19 @@ async def test_fatal_result_marks_unproduced_conditions_unknown() -> None:
     ), "a condition this run did not produce is no longer known"  # fmt: skip
     assert by_type["Produced"]["status"] == "True", "the fatal step's own conditions are kept"
     assert by_type["Ready"]["reason"] == "Available", "system conditions are left alone"
-    assert by_type["Synced"]["message"] == 'cannot compose resources: pipeline step "s" returned a fatal result: oh no'
+    assert (
+        by_type["Synced"]["message"]
+        == 'cannot compose resources: pipeline step "s" returned a fatal result: oh no'
+    )
     assert got.events[-1] == engine.Event(
-        "Warning", "ComposeResources", 'cannot compose resources: pipeline step "s" returned a fatal result: oh no'
+        "Warning",
+        "ComposeResources",
+        'cannot compose resources: pipeline step "s" returned a fatal result: oh no',
     ), "the error becomes a Warning event"
 
 
 def test_compose_error_without_result() -> None:
     got = engine.reconcile_status(XR, None, now=T1, error=errors.FunctionRunError("boom"))
-    assert [(c["type"], c["message"]) for c in got.conditions] == [("Synced", "cannot compose resources: boom")]
+    assert [(c["type"], c["message"]) for c in got.conditions] == [
+        ("Synced", "cannot compose resources: boom")
+    ]

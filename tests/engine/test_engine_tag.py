@@ -7,12 +7,16 @@ from crossfn.sdk import resource
 
 def _req() -> fnv1.RunFunctionRequest:
     req = fnv1.RunFunctionRequest()
-    req.observed.composite.resource.CopyFrom(resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "Test"}))
+    req.observed.composite.resource.CopyFrom(
+        resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "Test"})
+    )
     return req
 
 
 def test_TestTag_NilRequest() -> None:
-    assert _tag.tag(_req()) == "60e065117e1992fb17c3c5ef2a50de370eeec23fbd380836d31ad388bbe4e082", "Crossplane's golden tag"
+    assert _tag.tag(_req()) == "60e065117e1992fb17c3c5ef2a50de370eeec23fbd380836d31ad388bbe4e082", (
+        "Crossplane's golden tag"
+    )
 
 
 def test_tag_ignores_meta() -> None:

@@ -15,7 +15,9 @@ T = "2026-01-02T03:04:05Z"
 RESPONSIVE = {"type": "Responsive", "status": "True", "reason": "WatchCircuitClosed", "lastTransitionTime": T}
 
 
-def xr(annotations: dict[str, str] | None = None, status: dict[str, Any] | None = None, generation: object = None) -> dict[str, Any]:
+def xr(
+    annotations: dict[str, str] | None = None, status: dict[str, Any] | None = None, generation: object = None
+) -> dict[str, Any]:
     meta: dict[str, Any] = {"name": "x", "uid": "u-1"}
     if annotations is not None:
         meta["annotations"] = annotations
@@ -64,7 +66,9 @@ def test_admit(obj: dict[str, Any], want: engine.Admission, reason: str) -> None
 
 
 def test_selection_event() -> None:
-    assert engine.selection_event("c") == engine.Event("Normal", "SelectComposition", "Successfully selected composition: c")
+    assert engine.selection_event("c") == engine.Event(
+        "Normal", "SelectComposition", "Successfully selected composition: c"
+    )
 
 
 @pytest.mark.parametrize(
@@ -108,6 +112,8 @@ def test_set_object_condition() -> None:
     obj = xr()
     c = engine.object_condition(obj, "Synced", "True", "ReconcileSuccess", now=NOW)
     assert engine.set_object_condition(obj, c) is True, "a new type changes the object"
-    later = engine.object_condition(obj, "Synced", "True", "ReconcileSuccess", now=NOW + datetime.timedelta(hours=1))
+    later = engine.object_condition(
+        obj, "Synced", "True", "ReconcileSuccess", now=NOW + datetime.timedelta(hours=1)
+    )
     assert engine.set_object_condition(obj, later) is False, "an equal condition keeps its old time"
     assert obj["status"]["conditions"] == [c]

@@ -100,4 +100,6 @@ def test_example(capsys: pytest.CaptureFixture[str], name: str, mode: str) -> No
     if _UPDATE:
         golden.parent.mkdir(exist_ok=True)
         golden.write_text(out)
-    assert out == golden.read_text(), f"{reason}; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples"
+    assert out == golden.read_text(), (
+        f"{reason}; regenerate with CROSSFN_UPDATE_GOLDEN=1 pytest tests/examples"
+    )

@@ -15,7 +15,11 @@ CASES = [
     # patch-and-transform: the built-in reproduces v0.10.8 (upstream pt-0).
     (f"xpkg.crossplane.io/{PT}:v0.10.8", "patch-and-transform", "behaves as v0.10.8"),
     (f"xpkg.upbound.io/{PT}:v0.10.9", "patch-and-transform", "behaves as v0.10.8"),
-    (f"ghcr.io/{PT}:v0.10.8", "patch-and-transform", "running function-patch-and-transform v0.10.8 as the built-in"),
+    (
+        f"ghcr.io/{PT}:v0.10.8",
+        "patch-and-transform",
+        "running function-patch-and-transform v0.10.8 as the built-in",
+    ),
     (f"{PT}:v0.10.8", "patch-and-transform", "as the built-in patch-and-transform"),
     (f"localhost:5000/{PT}:v0.10.8", "patch-and-transform", "v0.10.8"),
     (f"xpkg.crossplane.io/{PT}:v0.10.7", None, "running the package"),
@@ -23,9 +27,21 @@ CASES = [
     (f"xpkg.upbound.io/{PT}:v0.1.4", None, "not running function-patch-and-transform v0.1.4"),
     (f"xpkg.crossplane.io/{PT}:v0.11.0", None, "running the package"),
     # auto-ready: v0.7.0 is the built-in; v0.6.0 and earlier checked only the Ready condition.
-    (f"xpkg.crossplane.io/{AR}:v0.7.0", "auto-ready", "running function-auto-ready v0.7.0 as the built-in auto-ready (behaves as v0.7.0)"),
-    (f"xpkg.crossplane.io/{AR}:v0.6.0", "auto-ready@v0.6.0", "behaves as v0.6.0 and earlier: the Ready condition only"),
-    (f"xpkg.crossplane.io/{AR}:v0.5.0", "auto-ready@v0.6.0", "running function-auto-ready v0.5.0 as the built-in auto-ready"),
+    (
+        f"xpkg.crossplane.io/{AR}:v0.7.0",
+        "auto-ready",
+        "running function-auto-ready v0.7.0 as the built-in auto-ready (behaves as v0.7.0)",
+    ),
+    (
+        f"xpkg.crossplane.io/{AR}:v0.6.0",
+        "auto-ready@v0.6.0",
+        "behaves as v0.6.0 and earlier: the Ready condition only",
+    ),
+    (
+        f"xpkg.crossplane.io/{AR}:v0.5.0",
+        "auto-ready@v0.6.0",
+        "running function-auto-ready v0.5.0 as the built-in auto-ready",
+    ),
     (f"xpkg.upbound.io/{AR}:v0.1.2", "auto-ready@v0.6.0", "v0.6.0 and earlier"),
     (f"xpkg.crossplane.io/{AR}:v0.6.1", None, "per-kind health checks"),
     (f"xpkg.crossplane.io/{AR}:v0.6.6", None, "running the package"),

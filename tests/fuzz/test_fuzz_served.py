@@ -243,7 +243,9 @@ def _build_request(fn_input: Any, xr_spec: Any, composed: Any, context: Any) -> 
     req.desired.composite.resource.CopyFrom(resource.dict_to_struct(xr))
     ocd = {"apiVersion": "example.org/v1", "kind": "CD", "spec": {"v": composed, "l": list(range(1000))}}
     req.observed.resources["r"].resource.CopyFrom(resource.dict_to_struct(ocd))
-    req.desired.resources["r"].resource.CopyFrom(resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "CD"}))
+    req.desired.resources["r"].resource.CopyFrom(
+        resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "CD"})
+    )
     if isinstance(fn_input, dict):
         req.input.CopyFrom(resource.dict_to_struct(fn_input))
     if isinstance(context, dict):
@@ -270,21 +272,39 @@ def _json_request(body: dict[str, Any]) -> bytes:
 
 
 def _pt(value: str, to: str, fmt: str = "none") -> _Payload:
-    patch = {"type": "FromCompositeFieldPath", "fromFieldPath": "spec.v", "toFieldPath": "spec.out",
-             "transforms": [{"type": "convert", "convert": {"toType": to, "format": fmt}}]}
+    patch = {
+        "type": "FromCompositeFieldPath",
+        "fromFieldPath": "spec.v",
+        "toFieldPath": "spec.out",
+        "transforms": [{"type": "convert", "convert": {"toType": to, "format": fmt}}],
+    }
     base = {"apiVersion": "example.org/v1", "kind": "CD"}
-    pt_input = {"apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources",
-                "resources": [{"name": "r", "base": base, "patches": [patch]}]}
+    pt_input = {
+        "apiVersion": "pt.fn.crossplane.io/v1beta1",
+        "kind": "Resources",
+        "resources": [{"name": "r", "base": base, "patches": [patch]}],
+    }
     return _Payload(_request(pt_input, value, None, None))
 
 
 def _script(script: str) -> _Payload:
-    return _Payload(_request({"apiVersion": "starlark.fn.crossfn.io/v1alpha1", "kind": "StarlarkScript",
-                              "script": script}, None, None, None))
+    return _Payload(
+        _request(
+            {"apiVersion": "starlark.fn.crossfn.io/v1alpha1", "kind": "StarlarkScript", "script": script},
+            None,
+            None,
+            None,
+        )
+    )
 
 
-_QUADRATIC = {"apiVersion": "autoready.fn.crossplane.io/v1beta1", "kind": "Input", "celHealthCheckCustomization": {
-    "example.org_v1_CD": "object.spec.l.all(x, object.spec.l.all(y, x != y))"}}
+_QUADRATIC = {
+    "apiVersion": "autoready.fn.crossplane.io/v1beta1",
+    "kind": "Input",
+    "celHealthCheckCustomization": {
+        "example.org_v1_CD": "object.spec.l.all(x, object.spec.l.all(y, x != y))"
+    },
+}
 
 
 # The findings the suite was written for are always tried first (@example).

@@ -20,9 +20,13 @@ def _validate_rule() -> None:
 @pytest.mark.parametrize(
     "use",
     [
-        pytest.param(lambda: auto_ready_cel.evaluate("object.spec.n == 41", {"spec": {"n": 41}}), id="AutoReady"),
+        pytest.param(
+            lambda: auto_ready_cel.evaluate("object.spec.n == 41", {"spec": {"n": 41}}), id="AutoReady"
+        ),
         pytest.param(_validate_rule, id="ValidateRule"),
-        pytest.param(lambda: celcost.exceeds("self.items.all(x, x > 42)", {"self": {"items": [1]}}), id="CostEstimate"),
+        pytest.param(
+            lambda: celcost.exceeds("self.items.all(x, x > 42)", {"self": {"items": [1]}}), id="CostEstimate"
+        ),
     ],
 )
 def test_cel_keeps_the_recursion_limit(use: Callable[[], object]) -> None:

@@ -30,7 +30,13 @@ TABLE = [
     row("%s", 8.5, "%!s(float64=8.5)", "the bad-verb value prints with %v", "SFloatFraction"),
     row("%s", True, "%!s(bool=true)", "%s is a bad verb for bool", "SBool"),
     row("%s", None, "%!s(<nil>)", "a nil argument has no type", "SNil"),
-    row("%s", LIST, "[a %!s(int64=1) %!s(float64=2.5) <nil> %!s(bool=true)]", "lists apply the verb elementwise", "SList"),
+    row(
+        "%s",
+        LIST,
+        "[a %!s(int64=1) %!s(float64=2.5) <nil> %!s(bool=true)]",
+        "lists apply the verb elementwise",
+        "SList",
+    ),
     row("%s", MAP, "map[a:x b:%!s(float64=1)]", "maps apply the verb to keys and values", "SMap"),
     row("%v", "thing", "thing", "%v of a string", "VString"),
     row("%v", 8, "8", "%v of an int64", "VInt64"),
@@ -46,8 +52,20 @@ TABLE = [
     row("%d", 8.5, "%!d(float64=8.5)", "%d on a fraction", "DFloatFraction"),
     row("%d", True, "%!d(bool=true)", "%d on a bool", "DBool"),
     row("%d", None, "%!d(<nil>)", "%d on nil", "DNil"),
-    row("%d", LIST, "[%!d(string=a) 1 %!d(float64=2.5) <nil> %!d(bool=true)]", "nil inside a list is <nil>", "DList"),
-    row("%d", MAP, "map[%!d(string=a):%!d(string=x) %!d(string=b):%!d(float64=1)]", "keys get the verb too", "DMap"),
+    row(
+        "%d",
+        LIST,
+        "[%!d(string=a) 1 %!d(float64=2.5) <nil> %!d(bool=true)]",
+        "nil inside a list is <nil>",
+        "DList",
+    ),
+    row(
+        "%d",
+        MAP,
+        "map[%!d(string=a):%!d(string=x) %!d(string=b):%!d(float64=1)]",
+        "keys get the verb too",
+        "DMap",
+    ),
     row("%f", "thing", "%!f(string=thing)", "%f on a string", "FString"),
     row("%f", 8, "%!f(int64=8)", "%f on an int64", "FInt64"),
     row("%f", 8.0, "8.000000", "%f has six decimals", "FFloat"),
@@ -106,7 +124,13 @@ TABLE = [
     row("%b", 8, "1000", "binary", "Binary"),
     row("%z", "thing", "%!z(string=thing)", "unknown verb", "UnknownVerb"),
     row("%[1]s", "thing", "thing", "explicit index", "ExplicitIndex"),
-    row("%[2]s", "thing", "%!s(BADINDEX)", "an index out of range; reordered calls never report EXTRA", "BadIndex"),
+    row(
+        "%[2]s",
+        "thing",
+        "%!s(BADINDEX)",
+        "an index out of range; reordered calls never report EXTRA",
+        "BadIndex",
+    ),
     row("%", "thing", "%!(NOVERB)%!(EXTRA string=thing)", "a lone trailing %", "NoVerb"),
     row("%%", "thing", "%%!(EXTRA string=thing)", "%% is a literal %, absorbing no argument", "Percent"),
     row("none", "thing", "none%!(EXTRA string=thing)", "an unused argument", "Extra"),
@@ -151,10 +175,24 @@ def test_sprintf_table(verb: str, value: Any, want: str, reason: str) -> None:
 
 
 FLOAT_V = [
-    (100.0, "100"), (100000.0, "100000"), (123456.0, "123456"), (1000000.0, "1e+06"), (1234567.0, "1.234567e+06"),
-    (1500000.0, "1.5e+06"), (123456789.0, "1.23456789e+08"), (1e20, "1e+20"), (12345.678, "12345.678"),
-    (0.0001, "0.0001"), (0.00025, "0.00025"), (0.00001, "1e-05"), (3e-5, "3e-05"), (-1e6, "-1e+06"), (0.0, "0"),
-    (-0.0, "-0"), (1.5e300, "1.5e+300"), (5e-324, "5e-324"),
+    (100.0, "100"),
+    (100000.0, "100000"),
+    (123456.0, "123456"),
+    (1000000.0, "1e+06"),
+    (1234567.0, "1.234567e+06"),
+    (1500000.0, "1.5e+06"),
+    (123456789.0, "1.23456789e+08"),
+    (1e20, "1e+20"),
+    (12345.678, "12345.678"),
+    (0.0001, "0.0001"),
+    (0.00025, "0.00025"),
+    (0.00001, "1e-05"),
+    (3e-5, "3e-05"),
+    (-1e6, "-1e+06"),
+    (0.0, "0"),
+    (-0.0, "-0"),
+    (1.5e300, "1.5e+300"),
+    (5e-324, "5e-324"),
 ]
 
 
@@ -168,7 +206,9 @@ ARGS = [
     pytest.param("%[2]s %[1]s", ("a", "b"), "b a", "indexes reorder", id="Reorder"),
     pytest.param("%[2]s", ("a", "b"), "b", "reordered calls never report EXTRA", id="ReorderNoExtra"),
     pytest.param("%*d|", (5, 8), "    8|", "width from an argument", id="StarWidth"),
-    pytest.param("%-*d|", (-5, 8), "8    |", "a negative width argument left-justifies", id="NegativeStarWidth"),
+    pytest.param(
+        "%-*d|", (-5, 8), "8    |", "a negative width argument left-justifies", id="NegativeStarWidth"
+    ),
     pytest.param("%*d", ("x", 8), "%!(BADWIDTH)8", "a width argument must be an int", id="BadWidth"),
     pytest.param("%.*f", (-1, 1.0), "%!(BADPREC)1.000000", "a negative precision is bad", id="BadPrec"),
     pytest.param("%s %s", (None, None), "%!s(<nil>) %!s(<nil>)", "nil arguments", id="NilArgs"),
@@ -192,9 +232,13 @@ go_scalars = (
     | st.text()
 )
 go_values = st.recursive(
-    go_scalars, lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4), max_leaves=12
+    go_scalars,
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
+    max_leaves=12,
 )
-format_strings = st.text(alphabet=st.sampled_from(list("%#0+- .*[]123456789vsdqxXobeEfFgGtTcUpwz!é")), max_size=24)
+format_strings = st.text(
+    alphabet=st.sampled_from(list("%#0+- .*[]123456789vsdqxXobeEfFgGtTcUpwz!é")), max_size=24
+)
 
 
 @settings(max_examples=400, deadline=None)

@@ -15,16 +15,24 @@ from crossfn.gocompat import json
 from crossfn.gocompat.values import GoInt
 
 MARSHAL = [
-    pytest.param({"b": 1, "a": [1.5, None, True]}, '{"a":[1.5,null,true],"b":1}', "compact, keys sorted", id="Layout"),
+    pytest.param(
+        {"b": 1, "a": [1.5, None, True]}, '{"a":[1.5,null,true],"b":1}', "compact, keys sorted", id="Layout"
+    ),
     pytest.param("<a&b>", '"\\u003ca\\u0026b\\u003e"', "HTML characters are escaped", id="HTMLEscape"),
-    pytest.param("\u2028\u2029", '"\\u2028\\u2029"', "line and paragraph separators are escaped", id="LineSeparators"),
+    pytest.param(
+        "\u2028\u2029", '"\\u2028\\u2029"', "line and paragraph separators are escaped", id="LineSeparators"
+    ),
     pytest.param({"é": "ü"}, '{"é":"ü"}', "other non-ASCII is raw UTF-8", id="RawUnicode"),
-    pytest.param("\n\r\t\x01\x7f", '"\\n\\r\\t\\u0001\x7f"', "control characters; DEL is not one", id="Controls"),
+    pytest.param(
+        "\n\r\t\x01\x7f", '"\\n\\r\\t\\u0001\x7f"', "control characters; DEL is not one", id="Controls"
+    ),
     pytest.param("\b\f", '"\\b\\f"', "Go 1.22+ writes \\b and \\f short", id="BackspaceFormFeed"),
     pytest.param("a\udce2\udc86", '"a\\ufffd\\ufffd"', "one U+FFFD per invalid byte", id="InvalidUTF8"),
     pytest.param(30.0, "30", "integral floats have no fraction", id="IntegralFloat"),
     pytest.param(123456789.0, "123456789", "no exponent below 1e21", id="LargeIntegral"),
-    pytest.param(12345678901234567890.0, "12345678901234567000", "shortest digits, then zeros", id="HugeIntegral"),
+    pytest.param(
+        12345678901234567890.0, "12345678901234567000", "shortest digits, then zeros", id="HugeIntegral"
+    ),
     pytest.param(-0.0, "-0", "negative zero keeps its sign", id="NegativeZero"),
     pytest.param(1e21, "1e+21", "exponent form from 1e21", id="ExponentLarge"),
     pytest.param(1e-7, "1e-7", "exponent form below 1e-6, cleaned up", id="ExponentSmall"),
@@ -63,27 +71,54 @@ UNMARSHAL_ERRORS = [
     pytest.param("", "unexpected end of JSON input", "empty input", id="Empty"),
     pytest.param("[1,2", "unexpected end of JSON input", "truncated", id="Truncated"),
     pytest.param('{"a" 1}', "invalid character '1' after object key", "missing colon", id="AfterKey"),
-    pytest.param('{"a":1 "b"}', "invalid character '\"' after object key:value pair", "missing comma",
-                 id="AfterPair"),
-    pytest.param("[1 2]", "invalid character '2' after array element", "missing comma in array", id="AfterElement"),
-    pytest.param("{1:2}", "invalid character '1' looking for beginning of object key string", "keys are strings",
-                 id="KeyString"),
+    pytest.param(
+        '{"a":1 "b"}', "invalid character '\"' after object key:value pair", "missing comma", id="AfterPair"
+    ),
+    pytest.param(
+        "[1 2]", "invalid character '2' after array element", "missing comma in array", id="AfterElement"
+    ),
+    pytest.param(
+        "{1:2}",
+        "invalid character '1' looking for beginning of object key string",
+        "keys are strings",
+        id="KeyString",
+    ),
     pytest.param("01", "invalid character '1' after top-level value", "no leading zeros", id="LeadingZero"),
-    pytest.param("[1,]", "invalid character ']' looking for beginning of value", "no trailing comma",
-                 id="TrailingComma"),
+    pytest.param(
+        "[1,]",
+        "invalid character ']' looking for beginning of value",
+        "no trailing comma",
+        id="TrailingComma",
+    ),
     pytest.param('"\\x"', "invalid character 'x' in string escape code", "bad escape", id="BadEscape"),
-    pytest.param('"\\u12g4"', "invalid character 'g' in \\u hexadecimal character escape", "bad \\u", id="BadUnicode"),
-    pytest.param('"a\nb"', "invalid character '\\n' in string literal", "raw control character", id="RawNewline"),
-    pytest.param("1.e5", "invalid character 'e' after decimal point in numeric literal", "digits after the point",
-                 id="DecimalPoint"),
+    pytest.param(
+        '"\\u12g4"', "invalid character 'g' in \\u hexadecimal character escape", "bad \\u", id="BadUnicode"
+    ),
+    pytest.param(
+        '"a\nb"', "invalid character '\\n' in string literal", "raw control character", id="RawNewline"
+    ),
+    pytest.param(
+        "1.e5",
+        "invalid character 'e' after decimal point in numeric literal",
+        "digits after the point",
+        id="DecimalPoint",
+    ),
     pytest.param("1e+", "unexpected end of JSON input", "exponent digits", id="ExponentEnd"),
-    pytest.param("1ex", "invalid character 'x' in exponent of numeric literal", "exponent digits", id="Exponent"),
+    pytest.param(
+        "1ex", "invalid character 'x' in exponent of numeric literal", "exponent digits", id="Exponent"
+    ),
     pytest.param("-x", "invalid character 'x' in numeric literal", "minus needs a digit", id="Minus"),
     pytest.param("trux", "invalid character 'x' in literal true (expecting 'e')", "literals", id="Literal"),
-    pytest.param("'x'", "invalid character '\\'' looking for beginning of value", "single quotes", id="SingleQuote"),
+    pytest.param(
+        "'x'", "invalid character '\\'' looking for beginning of value", "single quotes", id="SingleQuote"
+    ),
     pytest.param("NaN", "invalid character 'N' looking for beginning of value", "no NaN", id="NaN"),
-    pytest.param("[1e400]", "json: cannot unmarshal number 1e400 into Go value of type float64", "float overflow",
-                 id="Overflow"),
+    pytest.param(
+        "[1e400]",
+        "json: cannot unmarshal number 1e400 into Go value of type float64",
+        "float overflow",
+        id="Overflow",
+    ),
 ]
 
 
@@ -98,7 +133,7 @@ def test_unmarshal_numbers() -> None:
     """Go's decoder gives float64; the Kubernetes decoder int64 for integers that fit."""
     assert json.unmarshal('{"a":[1,2.5]}') == {"a": [1.0, 2.5]}
     assert isinstance(json.unmarshal("1"), float)
-    got = json.unmarshal('[1, 2.5, 1e2, 9223372036854775808]', integers=True)
+    got = json.unmarshal("[1, 2.5, 1e2, 9223372036854775808]", integers=True)
     assert [type(x) for x in got] == [int, float, float, float]
 
 
@@ -106,9 +141,13 @@ def test_unmarshal_targets() -> None:
     """Typed targets: null is nil, a mismatch is Go's UnmarshalTypeError."""
     assert json.unmarshal_object("null") is None
     assert json.unmarshal_array("null") is None
-    with pytest.raises(GoError, match=r"^json: cannot unmarshal object into Go value of type \[\]interface \{\}$"):
+    with pytest.raises(
+        GoError, match=r"^json: cannot unmarshal object into Go value of type \[\]interface \{\}$"
+    ):
         json.unmarshal_array("{}")
-    with pytest.raises(GoError, match=r"^json: cannot unmarshal number into Go value of type map\[string\]interface"):
+    with pytest.raises(
+        GoError, match=r"^json: cannot unmarshal number into Go value of type map\[string\]interface"
+    ):
         json.unmarshal_object("1")
 
 
@@ -128,7 +167,10 @@ def test_unmarshal_lone_surrogate_escape() -> None:
 
 
 json_values = st.recursive(
-    st.none() | st.booleans() | st.integers(-(2**63), 2**63 - 1) | st.floats(allow_nan=False, allow_infinity=False)
+    st.none()
+    | st.booleans()
+    | st.integers(-(2**63), 2**63 - 1)
+    | st.floats(allow_nan=False, allow_infinity=False)
     | st.text(),
     lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(), inner, max_size=4),
     max_leaves=12,
@@ -142,7 +184,11 @@ def same(a: Any, b: Any) -> bool:
     if isinstance(a, list) and isinstance(b, list):
         return len(a) == len(b) and all(same(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, float) or isinstance(b, float):
-        return not isinstance(a, bool | str | None) and not isinstance(b, bool | str | None) and float(a) == float(b)
+        return (
+            not isinstance(a, bool | str | None)
+            and not isinstance(b, bool | str | None)
+            and float(a) == float(b)
+        )
     return bool(a == b) and type(a) is type(b)
 
 
@@ -175,8 +221,10 @@ def _has_non_finite(v: Any) -> bool:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list('{}[]:,"\\ 0123456789.-+eEtruefalsn\n\tx\u00e9')), max_size=30)
-       | st.text(max_size=30))
+@given(
+    st.text(alphabet=st.sampled_from(list('{}[]:,"\\ 0123456789.-+eEtruefalsn\n\tx\u00e9')), max_size=30)
+    | st.text(max_size=30)
+)
 def test_unmarshal_agrees_with_strict_json(text: str) -> None:
     """Text valid as strict JSON decodes as Python reads it; anything else fails with crossfn's Go error."""
     try:

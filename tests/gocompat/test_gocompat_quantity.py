@@ -33,8 +33,13 @@ PARSE = [
     pytest.param("250u", 0.00025, "micro", id="Micro"),
     pytest.param("1E", 1e18, "exa", id="Exa"),
     pytest.param("+2Mi", 2097152.0, "explicit plus", id="Plus"),
-    pytest.param("119627332Mi", 125438349279232.02, "too many digits for the int64 path: the amount is rounded "
-                 "to scale 9 and multiplied by Go's Pow10(-9), which is approximate", id="ApproximateBinary"),
+    pytest.param(
+        "119627332Mi",
+        125438349279232.02,
+        "too many digits for the int64 path: the amount is rounded "
+        "to scale 9 and multiplied by Go's Pow10(-9), which is approximate",
+        id="ApproximateBinary",
+    ),
 ]
 
 
@@ -50,7 +55,9 @@ ERRORS = [
     pytest.param("abc", FORMAT_ERROR, "no number", id="Letters"),
     pytest.param("1ki", "unable to parse quantity's suffix", "suffixes are case-sensitive", id="BadSuffix"),
     pytest.param("1e", "unable to parse quantity's suffix", "an exponent needs digits", id="BareExponent"),
-    pytest.param("1Mi5", "unable to parse quantity's suffix", "digits after a binary suffix", id="DigitsAfterSuffix"),
+    pytest.param(
+        "1Mi5", "unable to parse quantity's suffix", "digits after a binary suffix", id="DigitsAfterSuffix"
+    ),
 ]
 
 
@@ -62,13 +69,19 @@ def test_parse_errors(text: str, want: str, reason: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("0123456789.+-eEinumkKMGTP x")), max_size=14) | st.text(max_size=10))
+@given(
+    st.text(alphabet=st.sampled_from(list("0123456789.+-eEinumkKMGTP x")), max_size=14) | st.text(max_size=10)
+)
 def test_parse_fails_only_with_go_errors(text: str) -> None:
     """Any text parses or fails with one of Kubernetes' three messages."""
     try:
         q = quantity.parse(text)
     except GoError as e:
-        assert str(e) in (FORMAT_ERROR, "unable to parse numeric part of quantity", "unable to parse quantity's suffix")
+        assert str(e) in (
+            FORMAT_ERROR,
+            "unable to parse numeric part of quantity",
+            "unable to parse quantity's suffix",
+        )
         return
     assert isinstance(q.approximate_float(), float)
 
@@ -81,7 +94,9 @@ def test_integers_with_suffix(n: int, suffix: str) -> None:
     want = n * factor
     if suffix.endswith("i") and abs(want) > 2**63 - 1:
         want = (2**63 - 1) * (1 if want > 0 else -1)
-    assert math.isclose(quantity.parse(f"{n}{suffix}").approximate_float(), float(want), rel_tol=1e-15, abs_tol=0)
+    assert math.isclose(
+        quantity.parse(f"{n}{suffix}").approximate_float(), float(want), rel_tol=1e-15, abs_tol=0
+    )
 
 
 CANONICAL = [
@@ -92,17 +107,25 @@ CANONICAL = [
     pytest.param("1000", "1k", "the largest decimal suffix", id="DecimalPromote"),
     pytest.param("12e2", "1200", "exponents are multiples of three", id="ExponentMultipleOfThree"),
     pytest.param("1000e3", "1e6", "exponent form keeps its family", id="ExponentForm"),
-    pytest.param("1.5e-3", "1500e-6", "negative exponents round down to a multiple of three", id="NegativeExponent"),
+    pytest.param(
+        "1.5e-3", "1500e-6", "negative exponents round down to a multiple of three", id="NegativeExponent"
+    ),
     pytest.param("0.1n", "1n", "rounded up to 1n", id="RoundedUp"),
     pytest.param("-1.5Ki", "-1536", "no binary suffix divides it", id="NegativeBinary"),
-    pytest.param("1.1Ki", "1126400m", "a binary value that is not whole shows as decimal", id="BinaryNotWhole"),
+    pytest.param(
+        "1.1Ki", "1126400m", "a binary value that is not whole shows as decimal", id="BinaryNotWhole"
+    ),
     pytest.param("0.5Ki", "512", "binary below 1024 shows as decimal", id="SmallBinary"),
     pytest.param("100m", "100m", "canonical text is kept", id="KeptText"),
     pytest.param("+1Ki", "+1Ki", "kept text keeps even its plus sign", id="KeptPlus"),
     pytest.param("-", "0", "zero", id="Zero"),
     pytest.param("8Ei", "9223372036854775807", "the capped value has no binary suffix", id="Capped"),
-    pytest.param("1000E", "1", "past E there is no DecimalSI suffix; Kubernetes prints the mantissa alone",
-                 id="PastExa"),
+    pytest.param(
+        "1000E",
+        "1",
+        "past E there is no DecimalSI suffix; Kubernetes prints the mantissa alone",
+        id="PastExa",
+    ),
 ]
 
 
@@ -121,18 +144,40 @@ def test_canonical_string_parses_to_the_same_value(n: int, suffix: str) -> None:
 
 
 BOUNDED = [
-    pytest.param("1e-999999999", 1e-9, "a sub-nano exponent rounds up to 1n without building 10^999999990",
-                 id="SubNanoExponent"),
-    pytest.param("-1e-2147483647", -1e-9, "the smallest exponent Kubernetes accepts, negative", id="MinExponent"),
-    pytest.param("0e-2147483647", 0.0, "zero is never rounded up, whatever the exponent", id="ZeroTinyExponent"),
-    pytest.param("1000000000000000000001e-30", 2e-9, "a long mantissa reaches the rounding: 1.000..1n is 2n",
-                 id="LongMantissaRoundsUp"),
+    pytest.param(
+        "1e-999999999",
+        1e-9,
+        "a sub-nano exponent rounds up to 1n without building 10^999999990",
+        id="SubNanoExponent",
+    ),
+    pytest.param(
+        "-1e-2147483647", -1e-9, "the smallest exponent Kubernetes accepts, negative", id="MinExponent"
+    ),
+    pytest.param(
+        "0e-2147483647", 0.0, "zero is never rounded up, whatever the exponent", id="ZeroTinyExponent"
+    ),
+    pytest.param(
+        "1000000000000000000001e-30",
+        2e-9,
+        "a long mantissa reaches the rounding: 1.000..1n is 2n",
+        id="LongMantissaRoundsUp",
+    ),
     pytest.param("0.00000000000000000000001Ki", 1e-9, "a binary amount below 1n is 1n", id="TinyBinary"),
-    pytest.param("0.0000000001Ki", 1.03e-7, "binary amounts are multiplied before they are rounded",
-                 id="BinaryThenRounded"),
-    pytest.param("9" * 5000, math.inf, "5,000 digits: an amount no float holds, answered at once", id="ManyDigits"),
-    pytest.param("0." + "0" * 100_000 + "1", 1e-9, "100,000 fraction digits round up to 1n", id="LongFraction"),
-    pytest.param("1" * 100_000 + "Ki", 9.223372036854776e18, "a huge binary amount is capped", id="HugeBinary"),
+    pytest.param(
+        "0.0000000001Ki",
+        1.03e-7,
+        "binary amounts are multiplied before they are rounded",
+        id="BinaryThenRounded",
+    ),
+    pytest.param(
+        "9" * 5000, math.inf, "5,000 digits: an amount no float holds, answered at once", id="ManyDigits"
+    ),
+    pytest.param(
+        "0." + "0" * 100_000 + "1", 1e-9, "100,000 fraction digits round up to 1n", id="LongFraction"
+    ),
+    pytest.param(
+        "1" * 100_000 + "Ki", 9.223372036854776e18, "a huge binary amount is capped", id="HugeBinary"
+    ),
     pytest.param("1e2147483647", math.inf, "the largest exponent Kubernetes accepts", id="MaxExponent"),
 ]
 

@@ -12,20 +12,39 @@ from crossfn.errors import GoError
 from crossfn.gocompat import regexp, strconv
 
 COMPILE_ERRORS = [
-    pytest.param("?=", "missing argument to repetition operator: `?`", "TestMatchResolve/ErrInvalidRegexp's text",
-                 id="MissingRepeatArgument"),
-    pytest.param("[a-z", "missing closing ]: `[a-z`", "TestStringResolve/RegexpNotCompiling's text", id="MissingBracket"),
+    pytest.param(
+        "?=",
+        "missing argument to repetition operator: `?`",
+        "TestMatchResolve/ErrInvalidRegexp's text",
+        id="MissingRepeatArgument",
+    ),
+    pytest.param(
+        "[a-z",
+        "missing closing ]: `[a-z`",
+        "TestStringResolve/RegexpNotCompiling's text",
+        id="MissingBracket",
+    ),
     pytest.param("(a", "missing closing ): `(a`", "unclosed group", id="MissingParen"),
     pytest.param("a)", "unexpected ): `a)`", "unopened group", id="UnexpectedParen"),
     pytest.param("a**", "invalid nested repetition operator: `**`", "nested repetition", id="NestedRepeat"),
     pytest.param("a{1001}", "invalid repeat count: `{1001}`", "repeat limit 1000", id="RepeatCount"),
     pytest.param("[z-a]", "invalid character class range: `z-a`", "reversed range", id="ClassRange"),
     pytest.param("\\8", "invalid escape sequence: `\\8`", "backreferences do not exist", id="Escape"),
-    pytest.param("a\\", "trailing backslash at end of expression: ``", "trailing backslash", id="TrailingBackslash"),
-    pytest.param("(?P<a-b>x)", "invalid named capture: `(?P<a-b>`", "group names are word characters",
-                 id="NamedCapture"),
-    pytest.param("(?<", "invalid or unsupported Perl syntax: `(?<`", "an unfinished group flag", id="PerlSyntax"),
-    pytest.param("a\\Cb", "invalid escape sequence: `\\C`", "RE2's any-byte escape is not Go syntax", id="AnyByte"),
+    pytest.param(
+        "a\\", "trailing backslash at end of expression: ``", "trailing backslash", id="TrailingBackslash"
+    ),
+    pytest.param(
+        "(?P<a-b>x)",
+        "invalid named capture: `(?P<a-b>`",
+        "group names are word characters",
+        id="NamedCapture",
+    ),
+    pytest.param(
+        "(?<", "invalid or unsupported Perl syntax: `(?<`", "an unfinished group flag", id="PerlSyntax"
+    ),
+    pytest.param(
+        "a\\Cb", "invalid escape sequence: `\\C`", "RE2's any-byte escape is not Go syntax", id="AnyByte"
+    ),
     pytest.param("[\\C]", "invalid escape sequence: `\\C`", "not inside a class either", id="AnyByteInClass"),
 ]
 
@@ -46,15 +65,20 @@ def test_matching() -> None:
     assert regexp.compile("x").find_string_submatch("y") is None
     assert regexp.compile("b(.)").find_string_submatch("ab\u00e9") == ["b\u00e9", "\u00e9"]
     assert regexp.compile("a").find_string_submatch("\udce2a") == ["a"]
-    assert regexp.compile("a(.)b").find_string_submatch("xa\udce2b") == ["a\udce2b", "\udce2"], "invalid byte as U+FFFD"
+    assert regexp.compile("a(.)b").find_string_submatch("xa\udce2b") == ["a\udce2b", "\udce2"], (
+        "invalid byte as U+FFFD"
+    )
     assert regexp.compile("\ufffd").match_string("\udc80"), "an invalid byte matches U+FFFD"
     assert regexp.compile("\\Q\\C\\E").match_string("\\C"), "\\C inside \\Q...\\E is literal text"
     assert regexp.compile("(a)(b)?").num_subexp == 2
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("ab()[]{}?*+|\\^$.-,0123456789PpQEdwsz<>:=!é")), max_size=12)
-       | st.text(max_size=8), st.text(max_size=12))
+@given(
+    st.text(alphabet=st.sampled_from(list("ab()[]{}?*+|\\^$.-,0123456789PpQEdwsz<>:=!é")), max_size=12)
+    | st.text(max_size=8),
+    st.text(max_size=12),
+)
 def test_regexp_fails_only_with_go_errors(expr: str, subject: str) -> None:
     """Any pattern compiles or fails with crossfn's Go-worded error; matching never fails."""
     try:
@@ -67,8 +91,10 @@ def test_regexp_fails_only_with_go_errors(expr: str, subject: str) -> None:
 
 
 PARSE_INT = [
-    pytest.param("42", 42, id="Plain"), pytest.param("-9223372036854775808", -(2**63), id="Min"),
-    pytest.param("+7", 7, id="PlusSign"), pytest.param("007", 7, id="LeadingZeros"),
+    pytest.param("42", 42, id="Plain"),
+    pytest.param("-9223372036854775808", -(2**63), id="Min"),
+    pytest.param("+7", 7, id="PlusSign"),
+    pytest.param("007", 7, id="LeadingZeros"),
     pytest.param("0" * 5000 + "7", 7, id="ManyLeadingZeros"),
 ]
 
@@ -81,7 +107,10 @@ def test_parse_int(text: str, want: int) -> None:
 
 @pytest.mark.parametrize(
     ("text", "kind"),
-    [pytest.param(t, "invalid syntax", id=t or "Empty") for t in ["", "1_000", "0x10", " 1", "1.0", "abc", "+", "١"]]
+    [
+        pytest.param(t, "invalid syntax", id=t or "Empty")
+        for t in ["", "1_000", "0x10", " 1", "1.0", "abc", "+", "١"]
+    ]
     + [
         pytest.param("9223372036854775808", "value out of range", id="Overflow"),
         # 5,000 digits once escaped as Python's ValueError (its int-from-text digit limit).
@@ -145,8 +174,13 @@ def test_parse_bool_errors(text: str) -> None:
 
 
 FORMAT_F = [
-    (1e21, "1000000000000000000000"), (1e-7, "0.0000001"), (0.1 + 0.2, "0.30000000000000004"), (-0.0, "-0"),
-    (123.0, "123"), (math.nan, "NaN"), (math.inf, "+Inf"),
+    (1e21, "1000000000000000000000"),
+    (1e-7, "0.0000001"),
+    (0.1 + 0.2, "0.30000000000000004"),
+    (-0.0, "-0"),
+    (123.0, "123"),
+    (math.nan, "NaN"),
+    (math.inf, "+Inf"),
 ]
 
 
@@ -157,7 +191,7 @@ def test_format_float_f_shortest(value: float, want: str) -> None:
 
 
 QUOTE = [
-    pytest.param("a\"b\\c", '"a\\"b\\\\c"', "quote and backslash", id="Escapes"),
+    pytest.param('a"b\\c', '"a\\"b\\\\c"', "quote and backslash", id="Escapes"),
     pytest.param("\x07\x00\x7f", '"\\a\\x00\\x7f"', "controls", id="Controls"),
     pytest.param("é\u200b", '"é\\u200b"', "printable kept, format characters escaped", id="Unicode"),
     pytest.param("\U0001f600", '"\U0001f600"', "printable astral", id="Astral"),

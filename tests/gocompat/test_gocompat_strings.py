@@ -20,7 +20,9 @@ CASES = [
     pytest.param(strings.to_upper, "ﬁx", "ﬁX", "ligatures have no simple uppercase", id="UpperLigature"),
     pytest.param(strings.to_lower, "İstanbul", "istanbul", "U+0130 lowers to plain i", id="LowerDottedI"),
     pytest.param(strings.to_lower, "ΣΑΣ", "σασ", "no final-sigma context rule", id="LowerFinalSigma"),
-    pytest.param(strings.to_upper, "ᾳ", "ᾼ", "ypogegrammeni letters map to their titlecase form", id="UpperGreekIota"),
+    pytest.param(
+        strings.to_upper, "ᾳ", "ᾼ", "ypogegrammeni letters map to their titlecase form", id="UpperGreekIota"
+    ),
     pytest.param(strings.to_upper, "ŉ", "ŉ", "ŉ has no simple uppercase", id="UpperNApostrophe"),
     pytest.param(strings.to_upper, "crossplane", "CROSSPLANE", "ASCII", id="UpperASCII"),
     pytest.param(strings.to_lower, "CrossPlane", "crossplane", "ASCII", id="LowerASCII"),
@@ -72,8 +74,12 @@ def test_base64_decode(text: str, want: bytes, reason: str) -> None:
 
 
 DECODE_ERRORS = [
-    pytest.param("ThisStringIsNotBase64", 20, "a trailing lone character (TestStringResolve/ConvertFromBase64Error)",
-                 id="TrailingChar"),
+    pytest.param(
+        "ThisStringIsNotBase64",
+        20,
+        "a trailing lone character (TestStringResolve/ConvertFromBase64Error)",
+        id="TrailingChar",
+    ),
     pytest.param("YQ", 0, "missing padding is an error at the quantum start", id="MissingPadding"),
     pytest.param("Y!==", 1, "an invalid character", id="InvalidChar"),
     pytest.param("YQ=", 3, "one of two pad characters", id="HalfPadding"),
@@ -98,7 +104,9 @@ def test_base64_round_trip(data: bytes) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(alphabet=st.sampled_from(list("QWERTYqwerty0189+/=\r\n!é")), max_size=20) | st.text(max_size=12))
+@given(
+    st.text(alphabet=st.sampled_from(list("QWERTYqwerty0189+/=\r\n!é")), max_size=20) | st.text(max_size=12)
+)
 def test_base64_agrees_with_python(text: str) -> None:
     """Python's validating decoder as the oracle, once CR/LF are removed.
 
@@ -108,7 +116,9 @@ def test_base64_agrees_with_python(text: str) -> None:
     """
     stripped = text.replace("\r", "").replace("\n", "")
     try:
-        want: bytes | None = base64.b64decode(stripped.encode(), validate=True) if stripped.isascii() else None
+        want: bytes | None = (
+            base64.b64decode(stripped.encode(), validate=True) if stripped.isascii() else None
+        )
     except ValueError:
         want = None
     if want is None:

@@ -18,9 +18,16 @@ from crossfn.gocompat import yaml_loader
 @pytest.mark.parametrize(
     ("reason", "text", "want"),
     [
-        pytest.param("Kubernetes keeps timestamps as strings.", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z", id="Timestamp"),
+        pytest.param(
+            "Kubernetes keeps timestamps as strings.",
+            "2024-01-01T00:00:00Z",
+            "2024-01-01T00:00:00Z",
+            id="Timestamp",
+        ),
         pytest.param("A date is a string too.", "2024-01-01", "2024-01-01", id="Date"),
-        pytest.param("go-yaml reads an exponent without a dot as a number.", "1e3", 1000.0, id="ExponentNoDot"),
+        pytest.param(
+            "go-yaml reads an exponent without a dot as a number.", "1e3", 1000.0, id="ExponentNoDot"
+        ),
         pytest.param("Negative exponents as well.", "5e-324", 5e-324, id="TinyExponent"),
         pytest.param("PyYAML's own floats still work.", "1.5e3", 1500.0, id="ExponentWithDot"),
         pytest.param("Plain integers stay integers.", "42", 42, id="Integer"),
@@ -163,7 +170,9 @@ _FEATURES = [
     pytest.param("a: 1\nb: [x, 'y', \"z\"]\n", id="Basics"),
     pytest.param("ints: [0x1F, 017, 0b101, 1_000, 1:30, -12, +7]\n", id="Ints"),
     pytest.param("floats: [1.5, .inf, -.Inf, .nan, 1e3, 1_000.5, 6.8523015e+5, 1:30.5]\n", id="Floats"),
-    pytest.param("bools: [yes, No, on, OFF, true, False, y, n]\nnulls: [~, null, , Null]\n", id="BoolsAndNulls"),
+    pytest.param(
+        "bools: [yes, No, on, OFF, true, False, y, n]\nnulls: [~, null, , Null]\n", id="BoolsAndNulls"
+    ),
     pytest.param("quoted: ['1', \"true\", 'null', '']\n", id="Quoted"),
     pytest.param("a: &x {k: 1}\nb: *x\nc: &s scalar\nd: *s\n", id="Aliases"),
     pytest.param("base: &b {a: 1, b: 2}\nm:\n  <<: *b\n  b: 3\n", id="MergeOverride"),

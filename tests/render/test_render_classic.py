@@ -78,7 +78,10 @@ def _check_golden(name: str, got: str) -> None:
     ("fn", "flags", "reason"),
     [
         pytest.param(
-            "success", {}, "upstream core-3.6: XR with computed Ready, composed resources sorted by name", id="Success"
+            "success",
+            {},
+            "upstream core-3.6: XR with computed Ready, composed resources sorted by name",
+            id="Success",
         ),
         pytest.param(
             "success_ready",
@@ -158,7 +161,9 @@ def test_every_extra_and_required_file_counts(tmp_path: Path) -> None:
         "apiVersion: test.crossplane.io/v1\nkind: Bar\nmetadata:\n  name: unrelated\n"
     )
     req = render.Request(**{**req.__dict__, "extra_resources": [tmp_path / "a.yaml", tmp_path / "b.yaml"]})
-    assert render.render(req, output=render.CLASSIC)[0]["status"]["widgets"] == 7, "the first of two --extra-resources files is used"
+    assert render.render(req, output=render.CLASSIC)[0]["status"]["widgets"] == 7, (
+        "the first of two --extra-resources files is used"
+    )
 
 
 def test_namespaced_xr_propagates_to_composed(tmp_path: Path) -> None:

@@ -198,8 +198,7 @@ def test_xrd_unknown_version(capsys: pytest.CaptureFixture[str], files: Path) ->
     code, out, err = _run(capsys, files, "--xrd", str(files / "xrd.yaml"))
     assert (code, out) == (1, "")
     assert (
-        err
-        == 'crossfn: error: cannot default values for XR "test-render": '
+        err == 'crossfn: error: cannot default values for XR "test-render": '
         "the specified API version 'nop.example.org/v1alpha1' does not exist in the XRD\n"
     )
 
@@ -237,7 +236,9 @@ def test_timeout_flag(capsys: pytest.CaptureFixture[str], files: Path, value: st
 
 
 @pytest.mark.parametrize("flag", ["--context-values", "--context-files"])
-def test_map_flag_without_equals_is_a_usage_error(capsys: pytest.CaptureFixture[str], files: Path, flag: str) -> None:
+def test_map_flag_without_equals_is_a_usage_error(
+    capsys: pytest.CaptureFixture[str], files: Path, flag: str
+) -> None:
     """Argparse's usage, then one error line that names the flag once."""
     with pytest.raises(SystemExit) as exc:
         _run(capsys, files, flag, "nokey")

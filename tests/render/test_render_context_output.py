@@ -14,14 +14,14 @@ import pytest
 
 from crossfn import cli
 
-_FN = '''
+_FN = """
 def keep(req, rsp):
     rsp.context.update({"k": "v"})
 
 
 def drop(req, rsp):
     rsp.ClearField("context")
-'''
+"""
 _XR = "apiVersion: example.org/v1\nkind: XR\nmetadata:\n  name: x\n"
 _COMP = """apiVersion: apiextensions.crossplane.io/v1
 kind: Composition
@@ -57,13 +57,24 @@ _XR_OUT = "---\napiVersion: example.org/v1\nkind: XR\nmetadata:\n  name: x\nstat
     ],
 )  # fmt: skip
 def test_include_context(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], *, function: str, flags: list[str], tail: str, reason: str
+    tmp_path: Path,
+    capsys: pytest.CaptureFixture[str],
+    *,
+    function: str,
+    flags: list[str],
+    tail: str,
+    reason: str,
 ) -> None:
     (tmp_path / "ctxfn.py").write_text(_FN)
     (tmp_path / "xr.yaml").write_text(_XR)
     (tmp_path / "comp.yaml").write_text(_COMP)
     (tmp_path / "functions.yaml").write_text(_FUNCTIONS % function)
-    argv = ["render", "--classic", *(str(tmp_path / f) for f in ("xr.yaml", "comp.yaml", "functions.yaml")), *flags]
+    argv = [
+        "render",
+        "--classic",
+        *(str(tmp_path / f) for f in ("xr.yaml", "comp.yaml", "functions.yaml")),
+        *flags,
+    ]
     assert cli.main(argv) == 0
     out = capsys.readouterr().out
     assert out.startswith(_XR_OUT), out

@@ -34,7 +34,9 @@ def test_the_callers_contract_renders(tmp_path: Path) -> None:
     req = _write(tmp_path, "success")
     contract = Recording("function-test")
     docs = render.render(render.Request(**{**req.__dict__, "include_context": True}), output=contract)
-    assert docs == [{"kind": "Called", "results": 1, "xr": "test-render"}], "the contract's documents, as it made them"
+    assert docs == [{"kind": "Called", "results": 1, "xr": "test-render"}], (
+        "the contract's documents, as it made them"
+    )
     assert contract.seen == [render.Include(context=True)], "the -r/-x/-c flags reach the contract"
 
 
@@ -42,10 +44,14 @@ def test_the_callers_contract_renders(tmp_path: Path) -> None:
     ("contract", "want"),
     [
         pytest.param(Recording("nope"), "no nope here", id="Callers"),
-        pytest.param(None, 'unknown function "function-test" - is it listed in the render input?', id="Current"),
+        pytest.param(
+            None, 'unknown function "function-test" - is it listed in the render input?', id="Current"
+        ),
     ],
 )
-def test_unknown_function_is_the_contracts_text(tmp_path: Path, contract: Recording | None, want: str) -> None:
+def test_unknown_function_is_the_contracts_text(
+    tmp_path: Path, contract: Recording | None, want: str
+) -> None:
     req = _write(tmp_path, "success", function_name="function-other")
     with pytest.raises(errors.FunctionRunError) as got:
         render.render(req, output=contract)

@@ -128,7 +128,9 @@ async def test_docker_runtime(
     runs = [c for c in calls if c[0] == "run"]
     assert runs == [want_run], reason
     if annotations.get("render.crossplane.io/runtime-docker-pull-policy") == "Always":
-        assert calls[calls.index(want_run) - 1] == ["pull", "example/other:v2"], "Always pulls right before run"
+        assert calls[calls.index(want_run) - 1] == ["pull", "example/other:v2"], (
+            "Always pulls right before run"
+        )
     cleanup = [c for c in calls if c[0] in ("rm", "stop")]
     assert len(cleanup) == 1 and cleanup[0][: len(want_cleanup)] == want_cleanup, reason
     if "render.crossplane.io/runtime-docker-name" in annotations:

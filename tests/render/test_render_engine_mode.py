@@ -49,7 +49,9 @@ def _write(tmp: Path, fn: str, *, xr: dict[str, Any] | None = None, pipeline: li
         "spec": {
             "compositeTypeRef": {"apiVersion": "nop.example.org/v1alpha1", "kind": "XNopResource"},
             "mode": "Pipeline",
-            "pipeline": [{"step": "test", "functionRef": {"name": "function-test"}}] if pipeline is None else pipeline,
+            "pipeline": [{"step": "test", "functionRef": {"name": "function-test"}}]
+            if pipeline is None
+            else pipeline,
         },
     }
     (tmp / "composition.yaml").write_text(yaml.safe_dump(comp))
@@ -121,8 +123,18 @@ def test_empty_pipeline(tmp_path: Path) -> None:
             "spec": {"crossplane": {"resourceRefs": []}},
             "status": {
                 "conditions": [
-                    {"type": "Responsive", "status": "True", "reason": "WatchCircuitClosed", "lastTransitionTime": t},
-                    {"type": "Synced", "status": "True", "reason": "ReconcileSuccess", "lastTransitionTime": t},
+                    {
+                        "type": "Responsive",
+                        "status": "True",
+                        "reason": "WatchCircuitClosed",
+                        "lastTransitionTime": t,
+                    },
+                    {
+                        "type": "Synced",
+                        "status": "True",
+                        "reason": "ReconcileSuccess",
+                        "lastTransitionTime": t,
+                    },
                     {"type": "Ready", "status": "True", "reason": "Available", "lastTransitionTime": t},
                 ]
             },
@@ -165,7 +177,9 @@ def test_composed_names_and_owner(tmp_path: Path) -> None:
     ]
     assert all(d["metadata"]["ownerReferences"][0]["uid"] == uid for d in composed)
     refs = docs[0]["spec"]["crossplane"]["resourceRefs"]
-    assert [r["name"] for r in refs] == [d["metadata"]["name"] for d in reversed(composed)], "sorted by apiVersion"
+    assert [r["name"] for r in refs] == [d["metadata"]["name"] for d in reversed(composed)], (
+        "sorted by apiVersion"
+    )
 
 
 def test_xr_uid_is_kept(tmp_path: Path) -> None:
@@ -219,7 +233,9 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
         started = _runtimes.Started(_runtimes.plan(inputs.functions), cwd=inputs.functions_dir)
         await started.start(asyncio.get_running_loop().time() + 10)
         try:
-            return await _engine_mode.reconcile(inputs, _render._transport(started, None, unknown=_engine_mode.CURRENT.unknown_function))
+            return await _engine_mode.reconcile(
+                inputs, _render._transport(started, None, unknown=_engine_mode.CURRENT.unknown_function)
+            )
         finally:
             await started.stop()
 
@@ -253,7 +269,9 @@ def _reconcile(inputs: render.Inputs) -> _engine_mode.Recorded:
         ),
     ],
 )  # fmt: skip
-def test_observed_checked(tmp_path: Path, observed: list[dict[str, Any]], xr: dict[str, Any], want: str, reason: str) -> None:
+def test_observed_checked(
+    tmp_path: Path, observed: list[dict[str, Any]], xr: dict[str, Any], want: str, reason: str
+) -> None:
     with pytest.raises(errors.InputError) as info:
         render.render(_write(tmp_path, "success", xr=xr, observed=observed))
     assert str(info.value) == f"cannot render composite resource: {want}", reason
@@ -267,7 +285,7 @@ def test_fatal_prints_nothing(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     out, err = capsys.readouterr()
     assert out == ""
     assert err == (
-        'crossfn: error: cannot render composite resource: cannot compose resources: '
+        "crossfn: error: cannot render composite resource: cannot compose resources: "
         'pipeline step "test" returned a fatal result: oh no\n'
     )
 
@@ -304,11 +322,15 @@ def test_legacy_xrd(tmp_path: Path) -> None:
         },
     }  # fmt: skip
     docs = render.render(_write(tmp_path, "success", xrd=xrd))
-    assert [r["name"] for r in docs[0]["spec"]["resourceRefs"]] == [d["metadata"]["name"] for d in reversed(docs[1:])]
+    assert [r["name"] for r in docs[0]["spec"]["resourceRefs"]] == [
+        d["metadata"]["name"] for d in reversed(docs[1:])
+    ]
     assert "crossplane" not in docs[0]["spec"]
 
 
-def _xrd(api: str, scope: str | None, group: str = "nop.example.org", kind: str = "XNopResource") -> dict[str, Any]:
+def _xrd(
+    api: str, scope: str | None, group: str = "nop.example.org", kind: str = "XNopResource"
+) -> dict[str, Any]:
     spec: dict[str, Any] = {"group": group, "names": {"kind": kind}}
     if scope is not None:
         spec["scope"] = scope
@@ -418,7 +440,9 @@ def test_synthetic_uid_vector() -> None:
         ),
     ],
 )  # fmt: skip
-def test_inject_refs(xr: dict[str, Any], observed: list[dict[str, Any]], schema: str, want: dict[str, Any]) -> None:
+def test_inject_refs(
+    xr: dict[str, Any], observed: list[dict[str, Any]], schema: str, want: dict[str, Any]
+) -> None:
     _engine_mode.inject_refs(xr, observed, engine.CompositeSchema(schema))
     assert xr == want
 
@@ -486,7 +510,11 @@ def test_context_is_captured(tmp_path: Path) -> None:
     """-c prints the final context, as the CLI's capture step records it."""
     req = _write(tmp_path, "echo_context", context_values=[("k", '{"a": 1}')], include_context=True)
     docs = render.render(req)
-    assert docs[-1] == {"apiVersion": "render.crossplane.io/v1beta1", "kind": "Context", "fields": {"k": {"a": 1}}}
+    assert docs[-1] == {
+        "apiVersion": "render.crossplane.io/v1beta1",
+        "kind": "Context",
+        "fields": {"k": {"a": 1}},
+    }
 
 
 def test_classic_flag(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -505,7 +533,9 @@ def test_observed_details_from_stored_secrets(tmp_path: Path) -> None:
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "db-conn", "namespace": "crossplane-system"},
               "data": {"password": "czNjcjN0"}}  # fmt: skip
     (tmp_path / "creds.yaml").write_text(yaml.safe_dump(secret))
-    req = _write(tmp_path, "echo_observed_details", observed=[thing], function_credentials=tmp_path / "creds.yaml")
+    req = _write(
+        tmp_path, "echo_observed_details", observed=[thing], function_credentials=tmp_path / "creds.yaml"
+    )
     docs = render.render(req)
     assert docs[0]["status"]["details"] == {"db": {"password": "s3cr3t"}}
 
@@ -574,7 +604,9 @@ def test_legacy_claim_gets_its_copy(tmp_path: Path) -> None:
     xrd["spec"]["versions"] = [{"name": "v1alpha1", "served": True, "referenceable": True,
                                 "schema": {"openAPIV3Schema": {"type": "object"}}}]  # fmt: skip
     xrd["spec"]["names"]["plural"] = "xnopresources"
-    docs = render.render(_write(tmp_path, "elsewhere_for_claim", xr=xr, xrd=xrd, include_function_results=True))
+    docs = render.render(
+        _write(tmp_path, "elsewhere_for_claim", xr=xr, xrd=xrd, include_function_results=True)
+    )
     messages = [d["message"] for d in docs if d["kind"] == "Result" and d["reason"] == "Look"]
     assert messages == ["look", 'Pipeline step "test": look']
     assert docs[1]["metadata"]["labels"]["crossplane.io/claim-name"] == "claim"

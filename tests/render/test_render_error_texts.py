@@ -40,7 +40,7 @@ metadata:
 spec:
   package: xpkg.crossplane.io/example/fn:v0.1.0
 """
-_MODULE = '''
+_MODULE = """
 from crossfn.sdk import resource
 
 
@@ -58,7 +58,7 @@ def controlled(req, rsp):
 
 def not_an_object(req, rsp):
     rsp.desired.resources["r"].resource.CopyFrom(resource.dict_to_struct({"metadata": "x"}))
-'''
+"""
 _XRD = """apiVersion: apiextensions.crossplane.io/v1
 kind: CompositeResourceDefinition
 metadata:

@@ -28,7 +28,9 @@ def _function(**fields: Any) -> list[dict[str, Any]]:
     return fns
 
 
-_STEP = 'cannot load Composition from "{c}": cannot parse pipeline step "patch-and-transform": spec.pipeline[0].'
+_STEP = (
+    'cannot load Composition from "{c}": cannot parse pipeline step "patch-and-transform": spec.pipeline[0].'
+)
 _FN = 'cannot load functions from "{f}": document 1: '
 
 
@@ -61,16 +63,22 @@ def test_wrong_types_are_one_line(
     assert (status, out, err) == (1, "", f"crossfn: error: {want.format(c=c, f=f)}\n"), reason
 
 
-def test_null_annotations_take_function_annotations(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_null_annotations_take_function_annotations(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     f = tmp_path / "functions.yaml"
-    f.write_text(yaml.safe_dump_all(_function(metadata={"name": "function-patch-and-transform", "annotations": None})))
+    f.write_text(
+        yaml.safe_dump_all(_function(metadata={"name": "function-patch-and-transform", "annotations": None}))
+    )
     status = cli.main(
         ["render", str(_EXAMPLE / "xr.yaml"), str(_EXAMPLE / "composition.yaml"), str(f), "-a", "a=b"]
     )
     assert status == 0, capsys.readouterr().err
 
 
-def test_crossfn_test_exits_2_for_a_mistyped_composition(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_crossfn_test_exits_2_for_a_mistyped_composition(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     (tmp_path / "composition.yaml").write_text(yaml.safe_dump(_step(credentials=1)))
     test = yaml.safe_load((_EXAMPLE / "test.yaml").read_text())
     inputs = test["spec"]["tests"][0]["inputs"]

@@ -20,7 +20,9 @@ from pathlib import Path
 import pytest
 
 _ROOT = Path(__file__).resolve().parents[2]
-_XBUCKET = [str(_ROOT / "examples" / "xbucket" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
+_XBUCKET = [
+    str(_ROOT / "examples" / "xbucket" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")
+]
 _HEAVY = ("grpc", "prometheus_client", "pydantic", "jsonschema", "opentelemetry")
 
 _RENDER_XBUCKET = f"""

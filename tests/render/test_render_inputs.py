@@ -240,7 +240,9 @@ spec:
     functionRef: {name: f}
     input: {flag: y}
 """
-_FUNCTIONS = "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: f}\nspec: {package: x, flag: y}\n"
+_FUNCTIONS = (
+    "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata: {name: f}\nspec: {package: x, flag: y}\n"
+)
 _OBJECT = "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: o}\ndata: {flag: y}\n"
 _SECRET = "apiVersion: v1\nkind: Secret\nmetadata: {name: s, namespace: ns}\nimmutable: y\n"
 _XRD = """apiVersion: apiextensions.crossplane.io/v1
@@ -293,7 +295,12 @@ def test_every_input_reads_y_as_kubernetes_does(
 ) -> None:
     """go-yaml v2 (sigs.k8s.io/yaml) reads a plain ``y`` as the boolean true, in every file render reads."""
     paths = {}
-    for name, content in (("xr", _XR), ("composition", _COMPOSITION), ("functions", _FUNCTIONS), ("input", text)):
+    for name, content in (
+        ("xr", _XR),
+        ("composition", _COMPOSITION),
+        ("functions", _FUNCTIONS),
+        ("input", text),
+    ):
         if content is not None:
             paths[name] = tmp_path / f"{name}.yaml"
             paths[name].write_text(content)
@@ -307,7 +314,10 @@ def test_every_input_reads_y_as_kubernetes_does(
     elif field == "context_values":
         extra[field] = [("k", text)]
     req = render.Request(
-        composite_resource=paths["xr"], composition=paths["composition"], functions=paths["functions"], **extra
+        composite_resource=paths["xr"],
+        composition=paths["composition"],
+        functions=paths["functions"],
+        **extra,
     )
     value = got(_inputs.load(req))
     assert value in (True, (True, True)), reason

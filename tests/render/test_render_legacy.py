@@ -72,9 +72,10 @@ def _with_environment(tmp_path: Path) -> Path:
 def test_example_golden(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, err = _main(capsys, _EXAMPLE / "functions.yaml")
     assert code == 0, err
-    assert err == _NOTE.format(fn="crossplane-contrib-function-patch-and-transform") + f"crossfn: note: {_PT_LINE}\n", (
-        "one note naming the user's Function, one saying the built-in runs for its package"
-    )
+    assert (
+        err
+        == _NOTE.format(fn="crossplane-contrib-function-patch-and-transform") + f"crossfn: note: {_PT_LINE}\n"
+    ), "one note naming the user's Function, one saying the built-in runs for its package"
     if _UPDATE:
         _GOLDEN.write_text(out)
     assert out == _GOLDEN.read_text(), (

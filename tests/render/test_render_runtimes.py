@@ -173,7 +173,9 @@ async def test_started_loads_builtins_with_the_shared_loader(
         return name
 
     monkeypatch.setattr(functions, "load", load)
-    runtimes = _runtimes.plan([_fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0")])
+    runtimes = _runtimes.plan(
+        [_fn({}, package="xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.5.0")]
+    )
     started = _runtimes.Started(runtimes, cwd=tmp_path)
     await started.start(deadline=0.0)
     assert (loaded, started.objects) == (["auto-ready@v0.6.0"], {"fn": "auto-ready@v0.6.0"})
@@ -215,7 +217,7 @@ def test_process_runtime_stops_its_whole_process_group(tmp_path: Path) -> None:
     """A Function started through ``sh -c`` forks; the forked process must not outlive render (issue 15)."""
     pid_file = tmp_path / "pid"
     child = f"import os, time; open({str(pid_file)!r}, 'w').write(str(os.getpid())); time.sleep(600)"
-    command = f"sh -c \"{{python}} -c \\\"{child}\\\"; true\""
+    command = f'sh -c "{{python}} -c \\"{child}\\"; true"'
     (tmp_path / "fns.yaml").write_text(
         yaml.safe_dump(
             {
@@ -256,16 +258,22 @@ def test_process_runtime_stops_its_whole_process_group(tmp_path: Path) -> None:
         pytest.param("xpkg.crossplane.io/acme/function-x:v1.0.0", False, id="OtherPackage"),
     ],
 )  # fmt: skip
-async def test_unsubstituted_package_without_docker_is_one_clear_line(tmp_path: Path, package: str, hint: bool) -> None:
+async def test_unsubstituted_package_without_docker_is_one_clear_line(
+    tmp_path: Path, package: str, hint: bool
+) -> None:
     """A built-in's package at a version it does not behave as runs as its package; with no Docker, one line says
     the ways around it, including pinning a version a built-in behaves as."""
-    started = _runtimes.Started(_runtimes.plan([_fn({}, package=package)]), cwd=tmp_path, docker_reachable=lambda: False)
+    started = _runtimes.Started(
+        _runtimes.plan([_fn({}, package=package)]), cwd=tmp_path, docker_reachable=lambda: False
+    )
     with pytest.raises(errors.InputError) as info:
         await started.start(deadline=0.0)
     await started.stop()
     text = str(info.value)
     assert "\n" not in text
-    assert text.startswith(f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable')
+    assert text.startswith(
+        f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable'
+    )
     assert ("or pin a version a crossfn built-in behaves as" in text) is hint
     assert text.endswith("; see docs/render.md")
 
@@ -311,7 +319,9 @@ def test_load_object_searches(
 @pytest.mark.parametrize(
     ("source", "message"),
     [
-        pytest.param("def compose(req, rsp)\n", r"SyntaxError: expected ':' \(at .*\.py:1\)$", id="SyntaxError"),
+        pytest.param(
+            "def compose(req, rsp)\n", r"SyntaxError: expected ':' \(at .*\.py:1\)$", id="SyntaxError"
+        ),
         pytest.param(
             "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*\.py:1\)$", id="Raises"
         ),

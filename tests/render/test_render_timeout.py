@@ -24,7 +24,9 @@ _MODULE = "crossfn_render_runaway"
 def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     (tmp_path / "xr.yaml").write_text(_XR)
     (tmp_path / "composition.yaml").write_text(_COMP)
-    (tmp_path / f"{_MODULE}.py").write_text((Path(__file__).parent / "testdata" / f"{_MODULE}.py").read_text())
+    (tmp_path / f"{_MODULE}.py").write_text(
+        (Path(__file__).parent / "testdata" / f"{_MODULE}.py").read_text()
+    )
     monkeypatch.syspath_prepend(str(tmp_path))
     if _MODULE in sys.modules:
         sys.modules[_MODULE].RELEASE.clear()
@@ -39,13 +41,17 @@ def files(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     [
         pytest.param("runaway", "a sync function looping in Python is interrupted", id="Runaway"),
         pytest.param("stuck", "a sync function stuck in one C call is abandoned", id="Stuck"),
-        pytest.param("blocking", "an async function that never awaits cannot block the timeout", id="AsyncBlocking"),
+        pytest.param(
+            "blocking", "an async function that never awaits cannot block the timeout", id="AsyncBlocking"
+        ),
     ],
 )
 def test_timeout_stops_in_process_function(
     capsys: pytest.CaptureFixture[str], files: Path, function: str, reason: str
 ) -> None:
-    (files / "functions.yaml").write_text(_FNS.replace("crossfn_render_testfns:success", f"{_MODULE}:{function}"))
+    (files / "functions.yaml").write_text(
+        _FNS.replace("crossfn_render_testfns:success", f"{_MODULE}:{function}")
+    )
     start = time.monotonic()
     code = cli.main(
         ["render", str(files / "xr.yaml"), str(files / "composition.yaml"), str(files / "functions.yaml"),
@@ -53,5 +59,9 @@ def test_timeout_stops_in_process_function(
     )  # fmt: skip
     took = time.monotonic() - start
     out, err = capsys.readouterr()
-    assert (code, out, err) == (1, "", "crossfn: error: cannot render composite resource: context deadline exceeded\n"), reason
+    assert (code, out, err) == (
+        1,
+        "",
+        "crossfn: error: cannot render composite resource: context deadline exceeded\n",
+    ), reason
     assert took < 3, f"{reason}: took {took:.1f}s"

@@ -117,7 +117,9 @@ def test_invalid_render_fails(
     code, out, err = _render(capsys, data, "--validate", *flags)
     assert (code, out) == (1, ""), f"{reason}: exit 1, nothing on stdout"
     count = f"{len(lines)} problem" + ("s" if len(lines) > 1 else "")
-    assert err == _BUILTIN + "\n".join([f"crossfn: error: cannot validate render: {count}", *lines]) + "\n", reason
+    assert err == _BUILTIN + "\n".join([f"crossfn: error: cannot validate render: {count}", *lines]) + "\n", (
+        reason
+    )
     code, _, err = _render(capsys, data, *flags)
     assert code == 0, f"{reason}: without --validate the render succeeds: {err}"
 

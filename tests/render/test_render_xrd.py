@@ -35,7 +35,10 @@ _XRD = {
                                     "coolField": {"type": "string", "default": f"default-{version}"},
                                     "replicas": {"type": "integer", "default": 3},
                                     "tags": {"type": "array", "items": {"type": "string", "default": "t"}},
-                                    "labels": {"type": "object", "additionalProperties": {"type": "string", "default": "l"}},
+                                    "labels": {
+                                        "type": "object",
+                                        "additionalProperties": {"type": "string", "default": "l"},
+                                    },
                                     "nothing": {"type": "string", "default": None},
                                 },
                             }
@@ -112,7 +115,9 @@ def test_xrd_defaults(
 def test_xrd_incorrect_api_version(tmp_path: Path) -> None:
     with pytest.raises(errors.InputError) as info:
         render.load(_request(tmp_path, {}, "nop.example.org/v2"))
-    assert str(info.value).endswith(": the specified API version 'nop.example.org/v2' does not exist in the XRD")
+    assert str(info.value).endswith(
+        ": the specified API version 'nop.example.org/v2' does not exist in the XRD"
+    )
     assert str(info.value).startswith("cannot default values for XR ")
 
 

@@ -37,7 +37,9 @@ def test_package_data_is_the_document() -> None:
     assert schemas["io.k8s.api.core.v1.ConfigMap"]["x-kubernetes-group-version-kind"] == [
         {"group": "", "kind": "ConfigMap", "version": "v1"}
     ]
-    assert schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].get("x-kubernetes-int-or-string") is True
+    assert (
+        schemas["io.k8s.apimachinery.pkg.util.intstr.IntOrString"].get("x-kubernetes-int-or-string") is True
+    )
 
 
 def test_reading_it_does_not_import_kubernetes_validate() -> None:

@@ -150,19 +150,27 @@ class _Beta:
         return rsp
 
 
-
 async def _awaited(rsp: Awaitable[fnv1.RunFunctionResponse]) -> fnv1.RunFunctionResponse:
     return await rsp
+
 
 @pytest.mark.parametrize(
     ("reason", "fn", "want"),
     [
-        pytest.param("A servicer class is created, then served.", _ServicerClass, "created", id="ServicerClass"),
         pytest.param(
-            "The official template's base, FunctionRunnerService.", _TemplateRunner, "template", id="TemplateBase"
+            "A servicer class is created, then served.", _ServicerClass, "created", id="ServicerClass"
         ),
         pytest.param(
-            "Another version's RunFunctionResponse is parsed into crossfn's.", _Beta(), "beta", id="OtherMessageType"
+            "The official template's base, FunctionRunnerService.",
+            _TemplateRunner,
+            "template",
+            id="TemplateBase",
+        ),
+        pytest.param(
+            "Another version's RunFunctionResponse is parsed into crossfn's.",
+            _Beta(),
+            "beta",
+            id="OtherMessageType",
         ),
     ],
 )

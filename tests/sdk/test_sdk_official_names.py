@@ -48,7 +48,11 @@ print(json.dumps(out))
 @pytest.fixture(scope="module")
 def official() -> dict[str, dict[str, Any]]:
     run = subprocess.run(
-        [sys.executable, "-c", _OFFICIAL % (MODULES,)], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-c", _OFFICIAL % (MODULES,)],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     )
     out: dict[str, dict[str, Any]] = json.loads(run.stdout)
     return out
@@ -86,4 +90,6 @@ def test_official_calls_work(official: dict[str, dict[str, Any]], module: str) -
                 assert repr(p.default) == default, f"{where}: {pname} defaults to {default} upstream"
         for p in sig:
             if p.name not in theirs and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
-                assert p.default is not p.empty, f"{where}: crossfn's extra parameter {p.name} must be optional"
+                assert p.default is not p.empty, (
+                    f"{where}: crossfn's extra parameter {p.name} must be optional"
+                )

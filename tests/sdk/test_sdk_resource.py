@@ -225,7 +225,10 @@ def test_child_name_empty_separator_cuts_as_upstream() -> None:
     full = "a" * 70
     want = "a" * 57 + __import__("hashlib").sha256(full.encode()).hexdigest()[:5]
     assert resource.child_name(full, sep="") == want
-    assert resource.child_name("ab", "cd", sep="") == "abcd" + __import__("hashlib").sha256(b"abcd").hexdigest()[:5]
+    assert (
+        resource.child_name("ab", "cd", sep="")
+        == "abcd" + __import__("hashlib").sha256(b"abcd").hexdigest()[:5]
+    )
 
 
 def test_child_name_multi_character_separator_stays_within_63() -> None:

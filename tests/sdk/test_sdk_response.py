@@ -37,7 +37,9 @@ def test_to_can_keep_an_absent_context_absent() -> None:
     """As the Go SDK, and as a compose function's response starts."""
     rsp = response.to(fnv1.RunFunctionRequest(), empty_context=False)
     assert not rsp.HasField("context")
-    present = response.to(fnv1.RunFunctionRequest(context=resource.dict_to_struct({"k": "v"})), empty_context=False)
+    present = response.to(
+        fnv1.RunFunctionRequest(context=resource.dict_to_struct({"k": "v"})), empty_context=False
+    )
     assert _d(present)["context"] == {"k": "v"}
 
 

@@ -196,7 +196,10 @@ async def test_start_errors(reason: str, listen: settings.ListenSettings, messag
             id="NoModule",
         ),
         pytest.param(
-            "An attribute that does not exist.", "crossfn.sdk.response:nope", "has no attribute nope", id="NoAttribute"
+            "An attribute that does not exist.",
+            "crossfn.sdk.response:nope",
+            "has no attribute nope",
+            id="NoAttribute",
         ),
     ],
 )
@@ -243,7 +246,9 @@ def test_threaded_server_refuses_async_functions() -> None:
     ("source", "message"),
     [
         pytest.param(
-            "def compose(req, rsp)\n    pass\n", r"SyntaxError: expected ':' \(at .*mod\.py:1\)", id="SyntaxError"
+            "def compose(req, rsp)\n    pass\n",
+            r"SyntaxError: expected ':' \(at .*mod\.py:1\)",
+            id="SyntaxError",
         ),
         pytest.param(
             "raise RuntimeError('no config')\n", r"RuntimeError: no config \(at .*mod\.py:1\)", id="Raises"

@@ -34,9 +34,11 @@ _SCALARS = (
 )
 _JSON = st.recursive(
     _SCALARS,
-    lambda inner: st.lists(inner, max_size=4)
-    | st.lists(inner, max_size=3).map(tuple)
-    | st.dictionaries(st.text(max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.lists(inner, max_size=3).map(tuple)
+        | st.dictionaries(st.text(max_size=6), inner, max_size=4)
+    ),
     max_leaves=24,
 )
 _OBJECTS = st.dictionaries(st.text(max_size=6), _JSON, max_size=5)
@@ -96,7 +98,9 @@ def test_decode_reads_what_python_reads(d: dict[str, Any], integers: bool) -> No
 
 
 @given(_OBJECTS, _OBJECTS)
-def test_fill_struct_replaces_top_level_keys_as_python_does(base: dict[str, Any], update: dict[str, Any]) -> None:
+def test_fill_struct_replaces_top_level_keys_as_python_does(
+    base: dict[str, Any], update: dict[str, Any]
+) -> None:
     want = _python_struct(base)
     for k in update:
         if k in want.fields:

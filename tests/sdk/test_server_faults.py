@@ -261,8 +261,20 @@ def _serve(tmp_path: Path, function: str, grace: float, *flags: str) -> tuple[su
     (tmp_path / "stuckfn.py").write_text(textwrap.dedent(_STUCK_MODULE))
     address = f"127.0.0.1:{_free_port() if flags else 0}"  # several workers need a fixed port
     proc = subprocess.Popen(
-        [sys.executable, "-m", "crossfn", "function", "serve", function, "--insecure",
-         "--address", address, "--grace-period", str(grace), *flags],
+        [
+            sys.executable,
+            "-m",
+            "crossfn",
+            "function",
+            "serve",
+            function,
+            "--insecure",
+            "--address",
+            address,
+            "--grace-period",
+            str(grace),
+            *flags,
+        ],
         cwd=tmp_path,
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,

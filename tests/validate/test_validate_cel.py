@@ -214,5 +214,7 @@ def test_rule_past_the_cost_limit_stops_validation() -> None:
 
 def test_rule_within_the_cost_limit_runs() -> None:
     """A linear rule over the same list is well under the limit."""
-    schema = _schema([{"rule": "self.l.all(x, x >= 0)", "message": "non-negative"}], l={"type": "array", "items": _INT})
+    schema = _schema(
+        [{"rule": "self.l.all(x, x >= 0)", "message": "non-negative"}], l={"type": "array", "items": _INT}
+    )
     assert _problems({"l": list(range(1000))}, schema) == []

@@ -235,7 +235,9 @@ def test_non_string_keys_print_as_go_does(tmp_path: Path, capsys: pytest.Capture
         "        properties:\n          spec: {type: object, properties: {a: {type: string}}}\n"
     )
     thing = tmp_path / "thing.yaml"
-    thing.write_text("apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {true: 1, 0x10: 2, 1.5: 3}\n")
+    thing.write_text(
+        "apiVersion: example.org/v1\nkind: Thing\nmetadata: {name: t}\nspec: {true: 1, 0x10: 2, 1.5: 3}\n"
+    )
     assert cli.main(["validate", str(crd), str(thing)]) == 1
     lines = capsys.readouterr().out.splitlines()
     prefix = "[x] schema validation error example.org/v1, Kind=Thing, t : "

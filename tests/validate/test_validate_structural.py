@@ -118,7 +118,7 @@ def _msgs(obj: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[str]:
             {"a": {"type": "string", "pattern": "+"}},
             {"a": "foo"},
             [
-                "spec.a: Invalid value: \"foo\": spec.a in body should match '+, but pattern is invalid: "
+                'spec.a: Invalid value: "foo": spec.a in body should match \'+, but pattern is invalid: '
                 "error parsing regexp: missing argument to repetition operator: `+`'"
             ],
             id="InvalidPattern",
@@ -128,7 +128,7 @@ def _msgs(obj: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[str]:
             {"a": {"type": "string", "pattern": "^(?=a)a$"}},
             {"a": "a"},
             [
-                "spec.a: Invalid value: \"a\": spec.a in body should match '^(?=a)a$, but pattern is invalid: "
+                'spec.a: Invalid value: "a": spec.a in body should match \'^(?=a)a$, but pattern is invalid: '
                 "error parsing regexp: invalid or unsupported Perl syntax: `(?=`'"
             ],
             id="PerlOnlyPattern",
@@ -377,14 +377,25 @@ def test_published_allof_properties_are_known() -> None:
             "Small floats keep their shortest digits.", 1.23456789e-7, "1.23456789e-07", id="SmallExponent"
         ),
         pytest.param(
-            "A whole float beyond int64 stays a float64 in Go, printed with %v.", 1e20, "1e+20", id="LargeWhole"
+            "A whole float beyond int64 stays a float64 in Go, printed with %v.",
+            1e20,
+            "1e+20",
+            id="LargeWhole",
         ),
         pytest.param(
-            "Go's %v of a float64 uses exponent form from 1e+06.", 1234567.5, "1.2345675e+06", id="MillionsFloat"
+            "Go's %v of a float64 uses exponent form from 1e+06.",
+            1234567.5,
+            "1.2345675e+06",
+            id="MillionsFloat",
         ),
-        pytest.param("Whole floats within int64 print as integers.", 1e15, "1000000000000000", id="WholeInt64"),
         pytest.param(
-            "Strings are strconv.Quote'd: no-break space escapes.", "a\u00a0b", '"a\\u00a0b"', id="NoBreakSpace"
+            "Whole floats within int64 print as integers.", 1e15, "1000000000000000", id="WholeInt64"
+        ),
+        pytest.param(
+            "Strings are strconv.Quote'd: no-break space escapes.",
+            "a\u00a0b",
+            '"a\\u00a0b"',
+            id="NoBreakSpace",
         ),
         pytest.param("Booleans are bare.", True, "true", id="Bool"),
         pytest.param(

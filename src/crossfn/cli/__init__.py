@@ -118,7 +118,9 @@ _UNPRINTABLE = re.compile("[\x00-\x09\x0b-\x1f\x7f-\x9f\u2028\u2029\ud800-\udfff
 
 def printable(message: str) -> str:
     """``message`` with every control character but the newline written as an escape (``\\x0d``)."""
-    return _UNPRINTABLE.sub(lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", message)
+    return _UNPRINTABLE.sub(
+        lambda m: f"\\x{ord(m[0]):02x}" if ord(m[0]) < 0x100 else f"\\u{ord(m[0]):04x}", message
+    )
 
 
 def entrypoint() -> None:

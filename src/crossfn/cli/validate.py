@@ -61,7 +61,9 @@ def _run(args: argparse.Namespace) -> int:
     from crossfn import validate  # noqa: PLC0415 -- CEL, RE2 and YAML load only for this command
 
     report = validate.run(args.extensions, args.resources, old_resources=args.old_resources)
-    _output.write(report.json() if args.output == "json" else report.text(skip_success=args.skip_success_results))
+    _output.write(
+        report.json() if args.output == "json" else report.text(skip_success=args.skip_success_results)
+    )
     for package in report.skipped_packages:
         print(
             f"crossfn: warning: cannot fetch schemas of package {package} offline; give its CRDs as extensions",

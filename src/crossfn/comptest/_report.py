@@ -55,7 +55,9 @@ def reasons(outcome: _run.Outcome) -> list[str]:
         lines.extend(f"    {_printable(line)}" for line in outcome.error.splitlines())
     for failure in outcome.failures:
         lines.append(f"    {_printable(failure.field)}: {_printable(failure.summary)}")
-        lines.extend(f"        {_printable(line)}" for detail in failure.details for line in detail.splitlines())
+        lines.extend(
+            f"        {_printable(line)}" for detail in failure.details for line in detail.splitlines()
+        )
     return lines
 
 
@@ -93,7 +95,10 @@ def to_json(outcomes: Sequence[_run.Outcome]) -> str:
     passed = sum(o.passed for o in outcomes)
     doc = {"tests": tests, "passed": passed, "failed": len(outcomes) - passed}
     # JSON escapes controls itself; a lone surrogate it would write raw, which no encoder takes.
-    return re.sub("[\ud800-\udfff]", _escape_json, json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False)) + "\n"
+    return (
+        re.sub("[\ud800-\udfff]", _escape_json, json.dumps(doc, indent=2, sort_keys=True, ensure_ascii=False))
+        + "\n"
+    )
 
 
 def _escape_json(match: re.Match[str]) -> str:
@@ -143,7 +148,9 @@ def junit(outcomes: Sequence[_run.Outcome]) -> str:
     _counts(root, outcomes)
     for (where, suite), group in itertools.groupby(outcomes, key=lambda o: (o.case.where, o.case.suite)):
         members = list(group)
-        element = ET.SubElement(root, "testsuite", {"name": _printable(suite), "file": _printable(str(members[0].case.file))})
+        element = ET.SubElement(
+            root, "testsuite", {"name": _printable(suite), "file": _printable(str(members[0].case.file))}
+        )
         _counts(element, members)
         for outcome in members:
             _testcase(element, outcome)

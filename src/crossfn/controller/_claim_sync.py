@@ -61,7 +61,12 @@ NAME_TRIES = 10
 
 CLAIM_ONLY = ("compositeDeletePolicy", "resourceRef", "writeConnectionSecretToRef")
 XR_MACHINERY = ("resourceRefs", "claimRef", "writeConnectionSecretToRef")
-PROPAGATED_SELECTION = ("compositionRef", "compositionSelector", "compositionUpdatePolicy", "compositionRevisionSelector")
+PROPAGATED_SELECTION = (
+    "compositionRef",
+    "compositionSelector",
+    "compositionUpdatePolicy",
+    "compositionRevisionSelector",
+)
 STATUS_NOT_PROPAGATED = ("conditions", "connectionDetails", "claimConditionTypes")
 
 
@@ -161,7 +166,9 @@ async def generate_name(api: _api.Api, api_version: str, kind: str, base: str, r
         candidate = prefix + "".join(rng.choice(NAME_ALPHABET) for _ in range(5))
         if await api.get(api_version, kind, candidate) is None:
             return candidate
-    raise errors.CrossfnError("cannot generate a name for composite resource: cannot generate a name for a resource")
+    raise errors.CrossfnError(
+        "cannot generate a name for composite resource: cannot generate a name for a resource"
+    )
 
 
 async def upgrade_managed_fields(api: _api.Api, xr: Mapping[str, Any]) -> None:

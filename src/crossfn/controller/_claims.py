@@ -55,7 +55,14 @@ from crossfn.engine import _clock
 from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
-__all__ = ["FINALIZER", "FOREGROUND_WAIT_SECONDS", "ClaimReconciler", "check_fields", "claim_type", "offers_claim"]
+__all__ = [
+    "FINALIZER",
+    "FOREGROUND_WAIT_SECONDS",
+    "ClaimReconciler",
+    "check_fields",
+    "claim_type",
+    "offers_claim",
+]
 
 
 FINALIZER = "finalizer.apiextensions.crossplane.io"
@@ -68,7 +75,10 @@ PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause an
 def offers_claim(xrd: Mapping[str, Any]) -> bool:
     """Whether the XRD offers a claim: ``spec.claimNames`` on a ``LegacyCluster`` XRD."""
     spec = xrd.get("spec") or {}
-    return isinstance(spec.get("claimNames"), Mapping) and xrd_schemas.scope_of(xrd) == xrd_schemas.LEGACY_CLUSTER
+    return (
+        isinstance(spec.get("claimNames"), Mapping)
+        and xrd_schemas.scope_of(xrd) == xrd_schemas.LEGACY_CLUSTER
+    )
 
 
 def claim_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
@@ -186,7 +196,9 @@ class ClaimReconciler:
             return _controller.Result()
         read = copy.deepcopy(claim.get("status") or {})
         claim.setdefault("status", {})
-        if ((claim.get("metadata") or {}).get("annotations") or {}).get(_composite.ANNOTATION_PAUSED) == "true":
+        if ((claim.get("metadata") or {}).get("annotations") or {}).get(
+            _composite.ANNOTATION_PAUSED
+        ) == "true":
             await self._event(claim, "Normal", "ReconciliationPaused", PAUSED_MESSAGE)
             self._mark(claim, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
             await self._write_status(claim, read)
@@ -204,7 +216,9 @@ class ClaimReconciler:
         try:
             check_fields(claim)
         except errors.CrossfnError as exc:
-            raise _fail("BindCompositeResource", "cannot bind and sync claim with composite resource", exc) from exc
+            raise _fail(
+                "BindCompositeResource", "cannot bind and sync claim with composite resource", exc
+            ) from exc
         xr = await self._bound(claim)
         foreign = _foreign_claim(xr, claim)
         if foreign is not None:
@@ -234,9 +248,13 @@ class ClaimReconciler:
                 enforced=bool((self.xrd.get("spec") or {}).get("enforcedCompositionRef")), rng=self._rng,
             )  # fmt: skip
         except errors.CrossfnError as exc:
-            raise _fail("BindCompositeResource", "cannot bind and sync claim with composite resource", exc) from exc
+            raise _fail(
+                "BindCompositeResource", "cannot bind and sync claim with composite resource", exc
+            ) from exc
         if not was_bound and _bound_to(xr, claim):
-            await self._event(claim, "Normal", "BindCompositeResource", "Successfully bound composite resource")
+            await self._event(
+                claim, "Normal", "BindCompositeResource", "Successfully bound composite resource"
+            )
         self._mark(claim, "Synced", "True", "ReconcileSuccess")
         self._pass_conditions(claim, xr)
         if _conditions.get_condition(xr, "Ready").get("status") != "True":
@@ -247,9 +265,15 @@ class ClaimReconciler:
         try:
             propagated = await _connection.propagate(self._api, claim, xr)
         except errors.CrossfnError as exc:
-            raise _fail("PropagateConnectionSecret", "cannot propagate connection details from composite resource", exc) from exc
+            raise _fail(
+                "PropagateConnectionSecret",
+                "cannot propagate connection details from composite resource",
+                exc,
+            ) from exc
         if propagated:
-            claim["status"].setdefault("connectionDetails", {})["lastPublishedTime"] = _conditions.timestamp(self._clock())
+            claim["status"].setdefault("connectionDetails", {})["lastPublishedTime"] = _conditions.timestamp(
+                self._clock()
+            )
             await self._event(claim, "Normal", "PropagateConnectionSecret",
                               "Successfully propagated connection details from composite resource")  # fmt: skip
         self._mark(claim, "Ready", "True", "Available")
@@ -279,7 +303,9 @@ class ClaimReconciler:
                 c.pop("observedGeneration", None)
             _conditions.set_condition(claim, c)
 
-    async def _delete(self, claim: dict[str, Any], xr: Mapping[str, Any] | None, read: dict[str, Any]) -> _controller.Result:
+    async def _delete(
+        self, claim: dict[str, Any], xr: Mapping[str, Any] | None, read: dict[str, Any]
+    ) -> _controller.Result:
         """upstream controllers-2.6: delete the XR by ``compositeDeletePolicy``, then release the claim."""
         self._mark(claim, "Ready", "False", "Deleting")
         if xr is not None:
@@ -300,7 +326,9 @@ class ClaimReconciler:
             if foreground:
                 await self._write_status(claim, read)
                 return _controller.Result(requeue_after=FOREGROUND_WAIT_SECONDS)
-        await self._event(claim, "Normal", "DeleteCompositeResource", "Successfully deleted composite resource")
+        await self._event(
+            claim, "Normal", "DeleteCompositeResource", "Successfully deleted composite resource"
+        )
         try:
             await self._set_finalizer(claim, present=False)
         except _api.ApiError as exc:
@@ -321,7 +349,9 @@ class ClaimReconciler:
         finalizers = list(meta.get("finalizers") or [])
         if (FINALIZER in finalizers) == present:
             return
-        meta["finalizers"] = [*finalizers, FINALIZER] if present else [f for f in finalizers if f != FINALIZER]
+        meta["finalizers"] = (
+            [*finalizers, FINALIZER] if present else [f for f in finalizers if f != FINALIZER]
+        )
         try:
             _claim_sync.keep_status(claim, await self._api.update(claim))
         except _api.NotFound:

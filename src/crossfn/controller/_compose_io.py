@@ -61,7 +61,9 @@ LABEL_COMPOSITE = _metadata.LABEL_COMPOSITE
 class ComposeFailed(errors.CrossfnError):
     """Compose failed: ``error`` (for ``cannot compose resources: …``) and the partial result, if any."""
 
-    def __init__(self, error: errors.CrossfnError, result: engine.CompositionResult | None, *, invalid: bool = False) -> None:
+    def __init__(
+        self, error: errors.CrossfnError, result: engine.CompositionResult | None, *, invalid: bool = False
+    ) -> None:
         super().__init__(str(error))
         self.error = error
         self.result = result
@@ -80,7 +82,9 @@ class Outcome:
 
 
 def _resource_name(obj: Mapping[str, Any]) -> str:
-    return str(((obj.get("metadata") or {}).get("annotations") or {}).get(_metadata.ANNOTATION_RESOURCE_NAME) or "")
+    return str(
+        ((obj.get("metadata") or {}).get("annotations") or {}).get(_metadata.ANNOTATION_RESOURCE_NAME) or ""
+    )
 
 
 def _describe(obj: Mapping[str, Any]) -> str:
@@ -178,7 +182,9 @@ class ComposeIO:
         observed = await self._observe(xr, fields)
         xr_details = await self._details(xr, "composite resource") if fields.legacy else {}
         schema = engine.CompositeSchema.LEGACY if fields.legacy else engine.CompositeSchema.MODERN
-        name = str(((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or "")
+        name = str(
+            ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or ""
+        )
         try:
             result = await engine.compose(
                 xr, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
@@ -202,7 +208,9 @@ class ComposeIO:
             raise
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, result, invalid=isinstance(exc.__cause__, _api.Invalid)) from exc
-        required = [_realtime.Selector.from_proto(rr.selector()) for s in steps for rr in s.required_resources]
+        required = [
+            _realtime.Selector.from_proto(rr.selector()) for s in steps for rr in s.required_resources
+        ]
         for reqs in result.pipeline.requirements.values():
             for group in (reqs.resources, reqs.extra_resources):
                 required += [_realtime.Selector.from_proto(sel) for sel in group.values()]
@@ -218,29 +226,44 @@ class ComposeIO:
         spec = rev.get("spec") or {}
         mode = spec.get("mode") or "Pipeline"
         if mode != "Pipeline":
-            raise ComposeFailed(errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None)
+            raise ComposeFailed(
+                errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None
+            )
         pipeline = spec.get("pipeline") or []
         if not isinstance(pipeline, list):
-            raise ComposeFailed(errors.InputError(f"spec.pipeline must be a list, not {values.a_json_type(pipeline)}"), None)
+            raise ComposeFailed(
+                errors.InputError(f"spec.pipeline must be a list, not {values.a_json_type(pipeline)}"), None
+            )
         try:
-            return [engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)]
+            return [
+                engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)
+            ]
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None) from exc
 
-    async def _observe(self, xr: Mapping[str, Any], fields: _selection.Fields) -> list[engine.ObservedResource]:
+    async def _observe(
+        self, xr: Mapping[str, Any], fields: _selection.Fields
+    ) -> list[engine.ObservedResource]:
         """upstream core-2.2 step 1: the objects the XR's refs name, with their connection details."""
         xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
-        refs = [r for r in fields.peek(xr).get("resourceRefs") or [] if isinstance(r, Mapping) and r.get("name")]
+        refs = [
+            r for r in fields.peek(xr).get("resourceRefs") or [] if isinstance(r, Mapping) and r.get("name")
+        ]
 
         async def one(ref: Mapping[str, Any]) -> engine.ObservedResource | None:
             ns = xr_ns or str(ref.get("namespace") or "")
             try:
-                obj = await self.get(str(ref.get("apiVersion") or ""), str(ref.get("kind") or ""), str(ref["name"]), ns)
+                obj = await self.get(
+                    str(ref.get("apiVersion") or ""), str(ref.get("kind") or ""), str(ref["name"]), ns
+                )
             except _api.NoKindMatch:
                 return None
             except _api.ApiError as exc:
                 raise ComposeFailed(
-                    errors.CrossfnError(f"cannot get existing composed resources: cannot get composed resource: {exc}"), None
+                    errors.CrossfnError(
+                        f"cannot get existing composed resources: cannot get composed resource: {exc}"
+                    ),
+                    None,
                 ) from exc
             if obj is None:
                 return None
@@ -274,7 +297,8 @@ class ComposeIO:
             api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
             name, what = errors.quote(_resource_name(obj)), _describe(obj)
             await _unless_gone(
-                self._api.update(obj), f"{outer}: cannot cleanup composed resource labels of resource {name} {what}"
+                self._api.update(obj),
+                f"{outer}: cannot cleanup composed resource labels of resource {name} {what}",
             )
             await _unless_gone(
                 self._api.delete(
@@ -284,20 +308,26 @@ class ComposeIO:
                 f"{outer}: cannot delete composed resource {name} {what}",
             )  # fmt: skip
 
-    async def _write_refs(self, xr: dict[str, Any], result: engine.CompositionResult, fields: _selection.Fields) -> None:
+    async def _write_refs(
+        self, xr: dict[str, Any], result: engine.CompositionResult, fields: _selection.Fields
+    ) -> None:
         """upstream core-2.12: the refs, applied before any composed resource (skipped when already there)."""
         refs = list(result.resource_refs)
         if list(fields.peek(xr).get("resourceRefs") or []) == refs:
             return
         try:
-            await self._api.apply(result.resource_refs_patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True)
+            await self._api.apply(
+                result.resource_refs_patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True
+            )
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot update composed resource references: {exc}") from exc
         fields.machinery(xr)["resourceRefs"] = refs
 
-    async def _apply(self, xr: Mapping[str, Any], result: engine.CompositionResult, recorder: _events.Recorder) -> list[str]:
+    async def _apply(
+        self, xr: Mapping[str, Any], result: engine.CompositionResult, recorder: _events.Recorder
+    ) -> list[str]:
         """upstream core-2.13: apply each composed resource;
         Invalid ones are reported and returned, not fatal.
 
@@ -326,7 +356,9 @@ class ComposeIO:
                 except _api.Conflict:
                     raise
                 except _api.ApiError as exc:
-                    raise errors.CrossfnError(f"cannot apply composed resource {errors.quote(c.name)}: {exc}") from exc
+                    raise errors.CrossfnError(
+                        f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
+                    ) from exc
                 version = str((applied.get("metadata") or {}).get("resourceVersion") or "")
                 if version:
                     now[ident] = (sent, version)
@@ -343,7 +375,10 @@ class ComposeIO:
         if cache is None:
             return False
         current = cache.get(name, namespace)
-        return current is not None and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]
+        return (
+            current is not None
+            and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]
+        )
 
 
 async def _unless_gone(call: Awaitable[object], failure: str) -> None:

@@ -97,7 +97,9 @@ def xr_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
     spec = xrd.get("spec") or {}
     versions = list(spec.get("versions") or [])
     chosen = next((v for v in versions if v.get("referenceable")), versions[0] if versions else {})
-    return f"{spec.get('group', '')}/{chosen.get('name', '')}", str((spec.get("names") or {}).get("kind") or "")
+    return f"{spec.get('group', '')}/{chosen.get('name', '')}", str(
+        (spec.get("names") or {}).get("kind") or ""
+    )
 
 
 class _Failure(errors.CrossfnError):
@@ -244,10 +246,17 @@ class CompositeReconciler:
     def _revision_changed(self, event_type: str, rev: dict[str, Any], old: dict[str, Any] | None) -> None:
         composition = ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME)
         ref = (rev.get("spec") or {}).get("compositeTypeRef") or {}
-        if not composition or ref != {"apiVersion": self.api_version, "kind": self.kind} or self._informers is None:
+        if (
+            not composition
+            or ref != {"apiVersion": self.api_version, "kind": self.kind}
+            or self._informers is None
+        ):
             return
         for xr in self._informers.informer(self.api_version, self.kind).list():
-            if self._fields.update_policy(xr) != "Manual" and self._fields.ref_name(xr, "compositionRef") == composition:
+            if (
+                self._fields.update_policy(xr) != "Manual"
+                and self._fields.ref_name(xr, "compositionRef") == composition
+            ):
                 meta = xr.get("metadata") or {}
                 self._enqueue(_realtime.xr_key(str(meta.get("namespace") or ""), str(meta.get("name") or "")))
 
@@ -334,7 +343,11 @@ class CompositeReconciler:
             await self._compose_failed(xr, read, failed)
             raise failed.error from failed
         if self._watches is not None:
-            self._watches.ensure(self._deps.record(key, outcome.dependencies, outcome.required, outcome.result.pipeline.requirements))
+            self._watches.ensure(
+                self._deps.record(
+                    key, outcome.dependencies, outcome.required, outcome.result.pipeline.requirements
+                )
+            )
         await self._publish(xr, outcome.result)
         status = engine.reconcile_status(
             xr, outcome.result, now=self._clock(), unsynced=outcome.unsynced, legacy=self._fields.legacy
@@ -348,7 +361,9 @@ class CompositeReconciler:
             # fails with this text (upstream core-2.14).
             error = errors.CrossfnError(f"cannot apply composite resource status: {rejected.error}")
             invalid = isinstance(rejected.error, _api.Invalid)
-            await self._compose_failed(xr, read, _compose_io.ComposeFailed(error, outcome.result, invalid=invalid))
+            await self._compose_failed(
+                xr, read, _compose_io.ComposeFailed(error, outcome.result, invalid=invalid)
+            )
             raise error from rejected
         return self._requeue(key, xr, outcome)
 
@@ -364,7 +379,9 @@ class CompositeReconciler:
         if published:
             details = xr.setdefault("status", {}).setdefault("connectionDetails", {})
             details["lastPublishedTime"] = _conditions.timestamp(self._clock())
-            await self._event(xr, "Normal", "PublishConnectionSecret", "Successfully published connection details")
+            await self._event(
+                xr, "Normal", "PublishConnectionSecret", "Successfully published connection details"
+            )
 
     async def _emit(self, xr: Mapping[str, Any], events: tuple[engine.Event, ...]) -> None:
         await _events.record_pipeline_events(self._recorder, xr, events, legacy=self._fields.legacy)
@@ -404,7 +421,9 @@ class CompositeReconciler:
             try:
                 await self._persist(xr, changes)
             except errors.CrossfnError as exc:
-                _log.debug("cannot keep the finalizer or selection of %s: %s", xr["metadata"].get("name"), exc)
+                _log.debug(
+                    "cannot keep the finalizer or selection of %s: %s", xr["metadata"].get("name"), exc
+                )
             await self._selection_events(xr, changes)
             raise
         xr = await self._persist(xr, changes)
@@ -419,7 +438,9 @@ class CompositeReconciler:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
         original = self._fields.ref_name(xr, "compositionRef")
         try:
-            changes.events += await _selection.select_composition(xr, self.xrd, self._fields, self._reader, self._rng)
+            changes.events += await _selection.select_composition(
+                xr, self.xrd, self._fields, self._reader, self._rng
+            )
         except errors.CrossfnError as exc:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
         selected = self._fields.ref_name(xr, "compositionRef")
@@ -457,14 +478,18 @@ class CompositeReconciler:
                 "ComposeResources",
                 f"selected CompositionRevision {rev['metadata']['name']} does not have a valid function pipeline: "
                 f"{valid.get('message') or 'pipeline status unknown'}",
-                transient=valid.get("status") == "Unknown",  # not checked yet: the revision watch wakes the XR
+                transient=valid.get("status")
+                == "Unknown",  # not checked yet: the revision watch wakes the XR
             )
 
     async def _persist(self, xr: dict[str, Any], changes: _Changes) -> dict[str, Any]:
         """Update the XR when steps 6–10 changed it; errors read as the first step that did."""
         if {k: xr.get(k) for k in ("metadata", "spec")} == changes.before:
             return xr
-        default = ("ComposeResources", "cannot configure composite resource: cannot update composite resource")
+        default = (
+            "ComposeResources",
+            "cannot configure composite resource: cannot update composite resource",
+        )
         reason, outer = changes.first or default
         try:
             return self._keep_status(await self._api.update(xr), xr)
@@ -481,12 +506,17 @@ class CompositeReconciler:
         """
         engine.label_composite(xr)
         spec = rev.get("spec") or {}
-        if (spec.get("compositeTypeRef") or {}) != {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}:
+        if (spec.get("compositeTypeRef") or {}) != {
+            "apiVersion": xr.get("apiVersion"),
+            "kind": xr.get("kind"),
+        }:
             raise errors.CrossfnError("referenced composition is not compatible with this composite resource")
         if self._fields.legacy:
             engine.default_connection_secret(xr, self._fields.machinery(xr), spec)
 
-    async def _compose_failed(self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed) -> None:
+    async def _compose_failed(
+        self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed
+    ) -> None:
         """upstream core-2.17 on a compose error: the partial run's
         events and conditions, ``Synced=False``, status."""
         status = engine.reconcile_status(
@@ -495,7 +525,9 @@ class CompositeReconciler:
         conditions = list(status.conditions)
         if failed.invalid:
             # API servers' Invalid messages are unstable; the condition points at the event instead.
-            conditions = [{**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions]
+            conditions = [
+                {**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions
+            ]
         await self._emit(xr, status.events)
         new = copy.deepcopy(xr.get("status") or {})
         new["conditions"] = conditions
@@ -520,7 +552,9 @@ class CompositeReconciler:
     # Small I/O helpers -------------------------------------------------------------------------
 
     def _mark(self, xr: dict[str, Any], type_: str, status: str, reason: str, message: str = "") -> None:
-        _conditions.set_condition(xr, _conditions.condition(xr, type_, status, reason, now=self._clock(), message=message))
+        _conditions.set_condition(
+            xr, _conditions.condition(xr, type_, status, reason, now=self._clock(), message=message)
+        )
 
     async def _event(self, xr: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
         await self._recorder.event(xr, type_, reason, message)
@@ -554,7 +588,9 @@ class CompositeReconciler:
         except _api.NotFound:
             return xr
 
-    async def _write_status(self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]) -> None:
+    async def _write_status(
+        self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]
+    ) -> None:
         """Server-side apply the status subresource, only when it changed (upstream core-2.14, core-2.17)."""
         if status == read:
             return

@@ -57,7 +57,9 @@ def check_controllable(secret: Mapping[str, Any], uid: str) -> None:
         raise errors.CrossfnError(f"existing secret is not controlled by UID {errors.quote(uid)}")
 
 
-async def publish(api: _api.Api, xr: Mapping[str, Any], details: Mapping[str, bytes], keys: Iterable[str] = ()) -> bool:
+async def publish(
+    api: _api.Api, xr: Mapping[str, Any], details: Mapping[str, bytes], keys: Iterable[str] = ()
+) -> bool:
     """Write the XR's connection Secret (upstream controllers-4); return whether anything was written.
 
     Raises ``cannot apply connection secret: …`` (the XR reconciler adds
@@ -117,7 +119,9 @@ async def propagate(api: _api.Api, claim: Mapping[str, Any], xr: Mapping[str, An
     return await _write_claim_secret(api, claim, str(to), dict(found.get("data") or {}))
 
 
-async def _write_claim_secret(api: _api.Api, claim: Mapping[str, Any], name: str, data: dict[str, str]) -> bool:
+async def _write_claim_secret(
+    api: _api.Api, claim: Mapping[str, Any], name: str, data: dict[str, str]
+) -> bool:
     """Create or fully replace the claim's Secret with ``data``; skip when the data is already so."""
     meta = claim.get("metadata") or {}
     namespace, uid = str(meta.get("namespace") or ""), str(meta.get("uid") or "")

@@ -48,7 +48,17 @@ from crossfn import engine
 from crossfn.controller import _api
 from crossfn.engine import _clock
 
-__all__ = ["CLOSE_TIMEOUT", "MAX_QUEUED", "MAX_REMEMBERED", "SENDERS", "EventRecorder", "NoEvents", "Recorder", "for_controller", "record_pipeline_events"]
+__all__ = [
+    "CLOSE_TIMEOUT",
+    "MAX_QUEUED",
+    "MAX_REMEMBERED",
+    "SENDERS",
+    "EventRecorder",
+    "NoEvents",
+    "Recorder",
+    "for_controller",
+    "record_pipeline_events",
+]
 
 _log = logging.getLogger("crossfn.controller.events")
 
@@ -110,7 +120,9 @@ class _Memory:
 
     max: int
     outbox: _Outbox
-    seen: collections.OrderedDict[tuple[str, ...], _Seen] = dataclasses.field(default_factory=collections.OrderedDict)
+    seen: collections.OrderedDict[tuple[str, ...], _Seen] = dataclasses.field(
+        default_factory=collections.OrderedDict
+    )
     last_ns: int = 0
 
 
@@ -292,7 +304,9 @@ class EventRecorder:
             if seen.count == 1:  # a dropped bump keeps the Event; its next one carries the count
                 self._forget(key, seen)
             dropped = self._memory.outbox.dropped
-            if dropped & (dropped - 1) == 0:  # the 1st, 2nd, 4th, 8th… drop: a burst logs a few lines, not thousands
+            if (
+                dropped & (dropped - 1) == 0
+            ):  # the 1st, 2nd, 4th, 8th… drop: a burst logs a few lines, not thousands
                 _log.warning(
                     "cannot record event %s %r on %s %s: too many events queued (%d dropped so far)",
                     reason, message, ref.get("kind"), ref["name"], dropped,
@@ -340,7 +354,12 @@ class EventRecorder:
             self._forget(event.key, seen)
             ref = event.ref
             _log.warning(
-                "cannot create event %s %r on %s %s: %s", event.reason, event.message, ref.get("kind"), ref["name"], exc
+                "cannot create event %s %r on %s %s: %s",
+                event.reason,
+                event.message,
+                ref.get("kind"),
+                ref["name"],
+                exc,
             )
 
     def _forget(self, key: tuple[str, ...], seen: _Seen) -> None:

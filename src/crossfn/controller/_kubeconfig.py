@@ -95,7 +95,9 @@ def _read(path: Path) -> dict[str, Any]:
     if document is None:
         raise _ProblemError("the file is empty")
     if not isinstance(document, dict):
-        raise _ProblemError(f"not a kubeconfig: the document is {values.a_json_type(document)}, not a mapping")
+        raise _ProblemError(
+            f"not a kubeconfig: the document is {values.a_json_type(document)}, not a mapping"
+        )
     return document
 
 
@@ -253,5 +255,3 @@ def _reason(exc: BaseException) -> str:
         return exc.strerror
     text = " ".join(str(exc).split()) or type(exc).__name__
     return re.sub(r" \(_ssl\.c:\d+\)$", "", text)
-
-

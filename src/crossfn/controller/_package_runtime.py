@@ -100,7 +100,9 @@ def _template(drc: Mapping[str, Any] | None, which: str) -> dict[str, Any]:
 
 
 def _owner(rev: Mapping[str, Any]) -> dict[str, Any]:
-    return engine_metadata.controller_reference(rev, api_version=_packages.API_VERSION, kind="FunctionRevision")
+    return engine_metadata.controller_reference(
+        rev, api_version=_packages.API_VERSION, kind="FunctionRevision"
+    )
 
 
 def _metadata(template: Mapping[str, Any], name: str, namespace: str, rev: Mapping[str, Any]) -> Object:

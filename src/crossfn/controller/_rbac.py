@@ -57,7 +57,9 @@ def render_cluster_roles(xrd: Mapping[str, Any]) -> list[dict[str, Any]]:
     plural = str((spec.get("names") or {}).get("plural") or "")
     claims = str((spec.get("claimNames") or {}).get("plural") or "")
     xrs, claim_resources = [plural, f"{plural}/status"], [claims, f"{claims}/status"]
-    owner = _metadata.controller_reference(xrd, api_version=XRD_API_VERSION, kind="CompositeResourceDefinition")
+    owner = _metadata.controller_reference(
+        xrd, api_version=XRD_API_VERSION, kind="CompositeResourceDefinition"
+    )
     system = [_rule(group, xrs, _ALL), _rule(group, [f"{plural}/finalizers"], ["update"])]
     edit, view = [_rule(group, xrs, _ALL)], [_rule(group, xrs, _READ)]
     if claims:

@@ -122,7 +122,9 @@ class Dependencies:
         owner = self._controller(obj)
         if owner is not None:
             out.add(xr_key(namespace, owner))
-        elif (root := (meta.get("labels") or {}).get(_metadata.LABEL_COMPOSITE)) and self._is_composed_kind(obj):
+        elif (root := (meta.get("labels") or {}).get(_metadata.LABEL_COMPOSITE)) and self._is_composed_kind(
+            obj
+        ):
             out.add(xr_key(namespace, str(root)))
         kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
         for key, selectors in self._required.items():
@@ -149,7 +151,9 @@ class Dependencies:
 class Watches:
     """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
 
-    def __init__(self, informers: _sources.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]) -> None:
+    def __init__(
+        self, informers: _sources.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
+    ) -> None:
         self._informers = informers
         self._dependencies = dependencies
         self.enqueue = enqueue

@@ -120,7 +120,9 @@ def latest_revision(revisions: Iterable[Mapping[str, Any]], composition_uid: str
 
 
 def _owner_reference(composition: Mapping[str, Any]) -> dict[str, Any]:
-    return _metadata.controller_reference(composition, api_version=COMPOSITION_API_VERSION, kind="Composition")
+    return _metadata.controller_reference(
+        composition, api_version=COMPOSITION_API_VERSION, kind="Composition"
+    )
 
 
 def new_revision(composition: Mapping[str, Any], hash_: str, number: int) -> dict[str, Any]:

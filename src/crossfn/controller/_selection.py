@@ -167,7 +167,9 @@ class Reader:
         self._api = api
         self._informers = informers
 
-    async def list(self, kind: tuple[str, str], labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]:
+    async def list(
+        self, kind: tuple[str, str], labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]:
         if self._informers is not None:
             cache = self._informers.informer(*kind)
             if not cache.synced:
@@ -224,7 +226,8 @@ async def select_composition(
     candidates = sorted(
         str((c.get("metadata") or {}).get("name") or "")
         for c in compositions
-        if ((c.get("spec") or {}).get("compositeTypeRef") or {}) == {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}
+        if ((c.get("spec") or {}).get("compositeTypeRef") or {})
+        == {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}
     )
     if not candidates:
         raise errors.CrossfnError("no compatible Compositions found")
@@ -232,12 +235,16 @@ async def select_composition(
     return events
 
 
-def default_revision_selector(xr: dict[str, Any], xrd: Mapping[str, Any], fields: Fields) -> list[SelectionEvent]:
+def default_revision_selector(
+    xr: dict[str, Any], xrd: Mapping[str, Any], fields: Fields
+) -> list[SelectionEvent]:
     """Copy the XRD's ``defaultCompositionRevisionSelector`` to an XR that has no revision selector."""
     default = (xrd.get("spec") or {}).get("defaultCompositionRevisionSelector")
     if not isinstance(default, Mapping) or fields.match_labels(xr, "compositionRevisionSelector") is not None:
         return []
-    fields.machinery(xr)["compositionRevisionSelector"] = {"matchLabels": dict(default.get("matchLabels") or {})}
+    fields.machinery(xr)["compositionRevisionSelector"] = {
+        "matchLabels": dict(default.get("matchLabels") or {})
+    }
     return [SelectionEvent("CompositionSelection", "Default revision selector has been selected")]
 
 
@@ -270,7 +277,9 @@ async def select_revision(
     if current is not None and policy == "Manual":
         rev = await reader.get(REVISION, current)
         if rev is None:
-            raise errors.CrossfnError(f"cannot get CompositionRevision: {_not_found('compositionrevisions', current)}")
+            raise errors.CrossfnError(
+                f"cannot get CompositionRevision: {_not_found('compositionrevisions', current)}"
+            )
         return rev, []
     name = fields.ref_name(xr, "compositionRef") or ""
     composition = await reader.get(COMPOSITION, name)
@@ -282,7 +291,9 @@ async def select_revision(
     try:
         revisions = await reader.list(REVISION, labels)
     except _api.ApiError as exc:
-        raise errors.CrossfnError(f"cannot fetch composition revision: cannot list CompositionRevisions: {exc}") from exc
+        raise errors.CrossfnError(
+            f"cannot fetch composition revision: cannot list CompositionRevisions: {exc}"
+        ) from exc
     latest = latest_revision(composition, revisions)
     if latest is None:
         raise NoRevision("no compatible CompositionRevisions found")

@@ -63,7 +63,9 @@ class Cache(Protocol):
 
     def get(self, name: str, namespace: str = "") -> dict[str, Any] | None: ...
 
-    def list(self, namespace: str | None = None, labels: Mapping[str, str] | None = None) -> list[dict[str, Any]]: ...
+    def list(
+        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]: ...
 
     def add_handler(self, fn: Handler) -> None: ...
 
@@ -208,7 +210,9 @@ class ApiScopes:
         return await self._api.is_namespaced(api_version, kind)
 
 
-def api_sources(api: _api.Api, informers: Informers | None, schemas: ApiSchemas | None = None) -> engine.Sources:
+def api_sources(
+    api: _api.Api, informers: Informers | None, schemas: ApiSchemas | None = None
+) -> engine.Sources:
     """The engine's sources over ``api``; pass the :class:`ApiSchemas` whose cache a CRD informer drops."""
     return engine.Sources(
         resources=ApiResources(api, informers),

@@ -38,7 +38,9 @@ class ReconcileTracer(Protocol):
     @property
     def steps(self) -> engine.Tracer: ...
 
-    def reconcile(self, *, controller: str, key: str, kind: str) -> contextlib.AbstractContextManager[None]: ...
+    def reconcile(
+        self, *, controller: str, key: str, kind: str
+    ) -> contextlib.AbstractContextManager[None]: ...
 
 
 class NoReconcileTracer:
@@ -86,7 +88,9 @@ class OpenTelemetryReconcileTracer:
 def _end(span_cm: Any, exc: BaseException | None, key: str) -> None:
     """End the span (recording ``exc``); a failure to do so is logged, never raised."""
     try:
-        span_cm.__exit__(type(exc) if exc is not None else None, exc, exc.__traceback__ if exc is not None else None)
+        span_cm.__exit__(
+            type(exc) if exc is not None else None, exc, exc.__traceback__ if exc is not None else None
+        )
     except Exception:
         _log.exception("cannot end span for reconcile of %s", key)
 

@@ -495,5 +495,7 @@ def _with_metadata(crd: dict[str, Any], xrd: Mapping[str, Any]) -> dict[str, Any
         out["metadata"]["labels"] = labels
     if extra.get("annotations"):
         out["metadata"]["annotations"] = dict(extra["annotations"])
-    out["metadata"]["ownerReferences"] = [_metadata.controller_reference(xrd, api_version=XRD_API_VERSION, kind=XRD_KIND)]
+    out["metadata"]["ownerReferences"] = [
+        _metadata.controller_reference(xrd, api_version=XRD_API_VERSION, kind=XRD_KIND)
+    ]
     return out

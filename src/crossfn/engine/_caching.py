@@ -98,7 +98,9 @@ class CachingRunner:
         self._metrics.cache("hits", name)
         return rsp
 
-    def _write(self, name: str, tag: str, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    def _write(
+        self, name: str, tag: str, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+    ) -> None:
         ttl = rsp.meta.ttl.ToTimedelta() if rsp.meta.HasField("ttl") else datetime.timedelta(0)
         if ttl <= datetime.timedelta(0) or _unresolved(req, rsp):
             return

@@ -160,7 +160,10 @@ async def compose(
     garbage: list[dict[str, Any]] = []
     if options.garbage_collect:
         garbage = _gc.garbage(
-            {n: o.resource for n, o in seen.items()}, desired.resources, xr, delete_orphans=options.delete_orphans
+            {n: o.resource for n, o in seen.items()},
+            desired.resources,
+            xr,
+            delete_orphans=options.delete_orphans,
         )
     now = clock()
     ready = _readiness.ready_condition(
@@ -280,7 +283,11 @@ async def _check_namespace(
 
 
 async def _generate_name(
-    obj: dict[str, Any], xr: Mapping[str, Any], name: str, existing: _sources.ResourceSource, rng: random.Random
+    obj: dict[str, Any],
+    xr: Mapping[str, Any],
+    name: str,
+    existing: _sources.ResourceSource,
+    rng: random.Random,
 ) -> str:
     """A name for an unnamed composed resource: ChildName, or a free random name when the XR has no UID."""
     meta = obj["metadata"]
@@ -288,13 +295,19 @@ async def _generate_name(
     uid = str((xr.get("metadata") or {}).get("uid") or "")
     if uid:
         return _naming.child_name(generate, uid, name)
-    api_version, kind, ns = str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""), str(meta.get("namespace") or "")
+    api_version, kind, ns = (
+        str(obj.get("apiVersion") or ""),
+        str(obj.get("kind") or ""),
+        str(meta.get("namespace") or ""),
+    )
     for _ in range(_NAME_TRIES):
         candidate = _naming.random_name(generate, rng)
         try:
             taken = await existing.get(api_version, kind, ns, candidate)
         except Exception as exc:
-            raise errors.CrossfnError(f"cannot generate a name for composed resource {errors.quote(name)}: {exc}") from exc
+            raise errors.CrossfnError(
+                f"cannot generate a name for composed resource {errors.quote(name)}: {exc}"
+            ) from exc
         if taken is None:
             return candidate
     raise errors.CrossfnError(
@@ -311,7 +324,9 @@ def _composite(
 ) -> dict[str, Any]:
     """The XR to write: the status patch (controller, upstream core-2.14) or the output XR (classic render,
     upstream core-3.5 step 6)."""
-    out = resource.struct_to_dict(desired.composite.resource) if desired.composite.HasField("resource") else {}
+    out = (
+        resource.struct_to_dict(desired.composite.resource) if desired.composite.HasField("resource") else {}
+    )
     problem = _metadata.shape_problem(out, status=True)
     if problem is not None:
         text = (
@@ -343,6 +358,8 @@ def _composite(
     current = _events.go_conditions(status.get("conditions"))
     if current is None:
         return out
-    fn_conditions = [c.to_dict() for c in run.conditions if c.type not in _events.CLASSIC_SYSTEM_CONDITION_TYPES]
+    fn_conditions = [
+        c.to_dict() for c in run.conditions if c.type not in _events.CLASSIC_SYSTEM_CONDITION_TYPES
+    ]
     status["conditions"] = _events.set_conditions(current, ready.to_dict(), *fn_conditions)
     return out

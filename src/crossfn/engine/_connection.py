@@ -46,7 +46,9 @@ def connection_secret(
     if ref is None:
         return None
     allowed = set(keys)
-    data = {k: base64.b64encode(v).decode() for k, v in sorted(details.items()) if not allowed or k in allowed}
+    data = {
+        k: base64.b64encode(v).decode() for k, v in sorted(details.items()) if not allowed or k in allowed
+    }
     owner = _metadata.controller_reference(xr)
     namespace, name = ref
     return {

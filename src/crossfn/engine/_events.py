@@ -73,7 +73,11 @@ def fold_results(step: str, results: Sequence[fnv1.Result]) -> Fold:
         if r.severity == fnv1.SEVERITY_FATAL:
             out.fatal = errors.PipelineFatalError(step, r.message)
             return out
-        out.results.append(_model.FunctionResult(step=step, severity=r.severity, message=r.message, reason=reason, target=target))
+        out.results.append(
+            _model.FunctionResult(
+                step=step, severity=r.severity, message=r.message, reason=reason, target=target
+            )
+        )
         if r.severity == fnv1.SEVERITY_WARNING:
             out.events.append(_model.Event("Warning", reason, r.message, target, detail))
         elif r.severity == fnv1.SEVERITY_NORMAL:
@@ -138,12 +142,18 @@ def go_conditions(conditions: object) -> list[dict[str, object]] | None:
         if when is not None and not isinstance(when, str):
             return None
         try:
-            cond["lastTransitionTime"] = None if when is None else gotime.format_rfc3339(gotime.parse_rfc3339(when))
+            cond["lastTransitionTime"] = (
+                None if when is None else gotime.format_rfc3339(gotime.parse_rfc3339(when))
+            )
         except errors.GoError:
             return None
         generation = fields.get("observedGeneration")
         if generation is not None:
-            if isinstance(generation, bool) or not isinstance(generation, int) or not -_INT64 <= generation < _INT64:
+            if (
+                isinstance(generation, bool)
+                or not isinstance(generation, int)
+                or not -_INT64 <= generation < _INT64
+            ):
                 return None
             if generation:
                 cond["observedGeneration"] = generation
@@ -151,7 +161,9 @@ def go_conditions(conditions: object) -> list[dict[str, object]] | None:
     return out
 
 
-def set_conditions(existing: list[dict[str, object]], *conditions: dict[str, object]) -> list[dict[str, object]]:
+def set_conditions(
+    existing: list[dict[str, object]], *conditions: dict[str, object]
+) -> list[dict[str, object]]:
     """Merge ``conditions`` into ``existing`` by type, as crossplane-runtime's ``SetConditions``.
 
     A same-type condition is replaced unless it is equal ignoring

@@ -173,7 +173,11 @@ class GrpcRunner:
             raw = await call(data, timeout=self._timeout, wait_for_ready=self._wait)
         except grpc.aio.AioRpcError as exc:
             self._metrics.run_finished(
-                name, target=target, method=method, code=go_code(exc.code()), severity="",
+                name,
+                target=target,
+                method=method,
+                code=go_code(exc.code()),
+                severity="",
                 seconds=time.perf_counter() - start,
             )
             raise
@@ -185,7 +189,12 @@ class GrpcRunner:
             ) from exc
         severity = _metrics.result_severity([r.severity for r in rsp.results])
         self._metrics.run_finished(
-            name, target=target, method=method, code="OK", severity=severity, seconds=time.perf_counter() - start
+            name,
+            target=target,
+            method=method,
+            code="OK",
+            severity=severity,
+            seconds=time.perf_counter() - start,
         )
         return rsp
 

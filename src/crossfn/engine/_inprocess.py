@@ -67,7 +67,9 @@ class InProcessRunner:
                 seconds=time.perf_counter() - start,
             )  # fmt: skip
             return rsp
-        raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: no such in-process function")
+        raise errors.FunctionRunError(
+            f"cannot run Function {errors.quote(name)}: no such in-process function"
+        )
 
     async def _off_loop(
         self, handler: function.Handler, req: fnv1.RunFunctionRequest

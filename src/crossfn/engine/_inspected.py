@@ -117,7 +117,9 @@ class InspectedRunner:
         except Exception as exc:
             await self._emit(name, "response", self._inspector.emit_response(b"", str(exc), meta))
             raise
-        await self._emit(name, "response", self._inspector.emit_response(_json(sanitize_response(rsp)), "", meta))
+        await self._emit(
+            name, "response", self._inspector.emit_response(_json(sanitize_response(rsp)), "", meta)
+        )
         return rsp
 
     def _meta(self, name: str, req: fnv1.RunFunctionRequest) -> StepMeta | None:

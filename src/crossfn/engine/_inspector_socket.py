@@ -23,6 +23,8 @@ from crossfn.proto.pipeline.v1alpha1 import pipeline_inspector_pb2_grpc as inspe
 __all__ = ["DEFAULT_SOCKET", "SocketInspector"]
 
 DEFAULT_SOCKET = "/var/run/pipeline-inspector/socket"
+
+
 def _step_meta(meta: _inspected.StepMeta) -> inspectorpb.StepMeta:
     out = inspectorpb.StepMeta(
         trace_id=meta.trace_id,
@@ -61,7 +63,9 @@ class SocketInspector:
 
     async def emit_request(self, request: bytes, meta: _inspected.StepMeta) -> None:
         try:
-            await self._stub().EmitRequest(inspectorpb.EmitRequestRequest(request=request, meta=_step_meta(meta)))
+            await self._stub().EmitRequest(
+                inspectorpb.EmitRequestRequest(request=request, meta=_step_meta(meta))
+            )
         except grpc.aio.AioRpcError as exc:
             raise _emit_error(exc) from exc
 
@@ -81,4 +85,6 @@ class SocketInspector:
 
 def _emit_error(exc: grpc.aio.AioRpcError) -> errors.CrossfnError:
     code = _grpc.go_code(exc.code())
-    return errors.CrossfnError(f"cannot emit to pipeline inspector: rpc error: code = {code} desc = {exc.details()}")
+    return errors.CrossfnError(
+        f"cannot emit to pipeline inspector: rpc error: code = {code} desc = {exc.details()}"
+    )

@@ -177,7 +177,9 @@ def _own_map(meta: dict[str, Any], key: str) -> dict[str, Any]:
     return value
 
 
-def controller_reference(owner: Mapping[str, Any], *, api_version: str = "", kind: str = "") -> dict[str, Any]:
+def controller_reference(
+    owner: Mapping[str, Any], *, api_version: str = "", kind: str = ""
+) -> dict[str, Any]:
     """A controller owner reference to ``owner`` (Crossplane's ``meta.AsController(meta.TypedReferenceTo(...))``).
 
     ``api_version`` and ``kind`` stand in where ``owner`` does not say its own.

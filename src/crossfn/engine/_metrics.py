@@ -105,7 +105,9 @@ class PrometheusMetrics:
         )  # fmt: skip
         self._cache = {
             e: prom.Counter(
-                f"function_run_function_response_cache_{e}_total", f"Function response cache {e}.", ["function_name"],
+                f"function_run_function_response_cache_{e}_total",
+                f"Function response cache {e}.",
+                ["function_name"],
                 registry=registry,
             )
             for e in _CACHE_EVENTS
@@ -116,8 +118,10 @@ class PrometheusMetrics:
         )  # fmt: skip
         self._cache_seconds = {
             op: prom.Histogram(
-                f"function_run_function_response_cache_{op}_seconds", f"Function response cache {op} latency.",
-                ["function_name"], registry=registry,
+                f"function_run_function_response_cache_{op}_seconds",
+                f"Function response cache {op} latency.",
+                ["function_name"],
+                registry=registry,
             )
             for op in ("read", "write")
         }

@@ -168,7 +168,9 @@ class PipelineStep:
         )
         reqs = d.get("requirements")
         if reqs is not None and not isinstance(reqs, Mapping):
-            raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.requirements must be an object")
+            raise errors.InputError(
+                f"cannot parse pipeline step {errors.quote(step)}: {where}.requirements must be an object"
+            )
         reqs = reqs or {}
         resources = tuple(
             _required_resource(r, f"{where}.requirements.requiredResources[{i}]", step)
@@ -195,7 +197,9 @@ def _list_field(d: Mapping[str, Any], key: str, where: str, step: str) -> list[A
     if v is None:
         return []
     if not isinstance(v, list):
-        raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.{key} must be a list")
+        raise errors.InputError(
+            f"cannot parse pipeline step {errors.quote(step)}: {where}.{key} must be a list"
+        )
     return v
 
 
@@ -204,7 +208,9 @@ def _str_field(d: Mapping[str, Any], key: str, where: str, step: str, *, require
     if v is None and not required:
         return None
     if not isinstance(v, str) or (required and not v):
-        raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.{key} must be a non-empty string")
+        raise errors.InputError(
+            f"cannot parse pipeline step {errors.quote(step)}: {where}.{key} must be a non-empty string"
+        )
     return v
 
 
@@ -217,7 +223,9 @@ def _credential(c: object, where: str, step: str) -> StepCredential:
     if ref is None:
         return StepCredential(name=name, source=source)
     if not isinstance(ref, Mapping):
-        raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where}.secretRef must be an object")
+        raise errors.InputError(
+            f"cannot parse pipeline step {errors.quote(step)}: {where}.secretRef must be an object"
+        )
     return StepCredential(
         name=name,
         source=source,
@@ -230,7 +238,9 @@ def _required_resource(r: object, where: str, step: str) -> RequiredResource:
     if not isinstance(r, Mapping):
         raise errors.InputError(f"cannot parse pipeline step {errors.quote(step)}: {where} must be an object")
     labels = r.get("matchLabels")
-    if labels is not None and not (isinstance(labels, Mapping) and all(isinstance(v, str) for v in labels.values())):
+    if labels is not None and not (
+        isinstance(labels, Mapping) and all(isinstance(v, str) for v in labels.values())
+    ):
         raise errors.InputError(
             f"cannot parse pipeline step {errors.quote(step)}: {where}.matchLabels must map strings to strings"
         )
@@ -310,7 +320,11 @@ class FunctionResult:
     @property
     def severity_name(self) -> str:
         """The enum name, e.g. ``SEVERITY_NORMAL``, as classic render prints it."""
-        return fnv1.Severity.Name(self.severity) if self.severity in fnv1.Severity.values() else "SEVERITY_UNSPECIFIED"
+        return (
+            fnv1.Severity.Name(self.severity)
+            if self.severity in fnv1.Severity.values()
+            else "SEVERITY_UNSPECIFIED"
+        )
 
 
 @dataclasses.dataclass(frozen=True)

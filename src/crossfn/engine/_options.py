@@ -82,12 +82,16 @@ class ComposeOptions:
     identity, the Ready condition and function conditions (upstream core-3.5 step 6)."""
 
     @classmethod
-    def controller(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
+    def controller(
+        cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN
+    ) -> ComposeOptions:
         """Crossplane's XR controller (HEAD), the default contract."""
         return cls(composite_schema=composite_schema)
 
     @classmethod
-    def classic_render(cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN) -> ComposeOptions:
+    def classic_render(
+        cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN
+    ) -> ComposeOptions:
         """``crossplane render`` as of v2.2.4 (upstream core-3.5): what most users' golden files contain."""
         return cls(
             composite_schema=composite_schema,

@@ -107,7 +107,9 @@ async def run_pipeline(
         await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
         try:
-            with _tracing.guarded_step(tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index):
+            with _tracing.guarded_step(
+                tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index
+            ):
                 rsp = await _call(runner, step, req, options)
         finally:
             _callctx.STEP.reset(token)
@@ -154,7 +156,8 @@ async def _build_request(
             found = await options.fetcher.fetch(sources.bootstrap, rr.selector())
         except errors.CrossfnError as exc:
             raise errors.wrap(
-                exc, f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}"
+                exc,
+                f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}",
             ) from exc
         req.required_resources[rr.requirement_name].CopyFrom(found)
     if seed is not None:
@@ -165,7 +168,8 @@ async def _build_request(
             schema = await _required.fetch_schema(sources.schemas, sel)
         except errors.CrossfnError as exc:
             raise errors.wrap(
-                exc, f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}"
+                exc,
+                f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}",
             ) from exc
         req.required_schemas[rs.requirement_name].CopyFrom(schema)
     # The tag hashes the request as built so far, before meta exists (upstream core-2.4).
@@ -177,7 +181,10 @@ async def _build_request(
 
 
 async def _seed(
-    req: fnv1.RunFunctionRequest, seed: fnv1.Requirements, sources: _sources.Sources, options: _options.ComposeOptions
+    req: fnv1.RunFunctionRequest,
+    seed: fnv1.Requirements,
+    sources: _sources.Sources,
+    options: _options.ComposeOptions,
 ) -> None:
     """Pre-fetch what the step required last time (upstream core-2.3 seeding): best effort, bootstrap wins."""
     for group in (seed.resources, seed.extra_resources):
@@ -196,7 +203,9 @@ def _input(step: _model.PipelineStep) -> Any:
     """The step's input as a Struct; Crossplane accepts only a JSON object here."""
     text = f"cannot unmarshal input for Composition pipeline step {errors.quote(step.step)}"
     if not isinstance(step.input, Mapping):
-        raise errors.FunctionInputError(f"{text}: input must be an object, not {values.a_json_type(step.input)}")
+        raise errors.FunctionInputError(
+            f"{text}: input must be an object, not {values.a_json_type(step.input)}"
+        )
     try:
         return resource.dict_to_struct(step.input)
     except (TypeError, ValueError) as exc:
@@ -252,7 +261,9 @@ def _call_error(step: _model.PipelineStep, options: _options.ComposeOptions) -> 
     return f"cannot run {what} {errors.quote(step.step)}"
 
 
-def _fold(step: _model.PipelineStep, rsp: fnv1.RunFunctionResponse, state: _State, now: datetime.datetime) -> None:
+def _fold(
+    step: _model.PipelineStep, rsp: fnv1.RunFunctionResponse, state: _State, now: datetime.datetime
+) -> None:
     """Fold one response into the pipeline state, in Crossplane's order (upstream core-2.9)."""
     if rsp.HasField("requirements"):
         state.requirements[step.step] = rsp.requirements

@@ -41,7 +41,9 @@ class RequirementsFetcher(Protocol):
         everything the function required (HEAD's ``i == 0`` early return)."""
         ...
 
-    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+    async def fetch(
+        self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None
+    ) -> fnv1.Resources:
         """The resources ``selector`` picks from ``source``, as the function will receive them."""
         ...
 
@@ -56,7 +58,9 @@ class ControllerFetcher:
 
     first_call_shortcut: bool = True
 
-    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+    async def fetch(
+        self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None
+    ) -> fnv1.Resources:
         return await fetch_resources(source, selector)
 
 
@@ -68,13 +72,17 @@ class FilteringFetcher:
 
     first_call_shortcut: bool = False
 
-    async def fetch(self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+    async def fetch(
+        self, source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None
+    ) -> fnv1.Resources:
         if selector is None:
             return fnv1.Resources()
         return _to_resources(await _classic(source, selector))
 
 
-async def fetch_resources(source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None) -> fnv1.Resources:
+async def fetch_resources(
+    source: _sources.ResourceSource, selector: fnv1.ResourceSelector | None
+) -> fnv1.Resources:
     """The resources ``selector`` picks, as the XR controller resolves them (:class:`ControllerFetcher`)."""
     if selector is None:
         raise errors.InputError("you must specify a resource selector")
@@ -120,7 +128,9 @@ def _meta(obj: Mapping[str, Any], key: str) -> str:
 def _to_resources(items: list[dict[str, Any]]) -> fnv1.Resources:
     out = fnv1.Resources()
     for obj in items:
-        out.items.add().resource.CopyFrom(_struct(obj, f"required resource {errors.quote(_meta(obj, 'name'))}"))
+        out.items.add().resource.CopyFrom(
+            _struct(obj, f"required resource {errors.quote(_meta(obj, 'name'))}")
+        )
     return out
 
 
@@ -129,7 +139,9 @@ def _struct(obj: Mapping[str, Any], what: str) -> Any:
     try:
         return resource.dict_to_struct(obj)
     except (TypeError, ValueError) as exc:
-        raise errors.InputError(f"cannot encode {what} to protocol buffer Struct well-known type: {exc}") from exc
+        raise errors.InputError(
+            f"cannot encode {what} to protocol buffer Struct well-known type: {exc}"
+        ) from exc
 
 
 async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelector | None) -> fnv1.Schema:

@@ -77,7 +77,9 @@ def reconcile_status(
         for existing in list(conditions):
             t = str(existing.get("type") or "")
             if t and t not in _events.SYSTEM_CONDITION_TYPES and t not in produced:
-                lost = _model.Condition(t, "Unknown", "FatalError", FATAL_CONDITION_MESSAGE, last_transition_time=now)
+                lost = _model.Condition(
+                    t, "Unknown", "FatalError", FATAL_CONDITION_MESSAGE, last_transition_time=now
+                )
                 conditions = _events.set_conditions(conditions, lost.to_dict())
         synced = _model.Condition("Synced", "False", "ReconcileError", message, last_transition_time=now)
         conditions = _events.set_conditions(conditions, _managed(synced, generation))
@@ -85,10 +87,20 @@ def reconcile_status(
     if result is None:
         raise ValueError("reconcile_status needs the composition result or the error compose raised")
     for name in sorted(unsynced):
-        events.append(_model.Event("Normal", "ComposeResources", f"Composed resource {errors.quote(name)} is not yet valid"))
+        events.append(
+            _model.Event(
+                "Normal", "ComposeResources", f"Composed resource {errors.quote(name)} is not yet valid"
+            )
+        )
     for cr in result.composed:
         if not cr.ready:
-            events.append(_model.Event("Normal", "ComposeResources", f"Composed resource {errors.quote(cr.name)} is not yet ready"))
+            events.append(
+                _model.Event(
+                    "Normal",
+                    "ComposeResources",
+                    f"Composed resource {errors.quote(cr.name)} is not yet ready",
+                )
+            )
     if unsynced:
         message = f"Unsynced resources: {_readiness.stable_n_and_some_more(3, unsynced)}"
         synced = _model.Condition("Synced", "False", "ReconcileError", message, last_transition_time=now)

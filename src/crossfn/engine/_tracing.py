@@ -24,13 +24,17 @@ _log = logging.getLogger("crossfn.engine.tracing")
 class Tracer(Protocol):
     """Opens a span around one pipeline step."""
 
-    def step(self, *, trace_id: str, step: str, function: str, index: int) -> contextlib.AbstractContextManager[None]: ...
+    def step(
+        self, *, trace_id: str, step: str, function: str, index: int
+    ) -> contextlib.AbstractContextManager[None]: ...
 
 
 class NoTracer:
     """A tracer that records nothing."""
 
-    def step(self, *, trace_id: str, step: str, function: str, index: int) -> contextlib.AbstractContextManager[None]:
+    def step(
+        self, *, trace_id: str, step: str, function: str, index: int
+    ) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()
 
 

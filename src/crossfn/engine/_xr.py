@@ -62,7 +62,12 @@ def object_condition(
     obj: Mapping[str, Any], type_: str, status: str, reason: str, *, now: datetime.datetime, message: str = ""
 ) -> dict[str, Any]:
     """A condition of ``obj`` marked with its generation, as Crossplane's condition manager marks it."""
-    out: dict[str, Any] = {"type": type_, "status": status, "reason": reason, "lastTransitionTime": timestamp(now)}
+    out: dict[str, Any] = {
+        "type": type_,
+        "status": status,
+        "reason": reason,
+        "lastTransitionTime": timestamp(now),
+    }
     if message:
         out["message"] = message
     generation = _generation(obj)
@@ -126,7 +131,9 @@ def label_composite(xr: dict[str, Any]) -> None:
         meta["labels"][_metadata.LABEL_COMPOSITE] = str(meta.get("name") or "")
 
 
-def default_connection_secret(xr: Mapping[str, Any], machinery: dict[str, Any], composition_spec: Mapping[str, Any]) -> None:
+def default_connection_secret(
+    xr: Mapping[str, Any], machinery: dict[str, Any], composition_spec: Mapping[str, Any]
+) -> None:
     """Step 10 for a legacy XR without a connection Secret: one named after its uid, in the Composition's
     ``writeConnectionSecretsToNamespace`` (none when that is unset). ``machinery`` is where the XR keeps
     Crossplane's fields (``spec`` for a legacy XR)."""
@@ -137,7 +144,9 @@ def default_connection_secret(xr: Mapping[str, Any], machinery: dict[str, Any], 
         machinery["writeConnectionSecretToRef"] = {"name": str(uid or ""), "namespace": namespace}
 
 
-def configure(xr: dict[str, Any], machinery: dict[str, Any], composition_spec: Mapping[str, Any], *, legacy: bool) -> None:
+def configure(
+    xr: dict[str, Any], machinery: dict[str, Any], composition_spec: Mapping[str, Any], *, legacy: bool
+) -> None:
     """Step 10 on ``xr`` in place: :func:`label_composite`, then for a legacy XR :func:`default_connection_secret`."""
     label_composite(xr)
     if legacy:

@@ -121,7 +121,9 @@ def resolve(package: str) -> Decision | None:
     shown = f"{repo} {tag}" if tag else f"{repo}@{digest}" if digest else repo
     short = repo.removeprefix("function-")
     if repo == "function-starlark":
-        return Decision(package, repo, tag, short, "")  # crossfn's own package: nothing stands in for anything
+        return Decision(
+            package, repo, tag, short, ""
+        )  # crossfn's own package: nothing stands in for anything
     version = _version(tag)
     if version is None:
         return Decision(
@@ -131,8 +133,16 @@ def resolve(package: str) -> Decision | None:
         )  # fmt: skip
     key, behaves = (_auto_ready if repo == "function-auto-ready" else _patch_and_transform)(version)
     if key is None:
-        return Decision(package, repo, tag, None, f"not running {shown} as the built-in {short}: {behaves}; running the package")
-    return Decision(package, repo, tag, key, f"running {shown} as the built-in {short} (behaves as {behaves})")
+        return Decision(
+            package,
+            repo,
+            tag,
+            None,
+            f"not running {shown} as the built-in {short}: {behaves}; running the package",
+        )
+    return Decision(
+        package, repo, tag, key, f"running {shown} as the built-in {short} (behaves as {behaves})"
+    )
 
 
 def load(name: str) -> object:

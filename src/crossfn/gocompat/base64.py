@@ -16,7 +16,10 @@ from crossfn.gocompat import values
 
 __all__ = ["std_decode"]
 
-_ALPHABET = {c: i for i, c in enumerate((string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/").encode())}
+_ALPHABET = {
+    c: i
+    for i, c in enumerate((string.ascii_uppercase + string.ascii_lowercase + string.digits + "+/").encode())
+}
 _NEWLINES = b"\r\n"
 _PAD = ord("=")
 

@@ -150,7 +150,9 @@ class _Printer:
             arg_num += 1
         return i, arg_num
 
-    def _width_and_precision(self, fmt: str, i: int, args: tuple[Any, ...], arg_num: int) -> tuple[int, int, bool]:
+    def _width_and_precision(
+        self, fmt: str, i: int, args: tuple[Any, ...], arg_num: int
+    ) -> tuple[int, int, bool]:
         """Parse ``[n]``, width and ``.precision`` (each possibly ``*``) into the flags."""
         end, f = len(fmt), self.f
         arg_num, i, after_index = self._arg_number(arg_num, fmt, i, len(args))

@@ -186,7 +186,9 @@ def unmarshal_array(data: str) -> list[Any] | None:
 def type_error(v: Any, go_type: str) -> errors.GoError:
     """Go's ``UnmarshalTypeError`` for decoded JSON ``v`` that does not fit ``go_type``."""
     kind = values.json_type(v)
-    return errors.GoError(f"json: cannot unmarshal {_GO_KINDS.get(kind, kind)} into Go value of type {go_type}")
+    return errors.GoError(
+        f"json: cannot unmarshal {_GO_KINDS.get(kind, kind)} into Go value of type {go_type}"
+    )
 
 
 _GO_KINDS = {"boolean": "bool"}

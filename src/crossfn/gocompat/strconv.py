@@ -201,7 +201,9 @@ def parse_bool(s: str) -> bool:
     raise errors.GoError(f"strconv.ParseBool: parsing {quote(s)}: invalid syntax")
 
 
-_DEC_FLOAT = re.compile(r"[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?")
+_DEC_FLOAT = re.compile(
+    r"[+-]?(?:[0-9](?:_?[0-9])*(?:\.(?:[0-9](?:_?[0-9])*)?)?|\.[0-9](?:_?[0-9])*)(?:[eE][+-]?[0-9](?:_?[0-9])*)?"
+)
 _HEX_FLOAT = re.compile(
     r"[+-]?0[xX](?:(?:_?[0-9a-fA-F])+(?:\.(?:[0-9a-fA-F](?:_?[0-9a-fA-F])*)?)?|\.[0-9a-fA-F](?:_?[0-9a-fA-F])*)"
     r"[pP][+-]?[0-9](?:_?[0-9])*"

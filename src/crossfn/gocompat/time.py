@@ -55,6 +55,7 @@ def format_rfc3339(t: datetime.datetime) -> str:
     """``metav1.Time`` as JSON writes it: ``t.UTC().Format(time.RFC3339)``, whole seconds, ``Z``."""
     return t.astimezone(datetime.UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
 
+
 _UNITS = {
     "ns": 1e-9,
     "us": 1e-6,

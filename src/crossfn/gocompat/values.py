@@ -35,7 +35,16 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["GoInt", "a_json_type", "from_bytes", "is_go_int", "json_type", "strict_equal", "to_bytes", "type_name"]
+__all__ = [
+    "GoInt",
+    "a_json_type",
+    "from_bytes",
+    "is_go_int",
+    "json_type",
+    "strict_equal",
+    "to_bytes",
+    "type_name",
+]
 
 
 class GoInt(int):

@@ -194,14 +194,18 @@ class _Emitter:
 
     def node(self, value: object, indent: int, *, in_mapping: bool, simple_key: bool = False) -> None:
         """Emit a node whose parent has indentation ``indent``."""
-        kind = type(value)  # exact types first: isinstance against the ABCs is slow, and most values are plain
+        kind = type(
+            value
+        )  # exact types first: isinstance against the ABCs is slow, and most values are plain
         if kind is dict or (kind not in _SCALAR_TYPES and kind is not list and isinstance(value, Mapping)):
             if not value:
                 self.indicator("{", need_ws=True, is_ws=True)
                 self.indicator("}", need_ws=False)
                 return
             self.mapping(cast(Mapping[str, Any], value), indent + _BEST_INDENT)
-        elif kind is list or (kind not in _SCALAR_TYPES and isinstance(value, Sequence) and kind is not bytes):
+        elif kind is list or (
+            kind not in _SCALAR_TYPES and isinstance(value, Sequence) and kind is not bytes
+        ):
             if not value:
                 self.indicator("[", need_ws=True, is_ws=True)
                 self.indicator("]", need_ws=False)

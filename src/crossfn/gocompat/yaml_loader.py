@@ -106,7 +106,10 @@ class Loader(_Base):  # type: ignore[valid-type,misc] # the base is chosen at im
             if not isinstance(key, str):
                 if isinstance(key, list | dict):
                     raise yaml.constructor.ConstructorError(
-                        "while constructing a mapping", node.start_mark, "found unhashable key", key_node.start_mark
+                        "while constructing a mapping",
+                        node.start_mark,
+                        "found unhashable key",
+                        key_node.start_mark,
                     )
                 key = key_string(key)
             mapping[key] = self.construct_object(value_node, deep=deep)
@@ -152,7 +155,9 @@ def _construct_tagged(loader: Loader, node: yaml.ScalarNode) -> Any:
     try:
         return _yaml_resolve.resolve(loader.construct_scalar(node), tag)[1]
     except errors.GoError as exc:
-        raise errors.InputError(f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}: {exc}") from exc
+        raise errors.InputError(
+            f"line {node.start_mark.line + 1} column {node.start_mark.column + 1}: {exc}"
+        ) from exc
 
 
 def _construct_by_kind(loader: Loader, node: yaml.Node) -> Any:
@@ -186,7 +191,9 @@ codecs.register_error(_GO_UTF8, _replace_each_byte)
 # Every plain scalar but the merge key gets _PLAIN, resolved when constructed (PyYAML's YAML 1.1 table is unused).
 Loader.yaml_implicit_resolvers = {"<": [(_MERGE, re.compile(r"^<<$"))], None: [(_PLAIN, re.compile(""))]}
 Loader.add_constructor(_PLAIN, _construct_plain)
-Loader.add_constructor(_MERGE, lambda loader, node: loader.construct_scalar(node))  # "<<" as a value is a string
+Loader.add_constructor(
+    _MERGE, lambda loader, node: loader.construct_scalar(node)
+)  # "<<" as a value is a string
 for _tag in ("int", "float", "bool", "null", "timestamp", "str"):
     Loader.add_constructor(_LONG_TAG + _tag, _construct_tagged)
 for _tag in ("set", "omap", "pairs"):
@@ -308,7 +315,12 @@ def load_all(text: str, *, as_json: bool = False) -> list[Any]:
         loader = loader_class(text)
         try:
             return _yaml_events.build_all(
-                loader, plain_value, key_string=key_string, max_depth=MAX_DEPTH, excessive=_excessive, as_json=as_json
+                loader,
+                plain_value,
+                key_string=key_string,
+                max_depth=MAX_DEPTH,
+                excessive=_excessive,
+                as_json=as_json,
             )
         except _yaml_events.Unsupported:
             break  # an explicit tag, or an error PyYAML words best: its full loader below
@@ -421,7 +433,9 @@ def _check_depth(text: str) -> None:
             _scan_depth(_DeepLoader(text))
         except yaml.YAMLError as deep:
             raise errors.InputError(_problem(deep)) from deep
-        raise errors.InputError(_problem(exc)) from exc  # within go-yaml's bound, but past what libyaml composes
+        raise errors.InputError(
+            _problem(exc)
+        ) from exc  # within go-yaml's bound, but past what libyaml composes
 
 
 def _scan_depth(loader: Any) -> None:

@@ -101,7 +101,9 @@ __all__ = [
 
 def _include(req: Request) -> Include:
     return Include(
-        function_results=req.include_function_results, full_xr=req.include_full_xr, context=req.include_context
+        function_results=req.include_function_results,
+        full_xr=req.include_full_xr,
+        context=req.include_context,
     )
 
 

@@ -158,7 +158,9 @@ def check_observed(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]])
         owners = _meta(obj).get("ownerReferences")
         for ref in owners if isinstance(owners, list) else []:
             if isinstance(ref, Mapping) and ref.get("controller") and str(ref.get("uid") or "") != uid:
-                problems.append(f"observed resource {name} has a controller ref but is not controlled by the XR")
+                problems.append(
+                    f"observed resource {name} has a controller ref but is not controlled by the XR"
+                )
                 break
         if xr_ns and str(_meta(obj).get("namespace") or "") != xr_ns:
             problems.append(f"observed resource {name} is not in the same namespace as the XR")
@@ -167,7 +169,11 @@ def check_observed(xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]])
 
 
 def _refs_path(schema: engine.CompositeSchema) -> tuple[str, ...]:
-    return ("spec", "resourceRefs") if schema is engine.CompositeSchema.LEGACY else ("spec", "crossplane", "resourceRefs")
+    return (
+        ("spec", "resourceRefs")
+        if schema is engine.CompositeSchema.LEGACY
+        else ("spec", "crossplane", "resourceRefs")
+    )
 
 
 def _machinery(xr: dict[str, Any], schema: engine.CompositeSchema) -> dict[str, Any]:
@@ -181,7 +187,9 @@ def _machinery(xr: dict[str, Any], schema: engine.CompositeSchema) -> dict[str, 
     return node
 
 
-def inject_refs(xr: dict[str, Any], observed: Sequence[Mapping[str, Any]], schema: engine.CompositeSchema) -> None:
+def inject_refs(
+    xr: dict[str, Any], observed: Sequence[Mapping[str, Any]], schema: engine.CompositeSchema
+) -> None:
     """Point the XR's resource refs at the observed resources, replacing any it had
     (upstream core-3.8 step 5).
 
@@ -194,7 +202,11 @@ def inject_refs(xr: dict[str, Any], observed: Sequence[Mapping[str, Any]], schem
     refs = []
     for obj in observed:
         meta = _meta(obj)
-        ref = {"apiVersion": str(obj.get("apiVersion") or ""), "kind": str(obj.get("kind") or ""), "name": str(meta.get("name") or "")}
+        ref = {
+            "apiVersion": str(obj.get("apiVersion") or ""),
+            "kind": str(obj.get("kind") or ""),
+            "name": str(meta.get("name") or ""),
+        }
         if meta.get("namespace") and not namespaced:
             ref["namespace"] = str(meta["namespace"])
         if any(ref.values()):
@@ -227,7 +239,9 @@ class Recorded:
     """Why the reconcile failed; the other fields are the partial output."""
 
 
-def _store(inputs: _inputs.Inputs, xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+def _store(
+    inputs: _inputs.Inputs, xr: Mapping[str, Any], observed: Sequence[Mapping[str, Any]]
+) -> list[Mapping[str, Any]]:
     """The in-memory API server's objects: the XR, the observed, required and credential objects
     (upstream core-3.8 step 7)."""
     return [xr, *observed, *inputs.required, *inputs.extra, *inputs.credentials]
@@ -241,7 +255,10 @@ def _secret_details(obj: Mapping[str, Any], store: Sequence[Mapping[str, Any]]) 
         return {}
     for s in store:
         meta = _meta(s)
-        if (s.get("apiVersion"), s.get("kind")) == ("v1", "Secret") and (str(meta.get("namespace") or ""), str(meta.get("name") or "")) == ref:
+        if (s.get("apiVersion"), s.get("kind")) == ("v1", "Secret") and (
+            str(meta.get("namespace") or ""),
+            str(meta.get("name") or ""),
+        ) == ref:
             return _load.secret_data(s, f"Secret {ref[0]}/{ref[1]}")
     return {}
 
@@ -295,7 +312,9 @@ def _schema_source(inputs: _inputs.Inputs) -> engine.SchemaSource:
     return schemas
 
 
-def _select(xr: dict[str, Any], comp_name: str, schema: engine.CompositeSchema, events: list[engine.Event]) -> None:
+def _select(
+    xr: dict[str, Any], comp_name: str, schema: engine.CompositeSchema, events: list[engine.Event]
+) -> None:
     """The engine's fixed selector names the Composition; a changed ref is an event
     (upstream core-2.1 step 7)."""
     machinery = _machinery(xr, schema)
@@ -317,7 +336,9 @@ def _claim_copies(xr: Mapping[str, Any], events: Sequence[engine.Event], legacy:
     return out
 
 
-def _prepare(inputs: _inputs.Inputs) -> tuple[dict[str, Any], engine.CompositeSchema, list[tuple[dict[str, Any], dict[str, bytes]]]]:
+def _prepare(
+    inputs: _inputs.Inputs,
+) -> tuple[dict[str, Any], engine.CompositeSchema, list[tuple[dict[str, Any], dict[str, bytes]]]]:
     """upstream core-3.8 steps 1–5: the XR as stored (schema, uid,
     resourceVersion, refs) and the observed resources."""
     xr = copy.deepcopy(inputs.xr)
@@ -335,7 +356,9 @@ def _prepare(inputs: _inputs.Inputs) -> tuple[dict[str, Any], engine.CompositeSc
     return xr, schema, observed
 
 
-def _written(result: engine.CompositionResult, status: engine.ReconcileStatus, *, legacy: bool) -> dict[str, Any]:
+def _written(
+    result: engine.CompositionResult, status: engine.ReconcileStatus, *, legacy: bool
+) -> dict[str, Any]:
     """The XR as last written: the resource-refs patch replaced the stored XR, the status writes put the status on it."""
     desired_status = copy.deepcopy(dict(result.composite.get("status") or {}))
     desired_status["conditions"] = list(status.conditions)
@@ -401,7 +424,9 @@ async def reconcile(
             required_resources=fetched, required_schemas=fetched_schemas,
         )  # fmt: skip
     conditions = (result.composite.get("status") or {}).get("conditions") or []
-    status = engine.reconcile_status({**xr, "status": {"conditions": conditions}}, result, now=clock(), legacy=legacy)
+    status = engine.reconcile_status(
+        {**xr, "status": {"conditions": conditions}}, result, now=clock(), legacy=legacy
+    )
     return Recorded(
         composite=_written(result, status, legacy=legacy),
         composed=[copy.deepcopy(dict(c.resource)) for c in result.composed],
@@ -512,7 +537,13 @@ def documents(inputs: _inputs.Inputs, include: _contract.Include, recorded: Reco
     docs: list[Any] = [xr, *composed]
     if include.function_results:
         docs.extend(
-            {"apiVersion": RESULT_API_VERSION, "kind": "Result", "message": e.message, "reason": e.reason, "severity": e.type}
+            {
+                "apiVersion": RESULT_API_VERSION,
+                "kind": "Result",
+                "message": e.message,
+                "reason": e.reason,
+                "severity": e.type,
+            }
             for e in recorded.events
         )
     context = recorded.result.pipeline.context if recorded.result is not None else None
@@ -526,7 +557,9 @@ class CurrentOutput:
 
     def unknown_function(self, name: str) -> Exception:
         # The render engine's runner (upstream core-3.8), which knows the Functions the CLI handed it.
-        return errors.FunctionRunError(f"unknown function {errors.quote(name)} - is it listed in the render input?")
+        return errors.FunctionRunError(
+            f"unknown function {errors.quote(name)} - is it listed in the render input?"
+        )
 
     async def render(
         self, inputs: _inputs.Inputs, transport: engine.FunctionRunner, include: _contract.Include

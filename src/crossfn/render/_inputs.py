@@ -186,7 +186,9 @@ def _load_functions(path: Path, annotations: Sequence[str]) -> list[dict[str, An
     return _checked_functions(fns, what, annotations)
 
 
-def _checked_functions(fns: list[dict[str, Any]], what: str, annotations: Sequence[str]) -> list[dict[str, Any]]:
+def _checked_functions(
+    fns: list[dict[str, Any]], what: str, annotations: Sequence[str]
+) -> list[dict[str, Any]]:
     for i, fn in enumerate(fns):
         if fn.get("apiVersion") not in _FUNCTION_APIS or fn.get("kind") != "Function":
             raise errors.InputError(f"{what}: not a function: {fn.get('kind', '')}/{_meta(fn, 'name') or ''}")
@@ -346,7 +348,9 @@ def _load_crds(paths: Sequence[Path]) -> list[dict[str, Any]]:
     return out
 
 
-def _checked_crds(check: schema_store.SchemaStore, docs: Sequence[dict[str, Any]], file: Path | str) -> list[dict[str, Any]]:
+def _checked_crds(
+    check: schema_store.SchemaStore, docs: Sequence[dict[str, Any]], file: Path | str
+) -> list[dict[str, Any]]:
     """The CRDs and XRDs among ``docs``, each added to ``check``; other documents are ignored."""
     from crossfn.schemas import store  # noqa: PLC0415 -- only --crds needs it; keep startup fast
 
@@ -595,7 +599,9 @@ def _build(given: _Given, annotations: Sequence[str], *, allow_exec: bool) -> In
     try:
         pipeline_steps(comp)
     except errors.InputError as exc:
-        raise errors.InputError(f"{_wrap('cannot load Composition from', given.composition_label())}: {exc}") from exc
+        raise errors.InputError(
+            f"{_wrap('cannot load Composition from', given.composition_label())}: {exc}"
+        ) from exc
     xrd_doc = given.xrd(xr)
     creds = given.credentials()
     observed = given.observed()

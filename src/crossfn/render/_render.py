@@ -78,7 +78,9 @@ def _documents(
         # Crossplane encodes its nil Context object when the last step returned no context: a `null` document.
         context = result.pipeline.context
         docs.append(
-            None if context is None else {"apiVersion": RESULT_API_VERSION, "kind": "Context", "fields": context}
+            None
+            if context is None
+            else {"apiVersion": RESULT_API_VERSION, "kind": "Context", "fields": context}
         )
     return docs
 
@@ -101,7 +103,9 @@ class ClassicOutput:
     (upstream core-3.5, core-3.6): what ``--classic`` picks."""
 
     def unknown_function(self, name: str) -> Exception:
-        return errors.FunctionRunError(f"unknown Function {errors.quote(name)} - does it exist in your Functions file?")
+        return errors.FunctionRunError(
+            f"unknown Function {errors.quote(name)} - does it exist in your Functions file?"
+        )
 
     async def render(
         self, inputs: _inputs.Inputs, transport: engine.FunctionRunner, include: _contract.Include
@@ -109,7 +113,8 @@ class ClassicOutput:
         result = await _compose(inputs, transport)
         result.raise_for_fatal()
         return _contract.Rendered(
-            documents=_documents(inputs, include, result), composed=[dict(c.resource) for c in result.composed]
+            documents=_documents(inputs, include, result),
+            composed=[dict(c.resource) for c in result.composed],
         )
 
 
@@ -161,7 +166,9 @@ async def _run(
         await started.start(loop.time() + timeout)
         if started.targets:
             grpc = engine.GrpcRunner(started.targets, timeout=timeout)
-        return await output.render(inputs, _transport(started, grpc, unknown=output.unknown_function), include)
+        return await output.render(
+            inputs, _transport(started, grpc, unknown=output.unknown_function), include
+        )
     finally:
         if grpc is not None:
             await grpc.aclose()

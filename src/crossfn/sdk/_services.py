@@ -148,7 +148,9 @@ def load_credentials(tls_certs_dir: str | None) -> grpc.ServerCredentials | None
     )
 
 
-def bind(server: Any, listen: settings.ListenSettings, credentials: grpc.ServerCredentials | None = None) -> int:
+def bind(
+    server: Any, listen: settings.ListenSettings, credentials: grpc.ServerCredentials | None = None
+) -> int:
     """Open the one listener ``listen`` asks for and return its port.
 
     ``credentials`` (already loaded, as ``runtime.serve(fn, address, creds=...)``

@@ -198,13 +198,17 @@ def _instantiate(cls: type, name: str) -> object:
     try:
         inspect.signature(cls).bind()
     except TypeError as exc:
-        raise NotServableError(f"cannot serve {name}: the class cannot be created without arguments: {exc}") from exc
+        raise NotServableError(
+            f"cannot serve {name}: the class cannot be created without arguments: {exc}"
+        ) from exc
     except ValueError:  # no signature to read (a class implemented in C): creating it will tell
         pass
     try:
         return cls()
     except Exception as exc:
-        raise NotServableError(f"cannot serve {name}: creating it raised {type(exc).__name__}: {exc}") from exc
+        raise NotServableError(
+            f"cannot serve {name}: creating it raised {type(exc).__name__}: {exc}"
+        ) from exc
 
 
 def _check_arity(fn: Callable[..., object], problem: str) -> None:
@@ -250,7 +254,9 @@ def _response_from(req: fnv1.RunFunctionRequest, out: object) -> fnv1.RunFunctio
         return out
     if isinstance(out, message.Message) and out.DESCRIPTOR.name == "RunFunctionResponse":
         return wire.parse(fnv1.RunFunctionResponse, out.SerializeToString())
-    return _fatal_from(req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse"))
+    return _fatal_from(
+        req, TypeError(f"RunFunction returned {type(out).__name__}, not a RunFunctionResponse")
+    )
 
 
 def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:

@@ -106,7 +106,8 @@ def _compile(expression: str) -> tuple[Any, bool] | str:
 
 def _reads_old_self(tree: Any) -> bool:
     return any(
-        getattr(node, "data", None) == "ident" and str(node.children[0]) == "oldSelf" for node in tree.iter_subtrees()
+        getattr(node, "data", None) == "ident" and str(node.children[0]) == "oldSelf"
+        for node in tree.iter_subtrees()
     )
 
 
@@ -240,7 +241,15 @@ def _run(program: Any, context: dict[str, Any]) -> Any:
         result = program.evaluate(context)
     except celpy.CELEvalError as exc:
         return _Failed(_error_text(exc))
-    except (KeyError, TypeError, ValueError, RuntimeError, ZeroDivisionError, OverflowError, RecursionError) as exc:
+    except (
+        KeyError,
+        TypeError,
+        ValueError,
+        RuntimeError,
+        ZeroDivisionError,
+        OverflowError,
+        RecursionError,
+    ) as exc:
         return _Failed(_one_line(str(exc)))
     if isinstance(result, celpy.CELEvalError):
         return _Failed(_error_text(result))

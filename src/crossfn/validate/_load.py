@@ -31,7 +31,6 @@ _EXTENSIONS = (".yaml", ".yml", ".json")
 _COMPOSITION = ("apiextensions.crossplane.io/v1", "Composition")
 
 
-
 @dataclasses.dataclass(frozen=True)
 class Document:
     """One object of a source, with where it came from (``file`` is ``-`` for standard input)."""
@@ -129,4 +128,3 @@ def _step_inputs(obj: dict[str, Any]) -> list[dict[str, Any]]:
     return [
         step["input"] for step in pipeline if isinstance(step, dict) and isinstance(step.get("input"), dict)
     ]
-

@@ -271,7 +271,13 @@ def prune(
 
 
 def _prune(
-    value: Any, schema: Mapping[str, Any], path: str, dropped: list[tuple[str, str]], *, structural: bool, resource: bool
+    value: Any,
+    schema: Mapping[str, Any],
+    path: str,
+    dropped: list[tuple[str, str]],
+    *,
+    structural: bool,
+    resource: bool,
 ) -> None:
     if isinstance(value, list):
         items = schema.get("items")

@@ -16,7 +16,9 @@ from crossplane.function.proto.v1 import run_function_pb2_grpc as grpcv1
 
 
 class Function(grpcv1.FunctionRunnerServiceServicer):
-    async def RunFunction(self, req: fnv1.RunFunctionRequest, _: grpc.aio.ServicerContext[object, object]) -> fnv1.RunFunctionResponse:
+    async def RunFunction(
+        self, req: fnv1.RunFunctionRequest, _: grpc.aio.ServicerContext[object, object]
+    ) -> fnv1.RunFunctionResponse:
         rsp = response.to(req)
         greeting = req.context["greeting"] if "greeting" in req.context else "nobody"  # noqa: SIM401 -- protobuf Struct has no .get()
         resource.update(

@@ -39,35 +39,62 @@ def _case(name: str, observed: dict[str, Any]) -> tuple[fnv1.RunFunctionRequest,
 
 CASES = [
     pytest.param(
-        *_case("ready-composed-resource", {
-            "apiVersion": "test.crossplane.io/v1", "kind": "TestComposed", "metadata": {"name": "my-test-composed"},
-            "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]},
-        }),
+        *_case(
+            "ready-composed-resource",
+            {
+                "apiVersion": "test.crossplane.io/v1",
+                "kind": "TestComposed",
+                "metadata": {"name": "my-test-composed"},
+                "spec": {},
+                "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+            },
+        ),
         "An existing composed resource with unspecified readiness and a Ready: True status condition "
         "should be detected as ready",
         id="AutoDetectReadiness",
     ),
     pytest.param(
-        *_case("my-deployment", {
-            "apiVersion": "apps/v1", "kind": "Deployment", "metadata": {"name": "my-deployment"},
-            "spec": {"replicas": 3},
-            "status": {"updatedReplicas": 3, "availableReplicas": 3, "conditions": [{"type": "Available", "status": "True"}]},
-        }),
+        *_case(
+            "my-deployment",
+            {
+                "apiVersion": "apps/v1",
+                "kind": "Deployment",
+                "metadata": {"name": "my-deployment"},
+                "spec": {"replicas": 3},
+                "status": {
+                    "updatedReplicas": 3,
+                    "availableReplicas": 3,
+                    "conditions": [{"type": "Available", "status": "True"}],
+                },
+            },
+        ),
         "A Deployment with all replicas ready and Available condition should be detected as ready via health check",
         id="DeploymentHealthCheck",
     ),
     pytest.param(
-        *_case("my-service", {
-            "apiVersion": "v1", "kind": "Service", "metadata": {"name": "my-service"}, "spec": {"type": "ClusterIP"},
-        }),
+        *_case(
+            "my-service",
+            {
+                "apiVersion": "v1",
+                "kind": "Service",
+                "metadata": {"name": "my-service"},
+                "spec": {"type": "ClusterIP"},
+            },
+        ),
         "A ClusterIP Service should be immediately ready via health check",
         id="ServiceHealthCheck",
     ),
     pytest.param(
-        *_case("managed-resource", {
-            "apiVersion": "rds.aws.crossplane.io/v1alpha1", "kind": "DBInstance", "metadata": {"name": "my-db"},
-            "spec": {}, "status": {"conditions": [{"type": "Ready", "status": "True"}]},
-        }),
+        *_case(
+            "managed-resource",
+            {
+                "apiVersion": "rds.aws.crossplane.io/v1alpha1",
+                "kind": "DBInstance",
+                "metadata": {"name": "my-db"},
+                "spec": {},
+                "status": {"conditions": [{"type": "Ready", "status": "True"}]},
+            },
+        ),
         "Resources without registered health checks should fall back to Ready condition check",
         id="FallbackToReadyCondition",
     ),
@@ -75,6 +102,8 @@ CASES = [
 
 
 @pytest.mark.parametrize(("req", "want", "reason"), CASES)
-async def test_run_function(req: fnv1.RunFunctionRequest, want: fnv1.RunFunctionResponse, reason: str) -> None:
+async def test_run_function(
+    req: fnv1.RunFunctionRequest, want: fnv1.RunFunctionResponse, reason: str
+) -> None:
     got = await function.to_handler(auto_ready.compose)(req)
     assert got == want, f"{reason}\n{got}"

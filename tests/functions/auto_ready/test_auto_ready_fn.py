@@ -18,9 +18,15 @@ from crossfn.functions import auto_ready
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import function, response
 
-BUCKET: dict[str, Any] = {"apiVersion": "s3.aws.upbound.io/v1beta1", "kind": "Bucket", "metadata": {"name": "b"}}
+BUCKET: dict[str, Any] = {
+    "apiVersion": "s3.aws.upbound.io/v1beta1",
+    "kind": "Bucket",
+    "metadata": {"name": "b"},
+}
 READY: dict[str, Any] = {"conditions": [{"type": "Ready", "status": "True"}]}
-NOT_READY: dict[str, Any] = {"conditions": [{"type": "Ready", "status": "False"}, {"type": "Synced", "status": "True"}]}
+NOT_READY: dict[str, Any] = {
+    "conditions": [{"type": "Ready", "status": "False"}, {"type": "Synced", "status": "True"}]
+}
 DEPLOYMENT: dict[str, Any] = {
     "apiVersion": "apps/v1",
     "kind": "Deployment",
@@ -49,7 +55,9 @@ def _request(
     return json_format.ParseDict(body, fnv1.RunFunctionRequest())
 
 
-def _run(req: fnv1.RunFunctionRequest, fn: auto_ready.AutoReady = auto_ready.compose) -> fnv1.RunFunctionResponse:
+def _run(
+    req: fnv1.RunFunctionRequest, fn: auto_ready.AutoReady = auto_ready.compose
+) -> fnv1.RunFunctionResponse:
     rsp = response.to(req)
     fn(req, rsp)
     return rsp
@@ -61,33 +69,53 @@ def _with(obj: dict[str, Any], status: dict[str, Any]) -> dict[str, Any]:
 
 RULES = [
     pytest.param(
-        {}, {"b": {"resource": BUCKET}}, fnv1.READY_UNSPECIFIED,
-        "a desired resource that is not observed yet cannot be ready", id="NotObserved",
+        {},
+        {"b": {"resource": BUCKET}},
+        fnv1.READY_UNSPECIFIED,
+        "a desired resource that is not observed yet cannot be ready",
+        id="NotObserved",
     ),
     pytest.param(
-        {"b": {"resource": _with(BUCKET, READY)}}, {"b": {"resource": BUCKET}}, fnv1.READY_TRUE,
-        "an observed resource with Ready=True is marked ready by the fallback", id="ReadyConditionFallback",
-    ),
-    pytest.param(
-        {"b": {"resource": _with(BUCKET, NOT_READY)}}, {"b": {"resource": BUCKET}}, fnv1.READY_UNSPECIFIED,
-        "Ready=False leaves readiness unspecified", id="ReadyConditionFalse",
-    ),
-    pytest.param(
-        {"b": {"resource": BUCKET}}, {"b": {"resource": BUCKET}}, fnv1.READY_UNSPECIFIED,
-        "no conditions at all: never ready (upstream issue #29)", id="NoConditions",
-    ),
-    pytest.param(
-        {"b": {"resource": _with(BUCKET, READY)}}, {"b": {"resource": BUCKET, "ready": "READY_FALSE"}}, fnv1.READY_FALSE,
-        "an earlier step said not ready: its opinion stands", id="ExplicitlyNotReady",
-    ),
-    pytest.param(
-        {"b": {"resource": _with(BUCKET, NOT_READY)}}, {"b": {"resource": BUCKET, "ready": "READY_TRUE"}}, fnv1.READY_TRUE,
-        "an earlier step said ready: its opinion stands", id="ExplicitlyReady",
-    ),
-    pytest.param(
-        {"d": {"resource": _with(DEPLOYMENT, {**DEPLOYMENT["status"], **READY})}}, {"d": {"resource": DEPLOYMENT}},
+        {"b": {"resource": _with(BUCKET, READY)}},
+        {"b": {"resource": BUCKET}},
         fnv1.READY_TRUE,
-        "a failing kind check leaves the resource to the Ready fallback", id="KindCheckFailsFallbackPasses",
+        "an observed resource with Ready=True is marked ready by the fallback",
+        id="ReadyConditionFallback",
+    ),
+    pytest.param(
+        {"b": {"resource": _with(BUCKET, NOT_READY)}},
+        {"b": {"resource": BUCKET}},
+        fnv1.READY_UNSPECIFIED,
+        "Ready=False leaves readiness unspecified",
+        id="ReadyConditionFalse",
+    ),
+    pytest.param(
+        {"b": {"resource": BUCKET}},
+        {"b": {"resource": BUCKET}},
+        fnv1.READY_UNSPECIFIED,
+        "no conditions at all: never ready (upstream issue #29)",
+        id="NoConditions",
+    ),
+    pytest.param(
+        {"b": {"resource": _with(BUCKET, READY)}},
+        {"b": {"resource": BUCKET, "ready": "READY_FALSE"}},
+        fnv1.READY_FALSE,
+        "an earlier step said not ready: its opinion stands",
+        id="ExplicitlyNotReady",
+    ),
+    pytest.param(
+        {"b": {"resource": _with(BUCKET, NOT_READY)}},
+        {"b": {"resource": BUCKET, "ready": "READY_TRUE"}},
+        fnv1.READY_TRUE,
+        "an earlier step said ready: its opinion stands",
+        id="ExplicitlyReady",
+    ),
+    pytest.param(
+        {"d": {"resource": _with(DEPLOYMENT, {**DEPLOYMENT["status"], **READY})}},
+        {"d": {"resource": DEPLOYMENT}},
+        fnv1.READY_TRUE,
+        "a failing kind check leaves the resource to the Ready fallback",
+        id="KindCheckFailsFallbackPasses",
     ),
 ]
 
@@ -101,7 +129,9 @@ def test_readiness_rules(observed: dict[str, Any], desired: dict[str, Any], want
 
 def test_other_desired_state_passes_through() -> None:
     """auto-ready only touches readiness: the desired XR and resource bodies are unchanged."""
-    req = _request({"b": {"resource": _with(BUCKET, READY)}}, {"b": {"resource": {**BUCKET, "spec": {"x": 1}}}})
+    req = _request(
+        {"b": {"resource": _with(BUCKET, READY)}}, {"b": {"resource": {**BUCKET, "spec": {"x": 1}}}}
+    )
     req.desired.composite.resource.update({"apiVersion": "x/v1", "kind": "XR", "status": {"a": "b"}})
     rsp = _run(req)
     want = fnv1.State()
@@ -112,47 +142,84 @@ def test_other_desired_state_passes_through() -> None:
 
 CEL = [
     pytest.param(
-        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase == 'Running'"}}, None,
-        fnv1.READY_TRUE, 0, "an inline rule that holds marks the resource ready", id="InlineTrue",
+        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase == 'Running'"}},
+        None,
+        fnv1.READY_TRUE,
+        0,
+        "an inline rule that holds marks the resource ready",
+        id="InlineTrue",
     ),
     pytest.param(
-        {"celHealthCheckCustomization": {CEL_KEY: "object.status.availableReplicas >= 1"}}, None,
-        fnv1.READY_FALSE, 0, "an inline rule that fails marks the resource explicitly not ready", id="InlineFalse",
+        {"celHealthCheckCustomization": {CEL_KEY: "object.status.availableReplicas >= 1"}},
+        None,
+        fnv1.READY_FALSE,
+        0,
+        "an inline rule that fails marks the resource explicitly not ready",
+        id="InlineFalse",
     ),
     pytest.param(
         {"celHealthCheckCustomizationFrom": "[apiextensions.crossplane.io/environment].health"},
         {"apiextensions.crossplane.io/environment": {"health": {CEL_KEY: "object.spec.replicas == 1"}}},
-        fnv1.READY_TRUE, 0, "rules are read from the context with bracket notation", id="FromContext",
+        fnv1.READY_TRUE,
+        0,
+        "rules are read from the context with bracket notation",
+        id="FromContext",
     ),
     pytest.param(
         {"celHealthCheckCustomizationFrom": "checks.byKind"},
         {"checks": {"byKind": {CEL_KEY: "true"}}},
-        fnv1.READY_TRUE, 0, "dot notation also finds context rules", id="FromContextDots",
+        fnv1.READY_TRUE,
+        0,
+        "dot notation also finds context rules",
+        id="FromContextDots",
     ),
     pytest.param(
         {"celHealthCheckCustomization": {CEL_KEY: "false"}, "celHealthCheckCustomizationFrom": "checks"},
         {"checks": {CEL_KEY: "true"}},
-        fnv1.READY_FALSE, 0, "an inline rule overrides the context rule for the same kind", id="InlineOverridesContext",
+        fnv1.READY_FALSE,
+        0,
+        "an inline rule overrides the context rule for the same kind",
+        id="InlineOverridesContext",
     ),
     pytest.param(
-        {"celHealthCheckCustomizationFrom": "missing.path"}, {"checks": {}},
-        fnv1.READY_UNSPECIFIED, 0, "a missing context path means no rules", id="FromContextMissing",
+        {"celHealthCheckCustomizationFrom": "missing.path"},
+        {"checks": {}},
+        fnv1.READY_UNSPECIFIED,
+        0,
+        "a missing context path means no rules",
+        id="FromContextMissing",
     ),
     pytest.param(
-        {"celHealthCheckCustomization": {CEL_KEY: "object.status.nope == 1"}}, None,
-        fnv1.READY_UNSPECIFIED, 1, "an evaluation error is a Warning and decides nothing", id="EvalErrorWarns",
+        {"celHealthCheckCustomization": {CEL_KEY: "object.status.nope == 1"}},
+        None,
+        fnv1.READY_UNSPECIFIED,
+        1,
+        "an evaluation error is a Warning and decides nothing",
+        id="EvalErrorWarns",
     ),
     pytest.param(
-        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase"}}, None,
-        fnv1.READY_UNSPECIFIED, 1, "a rule that does not give a bool is a Warning", id="NotBoolWarns",
+        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase"}},
+        None,
+        fnv1.READY_UNSPECIFIED,
+        1,
+        "a rule that does not give a bool is a Warning",
+        id="NotBoolWarns",
     ),
     pytest.param(
-        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase ==="}}, None,
-        fnv1.READY_UNSPECIFIED, 1, "a rule that does not compile is a Warning", id="CompileErrorWarns",
+        {"celHealthCheckCustomization": {CEL_KEY: "object.status.phase ==="}},
+        None,
+        fnv1.READY_UNSPECIFIED,
+        1,
+        "a rule that does not compile is a Warning",
+        id="CompileErrorWarns",
     ),
     pytest.param(
-        {"celHealthCheckCustomization": {"apps_v1_StatefulSet": "true"}}, None,
-        fnv1.READY_UNSPECIFIED, 0, "rules for other kinds do not apply", id="OtherKindIgnored",
+        {"celHealthCheckCustomization": {"apps_v1_StatefulSet": "true"}},
+        None,
+        fnv1.READY_UNSPECIFIED,
+        0,
+        "rules for other kinds do not apply",
+        id="OtherKindIgnored",
     ),
 ]
 
@@ -161,7 +228,9 @@ CEL = [
 def test_cel_customisations(
     input_: dict[str, Any], context: dict[str, Any] | None, want: int, warnings: int, reason: str
 ) -> None:
-    req = _request({"d": {"resource": DEPLOYMENT}}, {"d": {"resource": DEPLOYMENT}}, input_=input_, context=context)
+    req = _request(
+        {"d": {"resource": DEPLOYMENT}}, {"d": {"resource": DEPLOYMENT}}, input_=input_, context=context
+    )
     rsp = _run(req)
     assert rsp.desired.resources["d"].ready == want, reason
     assert [r.severity for r in rsp.results] == [fnv1.SEVERITY_WARNING] * warnings, reason
@@ -170,7 +239,8 @@ def test_cel_customisations(
 def test_cel_warning_text() -> None:
     """The Warning names the rule key and resource, then gives upstream's cause text."""
     req = _request(
-        {"d": {"resource": DEPLOYMENT}}, {"d": {"resource": DEPLOYMENT}},
+        {"d": {"resource": DEPLOYMENT}},
+        {"d": {"resource": DEPLOYMENT}},
         input_={"celHealthCheckCustomization": {CEL_KEY: "object.status.phase"}},
     )
     (result,) = _run(req).results
@@ -223,7 +293,8 @@ def test_cel_within_the_cost_limit_is_evaluated() -> None:
 def test_cel_disabled_like_the_feature_gate() -> None:
     """With CEL off (upstream's feature gate off) rules are ignored and the kind check decides."""
     req = _request(
-        {"d": {"resource": DEPLOYMENT}}, {"d": {"resource": DEPLOYMENT}},
+        {"d": {"resource": DEPLOYMENT}},
+        {"d": {"resource": DEPLOYMENT}},
         input_={"celHealthCheckCustomization": {CEL_KEY: "true"}},
     )
     rsp = _run(req, auto_ready.AutoReady(cel=False))
@@ -231,19 +302,36 @@ def test_cel_disabled_like_the_feature_gate() -> None:
 
 
 TTL = [
-    pytest.param(None, auto_ready.compose, datetime.timedelta(seconds=60), "default TTL is 60s", id="Default"),
-    pytest.param({"ttl": "5m30s"}, auto_ready.compose, datetime.timedelta(seconds=330), "input ttl wins", id="InputTTL"),
-    pytest.param({"ttl": "1.5s"}, auto_ready.compose, datetime.timedelta(seconds=1.5), "fractions", id="FractionalTTL"),
-    pytest.param({"ttl": " 90s "}, auto_ready.compose, datetime.timedelta(seconds=90), "blanks are trimmed", id="PaddedTTL"),
     pytest.param(
-        None, auto_ready.AutoReady(ttl=datetime.timedelta(seconds=5)), datetime.timedelta(seconds=5),
-        "the --ttl equivalent applies without input", id="ConstructorTTL",
+        None, auto_ready.compose, datetime.timedelta(seconds=60), "default TTL is 60s", id="Default"
+    ),
+    pytest.param(
+        {"ttl": "5m30s"}, auto_ready.compose, datetime.timedelta(seconds=330), "input ttl wins", id="InputTTL"
+    ),
+    pytest.param(
+        {"ttl": "1.5s"}, auto_ready.compose, datetime.timedelta(seconds=1.5), "fractions", id="FractionalTTL"
+    ),
+    pytest.param(
+        {"ttl": " 90s "},
+        auto_ready.compose,
+        datetime.timedelta(seconds=90),
+        "blanks are trimmed",
+        id="PaddedTTL",
+    ),
+    pytest.param(
+        None,
+        auto_ready.AutoReady(ttl=datetime.timedelta(seconds=5)),
+        datetime.timedelta(seconds=5),
+        "the --ttl equivalent applies without input",
+        id="ConstructorTTL",
     ),
 ]
 
 
 @pytest.mark.parametrize(("input_", "fn", "want", "reason"), TTL)
-def test_ttl(input_: dict[str, Any] | None, fn: auto_ready.AutoReady, want: datetime.timedelta, reason: str) -> None:
+def test_ttl(
+    input_: dict[str, Any] | None, fn: auto_ready.AutoReady, want: datetime.timedelta, reason: str
+) -> None:
     rsp = _run(_request({}, {}, input_=input_), fn)
     assert rsp.meta.ttl.ToTimedelta() == want, reason
 
@@ -251,7 +339,9 @@ def test_ttl(input_: dict[str, Any] | None, fn: auto_ready.AutoReady, want: date
 BAD_INPUT = [
     pytest.param({"ttl": "5 minutes"}, 'invalid input: ttl: time: invalid duration "5 minutes"', id="BadTTL"),
     pytest.param({"ttl": "1d"}, 'invalid input: ttl: time: invalid duration "1d"', id="UnknownUnitTTL"),
-    pytest.param({"ttl": "2562048h"}, 'invalid input: ttl: time: invalid duration "2562048h"', id="OverflowTTL"),
+    pytest.param(
+        {"ttl": "2562048h"}, 'invalid input: ttl: time: invalid duration "2562048h"', id="OverflowTTL"
+    ),
     pytest.param({"ttl": 5}, "invalid input: ttl: must be a duration string such as 1m0s", id="NumericTTL"),
     pytest.param(
         {"celHealthCheckCustomization": {"k": 1}},
@@ -282,17 +372,27 @@ async def test_runs_through_a_handler() -> None:
 CONFIGMAP = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "c"}}
 HEALTHY_DEPLOYMENT = {
     **DEPLOYMENT,
-    "status": {"updatedReplicas": 1, "availableReplicas": 1, "conditions": [{"type": "Available", "status": "True"}]},
+    "status": {
+        "updatedReplicas": 1,
+        "availableReplicas": 1,
+        "conditions": [{"type": "Available", "status": "True"}],
+    },
 }
 ALWAYS_TRUE = {"celHealthCheckCustomization": {"s3.aws.upbound.io_v1beta1_Bucket": "true"}}
 
 # (observed, input, v0.7.0's readiness, v0.6.0-and-earlier's readiness, v0.7.0's fatal)
 VERSIONS = [
     pytest.param(CONFIGMAP, None, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="ConfigMapExists"),
-    pytest.param(HEALTHY_DEPLOYMENT, None, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="HealthyDeployment"),
+    pytest.param(
+        HEALTHY_DEPLOYMENT, None, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="HealthyDeployment"
+    ),
     pytest.param(_with(BUCKET, READY), None, fnv1.READY_TRUE, fnv1.READY_TRUE, False, id="ReadyCondition"),
-    pytest.param(_with(BUCKET, NOT_READY), ALWAYS_TRUE, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="CelRule"),
-    pytest.param(BUCKET, {"ttl": "5 minutes"}, fnv1.READY_UNSPECIFIED, fnv1.READY_UNSPECIFIED, True, id="BadInput"),
+    pytest.param(
+        _with(BUCKET, NOT_READY), ALWAYS_TRUE, fnv1.READY_TRUE, fnv1.READY_UNSPECIFIED, False, id="CelRule"
+    ),
+    pytest.param(
+        BUCKET, {"ttl": "5 minutes"}, fnv1.READY_UNSPECIFIED, fnv1.READY_UNSPECIFIED, True, id="BadInput"
+    ),
 ]
 
 

@@ -21,7 +21,10 @@ GOLDEN = Path(__file__).parent / "golden" / "auto-ready.yaml"
 def test_render_auto_ready(capsys: pytest.CaptureFixture[str]) -> None:
     """ConfigMap (kind check), Bucket (Ready condition) and Queue (CEL) are ready; the Deployment is not."""
     args = [str(EXAMPLE / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
-    assert cli.main(["render", *args, "--observed-resources", str(EXAMPLE / "observed.yaml"), "-r", "--classic"]) == 0
+    assert (
+        cli.main(["render", *args, "--observed-resources", str(EXAMPLE / "observed.yaml"), "-r", "--classic"])
+        == 0
+    )
     out = capsys.readouterr().out
     if os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1":
         GOLDEN.parent.mkdir(exist_ok=True)

@@ -62,5 +62,7 @@ def run(req: dict[str, Any]) -> dict[str, Any]:
 
 def want(rsp: dict[str, Any]) -> dict[str, Any]:
     """Normalise an expected response the same way :func:`run` normalises actual ones."""
-    pruned: dict[str, Any] = _prune(json_format.MessageToDict(json_format.ParseDict(rsp, fnv1.RunFunctionResponse())))
+    pruned: dict[str, Any] = _prune(
+        json_format.MessageToDict(json_format.ParseDict(rsp, fnv1.RunFunctionResponse()))
+    )
     return pruned

@@ -37,7 +37,7 @@ FATAL = [
         "A 5,000-digit string converted to int64 is Go's range error (it escaped as Python's ValueError).",
         "9" * 5000,
         [_convert("int64")],
-        f'{PATCH}transform at index 0 returned error: convert transform could not resolve: strconv.ParseInt: '
+        f"{PATCH}transform at index 0 returned error: convert transform could not resolve: strconv.ParseInt: "
         f'parsing "{"9" * 5000}": value out of range',
         id="BigIntToInt64",
     ),

@@ -12,10 +12,14 @@ from crossfn.functions import auto_ready, starlark
 
 CASES = [
     pytest.param(
-        "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0", "auto-ready", auto_ready.compose,
+        "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0",
+        "auto-ready",
+        auto_ready.compose,
         id="AutoReady",
     ),
-    pytest.param("xpkg.crossplane.io/crossfn/function-starlark:v0.1.0", "starlark", starlark.compose, id="Starlark"),
+    pytest.param(
+        "xpkg.crossplane.io/crossfn/function-starlark:v0.1.0", "starlark", starlark.compose, id="Starlark"
+    ),
 ]
 
 

@@ -20,14 +20,18 @@ GOLDEN = Path(__file__).parent / "golden"
 CASES = [
     pytest.param([], "robots.yaml", "first reconcile: three new purple robots", id="ThreeRobots"),
     pytest.param(
-        ["--observed-resources", str(EXAMPLE / "observed.yaml")], "robots-observed.yaml",
-        "robot-0 exists and stays red; robot-1 and robot-2 are new", id="KeepsObservedRobot",
+        ["--observed-resources", str(EXAMPLE / "observed.yaml")],
+        "robots-observed.yaml",
+        "robot-0 exists and stays red; robot-1 and robot-2 are new",
+        id="KeepsObservedRobot",
     ),
 ]
 
 
 @pytest.mark.parametrize(("flags", "golden", "reason"), CASES)
-def test_render_robots(capsys: pytest.CaptureFixture[str], flags: list[str], golden: str, reason: str) -> None:
+def test_render_robots(
+    capsys: pytest.CaptureFixture[str], flags: list[str], golden: str, reason: str
+) -> None:
     args = [str(EXAMPLE / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")]
     assert cli.main(["render", *args, "--classic", *flags]) == 0, reason
     out = capsys.readouterr().out

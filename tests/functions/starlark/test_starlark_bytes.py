@@ -58,53 +58,85 @@ def _fatals(rsp: fnv1.RunFunctionResponse) -> list[str]:
 
 def _xr_details(fn: starlark.Starlark, value: str) -> dict[str, bytes]:
     """Set the XR connection detail ``k`` to the Starlark expression ``value``; return what the response holds."""
-    rsp = _run(fn, _request(
-        "rsp = response_to(req)",
-        f"rsp['desired']['composite']['connection_details'] = {{'k': {value}}}",
-        "return rsp",
-    ))
+    rsp = _run(
+        fn,
+        _request(
+            "rsp = response_to(req)",
+            f"rsp['desired']['composite']['connection_details'] = {{'k': {value}}}",
+            "return rsp",
+        ),
+    )
     assert _fatals(rsp) == []
     return dict(rsp.desired.composite.connection_details)
 
 
 SEEN = [
     pytest.param(
-        "req['observed']['resources']['db']['connection_details']['cert']", {"base64": ALL_BYTES_B64},
-        "a binary connection detail is a bytes value holding every byte", id="ObservedBinaryDetail",
+        "req['observed']['resources']['db']['connection_details']['cert']",
+        {"base64": ALL_BYTES_B64},
+        "a binary connection detail is a bytes value holding every byte",
+        id="ObservedBinaryDetail",
     ),
     pytest.param(
-        "text(req['observed']['resources']['db']['connection_details']['password'])", TEXT,
-        "text() gives back UTF-8 text, non-ASCII included", id="ObservedTextDetail",
+        "text(req['observed']['resources']['db']['connection_details']['password'])",
+        TEXT,
+        "text() gives back UTF-8 text, non-ASCII included",
+        id="ObservedTextDetail",
     ),
     pytest.param(
-        "req['credentials']['aws']", {"credential_data": {"data": {
-            "key": {"base64": ALL_BYTES_B64}, "token": {"base64": base64.b64encode(TEXT.encode()).decode()},
-        }}},
-        "credentials keep protobuf's JSON shape with bytes values", id="CredentialsShape",
+        "req['credentials']['aws']",
+        {
+            "credential_data": {
+                "data": {
+                    "key": {"base64": ALL_BYTES_B64},
+                    "token": {"base64": base64.b64encode(TEXT.encode()).decode()},
+                }
+            }
+        },
+        "credentials keep protobuf's JSON shape with bytes values",
+        id="CredentialsShape",
     ),
     pytest.param(
-        "credentials(req, 'aws')['key']", {"base64": ALL_BYTES_B64},
-        "credentials() returns the data map", id="CredentialsHelper",
+        "credentials(req, 'aws')['key']",
+        {"base64": ALL_BYTES_B64},
+        "credentials() returns the data map",
+        id="CredentialsHelper",
     ),
     pytest.param(
-        "text(credentials(req, 'aws')['token'])", TEXT, "a text credential reads as text", id="CredentialText",
+        "text(credentials(req, 'aws')['token'])",
+        TEXT,
+        "a text credential reads as text",
+        id="CredentialText",
     ),
     pytest.param(
-        "credentials(req, 'missing')", None, "credentials the step lacks are None, not an error", id="CredentialsMissing",
+        "credentials(req, 'missing')",
+        None,
+        "credentials the step lacks are None, not an error",
+        id="CredentialsMissing",
     ),
     pytest.param(
-        "credentials(req, 'empty')", {}, "credentials without a source have no data", id="CredentialsNoSource",
+        "credentials(req, 'empty')",
+        {},
+        "credentials without a source have no data",
+        id="CredentialsNoSource",
     ),
     pytest.param(
-        "text('plain')", "plain", "text() of a string is the string", id="TextOfString",
+        "text('plain')",
+        "plain",
+        "text() of a string is the string",
+        id="TextOfString",
     ),
     pytest.param(
-        f"from_base64('{ALL_BYTES_B64}') == req['observed']['resources']['db']['connection_details']['cert']", True,
-        "bytes values compare by content", id="BytesValuesCompare",
+        f"from_base64('{ALL_BYTES_B64}') == req['observed']['resources']['db']['connection_details']['cert']",
+        True,
+        "bytes values compare by content",
+        id="BytesValuesCompare",
     ),
     pytest.param(
-        "len(json.encode(req['credentials'])) > 0", True,
-        "bytes values are plain data, so json.encode works on the request", id="JSONEncodable",
+        "len(json.encode(req['credentials'])) > 0",
+        True,
+        "bytes values are plain data, so json.encode works on the request",
+        id="JSONEncodable",
     ),
 ]
 
@@ -118,20 +150,29 @@ def test_script_sees(fn: starlark.Starlark, expr: str, want: Any, reason: str) -
 
 SET = [
     pytest.param(
-        "req['observed']['resources']['db']['connection_details']['cert']", ALL_BYTES,
-        "an observed binary detail copies to the XR exactly", id="CopyObservedDetail",
+        "req['observed']['resources']['db']['connection_details']['cert']",
+        ALL_BYTES,
+        "an observed binary detail copies to the XR exactly",
+        id="CopyObservedDetail",
     ),
     pytest.param(
-        "credentials(req, 'aws')['key']", ALL_BYTES, "a binary credential copies exactly", id="CopyCredential",
+        "credentials(req, 'aws')['key']",
+        ALL_BYTES,
+        "a binary credential copies exactly",
+        id="CopyCredential",
     ),
     pytest.param(
-        f"from_base64('{ALL_BYTES_B64}')", ALL_BYTES,
-        "from_base64 makes bytes from base64 text, as in a Secret's data", id="FromBase64",
+        f"from_base64('{ALL_BYTES_B64}')",
+        ALL_BYTES,
+        "from_base64 makes bytes from base64 text, as in a Secret's data",
+        id="FromBase64",
     ),
     pytest.param(f"'{TEXT}'", TEXT.encode(), "a string is sent as its UTF-8", id="StringIsUTF8"),
     pytest.param(
-        "text(req['observed']['resources']['db']['connection_details']['password']) + '!'", (TEXT + "!").encode(),
-        "text can be computed with and sent back", id="ComputedText",
+        "text(req['observed']['resources']['db']['connection_details']['password']) + '!'",
+        (TEXT + "!").encode(),
+        "text can be computed with and sent back",
+        id="ComputedText",
     ),
     pytest.param("''", b"", "an empty string is an empty value", id="EmptyString"),
     pytest.param("{'base64': ''}", b"", "an empty bytes value is an empty value", id="EmptyBytes"),
@@ -145,14 +186,20 @@ def test_script_sets(fn: starlark.Starlark, value: str, want: bytes, reason: str
 
 def test_composed_connection_details(fn: starlark.Starlark) -> None:
     """Composed resources' connection details take bytes values too."""
-    rsp = _run(fn, _request(
-        "rsp = response_to(req)",
-        "cd = req['observed']['resources']['db']['connection_details']",
-        "rsp['desired']['resources']['db'] = {'resource': {'kind': 'DB'}, 'connection_details': cd}",
-        "return rsp",
-    ))
+    rsp = _run(
+        fn,
+        _request(
+            "rsp = response_to(req)",
+            "cd = req['observed']['resources']['db']['connection_details']",
+            "rsp['desired']['resources']['db'] = {'resource': {'kind': 'DB'}, 'connection_details': cd}",
+            "return rsp",
+        ),
+    )
     assert _fatals(rsp) == []
-    assert dict(rsp.desired.resources["db"].connection_details) == {"cert": ALL_BYTES, "password": TEXT.encode()}
+    assert dict(rsp.desired.resources["db"].connection_details) == {
+        "cert": ALL_BYTES,
+        "password": TEXT.encode(),
+    }
 
 
 def test_desired_passes_through_exactly(fn: starlark.Starlark) -> None:
@@ -167,16 +214,24 @@ def test_desired_passes_through_exactly(fn: starlark.Starlark) -> None:
 FAILS = [
     pytest.param(
         "text(req['observed']['resources']['db']['connection_details']['cert'])",
-        "script.star:2:", "text: the value is not UTF-8 text (invalid at byte offset 128)",
-        "binary data is never silently mangled into text", id="TextOfBinary",
+        "script.star:2:",
+        "text: the value is not UTF-8 text (invalid at byte offset 128)",
+        "binary data is never silently mangled into text",
+        id="TextOfBinary",
     ),
     pytest.param(
-        "from_base64('not base64!')", "script.star:2:", "from_base64: invalid base64:",
-        "from_base64 checks its argument", id="FromBase64Invalid",
+        "from_base64('not base64!')",
+        "script.star:2:",
+        "from_base64: invalid base64:",
+        "from_base64 checks its argument",
+        id="FromBase64Invalid",
     ),
     pytest.param(
-        "text(3)", "script.star:2:", 'text: want a bytes value {"base64": ...} or a string, not int',
-        "text names what it wants", id="TextOfInt",
+        "text(3)",
+        "script.star:2:",
+        'text: want a bytes value {"base64": ...} or a string, not int',
+        "text names what it wants",
+        id="TextOfInt",
     ),
 ]
 
@@ -191,27 +246,37 @@ def test_helper_errors(fn: starlark.Starlark, expr: str, where: str, message: st
 
 BAD_VALUES = [
     pytest.param(
-        "3", "desired.composite.connection_details[k] must be a string or a bytes value "
-        '{"base64": ...}, not int', "numbers are neither text nor bytes", id="Number",
+        "3",
+        'desired.composite.connection_details[k] must be a string or a bytes value {"base64": ...}, not int',
+        "numbers are neither text nor bytes",
+        id="Number",
     ),
     pytest.param(
-        "{'base64': 'AP8', 'x': 1}", "desired.composite.connection_details[k] must be a string or a bytes "
-        'value {"base64": ...}, not a dict with keys base64, x', "a bytes value has one key", id="ExtraKey",
+        "{'base64': 'AP8', 'x': 1}",
+        "desired.composite.connection_details[k] must be a string or a bytes "
+        'value {"base64": ...}, not a dict with keys base64, x',
+        "a bytes value has one key",
+        id="ExtraKey",
     ),
     pytest.param(
-        "{'base64': 'AP8'}", "desired.composite.connection_details[k]: base64: invalid base64:",
-        "a hand-written bytes value is checked", id="BadPadding",
+        "{'base64': 'AP8'}",
+        "desired.composite.connection_details[k]: base64: invalid base64:",
+        "a hand-written bytes value is checked",
+        id="BadPadding",
     ),
 ]
 
 
 @pytest.mark.parametrize(("value", "message", "reason"), BAD_VALUES)
 def test_bad_connection_detail(fn: starlark.Starlark, value: str, message: str, reason: str) -> None:
-    rsp = _run(fn, _request(
-        "rsp = response_to(req)",
-        f"rsp['desired']['composite']['connection_details'] = {{'k': {value}}}",
-        "return rsp",
-    ))
+    rsp = _run(
+        fn,
+        _request(
+            "rsp = response_to(req)",
+            f"rsp['desired']['composite']['connection_details'] = {{'k': {value}}}",
+            "return rsp",
+        ),
+    )
     (fatal,) = _fatals(rsp)
     assert fatal.startswith(PREFIX + message), (reason, fatal)
 

@@ -22,7 +22,10 @@ EXAMPLE = Path(__file__).parents[3] / "examples" / "starlark-robots"
 
 def test_credentials_reach_the_script(capsys: pytest.CaptureFixture[str]) -> None:
     args = [str(EXAMPLE / "xr.yaml"), str(HERE / "composition.yaml"), str(EXAMPLE / "functions.yaml")]
-    assert cli.main(["render", *args, "-r", "--classic", "--function-credentials", str(HERE / "secrets.yaml")]) == 0
+    assert (
+        cli.main(["render", *args, "-r", "--classic", "--function-credentials", str(HERE / "secrets.yaml")])
+        == 0
+    )
     docs = list(yaml.safe_load_all(capsys.readouterr().out))
     (secret,) = [d for d in docs if d.get("kind") == "Secret"]
     assert base64.b64decode(secret["data"]["key.der"]) == bytes(range(256)), "the binary credential is exact"

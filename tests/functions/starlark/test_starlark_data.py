@@ -30,7 +30,11 @@ def _request(script: str, **extra: Any) -> fnv1.RunFunctionRequest:
     body: dict[str, Any] = {
         "meta": {"tag": "t1", "capabilities": ["CAPABILITY_CAPABILITIES", "CAPABILITY_REQUIRED_RESOURCES"]},
         "observed": {"composite": {"resource": {"apiVersion": "x/v1", "kind": "XR", "spec": {"count": 2}}}},
-        "input": {"apiVersion": "starlark.fn.crossfn.io/v1alpha1", "kind": "StarlarkScript", "script": script},
+        "input": {
+            "apiVersion": "starlark.fn.crossfn.io/v1alpha1",
+            "kind": "StarlarkScript",
+            "script": script,
+        },
         **extra,
     }
     return json_format.ParseDict(body, fnv1.RunFunctionRequest())
@@ -50,59 +54,104 @@ def _seen(fn: starlark.Starlark, expr: str, **extra: Any) -> Any:
 
 
 VIEWS = [
-    pytest.param("req['desired']['resources']", {}, {}, "desired resources exist on the first step", id="EmptyDesired"),
-    pytest.param("req['observed']['resources']", {}, {}, "observed resources exist with none observed", id="EmptyObserved"),
+    pytest.param(
+        "req['desired']['resources']", {}, {}, "desired resources exist on the first step", id="EmptyDesired"
+    ),
+    pytest.param(
+        "req['observed']['resources']",
+        {},
+        {},
+        "observed resources exist with none observed",
+        id="EmptyObserved",
+    ),
     pytest.param("req['context']", {}, {}, "context is a dict without a context", id="EmptyContext"),
-    pytest.param("req['required_resources']", {}, {}, "required resources exist before any fetch", id="EmptyRequired"),
-    pytest.param("req['required_schemas']", {}, {}, "required schemas exist before any fetch", id="EmptySchemas"),
-    pytest.param("req['credentials']", {}, {}, "credentials exist with none configured", id="EmptyCredentials"),
     pytest.param(
-        "req['desired']['composite']", {},
+        "req['required_resources']", {}, {}, "required resources exist before any fetch", id="EmptyRequired"
+    ),
+    pytest.param(
+        "req['required_schemas']", {}, {}, "required schemas exist before any fetch", id="EmptySchemas"
+    ),
+    pytest.param(
+        "req['credentials']", {}, {}, "credentials exist with none configured", id="EmptyCredentials"
+    ),
+    pytest.param(
+        "req['desired']['composite']",
+        {},
         {"resource": {}, "connection_details": {}, "ready": "READY_UNSPECIFIED"},
-        "the desired composite has the full Resource shape", id="EmptyDesiredComposite",
+        "the desired composite has the full Resource shape",
+        id="EmptyDesiredComposite",
     ),
     pytest.param(
-        "req['observed']['composite']['resource']['spec']['count'] + 1", {}, 3,
-        "whole numbers are ints, so arithmetic and range() work", id="IntegersStayIntegers",
+        "req['observed']['composite']['resource']['spec']['count'] + 1",
+        {},
+        3,
+        "whole numbers are ints, so arithmetic and range() work",
+        id="IntegersStayIntegers",
     ),
     pytest.param(
-        "req['meta']", {}, {"tag": "t1", "capabilities": ["CAPABILITY_CAPABILITIES", "CAPABILITY_REQUIRED_RESOURCES"]},
-        "the tag and capabilities are visible", id="Meta",
+        "req['meta']",
+        {},
+        {"tag": "t1", "capabilities": ["CAPABILITY_CAPABILITIES", "CAPABILITY_REQUIRED_RESOURCES"]},
+        "the tag and capabilities are visible",
+        id="Meta",
     ),
     pytest.param(
-        "req['input']['kind']", {}, "StarlarkScript", "the input itself is visible", id="Input",
+        "req['input']['kind']",
+        {},
+        "StarlarkScript",
+        "the input itself is visible",
+        id="Input",
     ),
     pytest.param(
         "req['observed']['resources']['db']['connection_details']['password']",
-        {"observed": {"composite": {"resource": {}}, "resources": {"db": {"resource": {}, "connection_details": {"password": "c2VjcmV0"}}}}},
-        {"base64": "c2VjcmV0"}, "connection details are bytes values, never decoded", id="ConnectionDetails",
+        {
+            "observed": {
+                "composite": {"resource": {}},
+                "resources": {"db": {"resource": {}, "connection_details": {"password": "c2VjcmV0"}}},
+            }
+        },
+        {"base64": "c2VjcmV0"},
+        "connection details are bytes values, never decoded",
+        id="ConnectionDetails",
     ),
     pytest.param(
         "req['required_schemas']['xr']['openapi_v3']['type']",
         {"required_schemas": {"xr": {"openapi_v3": {"type": "object"}}}},
-        "object", "required schemas carry their OpenAPI document", id="Schemas",
+        "object",
+        "required schemas carry their OpenAPI document",
+        id="Schemas",
     ),
 ]
 
 
 @pytest.mark.parametrize(("expr", "extra", "want", "reason"), VIEWS)
-def test_request_view(fn: starlark.Starlark, expr: str, extra: dict[str, Any], want: Any, reason: str) -> None:
+def test_request_view(
+    fn: starlark.Starlark, expr: str, extra: dict[str, Any], want: Any, reason: str
+) -> None:
     assert _seen(fn, expr, **extra) == want, reason
 
 
 CHILD_NAMES = [
-    pytest.param("cool-resource-", UID, "database", "cool-resource-38ce86992a27", id="SuccessPrefixWithHyphen"),
+    pytest.param(
+        "cool-resource-", UID, "database", "cool-resource-38ce86992a27", id="SuccessPrefixWithHyphen"
+    ),
     pytest.param("resource", UID, "database", "resource-38ce86992a27", id="SuccessPrefixWithoutHyphen"),
     pytest.param("", UID, "database", "38ce86992a27", id="SuccessEmptyPrefix"),
     pytest.param("parent-", "uid-123", "database", "parent-5f968d238736", id="SuccessDifferentUID"),
     pytest.param("parent-", UID, "storage", "parent-abcd22a110fe", id="SuccessDifferentChild"),
     pytest.param(
-        "very-long-parent-name-" * 3, UID, "database",
-        "very-long-parent-name-very-long-parent-name-very-l-38ce86992a27", id="SuccessTruncatedPrefix",
+        "very-long-parent-name-" * 3,
+        UID,
+        "database",
+        "very-long-parent-name-very-long-parent-name-very-l-38ce86992a27",
+        id="SuccessTruncatedPrefix",
     ),
     pytest.param(
-        "very-long-parent-name-without-ending-hyphen" * 2, UID, "database",
-        "very-long-parent-name-without-ending-hyphenvery-lo-38ce86992a27", id="SuccessTruncatedNoHyphen",
+        "very-long-parent-name-without-ending-hyphen" * 2,
+        UID,
+        "database",
+        "very-long-parent-name-without-ending-hyphenvery-lo-38ce86992a27",
+        id="SuccessTruncatedNoHyphen",
     ),
 ]
 
@@ -140,7 +189,10 @@ def test_response_helpers(fn: starlark.Starlark) -> None:
     ]
     (cond,) = rsp.conditions
     assert (cond.type, cond.status, cond.reason, cond.message) == (
-        "RobotsReady", fnv1.STATUS_CONDITION_TRUE, "Available", "all here",
+        "RobotsReady",
+        fnv1.STATUS_CONDITION_TRUE,
+        "Available",
+        "all here",
     )
     cfg = rsp.requirements.resources["cfg"]
     assert (cfg.api_version, cfg.kind, cfg.match_name, cfg.namespace) == ("v1", "ConfigMap", "settings", "ns")
@@ -150,14 +202,23 @@ def test_response_helpers(fn: starlark.Starlark) -> None:
 
 REQUIRED = [
     pytest.param({}, None, "not resolved yet: None, so the script can ask and wait", id="Unresolved"),
-    pytest.param({"required_resources": {"cfg": {}}}, [], "resolved, nothing matched: an empty list", id="ResolvedEmpty"),
+    pytest.param(
+        {"required_resources": {"cfg": {}}},
+        [],
+        "resolved, nothing matched: an empty list",
+        id="ResolvedEmpty",
+    ),
     pytest.param(
         {"required_resources": {"cfg": {"items": [{"resource": {"kind": "ConfigMap", "data": {"a": "b"}}}]}}},
-        [{"kind": "ConfigMap", "data": {"a": "b"}}], "resolved: the resources themselves", id="Resolved",
+        [{"kind": "ConfigMap", "data": {"a": "b"}}],
+        "resolved: the resources themselves",
+        id="Resolved",
     ),
     pytest.param(
         {"extra_resources": {"cfg": {"items": [{"resource": {"kind": "Old"}}]}}},
-        [{"kind": "Old"}], "the deprecated extra_resources field is read too", id="ExtraResources",
+        [{"kind": "Old"}],
+        "the deprecated extra_resources field is read too",
+        id="ExtraResources",
     ),
 ]
 
@@ -190,8 +251,11 @@ def test_returned_desired_replaces(fn: starlark.Starlark) -> None:
 
 def test_connection_details_round_trip(fn: starlark.Starlark) -> None:
     """String connection details go back as bytes."""
-    rsp = _run(fn, _request(
-        "def main(req):\n    rsp = response_to(req)\n"
-        "    rsp['desired']['composite']['connection_details'] = {'url': 'https://x'}\n    return rsp\n"
-    ))
+    rsp = _run(
+        fn,
+        _request(
+            "def main(req):\n    rsp = response_to(req)\n"
+            "    rsp['desired']['composite']['connection_details'] = {'url': 'https://x'}\n    return rsp\n"
+        ),
+    )
     assert dict(rsp.desired.composite.connection_details) == {"url": b"https://x"}

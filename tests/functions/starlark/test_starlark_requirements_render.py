@@ -16,8 +16,12 @@ HERE = Path(__file__).parent / "testdata" / "requirements"
 EXAMPLE = Path(__file__).parents[3] / "examples" / "starlark-robots"
 
 CASES = [
-    pytest.param(["-e", str(HERE / "palette.yaml")], "teal", "the required ConfigMap's colour is used", id="Resolved"),
-    pytest.param([], "purple", "resolved with nothing matching, the script falls back to purple", id="NothingMatched"),
+    pytest.param(
+        ["-e", str(HERE / "palette.yaml")], "teal", "the required ConfigMap's colour is used", id="Resolved"
+    ),
+    pytest.param(
+        [], "purple", "resolved with nothing matching, the script falls back to purple", id="NothingMatched"
+    ),
 ]
 
 

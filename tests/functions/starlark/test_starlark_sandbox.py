@@ -39,7 +39,11 @@ def _request(script: str) -> fnv1.RunFunctionRequest:
     return json_format.ParseDict(
         {
             "observed": {"composite": {"resource": {"apiVersion": "x/v1", "kind": "XR"}}},
-            "input": {"apiVersion": "starlark.fn.crossfn.io/v1alpha1", "kind": "StarlarkScript", "script": script},
+            "input": {
+                "apiVersion": "starlark.fn.crossfn.io/v1alpha1",
+                "kind": "StarlarkScript",
+                "script": script,
+            },
         },
         fnv1.RunFunctionRequest(),
     )
@@ -63,68 +67,81 @@ SANDBOX = [
     pytest.param(
         _main("return open('/etc/passwd')"),
         "script.star:2:12: Variable `open` not found",
-        "there is no file system", id="OpenFile",
+        "there is no file system",
+        id="OpenFile",
     ),
     pytest.param(
         'load("@stdlib//os.star", "os")\n' + _main("return {}"),
         "script.star:1:1: `load` is not allowed in this dialect",
-        "load() is refused at parse time", id="Load",
+        "load() is refused at parse time",
+        id="Load",
     ),
     pytest.param(
         _main("return {'context': {'now': time.now()}}"),
         "script.star:2:32: Variable `time` not found",
-        "there is no clock", id="Clock",
+        "there is no clock",
+        id="Clock",
     ),
     pytest.param(
         _main("return {'context': {'r': random.random()}}"),
         "script.star:2:30: Variable `random` not found",
-        "there is no randomness", id="Random",
+        "there is no randomness",
+        id="Random",
     ),
     pytest.param(
         _main("return __import__('os')"),
         "script.star:2:12: Variable `__import__` not found",
-        "there is no Python import machinery", id="Import",
+        "there is no Python import machinery",
+        id="Import",
     ),
     pytest.param(
         _main("return http.get('https://example.com')"),
         "script.star:2:12: Variable `http` not found",
-        "there is no network", id="Network",
+        "there is no network",
+        id="Network",
     ),
     pytest.param(
         _main("x = 0", "for i in range(1000000000):", "    x = i", "return {}"),
         "script.star:3:5: script exceeded its time limit of 0.5s",
-        "a long loop is cancelled at its line", id="RunsForever",
+        "a long loop is cancelled at its line",
+        id="RunsForever",
     ),
     pytest.param(
         "def f(n):\n    return f(n + 1)\n" + _main("return f(0)"),
         "script.star:2:12: Starlark call stack overflow",
-        "unbounded recursion stops at the call", id="Recursion",
+        "unbounded recursion stops at the call",
+        id="Recursion",
     ),
     pytest.param(
         _main("return {'context': {'x': 'a' * 2000000}}"),
         "script.star:1: main returned 2000020 bytes of data, more than the limit of 1048576 bytes",
-        "the output is bounded and the error points at main", id="OutputTooLarge",
+        "the output is bounded and the error points at main",
+        id="OutputTooLarge",
     ),
     pytest.param(
         _main("return {'ttl': 10000000000000000000000}"),
         "ttl: want at most 315576000000 seconds, got 10000000000000000000000",
-        "a TTL past a protobuf Duration's range is named (it escaped as OverflowError)", id="TTLOutOfRange",
+        "a TTL past a protobuf Duration's range is named (it escaped as OverflowError)",
+        id="TTLOutOfRange",
     ),
     pytest.param(
         _main("fail('x' * 2000000)"),
         "script.star:2:5: fail: " + "x" * 100,
-        "a fail() message larger than the output limit is kept, truncated below", id="HugeFail",
+        "a fail() message larger than the output limit is kept, truncated below",
+        id="HugeFail",
     ),
     pytest.param(
         _main("x = [0] * 1000000000", "return {}"),
         "script.star: script exceeded its memory limit of 512 MiB (its sandbox process was killed by signal 6)",
-        "memory is bounded by the sandbox's address space", id="MemoryLimit",
+        "memory is bounded by the sandbox's address space",
+        id="MemoryLimit",
     ),
     pytest.param(
         _main("s = 'ab' * 50000000", "t = s.replace('a', 'cc')", "u = t.replace('c', 'dd')", "return {}"),
         "script.star: script exceeded its time limit of 0.5s inside one builtin call "
         "and its sandbox was stopped after 1s",
-        "a builtin that never yields to the evaluator is killed at the hard deadline", id="StuckInBuiltin",
+        "a builtin that never yields to the evaluator is killed at the hard deadline",
+        id="StuckInBuiltin",
     ),
 ]
 
@@ -217,7 +234,9 @@ def test_script_errors_are_fatal_with_location(fn: starlark.Starlark, script: st
 
 
 INPUT_ERRORS = [
-    pytest.param(None, "missing input: want starlark.fn.crossfn.io/v1alpha1 StarlarkScript with a script", id="NoInput"),
+    pytest.param(
+        None, "missing input: want starlark.fn.crossfn.io/v1alpha1 StarlarkScript with a script", id="NoInput"
+    ),
     pytest.param({"script": ""}, "invalid input: script: must be a non-empty string", id="EmptyScript"),
     pytest.param({"script": 3}, "invalid input: script: must be a non-empty string", id="ScriptNotString"),
 ]

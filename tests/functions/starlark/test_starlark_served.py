@@ -25,7 +25,13 @@ QUICK = "def main(req):\n    return {'ttl': 3}\n"
 
 def _request(script: str) -> fnv1.RunFunctionRequest:
     return json_format.ParseDict(
-        {"input": {"apiVersion": "starlark.fn.crossfn.io/v1alpha1", "kind": "StarlarkScript", "script": script}},
+        {
+            "input": {
+                "apiVersion": "starlark.fn.crossfn.io/v1alpha1",
+                "kind": "StarlarkScript",
+                "script": script,
+            }
+        },
         fnv1.RunFunctionRequest(),
     )
 

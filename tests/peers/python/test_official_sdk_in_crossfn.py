@@ -432,7 +432,10 @@ def _fields(file: Any) -> set[str]:
 
     def walk(messages: Any, prefix: str) -> None:
         for m in messages:
-            out.update(f"{prefix}{m.name}.{f.name}={f.number}:{f.type}:{f.is_repeated}:{f.has_presence}" for f in m.fields)
+            out.update(
+                f"{prefix}{m.name}.{f.name}={f.number}:{f.type}:{f.is_repeated}:{f.has_presence}"
+                for f in m.fields
+            )
             walk(m.nested_types, f"{prefix}{m.name}.")
 
     walk(file.message_types_by_name.values(), "")

@@ -17,7 +17,9 @@ def _resource(obj: dict[str, Any], ready: fnv1.Ready.ValueType = fnv1.READY_UNSP
 
 
 def _success(
-    req: fnv1.RunFunctionRequest, ready: fnv1.Ready.ValueType, composite_ready: fnv1.Ready.ValueType = fnv1.READY_UNSPECIFIED
+    req: fnv1.RunFunctionRequest,
+    ready: fnv1.Ready.ValueType,
+    composite_ready: fnv1.Ready.ValueType = fnv1.READY_UNSPECIFIED,
 ) -> fnv1.RunFunctionResponse:
     rsp = fnv1.RunFunctionResponse(
         desired=fnv1.State(
@@ -164,22 +166,35 @@ def echo_whole_xr(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -
     return rsp
 
 
-def echo_observed_details(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+def echo_observed_details(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
     """Reports each observed resource's connection details (decoded) in the desired XR's status; composes nothing."""
     xr = resource.struct_to_dict(req.observed.composite.resource)
-    seen = {name: {k: v.decode() for k, v in r.connection_details.items()} for name, r in req.observed.resources.items()}
+    seen = {
+        name: {k: v.decode() for k, v in r.connection_details.items()}
+        for name, r in req.observed.resources.items()
+    }
     rsp.desired.composite.resource.CopyFrom(
-        resource.dict_to_struct({"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"details": seen}})
+        resource.dict_to_struct(
+            {"apiVersion": xr["apiVersion"], "kind": xr["kind"], "status": {"details": seen}}
+        )
     )
     for name, r in req.observed.resources.items():
         rsp.desired.resources[name].resource.CopyFrom(r.resource)
     return rsp
 
 
-def elsewhere_for_claim(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> fnv1.RunFunctionResponse:
+def elsewhere_for_claim(
+    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+) -> fnv1.RunFunctionResponse:
     """Composes a Thing in namespace "elsewhere" and reports a warning for the XR and its claim."""
     rsp.desired.resources["a"].resource.CopyFrom(
-        resource.dict_to_struct({"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"namespace": "elsewhere"}})
+        resource.dict_to_struct(
+            {"apiVersion": "example.org/v1", "kind": "Thing", "metadata": {"namespace": "elsewhere"}}
+        )
     )
-    rsp.results.add(severity=fnv1.SEVERITY_WARNING, message="look", reason="Look", target=fnv1.TARGET_COMPOSITE_AND_CLAIM)
+    rsp.results.add(
+        severity=fnv1.SEVERITY_WARNING, message="look", reason="Look", target=fnv1.TARGET_COMPOSITE_AND_CLAIM
+    )
     return rsp

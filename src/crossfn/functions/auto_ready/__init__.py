@@ -123,7 +123,8 @@ class AutoReady:
                 ready = _cel.evaluate(expr, obj)
             except _cel.CelError as exc:
                 response.warning(
-                    rsp, f"cannot evaluate CEL health check {key} for composed resource {errors.quote(name)}: {exc}"
+                    rsp,
+                    f"cannot evaluate CEL health check {key} for composed resource {errors.quote(name)}: {exc}",
                 )
                 continue
             rsp.desired.resources[name].ready = fnv1.READY_TRUE if ready else fnv1.READY_FALSE

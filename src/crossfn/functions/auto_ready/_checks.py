@@ -158,7 +158,9 @@ def _cronjob(obj: Mapping[str, Any]) -> bool:
     return last_success is not None and last_success >= last_schedule
 
 
-_HPA_DEGRADED = frozenset({"FailedGetScale", "FailedUpdateScale", "FailedGetResourceMetric", "InvalidSelector"})
+_HPA_DEGRADED = frozenset(
+    {"FailedGetScale", "FailedUpdateScale", "FailedGetResourceMetric", "InvalidSelector"}
+)
 
 
 def _hpa(obj: Mapping[str, Any]) -> bool:

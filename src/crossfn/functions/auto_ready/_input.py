@@ -39,7 +39,9 @@ def _ttl(text: str) -> datetime.timedelta:
     try:
         return datetime.timedelta(seconds=gotime.parse_duration(text.strip()))
     except errors.GoError as exc:
-        raise errors.FunctionInputError(f"invalid input: ttl: time: invalid duration {errors.quote(text)}") from exc
+        raise errors.FunctionInputError(
+            f"invalid input: ttl: time: invalid duration {errors.quote(text)}"
+        ) from exc
 
 
 def parse(data: Mapping[str, Any] | None) -> Input:

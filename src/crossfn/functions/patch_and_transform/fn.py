@@ -37,7 +37,9 @@ def compose(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None
         response.fatal(rsp, str(exc), target=fnv1.TARGET_COMPOSITE)
     except RecursionError:
         # Anywhere else (environment patches, the request's own objects): still a result.
-        response.fatal(rsp, "cannot compose resources: a value is nested too deeply", target=fnv1.TARGET_COMPOSITE)
+        response.fatal(
+            rsp, "cannot compose resources: a value is nested too deeply", target=fnv1.TARGET_COMPOSITE
+        )
 
 
 def _decode(req: fnv1.RunFunctionRequest) -> ptinput.Resources:

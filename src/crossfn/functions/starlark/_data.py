@@ -65,7 +65,10 @@ def _credentials(c: fnv1.Credentials) -> dict[str, Any]:
 
 
 def _state(s: fnv1.State) -> dict[str, Any]:
-    return {"composite": _resource(s.composite), "resources": {n: _resource(r) for n, r in s.resources.items()}}
+    return {
+        "composite": _resource(s.composite),
+        "resources": {n: _resource(r) for n, r in s.resources.items()},
+    }
 
 
 def _resources(m: Mapping[str, fnv1.Resources]) -> dict[str, Any]:
@@ -75,7 +78,10 @@ def _resources(m: Mapping[str, fnv1.Resources]) -> dict[str, Any]:
 def request_data(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
     """The request as plain data for ``main(req)``; every map present."""
     return {
-        "meta": {"tag": req.meta.tag, "capabilities": [fnv1.Capability.Name(c) for c in req.meta.capabilities]},
+        "meta": {
+            "tag": req.meta.tag,
+            "capabilities": [fnv1.Capability.Name(c) for c in req.meta.capabilities],
+        },
         "observed": _state(req.observed),
         "desired": _state(req.desired),
         "input": resource.struct_to_dict(req.input),
@@ -158,7 +164,9 @@ def _ttl(value: Any) -> datetime.timedelta:
         except ValueError as exc:
             raise errors.FunctionInputError(f"ttl: {exc}") from exc
         return d.ToTimedelta()
-    raise errors.FunctionInputError(f"ttl must be seconds or a string such as 60s, not {type(value).__name__}")
+    raise errors.FunctionInputError(
+        f"ttl must be seconds or a string such as 60s, not {type(value).__name__}"
+    )
 
 
 def apply_response(data: Mapping[str, Any], rsp: fnv1.RunFunctionResponse) -> None:

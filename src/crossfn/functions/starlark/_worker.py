@@ -142,7 +142,9 @@ def text_of(value: object) -> str:
     if isinstance(value, str):
         return value
     if not (isinstance(value, dict) and set(value) == {_BYTES_KEY}):
-        raise HelperError(f'text: want a bytes value {{"{_BYTES_KEY}": ...}} or a string, not {type(value).__name__}')
+        raise HelperError(
+            f'text: want a bytes value {{"{_BYTES_KEY}": ...}} or a string, not {type(value).__name__}'
+        )
     data = _decode("text", value[_BYTES_KEY])
     try:
         return data.decode("utf-8")
@@ -196,7 +198,9 @@ def run(job: dict[str, Any]) -> dict[str, Any]:
     script: str = job["script"]
     timeout: float = job["timeout"]
     deadline = time.monotonic() + timeout
-    options = starlark.EvalOptions(check_cancelled=lambda: time.monotonic() > deadline, max_callstack_size=256)
+    options = starlark.EvalOptions(
+        check_cancelled=lambda: time.monotonic() > deadline, max_callstack_size=256
+    )
     dialect = starlark.Dialect.standard()
     dialect.enable_load = False
     env = starlark.Globals.extended_by([starlark.LibraryExtension.Json])

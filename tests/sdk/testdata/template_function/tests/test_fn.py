@@ -114,11 +114,15 @@ class TestFunctionRunner(unittest.IsolatedAsyncioTestCase):
                         composite=fnv1.Resource(resource=resource.dict_to_struct({"status": {"ok": True}})),
                         resources={
                             "bucket": bucket("v1"),
-                            "replica": replica("a-very-long-composite-resource-name-that-goes-on-and-on-f72836"),
+                            "replica": replica(
+                                "a-very-long-composite-resource-name-that-goes-on-and-on-f72836"
+                            ),
                         },
                     ),
                     conditions=[
-                        fnv1.Condition(type="BucketReady", status=fnv1.STATUS_CONDITION_TRUE, reason="Observed")
+                        fnv1.Condition(
+                            type="BucketReady", status=fnv1.STATUS_CONDITION_TRUE, reason="Observed"
+                        )
                     ],
                     results=[
                         fnv1.Result(
