@@ -31,6 +31,7 @@ everything, health checks included, so CPU-bound work belongs in ``def``.
 
 from __future__ import annotations
 
+import abc
 import asyncio
 import concurrent.futures
 import logging
@@ -100,7 +101,7 @@ async def _abort_async(context: Any, code: grpc.StatusCode, details: str) -> NoR
     raise AssertionError("grpc.aio.ServicerContext.abort returned")
 
 
-class _Server:
+class _Server(abc.ABC):
     """What both servers share: their settings, call accounting and the gate on calls in flight."""
 
     def __init__(
@@ -120,9 +121,9 @@ class _Server:
         self._server: Any = None
         self._adopt(fn)
 
+    @abc.abstractmethod
     def _adopt(self, fn: object) -> None:
         """Make ``fn`` this server's handler, with what calling it needs."""
-        raise NotImplementedError
 
     @property
     def in_flight(self) -> int:
