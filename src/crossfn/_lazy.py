@@ -1,11 +1,17 @@
 """Public names whose modules load on first use (PEP 562), for packages that must import cheaply.
 
-A package lists each lazy name once with its module in ``_LAZY``, imports the
-same names under ``typing.TYPE_CHECKING`` for type checkers, and binds::
+A package lists each lazy name once with its module in ``_LAZY``, re-exports
+the same names under ``typing.TYPE_CHECKING`` for type checkers (``from ._x
+import A as A``: explicit, since ``__all__`` cannot name them literally), and
+binds::
 
     if not _typing.TYPE_CHECKING:
         __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
     __dir__ = _lazy.dir_for(_LAZY, globals())
+    __all__ = [...the names imported eagerly...]
+    __all__ += list(_LAZY)
+
+tests/test_lazy_exports.py fails when the ``TYPE_CHECKING`` imports and ``_LAZY`` differ.
 """
 
 from __future__ import annotations

@@ -31,10 +31,15 @@ from crossfn.controller._settings import (
 _extras.require("controller", "crossfn.controller")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
-    from crossfn.controller._manager import Manager, run
+    from crossfn.controller._manager import Manager as Manager
+    from crossfn.controller._manager import run as run
 
 _LAZY = {"Manager": "_manager", "run": "_manager"}
-"""Names whose module (and the Kubernetes client behind it) loads on first access."""
+"""Names whose module (and the Kubernetes client behind it) loads on first access.
+
+The one list of them: ``__all__`` takes them from here; the ``TYPE_CHECKING``
+imports above re-export them for type checkers (tests/test_lazy_exports.py).
+"""
 
 if not _typing.TYPE_CHECKING:
     __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
@@ -44,10 +49,10 @@ __all__ = [
     "ClusterSettings",
     "FunctionSettings",
     "LeaderElectionSettings",
-    "Manager",
     "ObservabilitySettings",
     "PackageSettings",
     "ReconcileSettings",
     "Settings",
-    "run",
+    # and the lazy names: listed once, in _LAZY
 ]
+__all__ += list(_LAZY)

@@ -35,11 +35,11 @@ The annotations render understands are in ``docs/render.md``.
 
 from __future__ import annotations
 
-import importlib as _importlib
 import typing as _typing
 from collections.abc import Callable
 from typing import Any
 
+from crossfn import _lazy
 from crossfn import extras as _extras
 from crossfn.render import output
 from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
@@ -53,28 +53,22 @@ from crossfn.render._validate import Validator
 _extras.require("render", "crossfn.render")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
-    from crossfn.render._engine_mode import CURRENT
-    from crossfn.render._render import CLASSIC
+    from crossfn.render._engine_mode import CURRENT as CURRENT
+    from crossfn.render._render import CLASSIC as CLASSIC
 
 _LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
-"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them."""
+"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them.
+
+The one list of them: ``__all__`` takes them from here; the ``TYPE_CHECKING``
+imports above re-export them for type checkers (tests/test_lazy_exports.py).
+"""
 
 if not _typing.TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
+    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
+__dir__ = _lazy.dir_for(_LAZY, globals())
 
 __all__ = [
-    "CLASSIC",
     "CONNECTION_DETAILS_ANNOTATION",
-    "CURRENT",
     "DEVELOPMENT_TARGET",
     "INPROCESS_OBJECT",
     "PROCESS_COMMAND",
@@ -96,7 +90,9 @@ __all__ = [
     "render_inputs",
     "render_inputs_async",
     "render_objects",
+    # and the lazy names: listed once, in _LAZY
 ]
+__all__ += list(_LAZY)
 
 
 def _include(req: Request) -> Include:
