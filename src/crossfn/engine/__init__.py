@@ -179,11 +179,7 @@ this table); tests/test_lazy_exports.py fails when the two differ.
 """
 
 
-if not _typing.TYPE_CHECKING:
-    # Hidden from type checkers, which would otherwise accept any attribute
-    # of the package: they see the names through the imports above instead.
-    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
-__dir__ = _lazy.dir_for(_LAZY, globals())
+_lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "CAPABILITIES",

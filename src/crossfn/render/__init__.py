@@ -58,14 +58,10 @@ if _typing.TYPE_CHECKING:
 
 _LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
 """The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them.
-
-The one list of them: ``__all__`` takes them from here; the ``TYPE_CHECKING``
-imports above re-export them for type checkers (tests/test_lazy_exports.py).
+The one list of them (:mod:`crossfn._lazy`).
 """
 
-if not _typing.TYPE_CHECKING:
-    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
-__dir__ = _lazy.dir_for(_LAZY, globals())
+_lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "CONNECTION_DETAILS_ANNOTATION",
