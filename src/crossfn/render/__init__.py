@@ -35,9 +35,11 @@ The annotations render understands are in ``docs/render.md``.
 
 from __future__ import annotations
 
+import asyncio
+import functools
 import typing as _typing
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
 from crossfn import _lazy
 from crossfn import extras as _extras
@@ -49,6 +51,9 @@ from crossfn.render._load import load_documents, load_one
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
 
 _extras.require("render", "crossfn.render")  # without the extra: one line naming it
 
@@ -99,35 +104,6 @@ def _include(req: Request) -> Include:
     )
 
 
-def render(
-    req: Request,
-    *,
-    output: Output | None = None,
-    report: Callable[[str], None] = lambda _: None,
-    note: Callable[[str], None] = lambda _: None,
-    validator: Validator | None = None,
-) -> list[Any]:
-    """Load, check and render ``req``; returns the output documents in crossplane render's order.
-
-    ``output`` is the output contract: :data:`CURRENT` (the default) or
-    :data:`CLASSIC` (``--classic``). A document is ``None`` only for ``-c``
-    when the last step returned no context: Crossplane prints that as ``null``.
-
-    ``report`` gets one line per Function naming its runtime (``--verbose``);
-    ``note`` gets what the user should know however verbose they asked it to
-    be (a ``mode: Resources`` Composition rendered as a Pipeline), before the
-    render runs. ``validator`` (``crossfn.validate.validate_render``, what
-    ``--validate`` passes) checks the XR, the step inputs and the composed
-    resources against the schemas of ``--xrd``, ``-s`` and ``--crds``; a
-    problem fails the render with ``cannot validate render: <n> problems``
-    and one line per problem.
-    """
-    return render_inputs(
-        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
-        validator=validator,
-    )  # fmt: skip
-
-
 async def render_async(
     req: Request,
     *,
@@ -141,30 +117,6 @@ async def render_async(
         load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
         validator=validator,
     )  # fmt: skip
-
-
-def render_inputs(
-    inputs: Inputs,
-    *,
-    output: Output | None = None,
-    include: Include = _NOTHING_MORE,
-    timeout: float = 60.0,
-    report: Callable[[str], None] = lambda _: None,
-    note: Callable[[str], None] = lambda _: None,
-    validator: Validator | None = None,
-) -> list[Any]:
-    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
-
-    ``include`` says what to print besides the XR and composed resources
-    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
-    """
-    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
-
-    for line in inputs.notes:
-        note(line)
-    return _render.render_documents(
-        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
-    )
 
 
 async def render_inputs_async(
@@ -182,9 +134,50 @@ async def render_inputs_async(
 
     for line in inputs.notes:
         note(line)
-    return await _render.render_documents_async(
+    return await _render.render_documents(
         inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
     )
+
+
+def _blocking(render_in_loop: Callable[_P, Coroutine[Any, Any, _T]], doc: str) -> Callable[_P, _T]:
+    """``render_in_loop`` for synchronous callers (the CLI): the same arguments, run in an event loop of its own."""
+
+    @functools.wraps(render_in_loop)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return asyncio.run(render_in_loop(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = render_in_loop.__name__.removesuffix("_async")
+    run.__doc__ = doc
+    return run
+
+
+render = _blocking(
+    render_async,
+    """Load, check and render ``req``; returns the output documents in crossplane render's order.
+
+    ``output`` is the output contract: :data:`CURRENT` (the default) or
+    :data:`CLASSIC` (``--classic``). A document is ``None`` only for ``-c``
+    when the last step returned no context: Crossplane prints that as ``null``.
+
+    ``report`` gets one line per Function naming its runtime (``--verbose``);
+    ``note`` gets what the user should know however verbose they asked it to
+    be (a ``mode: Resources`` Composition rendered as a Pipeline), before the
+    render runs. ``validator`` (``crossfn.validate.validate_render``, what
+    ``--validate`` passes) checks the XR, the step inputs and the composed
+    resources against the schemas of ``--xrd``, ``-s`` and ``--crds``; a
+    problem fails the render with ``cannot validate render: <n> problems``
+    and one line per problem.
+    """,
+)
+
+render_inputs = _blocking(
+    render_inputs_async,
+    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
+
+    ``include`` says what to print besides the XR and composed resources
+    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
+    """,
+)
 
 
 def render_objects(
