@@ -35,13 +35,14 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import datetime
 import functools
 import logging
 import socket
 import zlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
 from crossfn import engine
@@ -81,6 +82,23 @@ class Recorder(Protocol):
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         """Record a ``Normal`` or ``Warning`` event with Crossplane's ``reason``."""
         ...
+
+
+@contextlib.asynccontextmanager
+async def warning_on_api_error(
+    recorder: Recorder, obj: Mapping[str, Any], reason: str, doing: str
+) -> AsyncIterator[None]:
+    """Run the body; an API error in it becomes a Warning event ``cannot <doing>: <error>`` on ``obj``, and is raised on.
+
+    A :class:`~_api.Conflict` only means "try again", so it gets no event.
+    """
+    try:
+        yield
+    except _api.Conflict:
+        raise
+    except _api.ApiError as exc:
+        await recorder.event(obj, "Warning", reason, f"cannot {doing}: {exc}")
+        raise
 
 
 class NoEvents:
