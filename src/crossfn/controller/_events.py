@@ -45,7 +45,7 @@ import zlib
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from crossfn import engine
+from crossfn import engine, errors
 from crossfn.controller import _api
 from crossfn.engine import _clock
 
@@ -82,6 +82,17 @@ class Recorder(Protocol):
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         """Record a ``Normal`` or ``Warning`` event with Crossplane's ``reason``."""
         ...
+
+
+class StepFailure(errors.CrossfnError):
+    """A failed reconcile step: the Warning event's reason travels with Crossplane's message.
+
+    Each reconciler subclasses it, so it catches its own steps' failures only.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
 
 
 @contextlib.asynccontextmanager
