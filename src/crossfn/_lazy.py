@@ -1,11 +1,15 @@
 """Public names whose modules load on first use (PEP 562), for packages that must import cheaply.
 
-A package lists each lazy name once with its module in ``_LAZY``, imports the
-same names under ``typing.TYPE_CHECKING`` for type checkers, and binds::
+A package lists each lazy name once with its module in ``_LAZY``, re-exports
+the same names under ``typing.TYPE_CHECKING`` for type checkers (``from ._x
+import A as A``: explicit, since ``__all__`` cannot name them literally), and
+binds::
 
-    if not _typing.TYPE_CHECKING:
-        __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
-    __dir__ = _lazy.dir_for(_LAZY, globals())
+    _lazy.install(__name__, _LAZY, globals())
+    __all__ = [...the names imported eagerly...]
+    __all__ += list(_LAZY)
+
+tests/test_lazy_exports.py fails when the ``TYPE_CHECKING`` imports and ``_LAZY`` differ.
 """
 
 from __future__ import annotations
@@ -14,7 +18,18 @@ import importlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
-__all__ = ["dir_for", "getattr_for"]
+__all__ = ["dir_for", "getattr_for", "install"]
+
+
+def install(package: str, lazy: Mapping[str, str], namespace: dict[str, Any]) -> None:
+    """Give a package's namespace the ``__getattr__`` and ``__dir__`` below for its ``lazy`` names.
+
+    Bound through the namespace, so type checkers do not see the ``__getattr__``
+    (they would otherwise accept any attribute of the package): they see the
+    lazy names through the package's ``TYPE_CHECKING`` re-exports.
+    """
+    namespace["__getattr__"] = getattr_for(package, lazy, namespace)
+    namespace["__dir__"] = dir_for(lazy, namespace)
 
 
 def getattr_for(package: str, lazy: Mapping[str, str], namespace: dict[str, Any]) -> Callable[[str], object]:

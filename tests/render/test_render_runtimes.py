@@ -206,7 +206,16 @@ def test_public_exports() -> None:
     """``crossfn.render`` exports exactly its documented names, and each exists."""
     from crossfn import render
 
-    typing_names = {"annotations", "Any", "Callable"}
+    typing_names = {
+        "annotations",
+        "Any",
+        "Callable",
+        "Coroutine",
+        "ParamSpec",
+        "TypeVar",
+        "asyncio",
+        "functools",
+    }
     public = {n for n in dir(render) if n.isidentifier() and not n.startswith("_") and n not in typing_names}
     assert set(render.__all__) == public, "no public name outside __all__"
     for name in render.__all__:

@@ -31,23 +31,24 @@ from crossfn.controller._settings import (
 _extras.require("controller", "crossfn.controller")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
-    from crossfn.controller._manager import Manager, run
+    from crossfn.controller._manager import Manager as Manager
+    from crossfn.controller._manager import run as run
 
 _LAZY = {"Manager": "_manager", "run": "_manager"}
-"""Names whose module (and the Kubernetes client behind it) loads on first access."""
+"""Names whose module (and the Kubernetes client behind it) loads on first access.
+The one list of them (:mod:`crossfn._lazy`).
+"""
 
-if not _typing.TYPE_CHECKING:
-    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
-__dir__ = _lazy.dir_for(_LAZY, globals())
+_lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "ClusterSettings",
     "FunctionSettings",
     "LeaderElectionSettings",
-    "Manager",
     "ObservabilitySettings",
     "PackageSettings",
     "ReconcileSettings",
     "Settings",
-    "run",
+    # and the lazy names: listed once, in _LAZY
 ]
+__all__ += list(_LAZY)

@@ -86,12 +86,8 @@ def claim_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
     return _xrd.claim_type(xrd)
 
 
-class _Failure(errors.CrossfnError):
+class _Failure(_events.StepFailure):
     """A failed step: the Warning event's reason travels with Crossplane's message."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 def _fail(reason: str, outer: str, exc: Exception) -> Exception:

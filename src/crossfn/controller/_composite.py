@@ -102,7 +102,7 @@ def xr_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
     )
 
 
-class _Failure(errors.CrossfnError):
+class _Failure(_events.StepFailure):
     """A failed step 6–13: the event reason, and the message ``Synced`` shows.
 
     ``transient`` marks the states a moment's race explains (a Composition
@@ -113,8 +113,7 @@ class _Failure(errors.CrossfnError):
     """
 
     def __init__(self, reason: str, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.reason = reason
+        super().__init__(reason, message)
         self.transient = transient
 
 

@@ -35,16 +35,17 @@ from __future__ import annotations
 
 import asyncio
 import collections
+import contextlib
 import dataclasses
 import datetime
 import functools
 import logging
 import socket
 import zlib
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
 from typing import Any, Protocol
 
-from crossfn import engine
+from crossfn import engine, errors
 from crossfn.controller import _api
 from crossfn.engine import _clock
 
@@ -81,6 +82,34 @@ class Recorder(Protocol):
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         """Record a ``Normal`` or ``Warning`` event with Crossplane's ``reason``."""
         ...
+
+
+class StepFailure(errors.CrossfnError):
+    """A failed reconcile step: the Warning event's reason travels with Crossplane's message.
+
+    Each reconciler subclasses it, so it catches its own steps' failures only.
+    """
+
+    def __init__(self, reason: str, message: str) -> None:
+        super().__init__(message)
+        self.reason = reason
+
+
+@contextlib.asynccontextmanager
+async def warning_on_api_error(
+    recorder: Recorder, obj: Mapping[str, Any], reason: str, doing: str
+) -> AsyncIterator[None]:
+    """Run the body; an API error in it becomes a Warning event ``cannot <doing>: <error>`` on ``obj``, and is raised on.
+
+    A :class:`~_api.Conflict` only means "try again", so it gets no event.
+    """
+    try:
+        yield
+    except _api.Conflict:
+        raise
+    except _api.ApiError as exc:
+        await recorder.event(obj, "Warning", reason, f"cannot {doing}: {exc}")
+        raise
 
 
 class NoEvents:

@@ -51,6 +51,7 @@ from crossfn.controller import (
     _conditions,
     _controller,
     _crds,
+    _events,
     _functionrevisions,
     _functions,
     _package_tls,
@@ -209,15 +210,10 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
             return _controller.Result()
         highest = max((_number(r) for r in revisions), default=0)
         number = _number(current) if current is not None and _number(current) >= highest > 0 else highest + 1
-        try:
+        async with _events.warning_on_api_error(
+            self._recorder, fn, "InstallPackageRevision", "apply package revision"
+        ):
             rev = await self._apply_revision(fn, name, package, number, current)
-        except _api.Conflict:
-            raise
-        except _api.ApiError as exc:
-            await self._recorder.event(
-                fn, "Warning", "InstallPackageRevision", f"cannot apply package revision: {exc}"
-            )
-            raise
         await self._collect_garbage(fn, revisions, name)
         await self._update_status(fn, rev, package)
         if spec.get("packagePullPolicy") == "Always":

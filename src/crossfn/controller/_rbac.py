@@ -123,17 +123,12 @@ class RbacReconciler:
         if xrd is None or (xrd.get("metadata") or {}).get("deletionTimestamp"):
             return _controller.Result()
         changed = []
-        try:
+        async with _events.warning_on_api_error(
+            self._recorder, xrd, "ApplyClusterRoles", "apply ClusterRoles"
+        ):
             for role in render_cluster_roles(xrd):
                 if await self._apply(role, str((xrd.get("metadata") or {}).get("uid") or "")):
                     changed.append(role["metadata"]["name"])
-        except _api.Conflict:
-            raise
-        except _api.ApiError as exc:
-            await self._recorder.event(
-                xrd, "Warning", "ApplyClusterRoles", f"cannot apply ClusterRoles: {exc}"
-            )
-            raise
         if changed:
             await self._recorder.event(xrd, "Normal", "ApplyClusterRoles", applied_message(changed))
         return _controller.Result()

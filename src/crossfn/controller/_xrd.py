@@ -173,12 +173,8 @@ _OFFERED = _Role(
 )
 
 
-class _Failure(errors.CrossfnError):
+class _Failure(_events.StepFailure):
     """A step failed: the Warning event's reason travels with Crossplane's message."""
-
-    def __init__(self, reason: str, message: str) -> None:
-        super().__init__(message)
-        self.reason = reason
 
 
 class XrdReconciler:

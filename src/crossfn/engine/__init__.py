@@ -129,14 +129,23 @@ from crossfn.engine._xr import (
 )
 
 if _typing.TYPE_CHECKING:
-    from crossfn.engine._cache_store import DiskStore, MemoryStore, ResponseStore
-    from crossfn.engine._caching import CachingRunner
-    from crossfn.engine._grpc import GrpcRunner, TlsConfig
-    from crossfn.engine._inspected import InspectedRunner, InspectorMetrics, PipelineInspector, StepMeta
-    from crossfn.engine._inspector_socket import SocketInspector
-    from crossfn.engine._openapi import OpenAPIDiscovery, OpenAPISchemaSource
-    from crossfn.engine._packages import active_endpoint, check_capabilities
-    from crossfn.engine._status import ReconcileStatus, reconcile_status
+    from crossfn.engine._cache_store import DiskStore as DiskStore
+    from crossfn.engine._cache_store import MemoryStore as MemoryStore
+    from crossfn.engine._cache_store import ResponseStore as ResponseStore
+    from crossfn.engine._caching import CachingRunner as CachingRunner
+    from crossfn.engine._grpc import GrpcRunner as GrpcRunner
+    from crossfn.engine._grpc import TlsConfig as TlsConfig
+    from crossfn.engine._inspected import InspectedRunner as InspectedRunner
+    from crossfn.engine._inspected import InspectorMetrics as InspectorMetrics
+    from crossfn.engine._inspected import PipelineInspector as PipelineInspector
+    from crossfn.engine._inspected import StepMeta as StepMeta
+    from crossfn.engine._inspector_socket import SocketInspector as SocketInspector
+    from crossfn.engine._openapi import OpenAPIDiscovery as OpenAPIDiscovery
+    from crossfn.engine._openapi import OpenAPISchemaSource as OpenAPISchemaSource
+    from crossfn.engine._packages import active_endpoint as active_endpoint
+    from crossfn.engine._packages import check_capabilities as check_capabilities
+    from crossfn.engine._status import ReconcileStatus as ReconcileStatus
+    from crossfn.engine._status import reconcile_status as reconcile_status
 
 _LAZY = {
     "DiskStore": "_cache_store",
@@ -164,15 +173,13 @@ and stores that pull in heavy libraries (grpc; the protobuf descriptor
 machinery of the disk cache), and the controller's helpers (schema discovery,
 package revisions, reconcile status). So ``import crossfn.engine`` stays
 cheap, which matters for a CLI that starts once per render.
-The ``TYPE_CHECKING`` imports above name the same objects for type checkers.
+The ``TYPE_CHECKING`` imports above name the same objects for type checkers (as
+explicit re-exports, ``X as X``, since ``__all__`` below takes the lazy names from
+this table); tests/test_lazy_exports.py fails when the two differ.
 """
 
 
-if not _typing.TYPE_CHECKING:
-    # Hidden from type checkers, which would otherwise accept any attribute
-    # of the package: they see the names through the imports above instead.
-    __getattr__ = _lazy.getattr_for(__name__, _LAZY, globals())
-__dir__ = _lazy.dir_for(_LAZY, globals())
+_lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "CAPABILITIES",
@@ -180,7 +187,6 @@ __all__ = [
     "MAX_REQUIREMENTS_ITERATIONS",
     "PAUSED_MESSAGE",
     "Admission",
-    "CachingRunner",
     "ComposeOptions",
     "ComposedResource",
     "CompositeSchema",
@@ -188,19 +194,14 @@ __all__ = [
     "Condition",
     "ControllerFetcher",
     "CredentialsSource",
-    "DiskStore",
     "Event",
     "FetchingRunner",
     "FilteringFetcher",
     "FunctionResult",
     "FunctionRunner",
-    "GrpcRunner",
     "InMemoryResources",
     "InProcessRunner",
-    "InspectedRunner",
-    "InspectorMetrics",
     "KindScopes",
-    "MemoryStore",
     "Metrics",
     "NoMetrics",
     "NoResources",
@@ -208,33 +209,23 @@ __all__ = [
     "NoSecrets",
     "NoTracer",
     "ObservedResource",
-    "OpenAPIDiscovery",
-    "OpenAPISchemaSource",
     "OpenTelemetryTracer",
-    "PipelineInspector",
     "PipelineRun",
     "PipelineStep",
     "PrometheusMetrics",
-    "ReconcileStatus",
     "RequiredResource",
     "RequiredSchema",
     "RequirementsFetcher",
     "ResourceSource",
-    "ResponseStore",
     "RoutingRunner",
     "RunFunction",
     "SchemaSource",
-    "SocketInspector",
     "Sources",
     "StepCredential",
-    "StepMeta",
     "Target",
-    "TlsConfig",
     "Tracer",
-    "active_endpoint",
     "admit",
     "build_runner",
-    "check_capabilities",
     "child_name",
     "compose",
     "composed_field_owner",
@@ -244,7 +235,6 @@ __all__ = [
     "default_tracer",
     "label_composite",
     "object_condition",
-    "reconcile_status",
     "run_pipeline",
     "runner_from",
     "secret_ref",
@@ -254,4 +244,6 @@ __all__ = [
     "shape_problem",
     "stable_n_and_some_more",
     "tag",
+    # and the lazy names: listed once, in _LAZY
 ]
+__all__ += list(_LAZY)

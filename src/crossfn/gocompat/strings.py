@@ -17,6 +17,8 @@ become U+FFFD, as Go's ``strings.Map`` writes them.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 __all__ = ["to_lower", "to_upper"]
 
 # Characters whose full uppercase mapping is several characters, but whose
@@ -39,29 +41,21 @@ def to_upper(s: str) -> str:
     """Go's ``strings.ToUpper``."""
     if s.isascii():
         return s.upper()
-    return "".join(_upper_rune(c) for c in s)
+    return "".join(_map_rune(c, str.upper, _SIMPLE_UPPER) for c in s)
 
 
 def to_lower(s: str) -> str:
     """Go's ``strings.ToLower``."""
     if s.isascii():
         return s.lower()
-    return "".join(_lower_rune(c) for c in s)
+    return "".join(_map_rune(c, str.lower, _SIMPLE_LOWER) for c in s)
 
 
-def _upper_rune(c: str) -> str:
+def _map_rune(c: str, full: Callable[[str], str], simple: Mapping[str, str]) -> str:
+    """One rune mapped as Go maps it: a surrogate is U+FFFD; Python's mapping when it is one rune, else Go's ``simple`` one."""
     if "\ud800" <= c <= "\udfff":
         return "\ufffd"
-    mapped = c.upper()
+    mapped = full(c)
     if len(mapped) == 1:
         return mapped
-    return _SIMPLE_UPPER.get(c, c)
-
-
-def _lower_rune(c: str) -> str:
-    if "\ud800" <= c <= "\udfff":
-        return "\ufffd"
-    mapped = c.lower()
-    if len(mapped) == 1:
-        return mapped
-    return _SIMPLE_LOWER.get(c, c)
+    return simple.get(c, c)

@@ -38,6 +38,7 @@ from typing import Any
 __all__ = [
     "GoInt",
     "a_json_type",
+    "deep_copy_json",
     "from_bytes",
     "is_go_int",
     "json_type",
@@ -107,6 +108,18 @@ def a_json_type(v: object) -> str:
     if v is None:
         return name
     return f"an {name}" if name[0] in "aeiou" else f"a {name}"
+
+
+def deep_copy_json(value: Any) -> Any:
+    """A copy of decoded JSON (maps, lists, scalars), as apimachinery's ``runtime.DeepCopyJSONValue``.
+
+    Maps come back as dicts. Several times faster than ``copy.deepcopy``.
+    """
+    if isinstance(value, Mapping):
+        return {k: deep_copy_json(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [deep_copy_json(v) for v in value]
+    return value
 
 
 def strict_equal(a: Any, b: Any) -> bool:

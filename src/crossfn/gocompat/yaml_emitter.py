@@ -284,27 +284,22 @@ class _Emitter:
         self.indicator("'", need_ws=True)
         if "'" not in text and (not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH):
             self.put(text)
-            self.indicator("'", need_ws=False)
-            self.whitespace = False
-            self.indention = False
-            return
-        spaces = False
-        last = len(text) - 1
-        for i, ch in enumerate(text):
-            if ch == " ":
-                nxt = text[i + 1 : i + 2]
-                if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last and nxt != " ":
-                    self.write_indent(indent)
+        else:
+            spaces = False
+            last = len(text) - 1
+            for i, ch in enumerate(text):
+                if ch == " ":
+                    nxt = text[i + 1 : i + 2]
+                    if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last and nxt != " ":
+                        self.write_indent(indent)
+                    else:
+                        self.put(ch)
+                    spaces = True
                 else:
-                    self.put(ch)
-                spaces = True
-            else:
-                self.put("''" if ch == "'" else ch)
-                self.indention = False
-                spaces = False
-        self.indicator("'", need_ws=False)
-        self.whitespace = False
-        self.indention = False
+                    self.put("''" if ch == "'" else ch)
+                    self.indention = False
+                    spaces = False
+        self.end_quoted("'")
 
     def double_quoted(self, text: str, indent: int, breaks: bool) -> None:
         self.indicator('"', need_ws=True)
@@ -312,29 +307,30 @@ class _Emitter:
             not breaks or " " not in text or self.column + len(text) <= _BEST_WIDTH
         ):
             self.put(text)
-            self.indicator('"', need_ws=False)
-            self.whitespace = False
-            self.indention = False
-            return
-        spaces = False
-        last = len(text) - 1
-        for i, ch in enumerate(text):
-            if not _printable(ch) or ch == "\ufeff" or ch in _BREAKS or ch in '"\\':
-                esc = _ESCAPES.get(ch)
-                self.put("\\" + esc if esc else _hex_escape(ch))
-                spaces = False
-            elif ch == " ":
-                if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last:
-                    self.write_indent(indent)
-                    if text[i + 1] == " ":
-                        self.put("\\")
+        else:
+            spaces = False
+            last = len(text) - 1
+            for i, ch in enumerate(text):
+                if not _printable(ch) or ch == "\ufeff" or ch in _BREAKS or ch in '"\\':
+                    esc = _ESCAPES.get(ch)
+                    self.put("\\" + esc if esc else _hex_escape(ch))
+                    spaces = False
+                elif ch == " ":
+                    if breaks and not spaces and self.column > _BEST_WIDTH and 0 < i < last:
+                        self.write_indent(indent)
+                        if text[i + 1] == " ":
+                            self.put("\\")
+                    else:
+                        self.put(ch)
+                    spaces = True
                 else:
                     self.put(ch)
-                spaces = True
-            else:
-                self.put(ch)
-                spaces = False
-        self.indicator('"', need_ws=False)
+                    spaces = False
+        self.end_quoted('"')
+
+    def end_quoted(self, quote: str) -> None:
+        """Close a quoted scalar: nothing that follows counts as whitespace or indention."""
+        self.indicator(quote, need_ws=False)
         self.whitespace = False
         self.indention = False
 

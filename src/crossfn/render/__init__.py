@@ -35,11 +35,13 @@ The annotations render understands are in ``docs/render.md``.
 
 from __future__ import annotations
 
-import importlib as _importlib
+import asyncio
+import functools
 import typing as _typing
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Coroutine
+from typing import Any, ParamSpec, TypeVar
 
+from crossfn import _lazy
 from crossfn import extras as _extras
 from crossfn.render import output
 from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
@@ -50,31 +52,24 @@ from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCE
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
 
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
 _extras.require("render", "crossfn.render")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
-    from crossfn.render._engine_mode import CURRENT
-    from crossfn.render._render import CLASSIC
+    from crossfn.render._engine_mode import CURRENT as CURRENT
+    from crossfn.render._render import CLASSIC as CLASSIC
 
 _LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
-"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them."""
+"""The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them.
+The one list of them (:mod:`crossfn._lazy`).
+"""
 
-if not _typing.TYPE_CHECKING:
-
-    def __getattr__(name: str) -> object:
-        """Load a :data:`_LAZY` name's module on first access (PEP 562)."""
-        module = _LAZY.get(name)
-        if module is None:
-            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-        value: object = getattr(_importlib.import_module(f"{__name__}.{module}"), name)
-        globals()[name] = value
-        return value
-
+_lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
-    "CLASSIC",
     "CONNECTION_DETAILS_ANNOTATION",
-    "CURRENT",
     "DEVELOPMENT_TARGET",
     "INPROCESS_OBJECT",
     "PROCESS_COMMAND",
@@ -96,7 +91,9 @@ __all__ = [
     "render_inputs",
     "render_inputs_async",
     "render_objects",
+    # and the lazy names: listed once, in _LAZY
 ]
+__all__ += list(_LAZY)
 
 
 def _include(req: Request) -> Include:
@@ -105,35 +102,6 @@ def _include(req: Request) -> Include:
         full_xr=req.include_full_xr,
         context=req.include_context,
     )
-
-
-def render(
-    req: Request,
-    *,
-    output: Output | None = None,
-    report: Callable[[str], None] = lambda _: None,
-    note: Callable[[str], None] = lambda _: None,
-    validator: Validator | None = None,
-) -> list[Any]:
-    """Load, check and render ``req``; returns the output documents in crossplane render's order.
-
-    ``output`` is the output contract: :data:`CURRENT` (the default) or
-    :data:`CLASSIC` (``--classic``). A document is ``None`` only for ``-c``
-    when the last step returned no context: Crossplane prints that as ``null``.
-
-    ``report`` gets one line per Function naming its runtime (``--verbose``);
-    ``note`` gets what the user should know however verbose they asked it to
-    be (a ``mode: Resources`` Composition rendered as a Pipeline), before the
-    render runs. ``validator`` (``crossfn.validate.validate_render``, what
-    ``--validate`` passes) checks the XR, the step inputs and the composed
-    resources against the schemas of ``--xrd``, ``-s`` and ``--crds``; a
-    problem fails the render with ``cannot validate render: <n> problems``
-    and one line per problem.
-    """
-    return render_inputs(
-        load(req), output=output, include=_include(req), timeout=req.timeout, report=report, note=note,
-        validator=validator,
-    )  # fmt: skip
 
 
 async def render_async(
@@ -151,30 +119,6 @@ async def render_async(
     )  # fmt: skip
 
 
-def render_inputs(
-    inputs: Inputs,
-    *,
-    output: Output | None = None,
-    include: Include = _NOTHING_MORE,
-    timeout: float = 60.0,
-    report: Callable[[str], None] = lambda _: None,
-    note: Callable[[str], None] = lambda _: None,
-    validator: Validator | None = None,
-) -> list[Any]:
-    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
-
-    ``include`` says what to print besides the XR and composed resources
-    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
-    """
-    from crossfn.render import _render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
-
-    for line in inputs.notes:
-        note(line)
-    return _render.render_documents(
-        inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
-    )
-
-
 async def render_inputs_async(
     inputs: Inputs,
     *,
@@ -190,9 +134,50 @@ async def render_inputs_async(
 
     for line in inputs.notes:
         note(line)
-    return await _render.render_documents_async(
+    return await _render.render_documents(
         inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
     )
+
+
+def _blocking(render_in_loop: Callable[_P, Coroutine[Any, Any, _T]], doc: str) -> Callable[_P, _T]:
+    """``render_in_loop`` for synchronous callers (the CLI): the same arguments, run in an event loop of its own."""
+
+    @functools.wraps(render_in_loop)
+    def run(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+        return asyncio.run(render_in_loop(*args, **kwargs))
+
+    run.__name__ = run.__qualname__ = render_in_loop.__name__.removesuffix("_async")
+    run.__doc__ = doc
+    return run
+
+
+render = _blocking(
+    render_async,
+    """Load, check and render ``req``; returns the output documents in crossplane render's order.
+
+    ``output`` is the output contract: :data:`CURRENT` (the default) or
+    :data:`CLASSIC` (``--classic``). A document is ``None`` only for ``-c``
+    when the last step returned no context: Crossplane prints that as ``null``.
+
+    ``report`` gets one line per Function naming its runtime (``--verbose``);
+    ``note`` gets what the user should know however verbose they asked it to
+    be (a ``mode: Resources`` Composition rendered as a Pipeline), before the
+    render runs. ``validator`` (``crossfn.validate.validate_render``, what
+    ``--validate`` passes) checks the XR, the step inputs and the composed
+    resources against the schemas of ``--xrd``, ``-s`` and ``--crds``; a
+    problem fails the render with ``cannot validate render: <n> problems``
+    and one line per problem.
+    """,
+)
+
+render_inputs = _blocking(
+    render_inputs_async,
+    """Render inputs already loaded and checked (:func:`load`, :func:`from_objects`) within ``timeout`` seconds.
+
+    ``include`` says what to print besides the XR and composed resources
+    (``-r``, ``-x``, ``-c``); the other arguments are :func:`render`'s.
+    """,
+)
 
 
 def render_objects(

@@ -30,7 +30,7 @@ from typing import Any
 from crossfn import engine, errors
 from crossfn.render import _contract, _engine_mode, _inputs, _runtimes, _sources, _validate
 
-__all__ = ["CLASSIC", "RESULT_API_VERSION", "ClassicOutput", "render_documents", "render_documents_async"]
+__all__ = ["CLASSIC", "RESULT_API_VERSION", "ClassicOutput", "render_documents"]
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
@@ -175,7 +175,7 @@ async def _run(
         await started.stop()
 
 
-async def render_documents_async(
+async def render_documents(
     inputs: _inputs.Inputs,
     *,
     output: _contract.Output | None = None,
@@ -204,20 +204,3 @@ async def render_documents_async(
     if validator is not None:
         _validate.check(inputs, rendered.composed, validator)
     return rendered.documents
-
-
-def render_documents(
-    inputs: _inputs.Inputs,
-    *,
-    output: _contract.Output | None = None,
-    include: _contract.Include = _contract.NOTHING_MORE,
-    timeout: float = 60.0,
-    report: Callable[[str], None] = lambda _: None,
-    validator: _validate.Validator | None = None,
-) -> list[Any]:
-    """:func:`render_documents_async` for synchronous callers (the CLI): runs its own event loop."""
-    return asyncio.run(
-        render_documents_async(
-            inputs, output=output, include=include, timeout=timeout, report=report, validator=validator
-        )
-    )

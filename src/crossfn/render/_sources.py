@@ -29,6 +29,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
+from crossfn.gocompat import values
 from crossfn.render import _load
 
 __all__ = ["CONNECTION_DETAILS_ANNOTATION", "DocumentSecrets", "observed_with_details", "secret_ref"]
@@ -102,7 +103,7 @@ def observed_with_details(docs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[
         annotations = _load.object_at(meta, "annotations")
         if key in secrets and secrets[key] is d and key in referenced and _RESOURCE_NAME not in annotations:
             continue
-        obj = _copy(d)
+        obj = values.deep_copy_json(d)
         where = f"observed {obj.get('kind', '')} {errors.quote(str(meta.get('name') or ''))}"
         details: dict[str, bytes] = {}
         ref = secret_ref(obj)
@@ -111,11 +112,3 @@ def observed_with_details(docs: Sequence[Mapping[str, Any]]) -> list[tuple[dict[
         details.update(_annotation_details(obj, where))
         out.append((obj, details))
     return out
-
-
-def _copy(value: Any) -> Any:
-    if isinstance(value, Mapping):
-        return {k: _copy(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_copy(v) for v in value]
-    return value

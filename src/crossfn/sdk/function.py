@@ -45,11 +45,12 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import functools
 import importlib
 import inspect
 import logging
-from collections.abc import Awaitable, Callable
-from typing import Protocol
+from collections.abc import Awaitable, Callable, Generator
+from typing import Protocol, TypeVar
 
 from google.protobuf import message
 
@@ -70,6 +71,7 @@ __all__ = [
 ]
 
 _log = logging.getLogger("crossfn.sdk.function")
+_T = TypeVar("_T")
 
 
 class ServicerContext(Protocol):
@@ -273,55 +275,26 @@ def to_handler(fn: object, *, offload_sync: bool = True) -> Handler:
     the threaded server, as :func:`crossfn.sdk.runtime.serve` does.
     Raises :class:`NotServableError` for what cannot be served.
     """
-    fn, servicer = _servable(fn)
-    if servicer is not None:
-        return _servicer_handler(servicer, offload_sync)
-    return _compose_handler(fn, offload_sync)  # type: ignore[arg-type] # _servable checked it is callable
-
-
-def _servicer_handler(servicer: _Servicer, offload_sync: bool) -> Handler:
-    run_function = servicer.run_function
-    is_async = _is_async(run_function)
+    target, flow = _plan(fn)
+    is_async = _is_async(target)
 
     async def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
     ) -> fnv1.RunFunctionResponse:
-        try:
-            own = _request_for(servicer, req)
-            if is_async:
-                out = await run_function(own, context)  # type: ignore[misc] # checked async above
-            elif offload_sync:
-                out = await asyncio.to_thread(run_function, own, context)
-            else:
-                out = run_function(own, context)
-        except _RAISED as exc:
-            if _status_set(context):
-                raise
-            return _fatal_from(req, exc)
-        return _response_from(req, out)
-
-    return handle
-
-
-def _compose_handler(compose: Callable[..., object], offload_sync: bool) -> Handler:
-    is_async = _is_async(compose)
-
-    async def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req, empty_context=False)
+        call = flow(req, context)
+        args = _step(call.send, None)
+        if isinstance(args, fnv1.RunFunctionResponse):
+            return args
         try:
             if is_async:
-                out = await compose(req, rsp)  # type: ignore[misc] # checked async above
+                out = await target(*args)  # type: ignore[misc] # checked async above
             elif offload_sync:
-                out = await asyncio.to_thread(compose, req, rsp)
+                out = await asyncio.to_thread(target, *args)
             else:
-                out = compose(req, rsp)
+                out = target(*args)
         except _RAISED as exc:
-            return _fatal_from(req, exc)
-        if isinstance(out, fnv1.RunFunctionResponse):
-            return out
-        return rsp
+            return _last(call.throw, exc)
+        return _last(call.send, out)
 
     return handle
 
@@ -336,38 +309,79 @@ def to_sync_handler(fn: object) -> SyncHandler:
     """
     if is_async(fn):
         raise TypeError(f"{fn!r} is async; use to_handler")
+    target, flow = _plan(fn)
+
+    def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
+        call = flow(req, context)
+        args = _step(call.send, None)
+        if isinstance(args, fnv1.RunFunctionResponse):
+            return args
+        try:
+            out = target(*args)
+        except _RAISED as exc:
+            return _last(call.throw, exc)
+        return _last(call.send, out)
+
+    return handle
+
+
+_Flow = Generator[tuple[object, ...], object, fnv1.RunFunctionResponse]
+"""What one call of a function means, written once for the async and the sync handler.
+
+A flow yields the arguments to call the function with, once, and receives
+what the call returned (``send``) or raised (``throw``); it returns the
+response. It may return without yielding (the request could not be given to
+the function) or re-raise what it is thrown (the exception must reach gRPC).
+"""
+
+
+def _plan(
+    fn: object,
+) -> tuple[Callable[..., object], Callable[[fnv1.RunFunctionRequest, ServicerContext | None], _Flow]]:
+    """``fn`` checked (:func:`_servable`): the callable to call and the flow of one call."""
     fn, servicer = _servable(fn)
     if servicer is not None:
-        return _sync_servicer_handler(servicer)
-    return _sync_compose_handler(fn)  # type: ignore[arg-type] # _servable checked it is callable
+        return servicer.run_function, functools.partial(_servicer_flow, servicer)
+    return fn, _compose_flow  # type: ignore[return-value] # _servable checked it is callable
 
 
-def _sync_servicer_handler(servicer: _Servicer) -> SyncHandler:
-    run_function = servicer.run_function
-
-    def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        try:
-            out = run_function(_request_for(servicer, req), context)
-        except _RAISED as exc:
-            if _status_set(context):
-                raise
-            return _fatal_from(req, exc)
-        return _response_from(req, out)
-
-    return handle
+def _servicer_flow(
+    servicer: _Servicer, req: fnv1.RunFunctionRequest, context: ServicerContext | None
+) -> _Flow:
+    try:
+        out = yield (_request_for(servicer, req), context)
+    except _RAISED as exc:
+        if _status_set(context):
+            raise
+        return _fatal_from(req, exc)
+    return _response_from(req, out)
 
 
-def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
-    def handle(
-        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
-    ) -> fnv1.RunFunctionResponse:
-        rsp = response.to(req, empty_context=False)
-        try:
-            out = compose(req, rsp)
-        except _RAISED as exc:
-            return _fatal_from(req, exc)
-        return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
+def _compose_flow(req: fnv1.RunFunctionRequest, context: ServicerContext | None) -> _Flow:
+    rsp = response.to(req, empty_context=False)
+    try:
+        out = yield (req, rsp)
+    except _RAISED as exc:
+        return _fatal_from(req, exc)
+    return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
 
-    return handle
+
+def _step(
+    step: Callable[[_T], tuple[object, ...]], value: _T
+) -> tuple[object, ...] | fnv1.RunFunctionResponse:
+    """Advance a flow (``step`` is its ``send`` or ``throw``): the arguments it asks a call with, or its response."""
+    try:
+        return step(value)
+    except StopIteration as done:
+        response_: fnv1.RunFunctionResponse = done.value
+        return response_
+
+
+def _last(step: Callable[[_T], tuple[object, ...]], value: _T) -> fnv1.RunFunctionResponse:
+    """The response a flow returns once given the call's outcome."""
+    done = _step(step, value)
+    if isinstance(done, fnv1.RunFunctionResponse):
+        return done
+    raise AssertionError("a flow asks for one call only")

@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from crossfn.gocompat import values
 from crossfn.schemas import defaults
 from crossfn.schemas import store as schema_store
 from crossfn.validate import _cel, _problem, _structural
@@ -37,7 +38,7 @@ def validate_object(
     Go types. ``old`` is the previous version of the object, for CEL
     transition rules (``oldSelf``); without it they are skipped.
     """
-    work = _clone(dict(obj))
+    work = values.deep_copy_json(obj)
     if structural:
         defaults.apply_defaults(work, schema)
     problems = _structural.check_values(work, schema, "", root=True)
@@ -49,15 +50,6 @@ def validate_object(
         )
     problems.extend(_cel.check_rules(work, schema, "", old=_ABSENT if old is None else old))
     return problems
-
-
-def _clone(value: Any) -> Any:
-    """Copy decoded JSON (dicts, lists, scalars): several times faster than ``copy.deepcopy``."""
-    if isinstance(value, dict):
-        return {k: _clone(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_clone(v) for v in value]
-    return value
 
 
 def validate_resource(
