@@ -117,17 +117,14 @@ def _rehome(text: str, version: str, name: str) -> str:
     return text.replace("SDK_MODULE)", f"{sdk_module!r})", 1)
 
 
-def compile_messages(path: pathlib.Path) -> None:
-    """Run protoc on one file that defines no service: message modules and stubs only."""
+def compile_in_place(path: pathlib.Path, *, service: bool) -> None:
+    """Run protoc on one of crossfn's own files (not the SDK's protocol): modules and stubs next to it,
+    with the gRPC stub too when the file defines a ``service``."""
     include = pathlib.Path(protoc.__file__).parent / "_proto"
-    args = [
-        "protoc",
-        f"-I{SRC}",
-        f"-I{include}",
-        f"--python_out={SRC}",
-        f"--mypy_out={SRC}",
-        str(path.relative_to(SRC)),
-    ]
+    outputs = [f"--python_out={SRC}", f"--mypy_out={SRC}"]
+    if service:
+        outputs += [f"--grpc_python_out={SRC}", f"--mypy_grpc_out={SRC}"]
+    args = ["protoc", f"-I{SRC}", f"-I{include}", *outputs, str(path.relative_to(SRC))]
     if protoc.main(args) != 0:
         sys.exit(f"protoc failed for {path}")
 
@@ -136,8 +133,8 @@ def main() -> None:
     write_v1beta1()
     for path in (V1, V1BETA1):
         compile_proto(path)
-    compile_proto(INSPECTOR)
-    compile_messages(CACHED_RESPONSE)
+    compile_in_place(INSPECTOR, service=True)
+    compile_in_place(CACHED_RESPONSE, service=False)
 
 
 if __name__ == "__main__":
