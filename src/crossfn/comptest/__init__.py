@@ -12,7 +12,8 @@ CLI does::
     print(comptest.text(outcomes), end="")
 
 The package sits above :mod:`crossfn.render` and :mod:`crossfn.validate` and
-reuses them: a test renders exactly as ``crossfn render -x -r`` would. The
+reuses them: a test renders exactly as ``crossfn render --classic -x -r -c`` would
+(from the test's objects, with no files in between). The
 format, the matching rules and the differences from the upstream proposal
 are in ``docs/testing.md``.
 """
