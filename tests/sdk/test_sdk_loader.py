@@ -80,6 +80,21 @@ def test_a_directory_module_is_imported_once(tmp_path: Path) -> None:
             f'cannot load function "{_MODULE}:f.g": {_MODULE} has no attribute f.g',
             id="NoAttribute",
         ),
+        pytest.param(
+            "A module __getattr__ (a lazy export) that raises while the object is looked up.",
+            "def __getattr__(name):\n    raise ValueError('no lazy ' + name)\n",
+            f"{_MODULE}:f",
+            f'cannot load function "{_MODULE}:f": importing {_MODULE}:f raised ValueError: no lazy f',
+            id="LazyExportRaises",
+        ),
+        pytest.param(
+            "A lazy export whose own import fails.",
+            "def __getattr__(name):\n    import crossfn_no_such_dependency\n",
+            f"{_MODULE}:f",
+            f'cannot load function "{_MODULE}:f": cannot import {_MODULE}:f: '
+            "No module named 'crossfn_no_such_dependency'",
+            id="LazyExportImportFails",
+        ),
         pytest.param("Not module:object.", "", _MODULE, "want MODULE:OBJECT", id="NoColon"),
     ],
 )

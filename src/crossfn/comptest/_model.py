@@ -2,8 +2,8 @@
 
 Every object remembers where it came from (the test file, and the field path
 inside it such as ``spec.tests[0].inputs.xr``), because every error the
-harness reports about an input must name the test file and field, never a
-temporary file the runner wrote.
+harness reports about an input must name the test file and field (an inline
+input has no file of its own).
 """
 
 from __future__ import annotations

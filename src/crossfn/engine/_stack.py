@@ -5,7 +5,7 @@ Outermost first::
     InspectedRunner    (optional) emits each request and response, redacted
     CachingRunner      (optional) stores final responses by function + tag
       FetchingRunner   the requirements loop: call, fetch, call again
-        transport      GrpcRunner, InProcessRunner, or one falling back to the other
+        transport      GrpcRunner, InProcessRunner, or a RoutingRunner over both
 
 Why this order: the cache must sit *outside* the requirements loop. Inside
 it, every iteration would reuse the first call's tag (the tag is not

@@ -2,7 +2,9 @@
 
 ``crossplane render xr`` (crossplane/cli) hands its inputs to the render
 engine (``crossplane internal render``), which runs one real XR reconcile
-against an in-memory API server and reports what the reconciler wrote. This
+against an in-memory API server and reports what the reconciler wrote. The
+output reproduced is that of crossplane/cli main (3d72f93) with the render
+engine of crossplane main (2d040d2, after v2.3) (upstream core-0). This
 module is that engine and that CLI, on crossfn's own controller contract: the
 pipeline, composed names, metadata, owner references, garbage collection,
 resource refs, the status and the events all come from
@@ -46,7 +48,6 @@ from crossfn import engine, errors
 from crossfn.render import _contract, _inputs, _load, _sources
 
 __all__ = [
-    "CLI_VERSION",
     "CURRENT",
     "CurrentOutput",
     "Recorded",
@@ -59,9 +60,6 @@ __all__ = [
     "select_schema",
     "synthetic_uid",
 ]
-
-CLI_VERSION = "crossplane/cli main (3d72f93) with the render engine of crossplane main (2d040d2, after v2.3)"
-"""The ``crossplane render xr`` whose output the default mode reproduces (upstream core-0)."""
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 FIXED_TIME = "2024-01-01T00:00:00Z"

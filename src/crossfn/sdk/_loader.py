@@ -10,8 +10,9 @@ test``), the built-in functions and the controller all load through
   whichever was imported first, which is what ``importlib.import_module``'s
   cache would return;
 * any exception while importing (a syntax error, an exception at import time,
-  ``sys.exit``) becomes one :class:`crossfn.errors.InputError` line naming the
-  reference, never a traceback.
+  ``sys.exit``), or while looking the object up in the module (a module
+  ``__getattr__``, a lazy export), becomes one :class:`crossfn.errors.InputError`
+  line naming the reference, never a traceback.
 
 A module found on ``sys.path`` instead (an installed package, the built-ins)
 is imported as usual and shared.
@@ -51,6 +52,11 @@ def load(ref: str, *, search: Path | None = None, what: str | None = None) -> ob
             obj = getattr(obj, part)
         except AttributeError as exc:
             raise errors.InputError(f"{what}: {module_name} has no attribute {attr}") from exc
+        except (
+            Exception,
+            SystemExit,
+        ) as exc:  # user code ran for the lookup: a module __getattr__, a lazy export
+            raise errors.InputError(f"{what}: {errors.import_failure(f'{module_name}:{attr}', exc)}") from exc
     return obj
 
 
