@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from crossfn import functions
-from crossfn.functions import auto_ready
+from crossfn.functions import _registry, auto_ready
 
 AR = "crossplane-contrib/function-auto-ready"
 PT = "crossplane-contrib/function-patch-and-transform"
@@ -89,3 +91,83 @@ def test_every_key_loads(key: str) -> None:
 
 def test_emulation_is_ready_condition_only() -> None:
     assert functions.load("auto-ready@v0.6.0") is auto_ready.compose_ready_condition_only
+
+
+FAKE = _registry.Upstream(
+    org="crossplane-contrib",
+    repo="function-fake",
+    objects={"fake": "m:compose", "fake@v0.1.0": "m:old"},
+    spans=(
+        _registry.Span("v0.1.0", "v0.2.0", "fake@v0.1.0", "v0.1.0"),
+        _registry.Span("v0.3.0", "", "fake", "v0.3.0"),
+    ),
+    other="v0.2.x differs",
+    releases=(
+        _registry.Release("v0.1.0", "2023-11-02"),
+        _registry.Release("v0.2.0", "2024-01-10"),
+        _registry.Release("v0.3.0", "2024-06-01"),
+    ),
+)
+
+# (tag, matched version or None, words in how it was matched)
+MATCHES = [
+    ("v0.2.5", (0, 2, 5), ""),
+    ("v0.2.5+build.7", (0, 2, 5), ""),
+    ("latest", (0, 3, 0), "latest: the newest release crossfn knows, v0.3.0 of 2024-06-01"),
+    # A pseudo-version of a build: the release it follows by date.
+    ("v0.0.0-20240115093000-cdb49945da4e", (0, 2, 0), "a build of 2024-01-15, after v0.2.0 of 2024-01-10"),
+    ("v0.0.0-20240110000000-cdb49945da4e", (0, 2, 0), "after v0.2.0"),
+    ("v0.2.1-0.20240701093000-cdb49945da4e", (0, 3, 0), "after v0.3.0"),
+    ("v0.3.0-rc.1.0.20240520093000-cdb49945da4e", (0, 2, 0), "a build of 2024-05-20"),
+    ("v0.0.0-20231101231317-cdb49945da4e", (0, 1, 0), "before the first release v0.1.0 of 2023-11-02"),
+    # Nothing to match.
+    ("v0.3.0-rc.1", None, ""),
+    ("main", None, ""),
+    ("v0.0.0-2024011509300-cdb49945da4e", None, ""),
+    ("v0.0.0-20240115093000-CDB49945DA4E", None, ""),
+]
+
+
+@pytest.mark.parametrize(("tag", "want", "how"), MATCHES, ids=[m[0] for m in MATCHES])
+def test_match(tag: str, want: tuple[int, int, int] | None, how: str) -> None:
+    m = FAKE.match(tag)
+    if want is None:
+        assert m is None
+        return
+    assert m is not None
+    assert m.version == want
+    assert how in m.how
+    assert (m.how == "") == (how == "")
+
+
+@pytest.mark.parametrize(
+    ("version", "want"),
+    [
+        ((0, 1, 0), "fake@v0.1.0"),
+        ((0, 1, 9), "fake@v0.1.0"),
+        ((0, 2, 0), None),
+        ((0, 3, 0), "fake"),
+        ((7, 0, 0), "fake"),
+    ],
+)
+def test_spans(version: tuple[int, int, int], want: str | None) -> None:
+    span = FAKE.span(version)
+    assert (span.key if span else None) == want
+
+
+def test_no_releases_no_latest() -> None:
+    """Without a list of releases, ``latest`` and pseudo-versions cannot be matched: the package runs."""
+    bare = dataclasses.replace(FAKE, releases=())
+    assert bare.match("latest") is None
+    assert bare.match("v0.0.0-20240115093000-cdb49945da4e") is None
+
+
+def test_every_upstream_is_consistent() -> None:
+    """Every span names an object; releases are release tags, oldest first, with ISO dates."""
+    for u in functions.upstreams():
+        for span in u.spans:
+            assert span.key in u.objects, (u.repo, span)
+        assert [r.version for r in u.releases] == sorted(r.version for r in u.releases), u.repo
+        assert [r.date for r in u.releases] == sorted(r.date for r in u.releases), u.repo
+        for r in u.releases:
+            assert len(r.date) == 10 and r.date[4] == r.date[7] == "-", (u.repo, r)

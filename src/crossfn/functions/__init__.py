@@ -1,4 +1,4 @@
-"""Built-in generic functions, written with the crossfn SDK only.
+"""Built-in functions, written with the crossfn SDK only.
 
 :data:`BUILTINS` maps each built-in's short name to the ``module:object`` that
 implements it (``crossfn function serve <short name>`` serves one).
@@ -8,53 +8,54 @@ upstream package *and* that version behaves as the built-in does; the one rule
 is :func:`resolve`, which ``crossfn render`` and ``crossfn controller`` both
 call. A :class:`Decision` says what runs and gives the line that tells the user.
 
-==========================  =========================  ==========================================
-package (any registry)      version                    what runs
-==========================  =========================  ==========================================
-``crossplane-contrib/``     v0.10.8 to v0.10.x         the built-in (it reproduces v0.10.8)
-function-patch-and-         other, or no tag           the package: older versions differ (e.g.
-transform                                              no connection Secret for a v2 XR)
-``crossplane-contrib/``     v0.7.0                     the built-in (health checks and CEL rules)
-function-auto-ready         v0.1.0 to v0.6.0           the built-in as that version: ``Ready``
-                                                       condition only, input ignored
-                            other, or no tag           the package: v0.6.x added per-kind health
-                                                       checks in steps; later versions check more
-                                                       kinds (Role, RoleBinding, ...)
-``crossfn/``                any                        the built-in (crossfn's own function)
-function-starlark
-==========================  =========================  ==========================================
-
-"The package" means what Crossplane does: render runs its image (the Docker
-runtime), the controller calls its FunctionRevision.
+Each built-in declares what it stands in for in a module of its own under
+``crossfn.functions._releases`` (an ``UPSTREAM``, a
+:class:`crossfn.functions._registry.Upstream`: the package, upstream's
+releases, and the spans of releases each of its objects behaves as), data
+only, so deciding imports no built-in;
+``docs/functions.md`` tabulates them. "The package" means what Crossplane
+does: render runs its image (the Docker runtime), the controller calls its
+FunctionRevision.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import re
+import importlib
+from collections.abc import Mapping
 
+from crossfn.functions import _registry
 from crossfn.sdk import _loader
 
-__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve"]
+__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
 
-BUILTINS: dict[str, str] = {
-    "patch-and-transform": "crossfn.functions.patch_and_transform:compose",
-    "auto-ready": "crossfn.functions.auto_ready:compose",
-    "starlark": "crossfn.functions.starlark:compose",
-}
+_PACKAGES = ("patch_and_transform", "auto_ready", "starlark")
+"""The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
+
+
+def upstreams() -> tuple[_registry.Upstream, ...]:
+    """Every built-in's declaration, in :data:`_PACKAGES` order."""
+    return _UPSTREAMS
+
+
+def _declarations() -> tuple[_registry.Upstream, ...]:
+    out = []
+    for name in _PACKAGES:
+        module = importlib.import_module(f"crossfn.functions._releases.{name}")
+        out.append(module.UPSTREAM)
+    return tuple(out)
+
+
+_UPSTREAMS = _declarations()
+_BY_REPO: Mapping[tuple[str, str], _registry.Upstream] = {(u.org, u.repo): u for u in _UPSTREAMS}
+
+BUILTINS: dict[str, str] = {u.short: next(iter(u.objects.values())) for u in _UPSTREAMS}
+"""Each built-in's short name (``crossfn function serve <name>``) and its ``module:object``."""
 
 EMULATIONS: dict[str, str] = {
-    "auto-ready@v0.6.0": "crossfn.functions.auto_ready:compose_ready_condition_only",
+    key: obj for u in _UPSTREAMS for key, obj in u.objects.items() if key not in BUILTINS
 }
 """Built-ins run as an older upstream version behaved; keys are what :attr:`Decision.builtin` names."""
-
-_ORG = {
-    "function-patch-and-transform": "crossplane-contrib",
-    "function-auto-ready": "crossplane-contrib",
-    "function-starlark": "crossfn",
-}
-_RELEASE = re.compile(r"v(\d+)\.(\d+)\.(\d+)")
-"""A release tag; a pre-release (``v0.7.0-rc.1``) is not the release it precedes."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -82,66 +83,52 @@ def _is_host(part: str) -> bool:
     return "." in part or ":" in part or part == "localhost"
 
 
-def _version(tag: str) -> tuple[int, int, int] | None:
-    m = _RELEASE.fullmatch(tag)
-    return (int(m[1]), int(m[2]), int(m[3])) if m else None
-
-
-def _auto_ready(v: tuple[int, int, int]) -> tuple[str | None, str]:
-    if v == (0, 7, 0):
-        return "auto-ready", "v0.7.0"
-    if (0, 1, 0) <= v <= (0, 6, 0):
-        return "auto-ready@v0.6.0", "v0.6.0 and earlier: the Ready condition only"
-    return None, (
-        "between v0.6.0 and v0.7.0 function-auto-ready added per-kind health checks in steps, and after v0.7.0 "
-        "it checks more kinds, so the built-in (v0.7.0) may answer differently"
-    )
-
-
-def _patch_and_transform(v: tuple[int, int, int]) -> tuple[str | None, str]:
-    if (0, 10, 8) <= v < (0, 11, 0):
-        return "patch-and-transform", "v0.10.8"
-    return None, "the built-in reproduces v0.10.8, and other versions behave differently"
-
-
 def resolve(package: str) -> Decision | None:
     """The decision for a Function's ``spec.package``; None when it is no built-in's upstream package.
 
     ``xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0`` and
     the same on any other registry (or none) are auto-ready's package; a fork
-    (another organisation) is not. A digest or a tag that is not a version
-    cannot be matched to a behaviour, nor can a pre-release, so the package runs.
+    (another organisation) is not. A digest, or a tag that cannot be matched
+    to a release (``crossfn.functions._registry``), cannot be matched to a
+    behaviour, so the package runs.
     """
     path, tag, digest = _split(package.strip())
     if len(path) > 2 and _is_host(path[0]):
         path = path[1:]
-    if len(path) != 2 or _ORG.get(path[1]) != path[0]:
+    if len(path) != 2:
         return None
-    repo = path[1]
-    shown = f"{repo} {tag}" if tag else f"{repo}@{digest}" if digest else repo
-    short = repo.removeprefix("function-")
-    if repo == "function-starlark":
+    upstream = _BY_REPO.get((path[0], path[1]))
+    if upstream is None:
+        return None
+    repo, short = upstream.repo, upstream.short
+    if upstream.any_version:
         return Decision(
             package, repo, tag, short, ""
         )  # crossfn's own package: nothing stands in for anything
-    version = _version(tag)
-    if version is None:
+    shown = f"{repo} {tag}" if tag else f"{repo}@{digest}" if digest else repo
+    match = upstream.match(tag) if tag else None
+    if match is None:
         return Decision(
             package, repo, tag, None,
             f"not running {shown} as the built-in {short}: without a release tag (vX.Y.Z) crossfn cannot tell "
             "whether the built-in behaves as it does; running the package",
         )  # fmt: skip
-    key, behaves = (_auto_ready if repo == "function-auto-ready" else _patch_and_transform)(version)
-    if key is None:
+    how = f" ({match.how})" if match.how else ""
+    span = upstream.span(match.version)
+    if span is None:
         return Decision(
             package,
             repo,
             tag,
             None,
-            f"not running {shown} as the built-in {short}: {behaves}; running the package",
+            f"not running {shown}{how} as the built-in {short}: {upstream.other}; running the package",
         )
     return Decision(
-        package, repo, tag, key, f"running {shown} as the built-in {short} (behaves as {behaves})"
+        package,
+        repo,
+        tag,
+        span.key,
+        f"running {shown}{how} as the built-in {short} (behaves as {span.behaves})",
     )
 
 
