@@ -6,6 +6,7 @@ on Kubernetes' libraries (quantities), a port must produce the same bytes and
 the same error texts. Each module emulates one Go package or concept:
 
 * :mod:`.values`: the Go value model (int64 vs float64 vs Go ``int``), ``%T`` names;
+* :mod:`.gofunc`: a Go function's signature, as ``text/template`` checks and calls it;
 * :mod:`.strconv`: number formatting/parsing and quoting;
 * :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
 * :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;
