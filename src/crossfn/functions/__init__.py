@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from crossfn.functions import _registry
 from crossfn.sdk import _loader
 
-__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
+__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "runs_code", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "sequencer", "status_transformer")
+_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "sequencer", "status_transformer", "python")
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 
@@ -60,6 +60,8 @@ EMULATIONS: dict[str, str] = {
     key: obj for u in _UPSTREAMS for key, obj in u.objects.items() if key not in BUILTINS
 }
 """Built-ins run as an older upstream version behaved; keys are what :attr:`Decision.builtin` names."""
+
+_RUNS_CODE = frozenset(key for u in _UPSTREAMS if u.runs_code for key in u.objects)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -164,6 +166,11 @@ def load(name: str) -> object:
     callers decide with :func:`resolve` first.
     """
     return _loader.load(ref(name))
+
+
+def runs_code(name: str) -> bool:
+    """Whether built-in ``name`` runs code from its input that crossfn cannot confine (``--no-exec`` refuses it)."""
+    return name in _RUNS_CODE
 
 
 def ref(name: str) -> str:
