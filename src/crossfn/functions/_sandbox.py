@@ -33,6 +33,7 @@ from crossfn import errors
 
 __all__ = ["Pool", "SandboxError", "SandboxTimeoutError"]
 
+
 class SandboxError(errors.CrossfnError):
     """The sandbox process died or could not be reached; the message is one line."""
 

@@ -38,6 +38,7 @@ fields, each under its JSON name, and ``null`` fields left out.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 from collections.abc import Mapping
 from typing import Any
@@ -108,7 +109,7 @@ BOOL = Scalar("bool")
 ANY = Scalar("any")
 
 
-class _Stop(Exception):
+class _Stop(Exception):  # noqa: N818 -- a control-flow signal: strict decoding stops at the first error
     """The first strict-mode error: decoding stops."""
 
 
@@ -139,10 +140,7 @@ def _mismatch(ctx: _Context, v: object, t: Type) -> None:
     if ctx.strict:
         ctx.first = errors.GoError(f"json: cannot unmarshal JSON {got} into Go value of type {t.name}")
         raise _Stop
-    if ctx.struct or ctx.stack:
-        where = f"Go struct field {ctx.struct}.{'.'.join(ctx.stack)}"
-    else:
-        where = "Go value"
+    where = f"Go struct field {ctx.struct}.{'.'.join(ctx.stack)}" if ctx.struct or ctx.stack else "Go value"
     ctx.first = errors.GoError(f"json: cannot unmarshal {got} into {where} of type {t.name}")
 
 
@@ -206,10 +204,8 @@ def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
     with the decoder's text for the first error.
     """
     ctx = _Context(strict=decoder == STRICT)
-    try:
+    with contextlib.suppress(_Stop):
         out = _struct(v, st, ctx)
-    except _Stop:
-        pass
     if ctx.first is not None:
         raise ctx.first
     return out

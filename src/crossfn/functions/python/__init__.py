@@ -122,7 +122,9 @@ class Python:
         if "error" in reply:
             message = str(reply["error"])
             if _NO_SDK in message:
-                message += f" ({errors.quote('crossplane.function')}, the official Python SDK scripts import, "
+                message += (
+                    f" ({errors.quote('crossplane.function')}, the official Python SDK scripts import, "
+                )
                 message += "comes with pip install 'crossfn[python]')"
             if len(message) > MAX_ERROR:
                 message = f"{message[:MAX_ERROR]}... ({len(message) - MAX_ERROR} more characters)"

@@ -61,8 +61,8 @@ def _protocol() -> types.ModuleType:
 def _preload() -> None:
     """Import what scripts use before the audit hook narrows file access (and to start faster)."""
     with contextlib.suppress(ImportError):
-        import crossplane.function.request  # noqa: F401, PLC0415 -- warm the SDK
-        import crossplane.function.resource  # noqa: F401, PLC0415
+        import crossplane.function.request  # noqa: PLC0415 -- warm the SDK
+        import crossplane.function.resource  # noqa: PLC0415
         import crossplane.function.response  # noqa: F401, PLC0415
 
 
@@ -83,7 +83,16 @@ _NETWORK = frozenset(
         "socket.sethostname",
     }
 )
-_PROCESSES = ("subprocess.", "os.system", "os.exec", "os.posix_spawn", "os.spawn", "os.fork", "os.kill", "os.killpg")
+_PROCESSES = (
+    "subprocess.",
+    "os.system",
+    "os.exec",
+    "os.posix_spawn",
+    "os.spawn",
+    "os.fork",
+    "os.kill",
+    "os.killpg",
+)
 _CHANGES = (
     "os.remove",
     "os.rename",
@@ -126,14 +135,18 @@ def _audit_hook(roots: Sequence[str]) -> Callable[[str, tuple[Any, ...]], None]:
             path, mode, flags = args
             writes = isinstance(mode, str) and any(c in mode for c in "wax+")
             if writes or (isinstance(flags, int) and flags & _WRITE_FLAGS) or not allowed(path):
-                raise PermissionError(f"crossfn runs function-python scripts without file access (open {path!r})")
+                raise PermissionError(
+                    f"crossfn runs function-python scripts without file access (open {path!r})"
+                )
         elif event in ("os.listdir", "os.scandir"):
             if args and args[0] is not None and not allowed(args[0]):
                 raise PermissionError(f"crossfn runs function-python scripts without file access ({event})")
         elif event in _NETWORK:
             raise PermissionError(f"crossfn runs function-python scripts without network access ({event})")
         elif event.startswith(_PROCESSES):
-            raise PermissionError(f"crossfn runs function-python scripts without starting processes ({event})")
+            raise PermissionError(
+                f"crossfn runs function-python scripts without starting processes ({event})"
+            )
         elif event.startswith(_CHANGES):
             raise PermissionError(f"crossfn runs function-python scripts without this operation ({event})")
 
@@ -145,7 +158,7 @@ def _load_module(source: object) -> types.ModuleType:
     spec = importlib.util.spec_from_loader("script", loader=None)
     assert spec is not None  # spec_from_loader with a name always gives one
     module = importlib.util.module_from_spec(spec)
-    exec(source, module.__dict__)  # type: ignore[arg-type] # noqa: S102 -- running the user's script is the point
+    exec(source, module.__dict__)  # type: ignore[arg-type]
     return module
 
 
@@ -156,10 +169,10 @@ async def _call(fn: Any, req: Any, rsp: Any, awaits: bool) -> None:
         fn(req, rsp)
 
 
-async def _run_function(req: Any, rsp: Any, release: str) -> None:
+async def _run_function(req: Any, rsp: Any, release: str, fnv1: types.ModuleType) -> None:
     """RunFunction of function-python ``release`` (``v0.1.0``, ``v0.3.0`` or ``v0.5.0``), after ``response.to``."""
     fatal = rsp.results
-    severity_fatal = 3  # SEVERITY_FATAL
+    severity_fatal = fnv1.SEVERITY_FATAL
     script_source = req.input["script"]  # a missing key raises ValueError("Value not set"), as upstream
     if script_source is None:
         fatal.add(severity=severity_fatal, message="missing script")
@@ -199,7 +212,7 @@ def run(job: dict[str, Any], fnv1: types.ModuleType) -> dict[str, Any]:
     timeout: float = job["timeout"]
     signal.setitimer(signal.ITIMER_REAL, timeout)
     try:
-        asyncio.run(_run_function(req, rsp, job["release"]))
+        asyncio.run(_run_function(req, rsp, job["release"], fnv1))
     except _TimeLimit:
         return {"error": f"script exceeded its time limit of {timeout:g}s"}
     except BaseException as exc:  # what grpc.aio reports for an exception a servicer raised (sys.exit too)
@@ -208,7 +221,9 @@ def run(job: dict[str, Any], fnv1: types.ModuleType) -> dict[str, Any]:
         signal.setitimer(signal.ITIMER_REAL, 0)
     out = rsp.SerializeToString()
     if len(out) > job["max_output"]:
-        return {"error": f"the script's response is {len(out)} bytes, more than the limit of {job['max_output']} bytes"}
+        return {
+            "error": f"the script's response is {len(out)} bytes, more than the limit of {job['max_output']} bytes"
+        }
     return {"ok": base64.b64encode(out).decode("ascii")}
 
 

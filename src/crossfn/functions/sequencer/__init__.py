@@ -33,7 +33,7 @@ from crossfn.sdk import resource
 __all__ = ["Sequencer", "compose"]
 
 
-class _Fatal(Exception):
+class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
     """Stop with one Fatal result (the message is upstream's)."""
 
 
@@ -50,7 +50,9 @@ def _strict(pattern: str) -> regexp.Regexp:
 class _Run:
     """One call: the desired and observed resources, and the response being written."""
 
-    def __init__(self, b: Behaviour, inp: _input.Input, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse):
+    def __init__(
+        self, b: Behaviour, inp: _input.Input, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse
+    ):
         self.b = b
         self.inp = inp
         self.req = req
@@ -127,14 +129,16 @@ class _Run:
             ready = before in self.desired and self.desired[before].ready == fnv1.READY_TRUE
             if ready:
                 return True
-            self.normal(f"Delaying creation of resource {_q(name)} because {_q(before)} is not ready or does not exist yet")
+            self.normal(
+                f"Delaying creation of resource {_q(name)} because {_q(before)} is not ready or does not exist yet"
+            )
             self.desired.pop(name, None)
             return False
         match_before = self.matcher(before)
         keys = [k for k in self.desired if match_before(k)]
-        ready = sum(1 for k in keys if self.desired[k].ready == fnv1.READY_TRUE)
+        ready_count = sum(1 for k in keys if self.desired[k].ready == fnv1.READY_TRUE)
         match_name = self.matcher(name) if self.b.usages else None
-        if keys and ready == len(keys):
+        if keys and ready_count == len(keys):
             if self.b.usages in ("v0.4.0", "v0.5.0") and self.inp.deletion_sequencing and match_name:
                 self.waiting_usages(match_name, keys)
             return True
@@ -143,7 +147,7 @@ class _Run:
         if keys:
             message = (
                 f"Delaying creation of {what} {_q(name)} because {_q(before)} is not fully ready "
-                f"({ready} of {len(keys)})"
+                f"({ready_count} of {len(keys)})"
             )
         self.normal(message)
         if not self.b.removes_matches:
@@ -177,7 +181,9 @@ class _Run:
         """v0.4.0 and v0.5.0: every observed resource matching the waiting name uses every ready earlier one."""
         for c, o in self.observed.items():
             obj = resource.struct_to_dict(o.resource)
-            if not match_name(c) or (self.b.usages == "v0.5.0" and _usage.is_usage(obj, self.inp.usage_version)):
+            if not match_name(c) or (
+                self.b.usages == "v0.5.0" and _usage.is_usage(obj, self.inp.usage_version)
+            ):
                 continue
             for k in keys:
                 if k not in self.observed:

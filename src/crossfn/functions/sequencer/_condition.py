@@ -41,7 +41,10 @@ def _resource(r: fnv1.Resource) -> dict[str, Any]:
 
 
 def _state(s: fnv1.State) -> dict[str, Any]:
-    return {"composite": _resource(s.composite), "resources": {k: _resource(v) for k, v in s.resources.items()}}
+    return {
+        "composite": _resource(s.composite),
+        "resources": {k: _resource(v) for k, v in s.resources.items()},
+    }
 
 
 def variables(req: fnv1.RunFunctionRequest) -> dict[str, Any]:

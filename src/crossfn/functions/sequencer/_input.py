@@ -35,7 +35,9 @@ _USAGE = {
     "resetCompositeReadiness": js.BOOL,
 }
 _INPUT_V4 = js.Struct("v1beta1.Input", {**_META, **_USAGE, "rules": js.Slice(_RULE_V1)})
-_INPUT_V6 = js.Struct("v1beta1.Input", {**_META, "cacheTTL": js.STRING, **_USAGE, "rules": js.Slice(_RULE_V6)})
+_INPUT_V6 = js.Struct(
+    "v1beta1.Input", {**_META, "cacheTTL": js.STRING, **_USAGE, "rules": js.Slice(_RULE_V6)}
+)
 
 
 @dataclasses.dataclass(frozen=True)

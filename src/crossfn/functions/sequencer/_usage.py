@@ -51,7 +51,9 @@ def _ref(obj: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def usage(of: Mapping[str, Any], by: Mapping[str, Any], *, replay_deletion: bool, version: str) -> dict[str, Any]:
+def usage(
+    of: Mapping[str, Any], by: Mapping[str, Any], *, replay_deletion: bool, version: str
+) -> dict[str, Any]:
     """The Usage object that keeps ``of`` until ``by`` is gone."""
     name = strings.to_lower(
         "-".join(

@@ -200,10 +200,18 @@ def _extra_resources(context: Mapping[str, Any]) -> list[tuple[str, Mapping[str,
 def _extra_key(into: str, obj: Mapping[str, Any]) -> str:
     api = obj.get("apiVersion") if isinstance(obj.get("apiVersion"), str) else ""
     group = str(api).rpartition("/")[0] if "/" in str(api) else ""
-    meta = obj.get("metadata") if isinstance(obj.get("metadata"), Mapping) else {}
+    found = obj.get("metadata")
+    meta: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     kind = obj.get("kind") if isinstance(obj.get("kind"), str) else ""
     ns, name = meta.get("namespace"), meta.get("name")
-    parts = ["extra-resource", into, group, str(kind), ns if isinstance(ns, str) else "", name if isinstance(name, str) else ""]
+    parts = [
+        "extra-resource",
+        into,
+        group,
+        str(kind),
+        ns if isinstance(ns, str) else "",
+        name if isinstance(name, str) else "",
+    ]
     return ".".join(parts)
 
 
@@ -222,7 +230,9 @@ class StatusTransformer:
             _condition_false(rsp, "InputFailure", str(exc))
             return
         xr = resource.struct_to_dict(req.observed.composite.resource, integers=False)
-        observed = {k: resource.struct_to_dict(v.resource, integers=False) for k, v in req.observed.resources.items()}
+        observed = {
+            k: resource.struct_to_dict(v.resource, integers=False) for k, v in req.observed.resources.items()
+        }
         context = resource.struct_to_dict(req.context, integers=False)
         errored = False
         set_types: set[str] = set()
@@ -257,7 +267,10 @@ class StatusTransformer:
             errored = self._create_events(rsp, hi, hook, groups) or errored
         if not errored:
             rsp.conditions.add(
-                type=SUCCESS, status=fnv1.STATUS_CONDITION_TRUE, reason="Available", target=fnv1.TARGET_COMPOSITE
+                type=SUCCESS,
+                status=fnv1.STATUS_CONDITION_TRUE,
+                reason="Available",
+                target=fnv1.TARGET_COMPOSITE,
             )
 
     def _match_resources(
@@ -288,7 +301,11 @@ class StatusTransformer:
 
     @staticmethod
     def _set_conditions(
-        rsp: fnv1.RunFunctionResponse, hi: int, hook: _input.Hook, groups: Mapping[str, str], set_types: set[str]
+        rsp: fnv1.RunFunctionResponse,
+        hi: int,
+        hook: _input.Hook,
+        groups: Mapping[str, str],
+        set_types: set[str],
     ) -> bool:
         errored = False
         for si, sc in enumerate(hook.set_conditions):
@@ -298,7 +315,9 @@ class StatusTransformer:
                 message = _templated(sc.message, groups)
             except errors.GoError as exc:
                 _condition_false(
-                    rsp, "SetConditionFailure", f"cannot set condition, statusConditionHookIndex: {hi}, setConditionIndex: {si}: {exc}"
+                    rsp,
+                    "SetConditionFailure",
+                    f"cannot set condition, statusConditionHookIndex: {hi}, setConditionIndex: {si}: {exc}",
                 )
                 errored = True
                 continue
@@ -314,13 +333,19 @@ class StatusTransformer:
         return errored
 
     @staticmethod
-    def _create_events(rsp: fnv1.RunFunctionResponse, hi: int, hook: _input.Hook, groups: Mapping[str, str]) -> bool:
+    def _create_events(
+        rsp: fnv1.RunFunctionResponse, hi: int, hook: _input.Hook, groups: Mapping[str, str]
+    ) -> bool:
         errored = False
         for ei, ev in enumerate(hook.events):
             where = f"cannot create event, statusConditionHookIndex: {hi}, createEventIndex: {ei}"
             kind = "Normal" if ev.type is None else ev.type
             if kind not in ("Normal", "Warning"):
-                _condition_false(rsp, "SetConditionFailure", f"{where}: invalid type {kind}, must be one of [Normal, Warning]")
+                _condition_false(
+                    rsp,
+                    "SetConditionFailure",
+                    f"{where}: invalid type {kind}, must be one of [Normal, Warning]",
+                )
                 errored = True
                 continue
             try:
@@ -351,7 +376,11 @@ def _target(t: str | None) -> fnv1.Target.ValueType:
 
 def _condition_false(rsp: fnv1.RunFunctionResponse, reason: str, message: str) -> None:
     rsp.conditions.add(
-        type=SUCCESS, status=fnv1.STATUS_CONDITION_FALSE, reason=reason, message=message, target=fnv1.TARGET_COMPOSITE
+        type=SUCCESS,
+        status=fnv1.STATUS_CONDITION_FALSE,
+        reason=reason,
+        message=message,
+        target=fnv1.TARGET_COMPOSITE,
     )
 
 

@@ -10,6 +10,7 @@ protocol, which shows in the request type the error names.
 from __future__ import annotations
 
 import dataclasses
+from typing import Any
 
 from crossfn import errors
 from crossfn.gocompat import jsonstruct as js
@@ -21,9 +22,10 @@ __all__ = ["ConditionMatcher", "Hook", "Matcher", "decode"]
 _STATUS = js.Scalar("string", "v1.ConditionStatus")
 _TARGET = js.Scalar("string", "v1beta1.Target")
 _CONDITION_MATCHER = js.Struct(
-    "v1beta1.ConditionMatcher", {"type": js.STRING, "status": _STATUS, "reason": js.STRING, "message": js.STRING}
+    "v1beta1.ConditionMatcher",
+    {"type": js.STRING, "status": _STATUS, "reason": js.STRING, "message": js.STRING},
 )
-_MATCHER_FIELDS = {
+_MATCHER_FIELDS: dict[str, js.Type] = {
     "name": js.STRING,
     "type": js.Scalar("string", "v1beta1.MatchType"),
     "resources": js.Slice(js.Struct("v1beta1.ResourceMatcher", {"name": js.STRING})),
@@ -35,7 +37,8 @@ _SET_CONDITION = js.Struct(
         "target": _TARGET,
         "force": js.BOOL,
         "condition": js.Struct(
-            "v1beta1.Condition", {"type": js.STRING, "status": _STATUS, "reason": js.STRING, "message": js.STRING}
+            "v1beta1.Condition",
+            {"type": js.STRING, "status": _STATUS, "reason": js.STRING, "message": js.STRING},
         ),
     },
 )
@@ -52,7 +55,7 @@ _CREATE_EVENT = js.Struct(
 
 
 def _schema(release: str) -> js.Struct:
-    matcher = dict(_MATCHER_FIELDS)
+    matcher: dict[str, js.Type] = dict(_MATCHER_FIELDS)
     if release != "v0.3.0":
         matcher["includeCompositeAsResource"] = js.BOOL
     if release == "v0.5.1":
@@ -67,7 +70,12 @@ def _schema(release: str) -> js.Struct:
     )
     return js.Struct(
         "v1beta1.StatusTransformation",
-        {"apiVersion": js.STRING, "kind": js.STRING, "metadata": js.ANY, "statusConditionHooks": js.Slice(hook)},
+        {
+            "apiVersion": js.STRING,
+            "kind": js.STRING,
+            "metadata": js.ANY,
+            "statusConditionHooks": js.Slice(hook),
+        },
     )
 
 
@@ -118,18 +126,19 @@ class Input:
     hooks: tuple[Hook, ...]
 
 
-def _o(v: object) -> dict[str, object]:
+def _o(v: object) -> dict[str, Any]:
+    """A decoded object (a null list element is Go's zero value: no fields)."""
     return v if isinstance(v, dict) else {}
 
 
-def _matcher(m: dict[str, object]) -> Matcher:
+def _matcher(m: dict[str, Any]) -> Matcher:
     conds = tuple(
-        ConditionMatcher(str(c.get("type", "")), c.get("status"), c.get("reason"), c.get("message"))  # type: ignore[arg-type] # decoded as strings
-        for c in map(_o, m.get("conditions", []) or [])  # type: ignore[call-overload] # a decoded list
+        ConditionMatcher(str(c.get("type", "")), c.get("status"), c.get("reason"), c.get("message"))
+        for c in map(_o, m.get("conditions", []) or [])
     )
     return Matcher(
-        type=m.get("type"),  # type: ignore[arg-type] # decoded as a string
-        resources=tuple(str(_o(r).get("name", "")) for r in m.get("resources", []) or []),  # type: ignore[attr-defined] # a decoded list
+        type=m.get("type"),
+        resources=tuple(str(_o(r).get("name", "")) for r in m.get("resources", []) or []),
         conditions=conds,
         include_composite=bool(m.get("includeCompositeAsResource", False)),
         include_extra=bool(m.get("includeExtraResources", False)),
@@ -151,24 +160,22 @@ def decode(req: fnv1.RunFunctionRequest, release: str) -> Input:
     hooks = []
     for h in map(_o, v.get("statusConditionHooks", [])):
         sets = []
-        for sc in map(_o, h.get("setConditions", []) or []):  # type: ignore[call-overload] # a decoded list
+        for sc in map(_o, h.get("setConditions", []) or []):
             c = _o(sc.get("condition"))
             sets.append(
                 SetCondition(
-                    sc.get("target"),  # type: ignore[arg-type] # decoded as a string
+                    sc.get("target"),
                     bool(sc.get("force", False)),
                     str(c.get("type", "")),
                     str(c.get("status", "")),
                     str(c.get("reason", "")),
-                    c.get("message"),  # type: ignore[arg-type] # decoded as a string
+                    c.get("message"),
                 )
             )
         events = []
-        for ce in map(_o, h.get("createEvents", []) or []):  # type: ignore[call-overload] # a decoded list
+        for ce in map(_o, h.get("createEvents", []) or []):
             e = _o(ce.get("event"))
-            events.append(
-                Event(ce.get("target"), e.get("type"), e.get("reason"), str(e.get("message", "")))  # type: ignore[arg-type] # decoded as strings
-            )
-        matchers = tuple(_matcher(m) for m in map(_o, h.get("matchers", []) or []))  # type: ignore[call-overload] # a decoded list
+            events.append(Event(ce.get("target"), e.get("type"), e.get("reason"), str(e.get("message", ""))))
+        matchers = tuple(_matcher(m) for m in map(_o, h.get("matchers", []) or []))
         hooks.append(Hook(matchers, tuple(sets), tuple(events)))
     return Input(tuple(hooks))

@@ -42,7 +42,9 @@ def _action(body: str, text: str, pos: int) -> str:
     if brace >= 0:
         raise _parse_error(text, pos, 'unexpected "}" in operand')
     raise _parse_error(
-        text, pos, f"crossfn evaluates only fields of dot ({{{{ .Name }}}}) in this message, not {errors.quote(inner)}"
+        text,
+        pos,
+        f"crossfn evaluates only fields of dot ({{{{ .Name }}}}) in this message, not {errors.quote(inner)}",
     )
 
 
@@ -68,7 +70,11 @@ def render(text: str, values: Mapping[str, str]) -> str:
             out.append(text[i:])
             break
         chunk = text[i:start]
-        left_trim = text.startswith("{{- ", start) or text.startswith("{{-\t", start) or text.startswith("{{-\n", start)
+        left_trim = (
+            text.startswith("{{- ", start)
+            or text.startswith("{{-\t", start)
+            or text.startswith("{{-\n", start)
+        )
         out.append(chunk.rstrip(" \t\r\n") if left_trim else chunk)
         body_start = start + (3 if left_trim else 2)
         if text.startswith("/*", body_start) or text.startswith(" /*", body_start):
@@ -89,7 +95,9 @@ def render(text: str, values: Mapping[str, str]) -> str:
         if right_trim:
             body = body[:-1]
         if not body.strip().startswith("/*"):
-            out.append(_value(_action(body, text, start), values, text, start + 2 + (len(body) - len(body.lstrip()))))
+            out.append(
+                _value(_action(body, text, start), values, text, start + 2 + (len(body) - len(body.lstrip())))
+            )
         i = end + 2
         if right_trim:
             while i < len(text) and text[i] in " \t\r\n":
