@@ -20,7 +20,6 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "render": ("celpy",),
     "validate": ("celpy",),
     "starlark": ("starlark",),
-    "python": ("crossplane",),
     "controller": ("celpy", "lightkube", "httpx2", "msgspec", "cryptography"),
 }
 """Each extra and the modules it installs that crossfn imports (the rest are their dependencies)."""
