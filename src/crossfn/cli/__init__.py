@@ -34,6 +34,7 @@ RECURSION_LIMIT = 4 * 10_000 + 2_000
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "render",
+    "render_op",
     "function",
     "init",
     "validate",
@@ -75,11 +76,22 @@ def _check_positionals(parser: argparse.ArgumentParser, args: argparse.Namespace
             sub.error(f"argument {action.metavar or action.dest}: expected one argument")
 
 
+SUBCOMMANDS: dict[tuple[str, ...], str] = {("render", "op"): "render-op"}
+"""Two words read as one command: ``render`` takes files, so ``render op`` cannot be an argparse sub-command."""
+
+
+def _command_words(argv: Sequence[str]) -> list[str]:
+    """``argv`` with a two-word command (``render op``) turned into the parser that handles it."""
+    words = list(argv)
+    command = SUBCOMMANDS.get(tuple(words[:2]))
+    return [command, *words[2:]] if command else words
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
-    args = parser.parse_args(argv)
+    args = parser.parse_args(_command_words(sys.argv[1:] if argv is None else argv))
     _check_positionals(parser, args)
     handler = getattr(args, "handler", None)
     if handler is None:
