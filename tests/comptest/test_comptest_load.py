@@ -70,7 +70,7 @@ def _test(body: str) -> str:
                      'apiVersion: unsupported "test.crossplane.io/v9" (want test.crossplane.io/v1alpha1)',
                      "an unknown version of the API is refused", id="WrongAPIVersion"),
         pytest.param(_HEAD + "spec: [\n", "cannot parse YAML in", "bad YAML names the file", id="BadYAML"),
-        pytest.param("kind: ConfigMap\n", ": no CompositionTest documents",
+        pytest.param("kind: ConfigMap\n", ": no CompositionTest or OperationTest documents",
                      "a file named explicitly must hold a test", id="NoTestInFile"),
     ],
 )  # fmt: skip
@@ -106,7 +106,7 @@ def test_load_directory(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("files", "want", "reason"),
     [
-        pytest.param({"t.yaml": "kind: ConfigMap\n"}, "no CompositionTest found in", "an empty directory is a mistake",
+        pytest.param({"t.yaml": "kind: ConfigMap\n"}, "no CompositionTest or OperationTest found in", "an empty directory is a mistake",
                      id="NoTestsInDirectory"),
         pytest.param({"t.yaml": "kind: CompositionTest\nspec: [\n"}, "cannot parse YAML in",
                      "a broken file that looks like a test is not skipped", id="BrokenTestInDirectory"),
