@@ -36,11 +36,13 @@ class Flag:
 
 @dataclasses.dataclass(frozen=True)
 class Command:
-    """One node of the command tree: its path, sub-commands (name, help) and flags."""
+    """One node of the command tree: its path, sub-commands (name, help), flags, and the choices of
+    its positional arguments (``completion SHELL``)."""
 
     path: tuple[str, ...]
     subcommands: tuple[tuple[str, str], ...]
     flags: tuple[Flag, ...]
+    words: tuple[str, ...] = ()
 
 
 def register(subparsers: Any) -> None:
@@ -73,10 +75,13 @@ def commands(parser: argparse.ArgumentParser) -> list[Command]:
     for path, p in cli.parsers(parser):
         subs: list[tuple[str, str]] = []
         flags: list[Flag] = []
+        words: list[str] = []
         for action in p._actions:
             if isinstance(action, argparse._SubParsersAction):
                 helps = {a.dest: a.help or "" for a in action._choices_actions}
                 subs += [(name, helps.get(name, "")) for name in action.choices]
+            elif not action.option_strings and action.choices:
+                words += [str(c) for c in action.choices]
             elif action.option_strings and action.help is not argparse.SUPPRESS:
                 flags.append(
                     Flag(
@@ -86,7 +91,7 @@ def commands(parser: argparse.ArgumentParser) -> list[Command]:
                         help=_one_line(action.help or ""),
                     )
                 )
-        out.append(Command(path, tuple(subs), tuple(flags)))
+        out.append(Command(path, tuple(subs), tuple(flags), tuple(words)))
     return out
 
 
@@ -118,7 +123,7 @@ def _bash(tree: list[Command], *, zsh: bool) -> str:
                     else "COMPREPLY=()"
                 )
                 values.append(f"        {patterns}) {reply}; return 0 ;;")
-        subs = " ".join(name for name, _ in c.subcommands)
+        subs = " ".join([*(name for name, _ in c.subcommands), *c.words])
         opts = " ".join(n for f in c.flags for n in f.names)
         words.append(
             f"        {shlex.quote(_key(c.path))}) subs={shlex.quote(subs)}; opts={shlex.quote(opts)} ;;"
@@ -189,6 +194,8 @@ def _fish(tree: list[Command]) -> str:
             if f.takes_value:
                 value = f" -x -a {shlex.quote(' '.join(f.choices))}" if f.choices else " -r -F"
             lines.append(f"complete -c crossfn {at} {spec}{value} -d {shlex.quote(f.help)}")
-        if not c.subcommands and c.path:
+        if c.words:
+            lines.append(f"complete -c crossfn {at} -a {shlex.quote(' '.join(c.words))}")
+        elif not c.subcommands and c.path:
             lines.append(f"complete -c crossfn {at} -F")
     return "\n".join(lines) + "\n"
