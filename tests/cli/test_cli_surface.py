@@ -8,6 +8,7 @@ Regenerate the golden files with ``CROSSFN_UPDATE_GOLDEN=1 pytest tests/cli``.
 from __future__ import annotations
 
 import os
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -292,3 +293,65 @@ def test_python_dash_m_and_the_console_script_agree() -> None:
     )
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.startswith("---\napiVersion: example.crossplane.io/v1")
+
+
+def _down_function(tmp_path: Path) -> tuple[Path, str]:
+    """A Functions file whose one Function is a Development target nothing listens on."""
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        target = f"127.0.0.1:{s.getsockname()[1]}"
+    fn = {
+        "apiVersion": "pkg.crossplane.io/v1beta1",
+        "kind": "Function",
+        "metadata": {
+            "name": "function-patch-and-transform",
+            "annotations": {
+                "render.crossplane.io/runtime": "Development",
+                "render.crossplane.io/runtime-development-target": target,
+            },
+        },
+        "spec": {"package": "xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.10.8"},
+    }
+    (tmp_path / "functions.yaml").write_text(yaml.safe_dump(fn))
+    return tmp_path / "functions.yaml", target
+
+
+@pytest.mark.parametrize(
+    ("classic", "wrapper"),
+    [
+        pytest.param([], "cannot compose resources: cannot run Composition pipeline step", id="Current"),
+        pytest.param(["--classic"], "cannot run pipeline step", id="Classic"),
+    ],
+)
+def test_render_names_an_unreachable_function_its_address_and_step(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], classic: list[str], wrapper: str
+) -> None:
+    """Not `context deadline exceeded` after --timeout (60 s by default): the step fails at once."""
+    functions, target = _down_function(tmp_path)
+    code, out, err = _run(["render", *classic, "--timeout", "5m", *_RENDER[:2], str(functions)], capsys)
+    assert (code, out) == (1, "")
+    assert err.startswith(
+        f'crossfn: error: cannot render composite resource: {wrapper} "patch-and-transform": cannot run Function '
+        f'"function-patch-and-transform": cannot connect to {target}: rpc error: code = Unavailable desc = '
+    ), err
+    assert err.rstrip().endswith("Connection refused"), err
+
+
+def test_composition_test_names_an_unreachable_function(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    functions, target = _down_function(tmp_path)
+    test = {
+        "apiVersion": "test.crossplane.io/v1alpha1",
+        "kind": "CompositionTest",
+        "metadata": {"name": "down"},
+        "spec": {"tests": [{
+            "name": "its function is not running",
+            "inputs": {"xr": {"path": _RENDER[0]}, "composition": {"path": _RENDER[1]},
+                       "functions": {"path": str(functions)}, "timeoutSeconds": 300},
+        }]},
+    }  # fmt: skip
+    (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
+    code, out, _ = _run(["test", "-q", str(tmp_path / "test.yaml")], capsys)
+    assert code == 1
+    assert f'cannot run Function "function-patch-and-transform": cannot connect to {target}: ' in out, out
