@@ -57,8 +57,8 @@ def links(page: Path) -> list[str]:
     """The relative link targets of ``page`` (no scheme, no mailto), outside code blocks and spans."""
     out: list[str] = []
     for line in _lines_outside_code(page.read_text(encoding="utf-8")):
-        line = re.sub(r"`[^`]*`", "", line)
-        out += [t for t in _LINK.findall(line) if not re.match(r"^[a-z][a-z0-9+.-]*:", t)]
+        prose = re.sub(r"`[^`]*`", "", line)
+        out += [t for t in _LINK.findall(prose) if not re.match(r"^[a-z][a-z0-9+.-]*:", t)]
     return out
 
 
@@ -67,9 +67,13 @@ def links(page: Path) -> list[str]:
     [
         pytest.param("core-2.1", "core-21", id="DotsDropped"),
         pytest.param("Install: core and extras", "install-core-and-extras", id="Punctuation"),
-        pytest.param("`crossfn validate EXTENSIONS RESOURCES`", "crossfn-validate-extensions-resources", id="Code"),
+        pytest.param(
+            "`crossfn validate EXTENSIONS RESOURCES`", "crossfn-validate-extensions-resources", id="Code"
+        ),
         pytest.param("patch-and-transform: transforms", "patch-and-transform-transforms", id="Hyphens"),
-        pytest.param("SDK and function server (crossfn.sdk)", "sdk-and-function-server-crossfnsdk", id="Parens"),
+        pytest.param(
+            "SDK and function server (crossfn.sdk)", "sdk-and-function-server-crossfnsdk", id="Parens"
+        ),
     ],
 )
 def test_slug_is_githubs(heading: str, want: str) -> None:

@@ -332,7 +332,7 @@ def test_render_names_an_unreachable_function_its_address_and_step(
     assert (code, out) == (1, "")
     assert err.startswith(
         f'crossfn: error: cannot render composite resource: {wrapper} "patch-and-transform": cannot run Function '
-        f'"function-patch-and-transform": cannot connect to {target}: rpc error: code = Unavailable desc = '
+        f'"function-patch-and-transform": rpc error: code = Unavailable desc = cannot connect to {target}: '
     ), err
     assert err.rstrip().endswith("Connection refused"), err
 
@@ -354,4 +354,7 @@ def test_composition_test_names_an_unreachable_function(
     (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
     code, out, _ = _run(["test", "-q", str(tmp_path / "test.yaml")], capsys)
     assert code == 1
-    assert f'cannot run Function "function-patch-and-transform": cannot connect to {target}: ' in out, out
+    assert (
+        f'"function-patch-and-transform": rpc error: code = Unavailable desc = cannot connect to {target}: '
+        in out
+    ), out

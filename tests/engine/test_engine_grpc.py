@@ -341,7 +341,7 @@ async def test_an_unreachable_function_fails_at_once_naming_function_and_address
             await srv.stop(None)
     message = str(exc.value)
     assert message.startswith(
-        f'cannot run Function "fn": cannot connect to {target}: rpc error: code = Unavailable desc = '
+        f'cannot run Function "fn": rpc error: code = Unavailable desc = cannot connect to {target}: '
     ), message
     assert re.search(want, message), message
 

@@ -13,7 +13,8 @@ Like Crossplane, a call waits for a server that is still starting
 for one that cannot be reached. When a channel has not connected within
 ``connect_grace`` seconds and its last attempt failed (refused, no such host
 or socket, a TLS handshake that failed), the call fails at once naming the
-Function, its address and gRPC's reason (``docs/compatibility.md``).
+Function, its address and gRPC's reason, in Crossplane's rpc error text
+(``docs/compatibility.md``).
 
 Neighbours: ``_inprocess`` is the other transport; ``_stack`` puts the
 fetching and caching runners on top of either.
@@ -244,15 +245,17 @@ class GrpcRunner:
 
 
 def _unreachable(name: str, target: str, details: str, *, tls: bool) -> errors.FunctionRunError:
-    """``cannot run Function "x": cannot connect to <target>: rpc error: ...``, with a hint for a TLS mismatch."""
+    """Crossplane's rpc error text, its ``desc`` naming the address:
+    ``cannot run Function "x": rpc error: code = Unavailable desc = cannot connect to <target>: ...``,
+    with a hint for a TLS mismatch."""
     hint = ""
     if tls and "WRONG_VERSION_NUMBER" in details:
         hint = " (the function serves without TLS)"
     elif not tls and "Socket closed" in details:
         hint = " (the function closed the connection: dialled without TLS, it must serve with --insecure)"
     return errors.FunctionRunError(
-        f"cannot run Function {errors.quote(name)}: cannot connect to {target}: "
-        f"rpc error: code = Unavailable desc = {details}{hint}"
+        f"cannot run Function {errors.quote(name)}: rpc error: code = Unavailable desc = "
+        f"cannot connect to {target}: {details}{hint}"
     )
 
 
