@@ -13,8 +13,10 @@ Versions a user may pin, and how each is matched to a behaviour:
 * a Go pseudo-version (``v0.0.0-20231101231317-cdb49945da4e``, or
   ``vX.Y.Z-0.<date>-<sha>`` and ``vX.Y.Z-pre.0.<date>-<sha>``), which the
   Upbound marketplace and ``up`` publish for builds of a commit: the release
-  it follows by date (the newest release published at or before the build),
-  or the first release for a build older than every release;
+  it follows by date (the highest release published at or before the build,
+  so a build of the main branch is not matched to a patch release of an older
+  branch published the same week), or the first release for a build older
+  than every release;
 * ``latest``: the newest release in :attr:`Upstream.releases`, named in the
   line so the user sees which;
 * anything else (a pre-release such as ``v0.7.0-rc.1``, a digest, no tag, a
@@ -91,8 +93,8 @@ class Upstream:
     ``objects`` maps each key a :class:`Span` names to its ``module:object``;
     the first key is the built-in ``crossfn function serve <key>`` serves.
     ``other`` says why a version no span holds runs the package. ``releases``
-    lists upstream's releases, oldest first: what pseudo-versions and
-    ``latest`` are matched against. ``any_version`` is for crossfn's own
+    lists upstream's releases in version order with their days: what
+    pseudo-versions and ``latest`` (the highest) are matched against. ``any_version`` is for crossfn's own
     functions: every tag, or none, runs ``objects``' first key, silently.
     """
 
@@ -120,7 +122,7 @@ class Upstream:
         if not self.releases:
             return None
         if tag == "latest":
-            newest = self.releases[-1]
+            newest = max(self.releases, key=lambda r: r.version)
             return Match(
                 newest.version, f"latest: the newest release crossfn knows, {newest.tag} of {newest.date}"
             )
@@ -131,7 +133,7 @@ class Upstream:
         day = f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}"
         before = [r for r in self.releases if r.date <= day]
         if before:
-            r = before[-1]
+            r = max(before, key=lambda r: r.version)
             return Match(r.version, f"a build of {day}, after {r.tag} of {r.date}")
-        first = self.releases[0]
+        first = min(self.releases, key=lambda r: r.date)
         return Match(first.version, f"a build of {day}, before the first release {first.tag} of {first.date}")
