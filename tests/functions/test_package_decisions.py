@@ -36,7 +36,11 @@ CASES = [
     (f"xpkg.upbound.io/{PT}:v0.1.4", "patch-and-transform@v0.1.4", "behaves as v0.1.4"),
     (f"xpkg.upbound.io/{PT}:v0.1.3", None, "development builds upstream never tagged"),
     (f"xpkg.crossplane.io/{PT}:v0.11.0", None, "newer than crossfn knows"),
-    (f"xpkg.crossplane.io/{PT}:latest", "patch-and-transform", "latest: the newest release crossfn knows, v0.10.8"),
+    (
+        f"xpkg.crossplane.io/{PT}:latest",
+        "patch-and-transform",
+        "latest: the newest release crossfn knows, v0.10.8",
+    ),
     # auto-ready: v0.7.0 is the built-in; v0.6.x added per-kind checks; before, the Ready condition only.
     (
         f"xpkg.crossplane.io/{AR}:v0.7.0",

@@ -19,9 +19,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 _EXAMPLE = _ROOT / "examples" / "legacy-resources"
 _GOLDEN = Path(__file__).parent / "golden" / "LegacyResources.yaml"
 _UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
-_PT_LINE = (
-    "running function-patch-and-transform v0.10.8 as the built-in patch-and-transform (behaves as v0.10.8)"
-)
+_PT_LINE = "running function-patch-and-transform v0.10.8 as the built-in patch-and-transform (behaves as v0.10.0-v0.10.8)"
 _NOTE = (
     'crossfn: note: Composition "xdatabases.example.crossplane.io" uses mode: Resources; rendering it as a '
     "Pipeline with {fn} (see crossfn convert pipeline-composition)\n"
@@ -155,7 +153,7 @@ def test_environment_needs_its_function(capsys: pytest.CaptureFixture[str], tmp_
     assert err == (
         'crossfn: error: cannot render Composition "xdatabases.example.crossplane.io": it uses mode: Resources '
         'with spec.environment, which needs Function "function-environment-configs" (not a crossfn built-in); '
-        "add it to the Functions file\n"
+        "add it to the Functions file, or convert the Composition with crossfn convert pipeline-composition\n"
     )
 
 

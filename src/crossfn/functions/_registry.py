@@ -114,6 +114,26 @@ class Upstream:
     def span(self, v: Version) -> Span | None:
         return next((s for s in self.spans if s.holds(v)), None)
 
+    def covered(self) -> str:
+        """The versions some built-in behaves as, e.g. ``v0.1.4, v0.2.0 to v0.10.8``.
+
+        Adjoining spans are joined; a span ends at the highest release below its
+        ``until`` (or ``until`` itself, less than it, when no release is known).
+        """
+        runs: list[list[str]] = []
+        for s in sorted(self.spans, key=lambda s: parse_version(s.since) or (0, 0, 0)):
+            last = self._last_before(s.until) if s.until else "later"
+            if runs and runs[-1][2] == s.since:
+                runs[-1][1:] = [last, s.until]
+            else:
+                runs.append([s.since, last, s.until])
+        return ", ".join(since if since == last else f"{since} to {last}" for since, last, _ in runs)
+
+    def _last_before(self, until: str) -> str:
+        high = parse_version(until)
+        below = [r for r in self.releases if high is not None and r.version < high]
+        return max(below, key=lambda r: r.version).tag if below else f"before {until}"
+
     def match(self, tag: str) -> Match | None:
         """The release ``tag`` behaves as, or None when it cannot be told (see the module docstring)."""
         v = parse_version(tag)

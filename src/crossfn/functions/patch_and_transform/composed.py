@@ -228,7 +228,9 @@ def apply_group(
             if patches.is_not_found(exc) and p.policy_from in (None, "Optional"):
                 continue
             shown = p.type if p.type in FROM_COMPOSITE | TO_COMPOSITE else p.written_type
-            raise errors.CrossfnError(f"cannot apply the {errors.quote(shown)} patch at index {i}: {exc}") from exc
+            raise errors.CrossfnError(
+                f"cannot apply the {errors.quote(shown)} patch at index {i}: {exc}"
+            ) from exc
 
 
 def render_grouped(t: ptinput.ComposedTemplate, state: State, warn: Callable[[str], None]) -> None:
@@ -256,13 +258,17 @@ def render_grouped(t: ptinput.ComposedTemplate, state: State, warn: Callable[[st
             ready = readiness.is_ready(obs.resource, t.readiness_checks, state.release) or None
         except errors.CrossfnError as exc:
             warn(f"cannot check readiness of composed resource {name}: {exc}")
-        groups = [("ToComposite", TO_COMPOSITE, state.dxr)] + ([("ToEnvironment", TO_ENVIRONMENT, state.env)] if env else [])
+        groups = [("ToComposite", TO_COMPOSITE, state.dxr)] + (
+            [("ToEnvironment", TO_ENVIRONMENT, state.env)] if env else []
+        )
         for what, kinds, target in groups:
             try:
                 apply_group(t.patches, kinds, obs.resource, target, state)
             except errors.CrossfnError as exc:
                 warn(f"cannot render {what} patches for composed resource {name}: {exc}")
-    sources = [("FromComposite", FROM_COMPOSITE, state.oxr)] + ([("FromEnvironment", FROM_ENVIRONMENT, state.env)] if env else [])
+    sources = [("FromComposite", FROM_COMPOSITE, state.oxr)] + (
+        [("FromEnvironment", FROM_ENVIRONMENT, state.env)] if env else []
+    )
     for what, kinds, source in sources:
         try:
             apply_group(t.patches, kinds, source, dcd, state)

@@ -51,7 +51,7 @@ def apply_patches(
     """
     for i, p in enumerate(ps):
         try:
-            _apply(p, oxr, dxr, env, normalised, r)
+            _apply(p, (oxr, dxr, env), normalised, r)
         except errors.CrossfnError as exc:
             if patches.is_not_found(exc) and p.policy_from != "Required" and r.optional_environment_patches:
                 continue
@@ -62,13 +62,15 @@ def apply_patches(
 
 def _apply(
     p: ptinput.Patch,
-    oxr: dict[str, Any],
-    dxr: dict[str, Any],
-    env: dict[str, Any],
+    objects: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
     normalised: dict[int, dict[str, Any]] | None,
     r: release.Release,
 ) -> None:
-    """Direction per upstream pt-5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
+    """Direction per upstream pt-5.1: From*Composite and ToEnvironment read the XR; the rest write it.
+
+    ``objects`` are the observed XR, the desired XR and the environment.
+    """
+    oxr, dxr, env = objects
     if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):
         patches.apply_field(p, oxr, env, normalised=normalised, r=r)
     elif p.type == "CombineFromComposite":

@@ -102,7 +102,10 @@ def _state(req: fnv1.RunFunctionRequest, r: release.Release) -> composed.State:
 
 
 def _run(
-    req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse, warn: Callable[[str], None], r: release.Release
+    req: fnv1.RunFunctionRequest,
+    rsp: fnv1.RunFunctionResponse,
+    warn: Callable[[str], None],
+    r: release.Release,
 ) -> None:
     res = _decode(req, r)
     state = _state(req, r)
@@ -136,7 +139,9 @@ def _environment_grouped(res: ptinput.Resources, state: composed.State) -> None:
         try:
             composed.apply_group(res.environment_patches, kinds, source, target, state)
         except errors.CrossfnError as exc:
-            raise errors.CrossfnError(f"cannot render {what} patches {way} the composite resource: {exc}") from exc
+            raise errors.CrossfnError(
+                f"cannot render {what} patches {way} the composite resource: {exc}"
+            ) from exc
 
 
 def _add_connection_secret(res: ptinput.Resources, state: composed.State) -> None:

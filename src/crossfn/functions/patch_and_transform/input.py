@@ -326,11 +326,11 @@ def decode(raw: dict[str, Any], r: release.Release = release.CURRENT) -> Resourc
     d = _check(raw, _schema(r), "", r.rejects_unknown_fields)
     ref = None
     if "writeConnectionSecretToRef" in d:
-        r = d["writeConnectionSecretToRef"]
+        w = d["writeConnectionSecretToRef"]
         ref = ConnectionSecretRef(
-            name=r.get("name", ""),
-            namespace=r.get("namespace", ""),
-            patches=tuple(_patch(p) for p in r.get("patches", ())),
+            name=w.get("name", ""),
+            namespace=w.get("namespace", ""),
+            patches=tuple(_patch(p) for p in w.get("patches", ())),
         )
     return Resources(
         patch_sets=tuple(

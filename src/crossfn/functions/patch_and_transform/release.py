@@ -98,7 +98,12 @@ class Release:
                     "CombineToEnvironment",
                 }
             )
-        composite = {"FromCompositeFieldPath", "ToCompositeFieldPath", "CombineFromComposite", "CombineToComposite"}
+        composite = {
+            "FromCompositeFieldPath",
+            "ToCompositeFieldPath",
+            "CombineFromComposite",
+            "CombineToComposite",
+        }
         if self._since(0, 6, 0):
             composite |= {"FromEnvironmentFieldPath", "ToEnvironmentFieldPath"}
         return frozenset(composite)

@@ -72,15 +72,15 @@ def validate(t: Mapping[str, Any], r: release.Release = release.CURRENT) -> gofi
     if cfg is None:
         return gofield.required(ttype, f"given transform type {ttype} requires configuration")
     if _later_string_type(ttype, cfg, r):
-        return gofield.invalid("string.type", gofield.Named(_text(cfg.get("type"))), "unknown string transform type")
+        return gofield.invalid(
+            "string.type", gofield.Named(_text(cfg.get("type"))), "unknown string transform type"
+        )
     cfg = _as_release(ttype, cfg, r, validating=True)
     err = _VALIDATORS[ttype](cfg)
     return err.under(ttype) if err is not None else None
 
 
-def resolve(
-    transforms: Sequence[Mapping[str, Any]], value: Any, r: release.Release = release.CURRENT
-) -> Any:
+def resolve(transforms: Sequence[Mapping[str, Any]], value: Any, r: release.Release = release.CURRENT) -> Any:
     """Apply transforms in order (upstream pt-6.1); raises TransformError with the upstream pt-6.1 message
     chain 'transform at index <k> returned error: <type> transform could not resolve: <inner>'."""
     for index, t in enumerate(transforms):

@@ -76,7 +76,9 @@ def validate(res: ptinput.Resources, r: release.Release = release.CURRENT) -> go
     for j, p in enumerate(res.environment_patches):
         if p.type not in r.environment_patch_types:
             shown = p.type if r.patches_in_order else p.written_type
-            return _invalid(f"environment.patches[{j}][type]", _named(shown), "invalid environment patch type")
+            return _invalid(
+                f"environment.patches[{j}][type]", _named(shown), "invalid environment patch type"
+            )
         if err := validate_patch(p, r):
             return err.under(f"environment.patches[{j}]")
     return None
@@ -91,8 +93,8 @@ def _validate_template(t: ptinput.ComposedTemplate, r: release.Release) -> gofie
     for j, c in enumerate(t.connection_details):
         if err := validate_connection_detail(c, r):
             return err.under(f"connectionDetails[{j}]")
-    for j, r in enumerate(t.readiness_checks):
-        if err := validate_readiness_check(r):
+    for j, check in enumerate(t.readiness_checks):
+        if err := validate_readiness_check(check):
             return err.under(f"readinessChecks[{j}]")
     return None
 
@@ -141,7 +143,9 @@ def validate_patch(
 def _validate_patch_grouped(p: ptinput.Patch, r: release.Release) -> gofield.Error | None:
     """Up to v0.2.x: fields checked for presence, messages print the type as written."""
     t, shown = p.type, p.written_type
-    field_types = FIELD_PATH_TYPES if r.has_environment else {"FromCompositeFieldPath", "ToCompositeFieldPath"}
+    field_types = (
+        FIELD_PATH_TYPES if r.has_environment else {"FromCompositeFieldPath", "ToCompositeFieldPath"}
+    )
     combine_types = COMBINE_TYPES if r.has_environment else {"CombineFromComposite", "CombineToComposite"}
     if t in field_types:
         if not p.has_from_field_path:
