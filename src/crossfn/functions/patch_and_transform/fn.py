@@ -47,6 +47,8 @@ class PatchAndTransform:
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Run patch-and-transform on ``req``, writing results and desired state into ``rsp``."""
         r = self.release
+        if not r.passes_context_on:
+            rsp.ClearField("context")
         # function-sdk-go v0.4.0 (P&T v0.8.0) started naming the composite as the results' target.
         target = fnv1.TARGET_COMPOSITE if r.results_target_composite else None
 

@@ -47,6 +47,12 @@ class Release:
         return self._since(0, 2, 0)
 
     @property
+    def passes_context_on(self) -> bool:
+        """v0.2.0 (function-sdk-go v0.1.0): the response carries the request's context; v0.1.4's SDK
+        started the response without it, so the pipeline's context ended there."""
+        return self._since(0, 2, 0)
+
+    @property
     def has_to_field_path_policy(self) -> bool:
         """v0.4.0: ``policy.toFieldPath`` (Replace, MergeObject, AppendArray); before, every write replaced."""
         return self._since(0, 4, 0)
