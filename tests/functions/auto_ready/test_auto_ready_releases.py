@@ -128,19 +128,17 @@ CASES: list[tuple[str, str, tuple[str, str], dict[str, Any], dict[str, Any] | No
 
 
 @pytest.mark.parametrize(
-    ("tags", "observed", "input_", "look", "before", "after"),
-    [pytest.param(*c[2:], id=c[0]) for c in CASES],
+    ("tags", "given", "look", "wants"),
+    [pytest.param(c[2], c[3:5], c[5], c[6:], id=c[0]) for c in CASES],
 )
 def test_release_difference(
     tags: tuple[str, str],
-    observed: dict[str, Any],
-    input_: dict[str, Any] | None,
+    given: tuple[dict[str, Any], dict[str, Any] | None],
     look: Any,
-    before: Any,
-    after: Any,
+    wants: tuple[Any, Any],
 ) -> None:
-    assert look(_run(tags[0], observed, input_)) == before
-    assert look(_run(tags[1], observed, input_)) == after
+    for tag, want in zip(tags, wants, strict=True):
+        assert look(_run(tag, *given)) == want, tag
 
 
 def test_pseudo_version_before_first_release() -> None:

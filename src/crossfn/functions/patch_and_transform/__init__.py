@@ -21,6 +21,7 @@ from crossfn.functions.patch_and_transform.release import Release
 
 __all__ = [
     "PatchAndTransform",
+    "Release",
     "compose",
     "compose_v0_1",
     "compose_v0_2",
