@@ -5,7 +5,7 @@
   and renders exactly as its converted Pipeline does. Those with a native
   ``spec.environment`` need function-environment-configs, which render names
   while no built-in stands in for it.
-* Every Function of the corpus pinning either package runs as a built-in, and
+* Every Function of the whole corpus pinning either package runs as a built-in, and
   every Pipeline Composition calling only those renders in both modes.
 * Where the corpus holds upstream's printed output, render prints it.
 """
@@ -60,7 +60,7 @@ def _all_pinned_packages() -> list[str]:
     if not corpus.available():
         return []
     out = set()
-    for sub in SUBDIRS:
+    for sub in sorted(p.name for p in corpus.root().iterdir() if p.is_dir() and not p.name.startswith("_")):
         for f in sorted((corpus.root() / sub).rglob("*.y*ml")):
             out |= {
                 str(d["spec"]["package"])
