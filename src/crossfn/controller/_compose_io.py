@@ -154,6 +154,8 @@ class ComposeIO:
         self.applied = Applied()
         self.skipped = 0
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
+        self._legacy_logged: set[str] = set()
+        """Legacy revisions already logged: once each, not on every reconcile."""
 
     def forget(self, xr_key: str) -> None:
         """Drop what was remembered of the XR ``xr_key``'s applies (it is gone or being deleted)."""
@@ -182,7 +184,7 @@ class ComposeIO:
         tracer: engine.Tracer | None = None,
     ) -> Outcome:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
-        legacy = _legacy_steps(rev)
+        legacy = _legacy_steps(rev, self._legacy_logged)
         if legacy is not None:
             steps, runner = legacy[0], _with_native_pt(runner)
         else:
@@ -408,12 +410,13 @@ async def _unless_gone(call: Awaitable[object], failure: str) -> None:
 
 _NATIVE_PT = "crossfn-native-patch-and-transform"
 """The name a legacy revision's converted step calls: the built-in, whatever Functions are installed."""
-_LEGACY_LOGGED: set[str] = set()
-"""Revisions already logged as legacy: once each, not on every reconcile."""
 
 
-def _legacy_steps(rev: Mapping[str, Any]) -> tuple[list[engine.PipelineStep], str] | None:
-    """The steps of a legacy revision converted to a Pipeline, and its name; None for any other revision."""
+def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine.PipelineStep], str] | None:
+    """The steps of a legacy revision converted to a Pipeline, and its name; None for any other revision.
+
+    The first time a revision is seen (not in ``logged``) the conversion is logged.
+    """
     spec = rev.get("spec")
     if not isinstance(spec, Mapping):
         return None
@@ -429,8 +432,8 @@ def _legacy_steps(rev: Mapping[str, Any]) -> tuple[list[engine.PipelineStep], st
             errors.InputError(f"cannot convert legacy composition to a pipeline: {exc}"), None
         ) from exc
     assert converted is not None, "a Resources composition is always converted"
-    if name not in _LEGACY_LOGGED:
-        _LEGACY_LOGGED.add(name)
+    if name not in logged:
+        logged.add(name)
         how = (
             "mode: Resources"
             if "mode" in spec
