@@ -64,7 +64,7 @@ class Release:
 class Span:
     """Releases from ``since`` (inclusive) up to ``until`` (exclusive; "" for no end) run built-in ``key``.
 
-    ``behaves`` finishes "behaves as ...", e.g. ``v0.10.8`` or ``v0.6.0 and earlier: the Ready condition only``.
+    ``behaves`` finishes "behaves as ...", e.g. ``v0.8.0-v0.9.3`` or ``v0.5.2 and earlier: the Ready condition only``.
     """
 
     since: str
