@@ -26,7 +26,7 @@ _UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
 _RENDER = [str(_X / "xr.yaml"), str(_X / "composition.yaml"), str(_X / "functions.yaml")]
 _BUILTIN = (
     "crossfn: note: running function-patch-and-transform v0.10.8 as the built-in patch-and-transform "
-    "(behaves as v0.10.8)\n"
+    "(behaves as v0.10.0-v0.10.8)\n"
 )
 
 
