@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crossfn.controller import _sources
+from crossfn.controller.composite import _sources
 
 
 class FakeCache:

@@ -20,7 +20,11 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _claims, _composite, _controller, _events, _informer, _sources, _xrd
+from crossfn.controller.claim import _claims
+from crossfn.controller.composite import _composite, _sources
+from crossfn.controller.definition import _xrd
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller, _events, _informer
 from crossfn.schemas import xrd as xrd_schemas
 
 from . import claim_fixtures as cf

@@ -15,7 +15,9 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _claim_sync, _claims, _controller, _events
+from crossfn.controller.claim import _claim_sync, _claims
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller, _events
 
 from .composite_fixtures import GROUP, T0, XR_API, Events
 from .fake_api import FakeApi

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _api, _compose_io, _composite, _sources
+from crossfn.controller.composite import _compose_io, _composite, _sources
+from crossfn.controller.kube import _api
 
 from . import composite_fixtures as fx
 from .fake_api import FakeApi

@@ -1,6 +1,6 @@
 """The XR reconciler against a real kube-apiserver (envtest), with the built-ins in-process.
 
-One :class:`~crossfn.controller._composite.CompositeReconciler` is driven
+One :class:`~crossfn.controller.composite._composite.CompositeReconciler` is driven
 directly (``reconcile(key)``) for a v2 namespaced, a v2 cluster-scoped and a
 legacy v1 XRD, composing through function-patch-and-transform and
 function-auto-ready. kube-controller-manager runs, so foreground deletion and
@@ -21,17 +21,11 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors, functions
-from crossfn.controller import (
-    _api,
-    _composite,
-    _controller,
-    _crds,
-    _events,
-    _informer,
-    _revisions,
-    _selection,
-    _sources,
-)
+from crossfn.controller.composite import _composite, _selection, _sources
+from crossfn.controller.crds import _crds
+from crossfn.controller.kube import _api
+from crossfn.controller.revisions import _revisions
+from crossfn.controller.runtime import _controller, _events, _informer
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.schemas import xrd as xrd_schemas
 from crossfn.sdk import response

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _composite, _connection
+from crossfn.controller.composite import _composite, _connection
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 

@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _api, _events
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _events
 
 from .fake_api import FakeApi
 

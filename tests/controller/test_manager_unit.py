@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _controller, _manager, _observability, _xrcontrollers
+from crossfn.controller.definition import _xrcontrollers
+from crossfn.controller.manager import _manager, _observability
+from crossfn.controller.runtime import _controller
 
 from .fake_clock import FakeClock
 

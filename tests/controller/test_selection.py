@@ -10,7 +10,7 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _selection
+from crossfn.controller.composite import _selection
 
 from . import composite_fixtures as fx
 from .fake_api import FakeApi

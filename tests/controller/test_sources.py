@@ -8,7 +8,8 @@ import json
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _api, _sources
+from crossfn.controller.composite import _sources
+from crossfn.controller.kube import _api
 
 from .fake_api import FakeApi
 from .fake_informers import FakeCache, FakeInformers

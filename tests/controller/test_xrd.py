@@ -16,7 +16,8 @@ import pytest
 import yaml
 
 from crossfn import errors
-from crossfn.controller import _api, _xrd
+from crossfn.controller.definition import _xrd
+from crossfn.controller.kube import _api
 
 from . import definition_fakes as fakes
 from .fake_api import FakeApi
@@ -834,7 +835,7 @@ async def test_refused_crd_names_on_a_real_api_server(
 @pytest.mark.cluster
 async def test_xrd_controller_loop(kube: Any, crossplane_crds: list[str]) -> None:
     """Run by a Controller fed by informers, an XRD becomes Established and its deletion completes unaided."""
-    from crossfn.controller import _controller, _informer
+    from crossfn.controller.runtime import _controller, _informer
 
     informers = _informer.InformerFactory(kube)
     xr = fakes.XrControllers()
