@@ -39,12 +39,10 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.controller.claim import _claim_sync
-from crossfn.controller.composite import _composite, _connection, _sources
-from crossfn.controller.definition import _xrd
+from crossfn.controller.claim import _claim_sync, _connection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _tracing
-from crossfn.engine import _clock
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing
+from crossfn.engine import _clock, _xr
 from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -53,8 +51,6 @@ __all__ = [
     "FOREGROUND_WAIT_SECONDS",
     "ClaimReconciler",
     "check_fields",
-    "claim_type",
-    "offers_claim",
 ]
 
 
@@ -63,20 +59,6 @@ FOREGROUND_WAIT_SECONDS = 2.0
 """Requeue while a Foreground deletion of the XR runs; the XR watch also requeues when it is gone."""
 WAITING_MESSAGE = "Claim is waiting for composite resource to become Ready"
 PAUSED_MESSAGE = "Reconciliation (including deletion) is paused via the pause annotation"
-
-
-def offers_claim(xrd: Mapping[str, Any]) -> bool:
-    """Whether the XRD offers a claim: ``spec.claimNames`` on a ``LegacyCluster`` XRD."""
-    spec = xrd.get("spec") or {}
-    return (
-        isinstance(spec.get("claimNames"), Mapping)
-        and xrd_schemas.scope_of(xrd) == xrd_schemas.LEGACY_CLUSTER
-    )
-
-
-def claim_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
-    """The claim's apiVersion (the XR's referenceable version) and kind; empty when none is offered."""
-    return _xrd.claim_type(xrd)
 
 
 class _Failure(_events.StepFailure):
@@ -104,7 +86,7 @@ class ClaimReconciler:
     def __init__(
         self,
         api: _api.Api,
-        informers: _sources.Informers | None,
+        informers: _informer.Informers | None,
         recorder: _events.Recorder,
         *,
         xrd: Mapping[str, Any],
@@ -118,10 +100,10 @@ class ClaimReconciler:
         self._rng = rng or random.Random()
         self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
-        self.xr_api_version, self.xr_kind = _composite.xr_type(xrd)
+        self.xr_api_version, self.xr_kind = xrd_schemas.composite_type(xrd)
         # Crossplane's claim controller records its events as controller claim/<xrd-name>.
         self._recorder = _events.for_controller(recorder, f"claim/{self._xrd_name}")
-        self.api_version, self.kind = claim_type(xrd)
+        self.api_version, self.kind = xrd_schemas.claim_type(xrd)
         self._enqueue: Callable[[str], None] = _drop
         self._started = False
 
@@ -185,9 +167,7 @@ class ClaimReconciler:
             return _controller.Result()
         read = copy.deepcopy(claim.get("status") or {})
         claim.setdefault("status", {})
-        if ((claim.get("metadata") or {}).get("annotations") or {}).get(
-            _composite.ANNOTATION_PAUSED
-        ) == "true":
+        if ((claim.get("metadata") or {}).get("annotations") or {}).get(_xr.ANNOTATION_PAUSED) == "true":
             await self._event(claim, "Normal", "ReconciliationPaused", PAUSED_MESSAGE)
             self._mark(claim, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
             await self._write_status(claim, read)

@@ -47,9 +47,9 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.composite import _realtime, _selection, _sources
+from crossfn.controller.composite import _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _events
+from crossfn.controller.runtime import _events, _informer
 from crossfn.engine import _metadata
 from crossfn.gocompat import values
 
@@ -142,7 +142,7 @@ class Applied:
 class ComposeIO:
     """Reads and writes for composing one XR; shared by all XRs of a controller."""
 
-    def __init__(self, api: _api.Api, informers: _sources.Informers | None) -> None:
+    def __init__(self, api: _api.Api, informers: _informer.Informers | None) -> None:
         self._api = api
         self._informers = informers
         self.applied = Applied()
@@ -155,7 +155,7 @@ class ComposeIO:
 
     async def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
         """An object from the cache when its kind is watched, else (or on a miss) live; a copy."""
-        cache = _sources.watched(self._informers, api_version, kind)
+        cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             found = cache.get(name, namespace)
             if found is not None:
@@ -373,7 +373,7 @@ class ComposeIO:
         if last is None or last[0] != sent:
             return False
         api_version, kind, namespace, name, _ = ident
-        cache = _sources.watched(self._informers, api_version, kind)
+        cache = _informer.watched(self._informers, api_version, kind)
         if cache is None:
             return False
         current = cache.get(name, namespace)

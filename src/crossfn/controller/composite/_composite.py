@@ -48,9 +48,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection, _sources
+from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _tracing
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing
 from crossfn.engine import _clock, _xr
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -63,7 +63,6 @@ __all__ = [
     "CompositeSettings",
     "Requeue",
     "requeue_after",
-    "xr_type",
 ]
 
 _log = logging.getLogger("crossfn.controller.composite")
@@ -80,16 +79,6 @@ ANNOTATION_POLL_INTERVAL = _polling.ANNOTATION_POLL_INTERVAL
 CompositeSettings = _polling.CompositeSettings
 Requeue = _polling.Requeue
 requeue_after = _polling.requeue_after
-
-
-def xr_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
-    """The XR's apiVersion (the referenceable version) and kind, from its XRD."""
-    spec = xrd.get("spec") or {}
-    versions = list(spec.get("versions") or [])
-    chosen = next((v for v in versions if v.get("referenceable")), versions[0] if versions else {})
-    return f"{spec.get('group', '')}/{chosen.get('name', '')}", str(
-        (spec.get("names") or {}).get("kind") or ""
-    )
 
 
 class _Failure(_events.StepFailure):
@@ -149,7 +138,7 @@ class CompositeReconciler:
     def __init__(
         self,
         api: _api.Api,
-        informers: _sources.Informers | None,
+        informers: _informer.Informers | None,
         recorder: _events.Recorder,
         runner: engine.FunctionRunner,
         sources: engine.Sources,
@@ -171,7 +160,7 @@ class CompositeReconciler:
         self._rng = rng or random.Random()
         self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
-        self.api_version, self.kind = xr_type(xrd)
+        self.api_version, self.kind = xrd_schemas.composite_type(xrd)
         # Crossplane's XR controller records its events as controller composite/<xrd-name>.
         self._recorder = _events.for_controller(recorder, f"composite/{self.xrd_name}")
         scope = xrd_schemas.scope_of(xrd)

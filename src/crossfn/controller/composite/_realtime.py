@@ -34,7 +34,7 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from crossfn.controller.composite import _sources
+from crossfn.controller.runtime import _informer
 from crossfn.engine import _metadata
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
@@ -152,7 +152,7 @@ class Watches:
     """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
 
     def __init__(
-        self, informers: _sources.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
+        self, informers: _informer.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
     ) -> None:
         self._informers = informers
         self._dependencies = dependencies

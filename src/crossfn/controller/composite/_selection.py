@@ -28,8 +28,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.controller.composite import _sources
 from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _informer
 from crossfn.gocompat import values
 
 __all__ = [
@@ -164,7 +164,7 @@ def check_composition_fields(xr: Mapping[str, Any], fields: Fields) -> None:
 class Reader:
     """Reads Compositions and revisions from the shared informers, or live when there are none."""
 
-    def __init__(self, api: _api.Api, informers: _sources.Informers | None) -> None:
+    def __init__(self, api: _api.Api, informers: _informer.Informers | None) -> None:
         self._api = api
         self._informers = informers
 

@@ -25,82 +25,34 @@ from __future__ import annotations
 import base64
 import binascii
 import logging
-from collections.abc import Callable, Iterable, Mapping
-from typing import Any, Protocol
+from collections.abc import Iterable, Mapping
+from typing import Any
 
 from crossfn import engine, errors
+from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _informer
 
 __all__ = [
-    "CRD_API_VERSION",
-    "CRD_KIND",
     "ApiResources",
     "ApiSchemas",
     "ApiScopes",
     "ApiSecrets",
-    "Cache",
-    "Informers",
     "api_sources",
-    "watched",
 ]
 
 _log = logging.getLogger("crossfn.controller.sources")
-
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
-CRD_KIND = "CustomResourceDefinition"
-
-Handler = Callable[[str, dict[str, Any], "dict[str, Any] | None"], None]
-"""An informer event handler: ``(event_type, obj, old)``; sync and cheap."""
-
-
-class Cache(Protocol):
-    """What this module and the XR reconciler need of one informer (``_informer.Informer``)."""
-
-    @property
-    def synced(self) -> bool:
-        """Whether the initial list has been loaded."""
-        ...
-
-    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None: ...
-
-    def list(
-        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
-    ) -> list[dict[str, Any]]: ...
-
-    def add_handler(self, fn: Handler) -> None: ...
-
-    def remove_handler(self, fn: Handler) -> None: ...
-
-    async def wait_synced(self) -> None: ...
-
-
-class Informers(Protocol):
-    """The shared informers (``_informer.InformerFactory``): one per kind, started on first use."""
-
-    def informer(self, api_version: str, kind: str) -> Cache: ...
-
-    def kinds(self) -> Iterable[tuple[str, str]]:
-        """The ``(apiVersion, kind)`` pairs watched now."""
-        ...
-
-
-def watched(informers: Informers | None, api_version: str, kind: str) -> Cache | None:
-    """The synced informer of a kind that is already watched, or ``None``; never starts one."""
-    if informers is None or (api_version, kind) not in set(informers.kinds()):
-        return None
-    cache = informers.informer(api_version, kind)
-    return cache if cache.synced else None
 
 
 class ApiResources:
     """Gets and lists objects for required resources: cache when watched, else live."""
 
-    def __init__(self, api: _api.Api, informers: Informers | None = None) -> None:
+    def __init__(self, api: _api.Api, informers: _informer.Informers | None = None) -> None:
         self._api = api
         self._informers = informers
 
     async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
-        cache = watched(self._informers, api_version, kind)
+        cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             found = cache.get(name, namespace)
             if found is not None:
@@ -111,7 +63,7 @@ class ApiResources:
     async def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
     ) -> list[dict[str, Any]]:
-        cache = watched(self._informers, api_version, kind)
+        cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             return cache.list(namespace, labels)
         try:
@@ -178,9 +130,9 @@ class ApiSchemas:
         """A CRD informer handler: any add, update or delete invalidates the cache."""
         self.invalidate()
 
-    def watch_crds(self, informers: Informers) -> None:
+    def watch_crds(self, informers: _informer.Informers) -> None:
         """Invalidate on every CRD event of the shared CRD informer (starting it if needed)."""
-        informers.informer(CRD_API_VERSION, CRD_KIND).add_handler(self.crd_changed)
+        informers.informer(_crds.CRD_API_VERSION, _crds.CRD_KIND).add_handler(self.crd_changed)
 
 
 class ApiSecrets:
@@ -211,7 +163,7 @@ class ApiScopes:
 
 
 def api_sources(
-    api: _api.Api, informers: Informers | None, schemas: ApiSchemas | None = None
+    api: _api.Api, informers: _informer.Informers | None, schemas: ApiSchemas | None = None
 ) -> engine.Sources:
     """The engine's sources over ``api``; pass the :class:`ApiSchemas` whose cache a CRD informer drops."""
     return engine.Sources(

@@ -25,13 +25,10 @@ from crossfn import errors
 from crossfn.controller.kube import _api
 from crossfn.gocompat import yaml_loader
 
-__all__ = ["FIELD_MANAGER", "install", "is_established", "manifests", "refusal"]
+__all__ = ["CRD_API_VERSION", "CRD_KIND", "install", "is_established", "manifests", "refusal"]
 
-FIELD_MANAGER = "crossfn"
-"""The field manager of every apply crossfn's controller makes."""
-
-_CRD_API = "apiextensions.k8s.io/v1"
-_CRD_KIND = "CustomResourceDefinition"
+CRD_API_VERSION = "apiextensions.k8s.io/v1"
+CRD_KIND = "CustomResourceDefinition"
 
 
 def manifests() -> list[dict[str, Any]]:
@@ -103,9 +100,9 @@ async def install(
     for crd in manifests():
         name = str(crd["metadata"]["name"])
         try:
-            await api.apply(crd, field_manager=FIELD_MANAGER, force=True)
+            await api.apply(crd, field_manager=_api.FIELD_MANAGER, force=True)
         except _api.ApiError as e:
-            raise errors.wrap(e, f"cannot install {_CRD_KIND} {name}") from e
+            raise errors.wrap(e, f"cannot install {CRD_KIND} {name}") from e
         names.append(name)
     for name in names:
         await _wait_established(api, name, timeout=timeout, poll=poll, sleep=sleep)
@@ -118,11 +115,11 @@ async def _wait_established(
     """Poll the CRD until it is Established; fail early when its names are refused."""
     # Counting polls rather than reading a clock keeps the wait testable without time.
     for _ in range(max(1, int(timeout / poll))):
-        crd = await api.get(_CRD_API, _CRD_KIND, name)
+        crd = await api.get(CRD_API_VERSION, CRD_KIND, name)
         if is_established(crd):
             return
         refused = refusal(crd)
         if refused:
-            raise errors.CrossfnError(f"cannot install {_CRD_KIND} {name}: {refused}")
+            raise errors.CrossfnError(f"cannot install {CRD_KIND} {name}: {refused}")
         await sleep(poll)
-    raise errors.CrossfnError(f"cannot install {_CRD_KIND} {name}: not established after {timeout:g}s")
+    raise errors.CrossfnError(f"cannot install {CRD_KIND} {name}: not established after {timeout:g}s")

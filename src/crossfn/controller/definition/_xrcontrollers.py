@@ -28,19 +28,15 @@ import logging
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol
 
-from crossfn.controller.claim import _claims
-from crossfn.controller.composite import _composite
-from crossfn.controller.manager import _observability
-from crossfn.controller.runtime import _controller, _informer
+from crossfn.controller.runtime import _controller, _informer, _metrics
+from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
     "STOP_GRACE_SECONDS",
-    "Metrics",
     "Reconciler",
     "Together",
     "Watching",
     "XrControllers",
-    "new_controller",
 ]
 
 _log = logging.getLogger("crossfn.controller.manager")
@@ -71,37 +67,6 @@ class Watching(Protocol):
     def watch(self, enqueue: Callable[[str], None]) -> None: ...
 
 
-class Metrics(
-    _controller.ControllerMetrics, _observability.QueueMetrics, _observability.EngineMetrics, Protocol
-):
-    """Everything a started controller reports (``PrometheusControllerMetrics`` is one)."""
-
-
-class _NoMetrics(_controller.NoMetrics, _observability.NoEngineMetrics):
-    def queue_added(self, name: str) -> None:
-        return None
-
-    def queue_latency(self, name: str, seconds: float) -> None:
-        return None
-
-    def queue_retried(self, name: str) -> None:
-        return None
-
-
-def new_controller(
-    name: str,
-    reconcile: Callable[[str], Any],
-    *,
-    workers: int,
-    rate: float | None,
-    metrics: Metrics | None = None,
-) -> _controller.Controller:
-    """A controller whose reconciles and work queue report to ``metrics`` (not started)."""
-    m = metrics or _NoMetrics()
-    controller = _controller.Controller(name, reconcile, workers=workers, rate=rate, metrics=m)
-    return _observability.instrument(controller, m)
-
-
 @dataclasses.dataclass
 class _Running:
     """One running controller of an XRD: which kind it serves, its reconciler and its loop."""
@@ -122,7 +87,7 @@ class XrControllers:
         *,
         workers: int,
         rate: float | None,
-        metrics: Metrics | None = None,
+        metrics: _metrics.Metrics | None = None,
         make_claim: Callable[[dict[str, Any]], Reconciler] | None = None,
     ) -> None:
         """``make(xrd)`` and ``make_claim(xrd)`` return new, not yet started, reconcilers; without
@@ -132,7 +97,7 @@ class XrControllers:
         self._informers = informers
         self._workers = workers
         self._rate = rate
-        self._metrics: Metrics = metrics or _NoMetrics()
+        self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
         self._composite: dict[str, _Running] = {}
         self._claims: dict[str, _Running] = {}
 
@@ -148,9 +113,9 @@ class XrControllers:
         """Start or update the XRD's controllers (called on every reconcile of an established XRD)."""
         name = str(xrd["metadata"]["name"])
         await self._start_composite(name, xrd)
-        offered = self._make_claim is not None and _claims.offers_claim(xrd)
+        offered = self._make_claim is not None and xrd_schemas.offers_claim(xrd)
         running = self._claims.get(name)
-        if running is not None and (not offered or _claims.claim_type(xrd) != running.type_):
+        if running is not None and (not offered or xrd_schemas.claim_type(xrd) != running.type_):
             await self._stop_claim(name)
             running = None
         if running is not None:
@@ -160,7 +125,7 @@ class XrControllers:
 
     async def _start_composite(self, name: str, xrd: dict[str, Any]) -> None:
         running = self._composite.get(name)
-        xr_type = _composite.xr_type(xrd)
+        xr_type = xrd_schemas.composite_type(xrd)
         if running is not None and xr_type == running.type_:
             running.reconciler.set_xrd(xrd)
             return
@@ -187,11 +152,11 @@ class XrControllers:
         self._metrics.watch_started(controller.name, "Claim")
         self._metrics.watch_started(controller.name, "CompositeResource")
         controller.start()
-        self._claims[name] = _Running(_claims.claim_type(xrd), reconciler, controller)
+        self._claims[name] = _Running(xrd_schemas.claim_type(xrd), reconciler, controller)
         self._started(controller)
 
     def _new(self, name: str, reconciler: Reconciler) -> _controller.Controller:
-        controller = new_controller(
+        controller = _metrics.new_controller(
             name, reconciler.reconcile, workers=self._workers, rate=self._rate, metrics=self._metrics
         )
         reconciler.set_enqueue(controller.enqueue)

@@ -50,25 +50,20 @@ from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
     "CONTROLLER_NAME",
-    "CRD_API_VERSION",
     "FINALIZER_DEFINED",
     "FINALIZER_OFFERED",
     "XRD_API_VERSION",
     "XRD_KIND",
     "XrControllers",
     "XrdReconciler",
-    "claim_type",
-    "composite_type",
 ]
 
 XRD_API_VERSION = "apiextensions.crossplane.io/v1"
 """The XRD version the controller reads: the storage version, which holds every field of v1 and v2."""
 XRD_KIND = "CompositeResourceDefinition"
-CRD_API_VERSION = "apiextensions.k8s.io/v1"
-CRD_KIND = "CustomResourceDefinition"
 FINALIZER_DEFINED = "defined.apiextensions.crossplane.io"
 FINALIZER_OFFERED = "offered.apiextensions.crossplane.io"
-FIELD_MANAGER = _crds.FIELD_MANAGER
+FIELD_MANAGER = _api.FIELD_MANAGER
 
 CONTROLLER_NAME = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
 """Crossplane's name of this controller
@@ -95,36 +90,6 @@ class XrControllers(Protocol):
     async def stop(self, xrd_name: str) -> None:
         """Stop the XR controller of the XRD so named; a no-op when none runs."""
         ...
-
-
-def composite_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
-    """The XR's apiVersion (group and referenceable version) and kind."""
-    return _type_of(xrd, "names")
-
-
-def claim_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
-    """The claim's apiVersion and kind; empty strings when the XRD offers no claim."""
-    if not _offers_claim(xrd):
-        return "", ""
-    return _type_of(xrd, "claimNames")
-
-
-def _type_of(xrd: Mapping[str, Any], names_field: str) -> tuple[str, str]:
-    spec = xrd.get("spec") or {}
-    version = ""
-    for v in spec.get("versions") or ():
-        if isinstance(v, Mapping) and v.get("referenceable"):
-            version = str(v.get("name") or "")
-    kind = str((spec.get(names_field) or {}).get("kind") or "")
-    return f"{spec.get('group', '')}/{version}", kind
-
-
-def _offers_claim(xrd: Mapping[str, Any]) -> bool:
-    spec = xrd.get("spec") or {}
-    return (
-        isinstance(spec.get("claimNames"), Mapping)
-        and xrd_schemas.scope_of(xrd) == xrd_schemas.LEGACY_CLUSTER
-    )
 
 
 @dataclasses.dataclass(frozen=True)
@@ -155,7 +120,7 @@ _DEFINED = _Role(
     terminate_event="TerminateComposite",
     type_field="compositeResourceType",
     render=xrd_schemas.crd_from_xrd,
-    type_of=composite_type,
+    type_of=xrd_schemas.composite_type,
     controls_xr=True,
     delete_error="cannot delete defined composite resources",
 )
@@ -169,7 +134,7 @@ _OFFERED = _Role(
     terminate_event="RedactClaim",
     type_field="compositeResourceClaimType",
     render=xrd_schemas.claim_crd_from_xrd,
-    type_of=claim_type,
+    type_of=xrd_schemas.claim_type,
     controls_xr=False,
     delete_error="cannot delete defined composite resource claim",
 )
@@ -213,7 +178,7 @@ class XrdReconciler:
                     enqueue(str(ref.get("name") or ""))
 
         self._informers.informer(XRD_API_VERSION, XRD_KIND).add_handler(on_xrd)
-        self._informers.informer(CRD_API_VERSION, CRD_KIND).add_handler(on_crd)
+        self._informers.informer(_crds.CRD_API_VERSION, _crds.CRD_KIND).add_handler(on_crd)
 
     async def reconcile(self, key: str) -> _controller.Result:
         """Bring the XRD named ``key`` to its desired state; raise to be requeued with backoff."""
@@ -246,7 +211,7 @@ class XrdReconciler:
     async def _reconcile(self, xrd: dict[str, Any], original: Mapping[str, Any]) -> bool:
         """One pass of the flow; return True when it must wait (and be requeued), False when done."""
         crds: dict[str, dict[str, Any]] = {}
-        for role in (_DEFINED, _OFFERED) if _offers_claim(xrd) else (_DEFINED,):
+        for role in (_DEFINED, _OFFERED) if xrd_schemas.offers_claim(xrd) else (_DEFINED,):
             try:
                 crd = role.render(xrd)
             except errors.InputError as e:
@@ -301,7 +266,7 @@ class XrdReconciler:
         """
         name = crd["metadata"]["name"]
         prefix = f"cannot apply rendered {role.noun} CustomResourceDefinition"
-        existing = await self._api.get(CRD_API_VERSION, CRD_KIND, name)
+        existing = await self._api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         uid = str(xrd["metadata"].get("uid") or "")
         owner = _controller_uid(existing)
         if owner is not None and owner != uid:
@@ -381,7 +346,7 @@ class XrdReconciler:
     async def _delete_crd(self, xrd: dict[str, Any], role: _Role, name: str) -> bool:
         """Delete the role's objects, then its CRD; return True once the CRD is gone (or not ours)."""
         try:
-            crd = await self._api.get(CRD_API_VERSION, CRD_KIND, name)
+            crd = await self._api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         except _api.ApiError as e:
             raise _Failure(
                 role.terminate_event, f"cannot get {role.noun} CustomResourceDefinition: {e}"
@@ -416,7 +381,7 @@ class XrdReconciler:
             # The XR controller must stop before its CRD disappears.
             await self._xr.stop(xrd["metadata"]["name"])
         try:
-            await self._api.delete(CRD_API_VERSION, CRD_KIND, name)
+            await self._api.delete(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         except _api.NotFound:
             pass
         except _api.ApiError as e:

@@ -26,6 +26,7 @@ from typing import Any, Literal, Protocol
 from crossfn import errors
 
 __all__ = [
+    "FIELD_MANAGER",
     "Api",
     "ApiError",
     "Conflict",
@@ -38,6 +39,9 @@ __all__ = [
 ]
 
 Object = dict[str, Any]
+
+FIELD_MANAGER = "crossfn"
+"""The field manager of crossfn's own writes: the default of every create, update, patch and apply."""
 
 
 class ApiError(errors.CrossfnError):

@@ -59,9 +59,6 @@ new informer); none is kept alive, a watch's connection ends with its stream."""
 _WATCH_SLACK = 30.0
 """Seconds past a watch's server-side timeout before the client gives up on a silent connection."""
 
-FIELD_MANAGER = "crossfn"
-"""The field manager of creates, updates and patches unless the caller names another."""
-
 USER_AGENT = f"crossfn/{crossfn.__version__}"
 
 _ERRORS: dict[int, type[_api.ApiError]] = {
@@ -211,7 +208,7 @@ class KubeApi:
         *,
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
-        field_manager: str = FIELD_MANAGER,
+        field_manager: str = _api.FIELD_MANAGER,
     ) -> None:
         """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches."""
         self._http = http
@@ -223,7 +220,7 @@ class KubeApi:
 
     @classmethod
     def from_kubeconfig(
-        cls, path: str | None = None, *, context: str | None = None, field_manager: str = FIELD_MANAGER
+        cls, path: str | None = None, *, context: str | None = None, field_manager: str = _api.FIELD_MANAGER
     ) -> KubeApi:
         """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``).
 

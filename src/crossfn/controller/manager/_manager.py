@@ -7,7 +7,7 @@ This is where the controller is assembled, in one place and in this order:
    CRDs unless ``--skip-crds`` (their kinds must be served before anything
    watches them);
 2. with ``--package-runtime=Deployment``, **initialize function packages**
-   as Crossplane's ``core init`` does (``_packages.initialize``: the default
+   as Crossplane's ``core init`` does (``packages.initialize``: the default
    DeploymentRuntimeConfig, the CA and the client certificate), then **load
    the functions' client certificates** (fatal when missing and not
    ``--insecure-functions``, as Crossplane's core);
@@ -21,7 +21,7 @@ This is where the controller is assembled, in one place and in this order:
 5. **controllers** (:meth:`Manager.start_controllers`), at once, or with
    ``--leader-election`` only while this replica holds the Lease: XRDs (which
    start and stop ``composite/<xrd>`` and ``claim/<xrd>`` through
-   ``_xrcontrollers.XrControllers``, so XRDs come and go without a restart),
+   ``definition.XrControllers``, so XRDs come and go without a restart),
    Compositions (revisions), CompositionRevisions (``ValidPipeline``),
    Functions (revisions of every route), package runtimes (Deployments,
    Services, TLS Secrets) and, with ``--manage-rbac``, per-XRD ClusterRoles.
@@ -44,20 +44,13 @@ import signal
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller import _settings
-from crossfn.controller.claim import _claims
-from crossfn.controller.composite import _composite, _sources
+from crossfn.controller import _settings, claim, composite, definition, packages, rbac, revisions
 from crossfn.controller.crds import _crds
-from crossfn.controller.definition import _xrcontrollers, _xrd
-from crossfn.controller.definition._xrcontrollers import XrControllers
 from crossfn.controller.kube import _api, _kube
 from crossfn.controller.manager import _leader, _observability
-from crossfn.controller.packages import _functionrevisions, _functions, _package_runtime, _packages
-from crossfn.controller.rbac import _rbac
-from crossfn.controller.revisions import _revisions
-from crossfn.controller.runtime import _controller, _events, _informer
+from crossfn.controller.runtime import _controller, _events, _informer, _metrics
 
-__all__ = ["LeadershipLost", "Manager", "XrControllers", "install_crds", "run"]
+__all__ = ["LeadershipLost", "Manager", "install_crds", "run"]
 
 _log = logging.getLogger("crossfn.controller.manager")
 
@@ -73,11 +66,11 @@ async def install_crds(kubeconfig: str | None, context: str | None = None) -> li
         before = {}
         for crd in _crds.manifests():
             name = crd["metadata"]["name"]
-            found = await api.get(_sources.CRD_API_VERSION, _sources.CRD_KIND, name)
+            found = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
             before[name] = (found or {}).get("metadata", {}).get("resourceVersion")
         lines = []
         for name in await _crds.install(api):
-            after = await api.get(_sources.CRD_API_VERSION, _sources.CRD_KIND, name)
+            after = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
             version = (after or {}).get("metadata", {}).get("resourceVersion")
             did = (
                 "created"
@@ -103,8 +96,8 @@ class Manager:
         self._informers: _informer.InformerFactory | None = None
         self._parts: _Parts | None = None
         self._controllers: list[_controller.Controller] = []
-        self._xr: _xrcontrollers.XrControllers | None = None
-        self._transport: _functions.FunctionTransport | None = None
+        self._xr: definition.XrControllers | None = None
+        self._transport: packages.FunctionTransport | None = None
         self._servers: list[_observability.ProbeServer] = []
         self._tasks: list[asyncio.Task[None]] = []
         self._registry: Any = None
@@ -176,7 +169,7 @@ class Manager:
             _log.info("installed or upgraded %d CRDs", len(names))
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
-        tls = await _functions.load_tls(api, s.functions)
+        tls = await packages.load_tls(api, s.functions)
         self._parts = self._build(api, tls)
         await self._start_servers()
         if s.leader_election.enabled:
@@ -193,7 +186,7 @@ class Manager:
         try:
             for attempt in range(3):  # replicas starting together race to create the same Secrets
                 try:
-                    made = await _packages.initialize(
+                    made = await packages.initialize(
                         api, s.functions.namespace, service_account=s.packages.service_account,
                         client_secret=s.functions.tls_client_secret_name,
                     )  # fmt: skip
@@ -224,24 +217,24 @@ class Manager:
             )
         )
         recorder = _events.EventRecorder(api)
-        schemas = _sources.ApiSchemas(api)
+        schemas = composite.ApiSchemas(api)
         schemas.watch_crds(informers)
-        sources = _sources.api_sources(api, informers, schemas)
+        sources = composite.api_sources(api, informers, schemas)
         functions_cache = informers.informer(PKG_API_VERSION, "Function")
         revisions_cache = informers.informer(PKG_API_VERSION, "FunctionRevision")
         for kind in _WARM:
             informers.informer(*kind)
         deployments = None
         if s.packages.runtime == "Deployment":
-            informers.informer(_packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig")
+            informers.informer(packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig")
             deployments = _informer.Informer(api, "apps/v1", "Deployment", namespace=s.functions.namespace)
             deployments.start()
         if s.cluster.manage_rbac:
             informers.informer(*_XRD)
-        self._transport = _functions.FunctionTransport(
+        self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
         )
-        runner = _functions.build_runner(self._transport, sources, metrics=fn_metrics)
+        runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")
         )
@@ -257,8 +250,8 @@ class Manager:
         s, p, api = self.settings, self._parts, self._api
         informers, recorder = p.informers, p.recorder
 
-        def make(xrd: dict[str, Any]) -> _composite.CompositeReconciler:
-            return _composite.CompositeReconciler(
+        def make(xrd: dict[str, Any]) -> composite.CompositeReconciler:
+            return composite.CompositeReconciler(
                 api,
                 informers,
                 recorder,
@@ -268,15 +261,15 @@ class Manager:
                 settings=_composite_settings(s.reconcile),
             )
 
-        def make_claim(xrd: dict[str, Any]) -> _claims.ClaimReconciler:
-            return _claims.ClaimReconciler(api, informers, recorder, xrd=xrd)
+        def make_claim(xrd: dict[str, Any]) -> claim.ClaimReconciler:
+            return claim.ClaimReconciler(api, informers, recorder, xrd=xrd)
 
         workers, rate = s.reconcile.max_concurrent_reconciles, s.reconcile.max_reconciles_per_second
-        self._xr = _xrcontrollers.XrControllers(
+        self._xr = definition.XrControllers(
             make, informers, workers=workers, rate=rate, metrics=p.metrics, make_claim=make_claim
         )
         for name, reconciler in self._reconcilers(api, p):
-            controller = _xrcontrollers.new_controller(
+            controller = _metrics.new_controller(
                 name, reconciler.reconcile, workers=workers, rate=rate, metrics=p.metrics
             )
             reconciler.watch(controller.enqueue)
@@ -284,46 +277,46 @@ class Manager:
             p.metrics.controller_started(name)
             self._controllers.append(controller)
 
-    def _reconcilers(self, api: _api.Api, p: _Parts) -> list[tuple[str, _xrcontrollers.Watching]]:
+    def _reconcilers(self, api: _api.Api, p: _Parts) -> list[tuple[str, definition.Watching]]:
         """The controllers started once, by name (Crossplane's names), each with its reconciler and a
         recorder whose events name that controller as their source, as Crossplane's do."""
         s = self.settings
         assert self._xr is not None
-        xrds = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
-        compositions = "revisions/composition.apiextensions.crossplane.io"
-        revisions = "pipeline/compositionrevision.apiextensions.crossplane.io"
-        packages = "packages/function.pkg.crossplane.io"
-        runtimes = "package-runtime/functionrevision.pkg.crossplane.io"
-        rbac = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
+        xrds_name = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+        compositions_name = "revisions/composition.apiextensions.crossplane.io"
+        revisions_name = "pipeline/compositionrevision.apiextensions.crossplane.io"
+        packages_name = "packages/function.pkg.crossplane.io"
+        runtimes_name = "package-runtime/functionrevision.pkg.crossplane.io"
+        rbac_name = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
 
         def rec(name: str) -> _events.Recorder:
             return _events.for_controller(p.recorder, name)
 
-        functions: list[_xrcontrollers.Watching] = [
-            _functionrevisions.FunctionRevisionKeeper(api, p.functions, p.revisions, rec(packages))
+        functions: list[definition.Watching] = [
+            packages.FunctionRevisionKeeper(api, p.functions, p.revisions, rec(packages_name))
         ]
-        out: list[tuple[str, _xrcontrollers.Watching]] = [
-            (xrds, _xrd.XrdReconciler(api, p.informers, rec(xrds), self._xr)),
-            (compositions, _revisions.CompositionReconciler(api, p.informers, rec(compositions))),
-            (revisions, _revisions.RevisionReconciler(api, p.informers, rec(revisions))),
+        out: list[tuple[str, definition.Watching]] = [
+            (xrds_name, definition.XrdReconciler(api, p.informers, rec(xrds_name), self._xr)),
+            (compositions_name, revisions.CompositionReconciler(api, p.informers, rec(compositions_name))),
+            (revisions_name, revisions.RevisionReconciler(api, p.informers, rec(revisions_name))),
         ]
         if s.packages.runtime == "Deployment":
             functions.append(
-                _packages.FunctionPackageReconciler(api, p.functions, p.revisions, rec(packages))
+                packages.FunctionPackageReconciler(api, p.functions, p.revisions, rec(packages_name))
             )
-            runtime = _package_runtime.FunctionRuntimeReconciler(
-                api, p.revisions, p.functions, rec(runtimes), namespace=s.functions.namespace,
+            runtime = packages.FunctionRuntimeReconciler(
+                api, p.revisions, p.functions, rec(runtimes_name), namespace=s.functions.namespace,
                 service_account=s.packages.service_account,
-                configs=p.informers.informer(_packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig"),
+                configs=p.informers.informer(packages.RUNTIME_CONFIG_API_VERSION, "DeploymentRuntimeConfig"),
                 deployments=p.deployments,
             )  # fmt: skip
-            out.append((runtimes, runtime))
-        out.append((packages, _xrcontrollers.Together(functions)))
+            out.append((runtimes_name, runtime))
+        out.append((packages_name, definition.Together(functions)))
         if s.cluster.manage_rbac:
-            out.append((rbac, _rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac))))
+            out.append((rbac_name, rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac_name))))
         return out
 
-    async def stop_controllers(self, grace: float = _xrcontrollers.STOP_GRACE_SECONDS) -> None:
+    async def stop_controllers(self, grace: float = definition.STOP_GRACE_SECONDS) -> None:
         """Stop taking work and finish the reconciles in flight (``grace`` seconds at most)."""
         controllers, self._controllers = self._controllers, []
         await asyncio.gather(*(c.stop(grace) for c in controllers))
@@ -351,7 +344,7 @@ class Manager:
         finally:
             # Stopping on SIGTERM drains before the Lease is released; a lost Lease may already be
             # another replica's, so its reconciles are cancelled at once (controller-runtime exits).
-            await self.stop_controllers(_xrcontrollers.STOP_GRACE_SECONDS if self._stopping else 0.0)
+            await self.stop_controllers(definition.STOP_GRACE_SECONDS if self._stopping else 0.0)
 
     async def wait_lost(self) -> None:
         """Return when leadership ended without :meth:`stop` (never, without leader election)."""
@@ -462,8 +455,8 @@ class _Parts:
     metrics: _observability.PrometheusControllerMetrics
 
 
-def _composite_settings(r: _settings.ReconcileSettings) -> _composite.CompositeSettings:
-    return _composite.CompositeSettings(
+def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:
+    return composite.CompositeSettings(
         poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime
     )
 

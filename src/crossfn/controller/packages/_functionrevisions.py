@@ -50,12 +50,11 @@ import datetime
 import hashlib
 import logging
 from collections.abc import Callable, Mapping
-from typing import Any, Protocol
+from typing import Any
 
-from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api
 from crossfn.controller.packages import _functions
-from crossfn.controller.runtime import _conditions, _controller, _events
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer
 from crossfn.engine import _clock, _metadata
 
 __all__ = ["LABEL_RUNTIME", "FunctionRevisionKeeper", "revision_name", "to_dns_label"]
@@ -66,15 +65,6 @@ API_VERSION = "pkg.crossplane.io/v1"
 LABEL_RUNTIME = "crossfn.io/runtime"
 """On the revisions this keeper writes: ``builtin`` or ``endpoint``, the route crossfn runs them by."""
 _COMPOSITION = "composition"
-
-
-Handler = Callable[[str, dict[str, Any], "dict[str, Any] | None"], None]
-
-
-class Informer(_functions.Cache, Protocol):
-    """An informer's cache and its event handlers (``_informer.Informer``)."""
-
-    def add_handler(self, fn: Handler) -> None: ...
 
 
 def to_dns_label(s: str) -> str:
@@ -121,8 +111,8 @@ class FunctionReconciler:
     def __init__(
         self,
         api: _api.Api,
-        functions: Informer,
-        revisions: Informer,
+        functions: _informer.Feed,
+        revisions: _informer.Feed,
         recorder: _events.Recorder | None = None,
         *,
         clock: Callable[[], datetime.datetime] = _clock.utcnow,
@@ -221,7 +211,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
                 },
                 "spec": {"desiredState": "Active", "image": package, "revision": number},
             },
-            field_manager=_crds.FIELD_MANAGER,
+            field_manager=_api.FIELD_MANAGER,
         )
         now = self._clock()
         for type_ in ("Healthy", "RevisionHealthy", "RuntimeHealthy"):
@@ -248,7 +238,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
                 "metadata": {"name": name},
                 "status": status,
             },
-            field_manager=_crds.FIELD_MANAGER,
+            field_manager=_api.FIELD_MANAGER,
             status=True,
         )
 
@@ -286,7 +276,7 @@ class FunctionRevisionKeeper(FunctionReconciler):
                     "metadata": {"name": _name(fn)},
                     "status": status,
                 },
-                field_manager=_crds.FIELD_MANAGER,
+                field_manager=_api.FIELD_MANAGER,
                 status=True,
             )
         except _api.NotFound:

@@ -34,17 +34,17 @@ import dataclasses
 import logging
 from collections.abc import Mapping
 from pathlib import Path
-from typing import Any, Literal, Protocol
+from typing import Any, Literal
 
 from crossfn import engine, errors, functions
 from crossfn.controller import _settings
 from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _informer
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = [
     "ENDPOINT_ANNOTATION",
     "LABEL_PACKAGE",
-    "Cache",
     "FunctionTransport",
     "Route",
     "build_runner",
@@ -60,16 +60,6 @@ ENDPOINT_ANNOTATION = "crossfn.io/endpoint"
 
 LABEL_PACKAGE = "pkg.crossplane.io/package"
 """The label that ties a FunctionRevision to its Function (upstream controllers-5.1)."""
-
-
-class Cache(Protocol):
-    """The read side of an informer (``_informer.Informer``): what routing needs."""
-
-    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None: ...
-
-    def list(
-        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
-    ) -> list[dict[str, Any]]: ...
 
 
 @dataclasses.dataclass(frozen=True)
@@ -139,8 +129,8 @@ class FunctionTransport:
 
     def __init__(
         self,
-        functions_cache: Cache,
-        revisions_cache: Cache,
+        functions_cache: _informer.Reader,
+        revisions_cache: _informer.Reader,
         *,
         tls: engine.TlsConfig | None = None,
         timeout: float = 60.0,

@@ -40,10 +40,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api
-from crossfn.controller.packages import _functionrevisions, _functions, _package_tls, _packages
-from crossfn.controller.runtime import _conditions, _controller, _events
+from crossfn.controller.packages import _functions, _package_tls, _packages
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer
 from crossfn.engine import _clock
 from crossfn.engine import _metadata as engine_metadata
 
@@ -238,14 +237,14 @@ class FunctionRuntimeReconciler:
     def __init__(
         self,
         api: _api.Api,
-        revisions: _functionrevisions.Informer,
-        functions: _functions.Cache,
+        revisions: _informer.Feed,
+        functions: _informer.Reader,
         recorder: _events.Recorder | None = None,
         *,
         namespace: str,
         service_account: str = "crossplane",
-        configs: _functionrevisions.Informer | None = None,
-        deployments: _functionrevisions.Informer | None = None,
+        configs: _informer.Feed | None = None,
+        deployments: _informer.Feed | None = None,
         clock: Callable[[], datetime.datetime] = _clock.utcnow,
     ) -> None:
         """``configs`` (DeploymentRuntimeConfigs) and ``deployments`` (of ``namespace``) are optional
@@ -390,7 +389,7 @@ class FunctionRuntimeReconciler:
             "status": status,
         }
         try:
-            await self._api.apply(body, field_manager=_crds.FIELD_MANAGER, status=True)
+            await self._api.apply(body, field_manager=_api.FIELD_MANAGER, status=True)
         except _api.NotFound:
             return  # deleted meanwhile
 

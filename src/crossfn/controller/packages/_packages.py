@@ -46,7 +46,6 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api
 from crossfn.controller.packages import _functionrevisions, _functions, _package_tls
 from crossfn.controller.runtime import _conditions, _controller, _events
@@ -255,7 +254,7 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
             "status": {"conditions": updated["status"]["conditions"], **status},
         }
         try:
-            return await self._api.apply(body, field_manager=_crds.FIELD_MANAGER, status=True)
+            return await self._api.apply(body, field_manager=_api.FIELD_MANAGER, status=True)
         except _api.NotFound:
             return updated  # deleted meanwhile; its revisions go with it
 
@@ -311,7 +310,7 @@ class FunctionPackageReconciler(_functionrevisions.FunctionReconciler):
                 },
                 "spec": rev_spec,
             },
-            field_manager=_crds.FIELD_MANAGER,
+            field_manager=_api.FIELD_MANAGER,
         )
 
     async def _update_status(self, fn: Mapping[str, Any], rev: Mapping[str, Any], package: str) -> None:

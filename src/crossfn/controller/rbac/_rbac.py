@@ -35,8 +35,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn.controller.kube import _api
-from crossfn.controller.packages import _functionrevisions
-from crossfn.controller.runtime import _controller, _events
+from crossfn.controller.runtime import _controller, _events, _informer
 from crossfn.engine import _metadata
 
 __all__ = ["CLUSTER_ROLE_API_VERSION", "RbacReconciler", "applied_message", "render_cluster_roles"]
@@ -105,9 +104,7 @@ class _NotControllable(_api.ApiError):
 class RbacReconciler:
     """Reconciles one XRD (key: its name): its four ClusterRoles exist with the rendered labels and rules."""
 
-    def __init__(
-        self, api: _api.Api, xrds: _functionrevisions.Informer, recorder: _events.Recorder | None = None
-    ) -> None:
+    def __init__(self, api: _api.Api, xrds: _informer.Feed, recorder: _events.Recorder | None = None) -> None:
         self._api = api
         self._xrds = xrds
         self._recorder = recorder or _events.NoEvents()

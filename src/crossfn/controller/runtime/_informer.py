@@ -21,6 +21,10 @@ manager's ``/readyz``).
 Handlers are synchronous and cheap: they enqueue keys. One that raises is
 logged and does not stop the informer. :class:`InformerFactory` shares one
 informer per kind across controllers and starts it on first use.
+
+Reconcilers see informers through the Protocols here, each as narrow as its
+readers need (:class:`Reader`, :class:`Feed`, :class:`Cache`, :class:`Informers`),
+so their tests pass small fakes.
 """
 
 from __future__ import annotations
@@ -28,19 +32,67 @@ from __future__ import annotations
 import asyncio
 import builtins
 import logging
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, Protocol
 
 from crossfn.controller.kube import _api
 from crossfn.controller.runtime import _controller, _queue
 
-__all__ = ["Handler", "Informer", "InformerFactory"]
+__all__ = ["Cache", "Feed", "Handler", "Informer", "InformerFactory", "Informers", "Reader", "watched"]
 
 Object = dict[str, Any]
 Handler = Callable[[str, Object, Object | None], None]
 """``handler(event_type, obj, old)``: ADDED / MODIFIED / DELETED, the object, its previous version."""
 
 _log = logging.getLogger("crossfn.controller.informer")
+
+
+class Reader(Protocol):
+    """The read side of one informer's cache (:class:`Informer`)."""
+
+    def get(self, name: str, namespace: str = "") -> dict[str, Any] | None: ...
+
+    def list(
+        self, namespace: str | None = None, labels: Mapping[str, str] | None = None
+    ) -> list[dict[str, Any]]: ...
+
+
+class Feed(Reader, Protocol):
+    """One informer's cache and its change events: what a controller started once watches."""
+
+    def add_handler(self, fn: Handler) -> None: ...
+
+
+class Cache(Feed, Protocol):
+    """All a reconciler of run-time kinds needs of one informer: sync state, handlers on and off."""
+
+    @property
+    def synced(self) -> bool:
+        """Whether the initial list has been loaded."""
+        ...
+
+    def remove_handler(self, fn: Handler) -> None: ...
+
+    async def wait_synced(self) -> None: ...
+
+
+class Informers(Protocol):
+    """The shared informers (:class:`InformerFactory`): one per kind, started on first use."""
+
+    def informer(self, api_version: str, kind: str) -> Cache: ...
+
+    def kinds(self) -> Iterable[tuple[str, str]]:
+        """The ``(apiVersion, kind)`` pairs watched now."""
+        ...
+
+
+def watched(informers: Informers | None, api_version: str, kind: str) -> Cache | None:
+    """The synced informer of a kind that is already watched, or ``None``; never starts one."""
+    if informers is None or (api_version, kind) not in set(informers.kinds()):
+        return None
+    cache = informers.informer(api_version, kind)
+    return cache if cache.synced else None
+
 
 RETRY_BASE = 0.2
 """Seconds before the first reconnect after a failed list or watch (client-go's reflector: 0.8 s)."""
