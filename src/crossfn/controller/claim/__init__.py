@@ -10,7 +10,9 @@ gives it.
   (name the XR, update the claim first, server-side apply the XR, status back);
 * ``_connection``: the claim's copy of its XR's connection Secret.
 
-Imports no other reconciler.
+The claim reconciler reads its XR through the runtime's XR view (always
+legacy); the syncer copies the claim's spec to the XR's field by field, as
+Crossplane's does. Imports no other reconciler.
 """
 
 from __future__ import annotations

@@ -38,11 +38,12 @@ import random
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from crossfn import errors
+from crossfn import engine, errors
 from crossfn.controller.claim import _claim_sync, _connection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing
-from crossfn.engine import _clock, _xr
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
+from crossfn.engine import _clock
+from crossfn.engine import _xr as engine_xr
 from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -167,7 +168,9 @@ class ClaimReconciler:
             return _controller.Result()
         read = copy.deepcopy(claim.get("status") or {})
         claim.setdefault("status", {})
-        if ((claim.get("metadata") or {}).get("annotations") or {}).get(_xr.ANNOTATION_PAUSED) == "true":
+        if ((claim.get("metadata") or {}).get("annotations") or {}).get(
+            engine_xr.ANNOTATION_PAUSED
+        ) == "true":
             await self._event(claim, "Normal", "ReconciliationPaused", PAUSED_MESSAGE)
             self._mark(claim, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
             await self._write_status(claim, read)
@@ -262,8 +265,9 @@ class ClaimReconciler:
     def _pass_conditions(self, claim: dict[str, Any], xr: Mapping[str, Any]) -> None:
         """Step 12: the XR's ``claimConditionTypes`` onto the claim, at the claim's generation."""
         generation = int((claim.get("metadata") or {}).get("generation") or 0)
-        for type_ in (xr.get("status") or {}).get("claimConditionTypes") or ():
-            c = _conditions.get_condition(xr, str(type_))
+        composite = _composite(xr)
+        for type_ in composite.claim_condition_types:
+            c = composite.condition(type_)
             if not c.get("reason"):
                 continue  # the XR has no such condition (yet): nothing a claim could show
             if generation:
@@ -278,14 +282,14 @@ class ClaimReconciler:
         """upstream controllers-2.6: delete the XR by ``compositeDeletePolicy``, then release the claim."""
         self._mark(claim, "Ready", "False", "Deleting")
         if xr is not None:
-            meta = xr.get("metadata") or {}
+            composite = _composite(xr)
             foreground = (claim.get("spec") or {}).get("compositeDeletePolicy") == "Foreground"
-            if foreground and meta.get("deletionTimestamp"):
+            if foreground and composite.deleting:
                 await self._write_status(claim, read)
                 return _controller.Result(requeue_after=FOREGROUND_WAIT_SECONDS)
             try:
                 await self._api.delete(
-                    self.xr_api_version, self.xr_kind, str(meta.get("name") or ""),
+                    self.xr_api_version, self.xr_kind, composite.name,
                     propagation="Foreground" if foreground else None,
                 )  # fmt: skip
             except _api.NotFound:
@@ -377,16 +381,19 @@ def check_fields(claim: Mapping[str, Any]) -> None:
         raise errors.InputError(f"spec.compositeDeletePolicy must be Background or Foreground, not {shown}")
 
 
+def _composite(xr: Mapping[str, Any]) -> _xr.XR:
+    """The view of a claimed XR: always legacy, as only LegacyCluster XRDs offer claims."""
+    return _xr.XR(dict(xr), engine.CompositeSchema.LEGACY)
+
+
 def _claim_ref(xr: Mapping[str, Any] | None) -> Mapping[str, Any]:
-    """An XR's ``spec.claimRef``; ``{}`` when it has none, or not an object."""
-    spec = (xr or {}).get("spec")
-    ref = spec.get("claimRef") if isinstance(spec, Mapping) else None
-    return ref if isinstance(ref, Mapping) else {}
+    """An XR's claim reference; ``{}`` when it has none, or not an object."""
+    return (_composite(xr).claim_ref if xr is not None else None) or {}
 
 
 def _bound_to(xr: Mapping[str, Any], claim: Mapping[str, Any]) -> bool:
-    """Whether the XR's ``spec.claimRef`` is exactly this claim."""
-    return ((xr.get("spec") or {}).get("claimRef") or None) == _claim_sync.reference(claim, namespace=True)
+    """Whether the XR's claim reference is exactly this claim."""
+    return _composite(xr).claim_ref == _claim_sync.reference(claim, namespace=True)
 
 
 def _foreign_claim(xr: Mapping[str, Any] | None, claim: Mapping[str, Any]) -> tuple[str, str] | None:
@@ -396,7 +403,7 @@ def _foreign_claim(xr: Mapping[str, Any] | None, claim: Mapping[str, Any]) -> tu
     ref = _claim_ref(xr)
     if not ref or _bound_to(xr, claim):
         return None
-    return str((xr.get("metadata") or {}).get("name") or ""), str(ref.get("name") or "")
+    return _composite(xr).name, str(ref.get("name") or "")
 
 
 def _drop(key: str) -> None:

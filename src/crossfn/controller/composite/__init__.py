@@ -15,7 +15,9 @@ One :class:`CompositeReconciler` serves the XRs of one XRD (controller
 * ``_connection``: step 13, a legacy XR's connection Secret;
 * ``_polling``: step 14's requeue (poll interval, pipeline TTL, backoff).
 
-Imports no other reconciler.
+Every field of the XR is read and written through the runtime's XR view
+(:mod:`crossfn.controller.runtime._xr`), whose schema (v2 or legacy) the
+reconciler decides once, from the XRD. Imports no other reconciler.
 """
 
 from __future__ import annotations

@@ -49,7 +49,7 @@ from typing import Any
 from crossfn import engine, errors
 from crossfn.controller.composite import _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _events, _informer
+from crossfn.controller.runtime import _events, _informer, _xr
 from crossfn.engine import _metadata
 from crossfn.gocompat import values
 
@@ -164,11 +164,10 @@ class ComposeIO:
 
     async def compose(
         self,
-        xr: dict[str, Any],
+        xr: _xr.XR,
         rev: Mapping[str, Any],
         runner: engine.FunctionRunner,
         *,
-        fields: _selection.Fields,
         sources: engine.Sources,
         clock: Callable[[], datetime.datetime],
         seed: Mapping[str, Any],
@@ -178,33 +177,32 @@ class ComposeIO:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
         steps = self._steps(rev)
         try:
-            _selection.check_composition_fields(xr, fields)
+            xr.check_composition_fields()
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None) from exc
-        observed = await self._observe(xr, fields)
-        xr_details = await self._details(xr, "composite resource") if fields.legacy else {}
-        schema = engine.CompositeSchema.LEGACY if fields.legacy else engine.CompositeSchema.MODERN
+        observed = await self._observe(xr)
+        xr_details = await self._details(xr.obj, "composite resource") if xr.legacy else {}
         name = str(
             ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or ""
         )
         try:
             result = await engine.compose(
-                xr, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
-                options=engine.ComposeOptions.controller(schema), clock=clock, composition_name=name, seed=seed,
-                tracer=tracer,
+                xr.obj, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
+                options=engine.ComposeOptions.controller(xr.schema), clock=clock, composition_name=name,
+                seed=seed, tracer=tracer,
             )  # fmt: skip
         except _api.Conflict:
             raise
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None, invalid=isinstance(exc, _api.Invalid)) from exc
         except Exception as exc:  # a crossfn bug: still reported on the XR, and logged with its traceback
-            _log.exception("unexpected error composing %s", (xr.get("metadata") or {}).get("name"))
+            _log.exception("unexpected error composing %s", xr.name)
             raise ComposeFailed(errors.CrossfnError(f"{type(exc).__name__}: {exc}"), None) from exc
         if result.fatal is not None:
             raise ComposeFailed(result.fatal, result)
         try:
             await self._collect(result.garbage)
-            await self._write_refs(xr, result, fields)
+            await self._write_refs(xr, result)
             unsynced = await self._apply(xr, result, recorder)
         except _api.Conflict:
             raise
@@ -243,14 +241,10 @@ class ComposeIO:
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None) from exc
 
-    async def _observe(
-        self, xr: Mapping[str, Any], fields: _selection.Fields
-    ) -> list[engine.ObservedResource]:
+    async def _observe(self, xr: _xr.XR) -> list[engine.ObservedResource]:
         """upstream core-2.2 step 1: the objects the XR's refs name, with their connection details."""
-        xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
-        refs = [
-            r for r in fields.peek(xr).get("resourceRefs") or [] if isinstance(r, Mapping) and r.get("name")
-        ]
+        xr_ns = xr.namespace
+        refs = [r for r in xr.resource_refs if isinstance(r, Mapping) and r.get("name")]
 
         async def one(ref: Mapping[str, Any]) -> engine.ObservedResource | None:
             ns = xr_ns or str(ref.get("namespace") or "")
@@ -310,12 +304,10 @@ class ComposeIO:
                 f"{outer}: cannot delete composed resource {name} {what}",
             )  # fmt: skip
 
-    async def _write_refs(
-        self, xr: dict[str, Any], result: engine.CompositionResult, fields: _selection.Fields
-    ) -> None:
+    async def _write_refs(self, xr: _xr.XR, result: engine.CompositionResult) -> None:
         """upstream core-2.12: the refs, applied before any composed resource (skipped when already there)."""
         refs = list(result.resource_refs)
-        if list(fields.peek(xr).get("resourceRefs") or []) == refs:
+        if xr.resource_refs == refs:
             return
         try:
             await self._api.apply(
@@ -325,20 +317,18 @@ class ComposeIO:
             raise
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot update composed resource references: {exc}") from exc
-        fields.machinery(xr)["resourceRefs"] = refs
+        xr.set_resource_refs(refs)
 
     async def _apply(
-        self, xr: Mapping[str, Any], result: engine.CompositionResult, recorder: _events.Recorder
+        self, xr: _xr.XR, result: engine.CompositionResult, recorder: _events.Recorder
     ) -> list[str]:
         """upstream core-2.13: apply each composed resource;
         Invalid ones are reported and returned, not fatal.
 
         An apply that would be a no-op is skipped (module docstring).
         """
-        owner = engine.composed_field_owner(xr)
-        meta = xr.get("metadata") or {}
-        xr_key = _realtime.xr_key(str(meta.get("namespace") or ""), str(meta.get("name") or ""))
-        last = self.applied.entries(xr_key)
+        owner = engine.composed_field_owner(xr.obj)
+        last = self.applied.entries(xr.key)
         now: dict[_Ident, tuple[bytes, str]] = {}
         unsynced: list[str] = []
         try:
@@ -353,7 +343,7 @@ class ComposeIO:
                 except _api.Invalid as exc:
                     unsynced.append(c.name)
                     message = f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
-                    await recorder.event(xr, "Warning", "ComposeResources", message)
+                    await recorder.event(xr.obj, "Warning", "ComposeResources", message)
                     continue
                 except _api.Conflict:
                     raise
@@ -365,7 +355,7 @@ class ComposeIO:
                 if version:
                     now[ident] = (sent, version)
         finally:
-            self.applied.replace(xr_key, now)
+            self.applied.replace(xr.key, now)
         return unsynced
 
     def _unchanged(self, ident: _Ident, sent: bytes, last: tuple[bytes, str] | None) -> bool:

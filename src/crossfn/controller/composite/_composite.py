@@ -26,13 +26,19 @@ a backoff requeue, logged at debug level, and the CompositionRevision watch
 reconciles the XR as soon as the revision changes. Wrongly typed
 machinery fields are refused with the field's path, never a traceback.
 
+Each XR is read into one view (:class:`~crossfn.controller.runtime._xr.XR`) whose
+schema, legacy (machinery under ``spec``) or modern (``spec.crossplane``), is
+decided once in the constructor from the XRD. The reconcile, the selection
+(``_selection``) and the compose I/O (``_compose_io``) read and write every
+field through it; the engine and the API server get its object (``xr.obj``).
+
 The status is written with one server-side apply of the status subresource
 (field owner ``apiextensions.crossplane.io/composite``): the functions'
 desired status and the conditions together, and only when it differs from
 what was read, so a settled XR costs no writes.
 
 Step 13 publishes a legacy XR's connection Secret (``_connection``, upstream controllers-4);
-claims are ``_claims``'; a reconcile is a span when tracing (``_tracing``).
+claims are :mod:`crossfn.controller.claim`'s; a reconcile is a span when tracing (``_tracing``).
 Not here: the watch circuit breaker (``Responsive`` is always
 ``True``/``WatchCircuitClosed``; the work queue's de-duplication bounds event storms).
 """
@@ -50,8 +56,9 @@ from typing import Any
 from crossfn import engine, errors
 from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing
-from crossfn.engine import _clock, _xr
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
+from crossfn.engine import _clock
+from crossfn.engine import _xr as engine_xr
 from crossfn.schemas import xrd as xrd_schemas
 
 __all__ = [
@@ -68,9 +75,9 @@ __all__ = [
 _log = logging.getLogger("crossfn.controller.composite")
 
 FINALIZER = "composite.apiextensions.crossplane.io"
-ANNOTATION_PAUSED = _xr.ANNOTATION_PAUSED
-ANNOTATION_RECONCILE_REQUESTED = _xr.ANNOTATION_RECONCILE_REQUESTED
-PAUSED_MESSAGE = _xr.PAUSED_MESSAGE
+ANNOTATION_PAUSED = engine_xr.ANNOTATION_PAUSED
+ANNOTATION_RECONCILE_REQUESTED = engine_xr.ANNOTATION_RECONCILE_REQUESTED
+PAUSED_MESSAGE = engine_xr.PAUSED_MESSAGE
 INVALID_MESSAGE = "cannot compose resources: some resources were invalid, check events"
 MAX_BACKOFF = 30.0
 
@@ -163,16 +170,12 @@ class CompositeReconciler:
         self.api_version, self.kind = xrd_schemas.composite_type(xrd)
         # Crossplane's XR controller records its events as controller composite/<xrd-name>.
         self._recorder = _events.for_controller(recorder, f"composite/{self.xrd_name}")
-        scope = xrd_schemas.scope_of(xrd)
-        schema = self._settings.schema
-        if schema is None:
-            legacy = scope == xrd_schemas.LEGACY_CLUSTER
-            schema = engine.CompositeSchema.LEGACY if legacy else engine.CompositeSchema.MODERN
-        self._schema = schema
-        self._fields = _selection.Fields(legacy=schema is engine.CompositeSchema.LEGACY)
+        # The one place the XR's schema is decided: every XR of this controller is read through it.
+        self._schema = _xr.XR.schema_for(xrd, self._settings.schema)
         self._reader = _selection.Reader(api, informers)
         self._io = _compose_io.ComposeIO(api, informers)
-        self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=scope == "Namespaced")
+        namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
+        self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
         self._watches: _realtime.Watches | None = None
         if informers is not None and self._settings.realtime:
             self._watches = _realtime.Watches(informers, self._deps, enqueue or _drop)
@@ -230,13 +233,10 @@ class CompositeReconciler:
             or self._informers is None
         ):
             return
-        for xr in self._informers.informer(self.api_version, self.kind).list():
-            if (
-                self._fields.update_policy(xr) != "Manual"
-                and self._fields.ref_name(xr, "compositionRef") == composition
-            ):
-                meta = xr.get("metadata") or {}
-                self._enqueue(_realtime.xr_key(str(meta.get("namespace") or ""), str(meta.get("name") or "")))
+        for obj in self._informers.informer(self.api_version, self.kind).list():
+            xr = _xr.XR(obj, self._schema)
+            if xr.composition_update_policy != "Manual" and xr.composition_ref == composition:
+                self._enqueue(xr.key)
 
     # Reconcile ---------------------------------------------------------------------------------
 
@@ -253,37 +253,38 @@ class CompositeReconciler:
     async def _reconcile_key(self, key: str, steps: engine.Tracer) -> _controller.Result:
         namespace, name = _controller.split_key(key)
         try:
-            xr = await self._io.get(self.api_version, self.kind, name, namespace)
+            obj = await self._io.get(self.api_version, self.kind, name, namespace)
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot get composite resource: {exc}") from exc
-        if xr is None:
+        if obj is None:
             self._forget(key)
             return _controller.Result()
-        read = copy.deepcopy(xr.get("status") or {})
-        admission = engine.admit(xr, now=self._clock())
+        xr = _xr.XR(obj, self._schema)
+        read = copy.deepcopy(obj.get("status") or {})
+        admission = engine.admit(xr.obj, now=self._clock())
         for e in admission.events:
             await self._event(xr, e.type, e.reason, e.message)
         for c in admission.conditions:
-            _conditions.set_condition(xr, c)
+            xr.set_condition(c)
         if admission.paused:
-            await self._write_status(xr, xr["status"], read)
+            await self._write_status(xr, xr.status, read)
             return _controller.Result()
         if admission.reconcile_request is not None:
-            xr["status"]["lastHandledReconcileAt"] = admission.reconcile_request
-        if (xr.get("metadata") or {}).get("deletionTimestamp"):
+            xr.status["lastHandledReconcileAt"] = admission.reconcile_request
+        if xr.deleting:
             return await self._delete(key, xr, read)
         try:
             return await self._reconcile(key, xr, read, steps)
         except _Failure as failure:
             await self._event(xr, "Warning", failure.reason, str(failure))
             self._mark(xr, "Synced", "False", "ReconcileError", str(failure))
-            await self._write_status(xr, xr["status"], read)
+            await self._write_status(xr, xr.status, read)
             if not failure.transient:
                 raise
             _log.debug("waiting to compose %s: %s", key, failure, extra={"key": key})
             return _controller.Result(requeue_after=self._next_backoff(key))
 
-    async def _delete(self, key: str, xr: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
+    async def _delete(self, key: str, xr: _xr.XR, read: dict[str, Any]) -> _controller.Result:
         """Step 5: ``Ready=False/Deleting``, remove the finalizer, ``Synced=True``."""
         self._mark(xr, "Ready", "False", "Deleting")
         try:
@@ -294,11 +295,11 @@ class CompositeReconciler:
             message = f"cannot remove composite resource finalizer: {exc}"
             await self._event(xr, "Warning", "DeleteCompositeResource", message)
             self._mark(xr, "Synced", "False", "ReconcileError", message)
-            await self._write_status(xr, xr["status"], read)
+            await self._write_status(xr, xr.status, read)
             raise _Failure("DeleteCompositeResource", message) from exc
         self._forget(key)
         self._mark(xr, "Synced", "True", "ReconcileSuccess")
-        await self._write_status(xr, xr["status"], read)
+        await self._write_status(xr, xr.status, read)
         return _controller.Result()
 
     def _forget(self, key: str) -> None:
@@ -308,13 +309,13 @@ class CompositeReconciler:
         self._backoff.pop(key, None)
 
     async def _reconcile(
-        self, key: str, xr: dict[str, Any], read: dict[str, Any], steps: engine.Tracer
+        self, key: str, xr: _xr.XR, read: dict[str, Any], steps: engine.Tracer
     ) -> _controller.Result:
         """Steps 6–14; the finalizer (step 6) is written with the selection's update (:meth:`_select`)."""
         xr, rev = await self._select(xr)
         try:
             outcome = await self._io.compose(
-                xr, rev, self._runner, fields=self._fields, sources=self._sources, clock=self._clock,
+                xr, rev, self._runner, sources=self._sources, clock=self._clock,
                 seed=self._deps.requirements(key), recorder=self._recorder, tracer=steps,
             )  # fmt: skip
         except _compose_io.ComposeFailed as failed:
@@ -328,7 +329,7 @@ class CompositeReconciler:
             )
         await self._publish(xr, outcome.result)
         status = engine.reconcile_status(
-            xr, outcome.result, now=self._clock(), unsynced=outcome.unsynced, legacy=self._fields.legacy
+            xr.obj, outcome.result, now=self._clock(), unsynced=outcome.unsynced, legacy=xr.legacy
         )
         await self._emit(xr, status.events)
         try:
@@ -345,29 +346,28 @@ class CompositeReconciler:
             raise error from rejected
         return self._requeue(key, xr, outcome)
 
-    async def _publish(self, xr: dict[str, Any], result: engine.CompositionResult) -> None:
+    async def _publish(self, xr: _xr.XR, result: engine.CompositionResult) -> None:
         """Step 13: a legacy XR's connection Secret (upstream controllers-4); modern XRs publish nothing."""
-        if not self._fields.legacy:
+        if not xr.legacy:
             return
         keys = [str(k) for k in (self.xrd.get("spec") or {}).get("connectionSecretKeys") or ()]
         try:
-            published = await _connection.publish(self._api, xr, result.connection_details, keys)
+            published = await _connection.publish(self._api, xr.obj, result.connection_details, keys)
         except errors.CrossfnError as exc:
             raise _wrap("PublishConnectionSecret", "cannot publish connection details", exc) from exc
         if published:
-            details = xr.setdefault("status", {}).setdefault("connectionDetails", {})
-            details["lastPublishedTime"] = _conditions.timestamp(self._clock())
+            xr.set_connection_details_published(_conditions.timestamp(self._clock()))
             await self._event(
                 xr, "Normal", "PublishConnectionSecret", "Successfully published connection details"
             )
 
-    async def _emit(self, xr: Mapping[str, Any], events: tuple[engine.Event, ...]) -> None:
-        await _events.record_pipeline_events(self._recorder, xr, events, legacy=self._fields.legacy)
+    async def _emit(self, xr: _xr.XR, events: tuple[engine.Event, ...]) -> None:
+        await _events.record_pipeline_events(self._recorder, xr, events)
 
-    def _requeue(self, key: str, xr: Mapping[str, Any], outcome: _compose_io.Outcome) -> _controller.Result:
+    def _requeue(self, key: str, xr: _xr.XR, outcome: _compose_io.Outcome) -> _controller.Result:
         waiting = bool(outcome.unsynced) or any(not c.ready for c in outcome.result.composed)
         ttl = outcome.result.ttl.total_seconds()
-        decision = _polling.requeue_after(self._settings, xr, ttl=ttl, waiting=waiting, rng=self._rng)
+        decision = _polling.requeue_after(self._settings, xr.obj, ttl=ttl, waiting=waiting, rng=self._rng)
         if decision.backoff:
             return _controller.Result(requeue_after=self._next_backoff(key))
         self._backoff.pop(key, None)
@@ -379,7 +379,7 @@ class CompositeReconciler:
         self._backoff[key] = tries + 1
         return min(MAX_BACKOFF, 2.0**tries)
 
-    async def _select(self, xr: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any]]:
+    async def _select(self, xr: _xr.XR) -> tuple[_xr.XR, dict[str, Any]]:
         """Steps 6–10: finalizer, Composition, revision, the ValidPipeline gate, configure; one update.
 
         Crossplane updates the XR to add its finalizer, then again as soon as a
@@ -389,8 +389,8 @@ class CompositeReconciler:
         way. A failed update reads as the first step that changed the XR. The
         selection's events follow the update, so a conflict records none.
         """
-        changes = _Changes(before=copy.deepcopy({k: xr.get(k) for k in ("metadata", "spec")}))
-        if self._add_finalizer(xr):
+        changes = _Changes(before=_identity_and_spec(xr))
+        if xr.add_finalizer(FINALIZER):
             changes.first = ("InitializeCompositeResource", "cannot add composite resource finalizer")
         try:
             rev = await self._choose(xr, changes)
@@ -399,36 +399,32 @@ class CompositeReconciler:
             try:
                 await self._persist(xr, changes)
             except errors.CrossfnError as exc:
-                _log.debug(
-                    "cannot keep the finalizer or selection of %s: %s", xr["metadata"].get("name"), exc
-                )
+                _log.debug("cannot keep the finalizer or selection of %s: %s", xr.name, exc)
             await self._selection_events(xr, changes)
             raise
         xr = await self._persist(xr, changes)
         await self._selection_events(xr, changes)
         return xr, rev
 
-    async def _choose(self, xr: dict[str, Any], changes: _Changes) -> dict[str, Any]:
+    async def _choose(self, xr: _xr.XR, changes: _Changes) -> dict[str, Any]:
         """Steps 7–10 on ``xr`` in memory; the revision chosen. Notes the events and the first change."""
         try:
-            _selection.check_selection_fields(xr, self._fields)
+            xr.check_selection_fields()
         except errors.CrossfnError as exc:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
-        original = self._fields.ref_name(xr, "compositionRef")
+        original = xr.composition_ref
         try:
-            changes.events += await _selection.select_composition(
-                xr, self.xrd, self._fields, self._reader, self._rng
-            )
+            changes.events += await _selection.select_composition(xr, self.xrd, self._reader, self._rng)
         except errors.CrossfnError as exc:
             raise _wrap("SelectComposition", "cannot select Composition", exc) from exc
-        selected = self._fields.ref_name(xr, "compositionRef")
+        selected = xr.composition_ref
         if selected is not None and selected != original:
             event = engine.selection_event(selected)
             changes.events.append(_selection.SelectionEvent(event.reason, event.message))
             changes.note("SelectComposition", "cannot select Composition: cannot update composite resource")
-        changes.events += _selection.default_revision_selector(xr, self.xrd, self._fields)
+        changes.events += _selection.default_revision_selector(xr, self.xrd)
         try:
-            rev, rev_events = await _selection.select_revision(xr, self._fields, self._reader)
+            rev, rev_events = await _selection.select_revision(xr, self._reader)
         except errors.CrossfnError as exc:
             transient = isinstance(exc, _selection.NoRevision)
             raise _wrap("ComposeResources", "cannot fetch Composition", exc, transient=transient) from exc
@@ -442,7 +438,7 @@ class CompositeReconciler:
             raise _wrap("ComposeResources", "cannot configure composite resource", exc) from exc
         return rev
 
-    async def _selection_events(self, xr: Mapping[str, Any], changes: _Changes) -> None:
+    async def _selection_events(self, xr: _xr.XR, changes: _Changes) -> None:
         for e in changes.events:
             await self._event(xr, "Normal", e.reason, e.message)
         changes.events = []
@@ -460,9 +456,9 @@ class CompositeReconciler:
                 == "Unknown",  # not checked yet: the revision watch wakes the XR
             )
 
-    async def _persist(self, xr: dict[str, Any], changes: _Changes) -> dict[str, Any]:
+    async def _persist(self, xr: _xr.XR, changes: _Changes) -> _xr.XR:
         """Update the XR when steps 6–10 changed it; errors read as the first step that did."""
-        if {k: xr.get(k) for k in ("metadata", "spec")} == changes.before:
+        if _identity_and_spec(xr) == changes.before:
             return xr
         default = (
             "ComposeResources",
@@ -470,11 +466,11 @@ class CompositeReconciler:
         )
         reason, outer = changes.first or default
         try:
-            return self._keep_status(await self._api.update(xr), xr)
+            return self._keep_status(await self._api.update(xr.obj), xr)
         except _api.ApiError as exc:
             raise _wrap(reason, outer, exc) from exc
 
-    def _configure(self, xr: dict[str, Any], rev: Mapping[str, Any]) -> None:
+    def _configure(self, xr: _xr.XR, rev: Mapping[str, Any]) -> None:
         """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret.
 
         Every XR, modern ones too, refuses a revision whose ``compositeTypeRef``
@@ -482,23 +478,20 @@ class CompositeReconciler:
         returns early for modern ones) and composes a v2 XR with whatever
         Composition it names; see docs/compatibility.md.
         """
-        engine.label_composite(xr)
+        engine.label_composite(xr.obj)
         spec = rev.get("spec") or {}
-        if (spec.get("compositeTypeRef") or {}) != {
-            "apiVersion": xr.get("apiVersion"),
-            "kind": xr.get("kind"),
-        }:
+        if (spec.get("compositeTypeRef") or {}) != {"apiVersion": xr.api_version, "kind": xr.kind}:
             raise errors.CrossfnError("referenced composition is not compatible with this composite resource")
-        if self._fields.legacy:
-            engine.default_connection_secret(xr, self._fields.machinery(xr), spec)
+        if xr.legacy:
+            engine.default_connection_secret(xr.obj, xr.machinery(), spec)
 
     async def _compose_failed(
-        self, xr: dict[str, Any], read: dict[str, Any], failed: _compose_io.ComposeFailed
+        self, xr: _xr.XR, read: dict[str, Any], failed: _compose_io.ComposeFailed
     ) -> None:
         """upstream core-2.17 on a compose error: the partial run's
         events and conditions, ``Synced=False``, status."""
         status = engine.reconcile_status(
-            xr, failed.result, now=self._clock(), error=failed.error, legacy=self._fields.legacy
+            xr.obj, failed.result, now=self._clock(), error=failed.error, legacy=xr.legacy
         )
         conditions = list(status.conditions)
         if failed.invalid:
@@ -507,80 +500,64 @@ class CompositeReconciler:
                 {**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions
             ]
         await self._emit(xr, status.events)
-        new = copy.deepcopy(xr.get("status") or {})
+        new = copy.deepcopy(xr.status)
         new["conditions"] = conditions
-        if self._fields.legacy and status.claim_condition_types:
+        if xr.legacy and status.claim_condition_types:
             new["claimConditionTypes"] = list(status.claim_condition_types)
         await self._write_status(xr, new, read)
 
+    @staticmethod
     def _final_status(
-        self, xr: Mapping[str, Any], composite: Mapping[str, Any], status: engine.ReconcileStatus
+        xr: _xr.XR, composite: Mapping[str, Any], status: engine.ReconcileStatus
     ) -> dict[str, Any]:
         """The functions' desired status with the reconciler's conditions and bookkeeping."""
         out = copy.deepcopy(dict(composite.get("status") or {}))
-        current = xr.get("status") or {}
+        current = xr.status
         out["conditions"] = list(status.conditions)
         for kept in ("lastHandledReconcileAt", "connectionDetails"):
             if kept in current:
                 out[kept] = current[kept]
-        if self._fields.legacy and status.claim_condition_types:
+        if xr.legacy and status.claim_condition_types:
             out["claimConditionTypes"] = list(status.claim_condition_types)
         return out
 
     # Small I/O helpers -------------------------------------------------------------------------
 
-    def _mark(self, xr: dict[str, Any], type_: str, status: str, reason: str, message: str = "") -> None:
-        _conditions.set_condition(
-            xr, _conditions.condition(xr, type_, status, reason, now=self._clock(), message=message)
+    def _mark(self, xr: _xr.XR, type_: str, status: str, reason: str, message: str = "") -> None:
+        xr.set_condition(
+            _conditions.condition(xr.obj, type_, status, reason, now=self._clock(), message=message)
         )
 
-    async def _event(self, xr: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
-        await self._recorder.event(xr, type_, reason, message)
+    async def _event(self, xr: _xr.XR, type_: str, reason: str, message: str) -> None:
+        await self._recorder.event(xr.obj, type_, reason, message)
 
     @staticmethod
-    def _keep_status(updated: dict[str, Any], xr: Mapping[str, Any]) -> dict[str, Any]:
+    def _keep_status(updated: dict[str, Any], xr: _xr.XR) -> _xr.XR:
         """An updated XR, with the status this reconcile is building kept in memory."""
-        updated["status"] = xr.get("status") or {}
-        return updated
+        updated["status"] = xr.obj.get("status") or {}
+        return xr.renew(updated)
 
-    @staticmethod
-    def _add_finalizer(xr: dict[str, Any]) -> bool:
-        """Step 6 in memory: add the finalizer; ``False`` when it is already there
-        (upstream controllers-0)."""
-        meta = xr.setdefault("metadata", {})
-        finalizers = list(meta.get("finalizers") or [])
-        if FINALIZER in finalizers:
-            return False
-        meta["finalizers"] = [*finalizers, FINALIZER]
-        return True
-
-    async def _remove_finalizer(self, xr: dict[str, Any]) -> dict[str, Any]:
+    async def _remove_finalizer(self, xr: _xr.XR) -> _xr.XR:
         """Step 5: remove the finalizer with an update; a no-op when it is not there, or the XR is gone."""
-        meta = xr.setdefault("metadata", {})
-        finalizers = list(meta.get("finalizers") or [])
-        if FINALIZER not in finalizers:
+        if not xr.remove_finalizer(FINALIZER):
             return xr
-        meta["finalizers"] = [f for f in finalizers if f != FINALIZER]
         try:
-            return self._keep_status(await self._api.update(xr), xr)
+            return self._keep_status(await self._api.update(xr.obj), xr)
         except _api.NotFound:
             return xr
 
-    async def _write_status(
-        self, xr: Mapping[str, Any], status: dict[str, Any], read: Mapping[str, Any]
-    ) -> None:
+    async def _write_status(self, xr: _xr.XR, status: dict[str, Any], read: Mapping[str, Any]) -> None:
         """Server-side apply the status subresource, only when it changed (upstream core-2.14, core-2.17)."""
         if status == read:
             return
-        meta = xr.get("metadata") or {}
         patch: dict[str, Any] = {
-            "apiVersion": xr.get("apiVersion"),
-            "kind": xr.get("kind"),
-            "metadata": {"name": meta.get("name")},
+            "apiVersion": xr.api_version,
+            "kind": xr.kind,
+            "metadata": {"name": xr.name},
             "status": status,
         }
-        if meta.get("namespace"):
-            patch["metadata"]["namespace"] = meta["namespace"]
+        if xr.namespace:
+            patch["metadata"]["namespace"] = xr.namespace
         try:
             await self._api.apply(patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True)
         except _api.NotFound:
@@ -589,6 +566,11 @@ class CompositeReconciler:
             raise
         except _api.ApiError as exc:
             raise _StatusRejected(exc) from exc
+
+
+def _identity_and_spec(xr: _xr.XR) -> dict[str, Any]:
+    """A copy of what an update of the XR would change (its metadata and spec), to tell whether to send one."""
+    return copy.deepcopy({k: xr.obj.get(k) for k in ("metadata", "spec")})
 
 
 def _drop(key: str) -> None:

@@ -14,10 +14,9 @@ The decisions, in Crossplane's order:
    (and the XR's ``compositionRevisionSelector`` labels under the Automatic
    policy) that the Composition controls.
 
-Both work on the XR in memory and return the events to emit; the reconciler
-persists the refs with one update. Crossplane's machinery sits under ``spec``
-for legacy (v1) XRs and under ``spec.crossplane`` for modern (v2) ones; a
-:class:`Fields` reads and writes the right place.
+Both work on the XR in memory, through its view (:class:`~crossfn.controller.runtime._xr.XR`,
+which knows whether the refs live under ``spec`` or ``spec.crossplane``), and
+return the events to emit; the reconciler persists the refs with one update.
 """
 
 from __future__ import annotations
@@ -29,19 +28,15 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _informer
-from crossfn.gocompat import values
+from crossfn.controller.runtime import _informer, _xr
 
 __all__ = [
     "COMPOSITION",
     "LABEL_COMPOSITION_NAME",
     "REVISION",
-    "Fields",
     "NoRevision",
     "Reader",
     "SelectionEvent",
-    "check_composition_fields",
-    "check_selection_fields",
     "latest_revision",
     "select_composition",
     "select_revision",
@@ -67,98 +62,6 @@ class SelectionEvent:
 
     reason: str
     message: str
-
-
-class Fields:
-    """Where an XR keeps Crossplane's machinery: ``spec`` (legacy) or ``spec.crossplane`` (modern)."""
-
-    def __init__(self, *, legacy: bool) -> None:
-        self.legacy = legacy
-
-    def machinery(self, xr: dict[str, Any]) -> dict[str, Any]:
-        """The machinery map of ``xr``, created when absent (so writes land in place)."""
-        spec: dict[str, Any] = xr.setdefault("spec", {})
-        if self.legacy:
-            return spec
-        machinery: dict[str, Any] = spec.setdefault("crossplane", {})
-        return machinery
-
-    def peek(self, xr: Mapping[str, Any]) -> Mapping[str, Any]:
-        """The machinery map of ``xr`` for reading; never creates anything."""
-        spec = xr.get("spec") or {}
-        found = spec if self.legacy else spec.get("crossplane") or {}
-        return found if isinstance(found, Mapping) else {}
-
-    def ref_name(self, xr: Mapping[str, Any], field: str) -> str | None:
-        ref = self.peek(xr).get(field)
-        name = ref.get("name") if isinstance(ref, Mapping) else None
-        return str(name) if name else None
-
-    def match_labels(self, xr: Mapping[str, Any], field: str) -> dict[str, str] | None:
-        sel = self.peek(xr).get(field)
-        if not isinstance(sel, Mapping):
-            return None
-        labels = sel.get("matchLabels")
-        return {str(k): str(v) for k, v in labels.items()} if isinstance(labels, Mapping) else {}
-
-    def update_policy(self, xr: Mapping[str, Any]) -> str:
-        """``Automatic`` or ``Manual``; unset reads Automatic, the CRD's default."""
-        return str(self.peek(xr).get("compositionUpdatePolicy") or "Automatic")
-
-
-def _object(value: object, where: str) -> Mapping[str, Any]:
-    """``value`` when it is an object or unset (``{}``); else a user's mistake naming the field."""
-    if value is None:
-        return {}
-    if not isinstance(value, Mapping):
-        raise errors.InputError(f"{where} must be an object, not {values.a_json_type(value)}")
-    return value
-
-
-def _machinery(xr: Mapping[str, Any], fields: Fields) -> tuple[Mapping[str, Any], str]:
-    spec = _object(xr.get("spec"), "spec")
-    if fields.legacy:
-        return spec, "spec"
-    return _object(spec.get("crossplane"), "spec.crossplane"), "spec.crossplane"
-
-
-def check_selection_fields(xr: Mapping[str, Any], fields: Fields) -> None:
-    """Refuse wrongly typed selection fields, naming the field, before any is read or written.
-
-    The CRDs crossfn makes type these fields, so the API server refuses
-    such XRs; an XR kind whose CRD came from elsewhere may still hold them,
-    and a field read wrongly (``compositionRef: 5`` read as unset) would pick
-    another Composition silently.
-    """
-    machinery, at = _machinery(xr, fields)
-    for field in ("compositionRef", "compositionRevisionRef"):
-        name = _object(machinery.get(field), f"{at}.{field}").get("name")
-        if name is not None and not isinstance(name, str):
-            raise errors.InputError(f"{at}.{field}.name must be a string, not {values.a_json_type(name)}")
-    for field in ("compositionSelector", "compositionRevisionSelector"):
-        where = f"{at}.{field}.matchLabels"
-        labels = _object(_object(machinery.get(field), f"{at}.{field}").get("matchLabels"), where)
-        for key, value in labels.items():
-            if not isinstance(value, str):
-                raise errors.InputError(f"{where}.{key} must be a string, not {values.a_json_type(value)}")
-    policy = machinery.get("compositionUpdatePolicy")
-    if policy is not None and policy not in ("Automatic", "Manual"):
-        shown = errors.quote(policy) if isinstance(policy, str) else values.a_json_type(policy)
-        raise errors.InputError(f"{at}.compositionUpdatePolicy must be Automatic or Manual, not {shown}")
-
-
-def check_composition_fields(xr: Mapping[str, Any], fields: Fields) -> None:
-    """Refuse a wrongly typed ``resourceRefs`` (and a legacy XR's Secret and claim refs), naming the field."""
-    machinery, at = _machinery(xr, fields)
-    refs = machinery.get("resourceRefs")
-    if refs is not None:
-        if not isinstance(refs, list):
-            raise errors.InputError(f"{at}.resourceRefs must be a list, not {values.a_json_type(refs)}")
-        for i, ref in enumerate(refs):
-            _object(ref, f"{at}.resourceRefs[{i}]")
-    if fields.legacy:
-        for field in ("writeConnectionSecretToRef", "claimRef"):
-            _object(machinery.get(field), f"{at}.{field}")
 
 
 class Reader:
@@ -195,31 +98,27 @@ def _not_found(resource: str, name: str) -> str:
     return f"{resource}.apiextensions.crossplane.io {errors.quote(name)} not found"
 
 
-def _set_ref(xr: dict[str, Any], fields: Fields, field: str, name: str) -> None:
-    fields.machinery(xr)[field] = {"name": name}
-
-
 async def select_composition(
-    xr: dict[str, Any], xrd: Mapping[str, Any], fields: Fields, reader: Reader, rng: random.Random
+    xr: _xr.XR, xrd: Mapping[str, Any], reader: Reader, rng: random.Random
 ) -> list[SelectionEvent]:
     """Set the XR's Composition reference by the selection chain; raise when none fits."""
     events: list[SelectionEvent] = []
     spec = xrd.get("spec") or {}
     enforced = (spec.get("enforcedCompositionRef") or {}).get("name")
-    current = fields.ref_name(xr, "compositionRef")
+    current = xr.composition_ref
     if enforced:
         if current != enforced:
-            _set_ref(xr, fields, "compositionRef", str(enforced))
+            xr.set_composition_ref(str(enforced))
             events.append(SelectionEvent("CompositionSelection", "Enforced composition has been selected"))
         return events
     default = (spec.get("defaultCompositionRef") or {}).get("name")
-    if current is None and fields.match_labels(xr, "compositionSelector") is None and default:
-        _set_ref(xr, fields, "compositionRef", str(default))
+    if current is None and xr.composition_selector is None and default:
+        xr.set_composition_ref(str(default))
         events.append(SelectionEvent("CompositionSelection", "Default composition has been selected"))
         return events
     if current is not None:
         return events
-    labels = fields.match_labels(xr, "compositionSelector") or {}
+    labels = xr.composition_selector or {}
     try:
         compositions = await reader.list(COMPOSITION, labels)
     except _api.ApiError as exc:
@@ -228,24 +127,20 @@ async def select_composition(
         str((c.get("metadata") or {}).get("name") or "")
         for c in compositions
         if ((c.get("spec") or {}).get("compositeTypeRef") or {})
-        == {"apiVersion": xr.get("apiVersion"), "kind": xr.get("kind")}
+        == {"apiVersion": xr.api_version, "kind": xr.kind}
     )
     if not candidates:
         raise errors.CrossfnError("no compatible Compositions found")
-    _set_ref(xr, fields, "compositionRef", rng.choice(candidates))
+    xr.set_composition_ref(rng.choice(candidates))
     return events
 
 
-def default_revision_selector(
-    xr: dict[str, Any], xrd: Mapping[str, Any], fields: Fields
-) -> list[SelectionEvent]:
+def default_revision_selector(xr: _xr.XR, xrd: Mapping[str, Any]) -> list[SelectionEvent]:
     """Copy the XRD's ``defaultCompositionRevisionSelector`` to an XR that has no revision selector."""
     default = (xrd.get("spec") or {}).get("defaultCompositionRevisionSelector")
-    if not isinstance(default, Mapping) or fields.match_labels(xr, "compositionRevisionSelector") is not None:
+    if not isinstance(default, Mapping) or xr.composition_revision_selector is not None:
         return []
-    fields.machinery(xr)["compositionRevisionSelector"] = {
-        "matchLabels": dict(default.get("matchLabels") or {})
-    }
+    xr.set_composition_revision_selector(default.get("matchLabels") or {})
     return [SelectionEvent("CompositionSelection", "Default revision selector has been selected")]
 
 
@@ -269,12 +164,10 @@ def latest_revision(composition: Mapping[str, Any], revisions: list[dict[str, An
     return latest
 
 
-async def select_revision(
-    xr: dict[str, Any], fields: Fields, reader: Reader
-) -> tuple[dict[str, Any], list[SelectionEvent]]:
+async def select_revision(xr: _xr.XR, reader: Reader) -> tuple[dict[str, Any], list[SelectionEvent]]:
     """The revision the XR uses, its ref set in memory, and the events; raise when there is none."""
-    current = fields.ref_name(xr, "compositionRevisionRef")
-    policy = fields.update_policy(xr)
+    current = xr.composition_revision_ref
+    policy = xr.composition_update_policy
     if current is not None and policy == "Manual":
         rev = await reader.get(REVISION, current)
         if rev is None:
@@ -282,13 +175,13 @@ async def select_revision(
                 f"cannot get CompositionRevision: {_not_found('compositionrevisions', current)}"
             )
         return rev, []
-    name = fields.ref_name(xr, "compositionRef") or ""
+    name = xr.composition_ref or ""
     composition = await reader.get(COMPOSITION, name)
     if composition is None:
         raise errors.CrossfnError(f"cannot get Composition: {_not_found('compositions', name)}")
     labels = {LABEL_COMPOSITION_NAME: name}
     if policy == "Automatic":
-        labels = {**(fields.match_labels(xr, "compositionRevisionSelector") or {}), **labels}
+        labels = {**(xr.composition_revision_selector or {}), **labels}
     try:
         revisions = await reader.list(REVISION, labels)
     except _api.ApiError as exc:
@@ -301,5 +194,5 @@ async def select_revision(
     latest_name = str(latest["metadata"]["name"])
     if current == latest_name:
         return latest, []
-    _set_ref(xr, fields, "compositionRevisionRef", latest_name)
+    xr.set_composition_revision_ref(latest_name)
     return latest, [SelectionEvent("SelectComposition", f"Selected composition revision: {latest_name}")]

@@ -47,6 +47,7 @@ from typing import Any, Protocol
 
 from crossfn import engine, errors
 from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _xr
 from crossfn.engine import _clock
 
 __all__ = [
@@ -404,25 +405,23 @@ class EventRecorder:
             remembered.popitem(last=False)
 
 
-async def record_pipeline_events(
-    recorder: Recorder, xr: Mapping[str, Any], events: tuple[engine.Event, ...], *, legacy: bool
-) -> None:
+async def record_pipeline_events(recorder: Recorder, xr: _xr.XR, events: tuple[engine.Event, ...]) -> None:
     """The pipeline's events on the XR (``<detail>: <message>``); on its claim too when so targeted
     (upstream controllers-2.5).
 
     A claim's copy carries the bare message, as Crossplane's ``AsEvent``; it
-    is recorded on the object ``spec.claimRef`` names (modern XRs have no claim).
+    is recorded on the object the XR's claim reference names (modern XRs have no claim).
     """
-    claim = _claim_of(xr) if legacy else None
+    claim = _claim_of(xr)
     for e in events:
         if claim is not None and e.target is engine.Target.COMPOSITE_AND_CLAIM:
             await recorder.event(claim, e.type, e.reason, e.message)
-        await recorder.event(xr, e.type, e.reason, e.xr_message)
+        await recorder.event(xr.obj, e.type, e.reason, e.xr_message)
 
 
-def _claim_of(xr: Mapping[str, Any]) -> dict[str, Any] | None:
-    ref = (xr.get("spec") or {}).get("claimRef")
-    if not isinstance(ref, Mapping) or not ref.get("name"):
+def _claim_of(xr: _xr.XR) -> dict[str, Any] | None:
+    ref = xr.claim_ref
+    if ref is None or not ref.get("name"):
         return None
     meta = {"name": ref["name"], "namespace": ref.get("namespace") or ""}
     return {"apiVersion": ref.get("apiVersion", ""), "kind": ref.get("kind", ""), "metadata": meta}
