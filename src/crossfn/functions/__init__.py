@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from crossfn.functions import _registry
 from crossfn.sdk import _loader
 
-__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
+__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "runs_code", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark")
+_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "sequencer", "status_transformer", "python")
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 
@@ -48,6 +48,10 @@ def _declarations() -> tuple[_registry.Upstream, ...]:
 
 _UPSTREAMS = _declarations()
 _BY_REPO: Mapping[tuple[str, str], _registry.Upstream] = {(u.org, u.repo): u for u in _UPSTREAMS}
+_BY_BARE_NAME: Mapping[str, _registry.Upstream] = {
+    u.repo: u for u in _UPSTREAMS if u.releases and not u.any_version
+}
+"""Upstream packages by repository name alone, as their own examples' Functions files name them."""
 
 BUILTINS: dict[str, str] = {u.short: next(iter(u.objects.values())) for u in _UPSTREAMS}
 """Each built-in's short name (``crossfn function serve <name>``) and its ``module:object``."""
@@ -56,6 +60,8 @@ EMULATIONS: dict[str, str] = {
     key: obj for u in _UPSTREAMS for key, obj in u.objects.items() if key not in BUILTINS
 }
 """Built-ins run as an older upstream version behaved; keys are what :attr:`Decision.builtin` names."""
+
+_RUNS_CODE = frozenset(key for u in _UPSTREAMS if u.runs_code for key in u.objects)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -95,6 +101,8 @@ def resolve(package: str) -> Decision | None:
     path, tag, digest = _split(package.strip())
     if len(path) > 2 and _is_host(path[0]):
         path = path[1:]
+    if len(path) == 1 and not tag and not digest and path[0] in _BY_BARE_NAME:
+        return _example_name(package, _BY_BARE_NAME[path[0]])
     if len(path) != 2:
         return None
     upstream = _BY_REPO.get((path[0], path[1]))
@@ -132,6 +140,23 @@ def resolve(package: str) -> Decision | None:
     )
 
 
+def _example_name(package: str, upstream: _registry.Upstream) -> Decision | None:
+    """A package named only ``function-<name>``: what the function's own examples name (for a
+    Development runtime); no image has that name, so it stands for the newest release crossfn knows."""
+    newest = upstream.releases[-1]
+    span = upstream.span(newest.version)
+    if span is None:
+        return None
+    how = f"the name its own examples use: the newest release crossfn knows, {newest.tag} of {newest.date}"
+    return Decision(
+        package,
+        upstream.repo,
+        "",
+        span.key,
+        f"running {upstream.repo} ({how}) as the built-in {upstream.short} (behaves as {span.behaves})",
+    )
+
+
 def load(name: str) -> object:
     """Import built-in ``name`` (a key of :data:`BUILTINS`, or a :attr:`Decision.builtin`) and return its object.
 
@@ -141,6 +166,11 @@ def load(name: str) -> object:
     callers decide with :func:`resolve` first.
     """
     return _loader.load(ref(name))
+
+
+def runs_code(name: str) -> bool:
+    """Whether built-in ``name`` runs code from its input that crossfn cannot confine (``--no-exec`` refuses it)."""
+    return name in _RUNS_CODE
 
 
 def ref(name: str) -> str:

@@ -94,6 +94,8 @@ class Upstream:
     lists upstream's releases, oldest first: what pseudo-versions and
     ``latest`` are matched against. ``any_version`` is for crossfn's own
     functions: every tag, or none, runs ``objects``' first key, silently.
+    ``runs_code`` marks a built-in that runs code its input gives in a
+    language crossfn cannot confine (Python): ``--no-exec`` refuses it.
     """
 
     org: str
@@ -103,6 +105,7 @@ class Upstream:
     other: str = ""
     releases: tuple[Release, ...] = ()
     any_version: bool = False
+    runs_code: bool = False
 
     @property
     def short(self) -> str:

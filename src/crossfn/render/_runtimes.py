@@ -222,17 +222,21 @@ def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
 def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     """Raise for the first runtime that would run code crossfn does not ship (``--no-exec``).
 
-    Allowed: the built-in functions in-process (patch-and-transform, auto-ready
-    and the sandboxed Starlark), and Development targets, servers someone
-    already runs. Refused: a Process (any command), Docker (any image) and an
-    InProcess object outside crossfn (any Python code).
+    Allowed: the built-in functions in-process (patch-and-transform, auto-ready,
+    the sandboxed Starlark...), and Development targets, servers someone
+    already runs. Refused: a Process (any command), Docker (any image), an
+    InProcess object outside crossfn (any Python code), and a built-in that
+    runs the Python script its input gives (function-python).
     """
     for rt in runtimes.values():
-        if rt.kind == "Development" or rt.builtin is not None:
+        if rt.kind == "Development" or (rt.builtin is not None and not functions.runs_code(rt.builtin)):
             continue
+        what = f"runtime {rt.kind} ({rt.detail()})"
+        if rt.builtin is not None:
+            what = f"the built-in {rt.builtin.partition('@')[0]} runs the Python script its input gives"
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
-            f"runtime {rt.kind} ({rt.detail()})"
+            f"{what}"
         )
 
 
