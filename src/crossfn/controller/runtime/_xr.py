@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.runtime import _conditions
+from crossfn.controller.runtime import _conditions, _controller
 from crossfn.gocompat import values
 from crossfn.schemas import xrd as xrd_schemas
 
@@ -109,7 +109,7 @@ class XR:
     @property
     def key(self) -> str:
         """The XR's work-queue key: ``namespace/name``, or ``name`` when cluster-scoped."""
-        return f"{self.namespace}/{self.name}" if self.namespace else self.name
+        return _controller.key_of(self.obj)
 
     @property
     def deleting(self) -> bool:
