@@ -256,7 +256,8 @@ def test_skip_crds_without_crds_says_to_install_them(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """Not "create the namespace": the DeploymentRuntimeConfig kind is missing, so are the CRDs."""
-    from crossfn.controller import _api, _manager
+    from crossfn.controller.kube import _api
+    from crossfn.controller.manager import _manager
 
     async def run(settings: object) -> None:
         try:

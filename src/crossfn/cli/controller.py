@@ -405,7 +405,7 @@ def _run(args: argparse.Namespace) -> int:
 
 def _missing_kind(exc: BaseException) -> str | None:
     """The API server's "no matches for kind" that ``exc`` is or wraps, else ``None``."""
-    from crossfn.controller import _api  # noqa: PLC0415 -- loads the Kubernetes client
+    from crossfn.controller.kube import _api  # noqa: PLC0415 -- loads the Kubernetes client
 
     cause: BaseException | None = exc
     seen: set[int] = set()
