@@ -4,8 +4,7 @@ function-python renders without Docker, both modes, and says what upstream print
 The functions' own examples name their Function ``function-<name>`` with the
 ``Development`` runtime annotation; "as shipped" takes the annotation away
 (``resolve`` reads the bare name as the newest release). The sequencer examples
-pin function-patch-and-transform v0.10.7, which the built-in stands in for only
-with issue 21's P&T releases (another branch); until then these tests pin v0.10.8.
+pin function-patch-and-transform v0.10.7, which a built-in stands in for as it is.
 """
 
 from __future__ import annotations
@@ -13,14 +12,13 @@ from __future__ import annotations
 import pathlib
 import re
 
+import corpus
 import pytest
 import yaml
 
 from crossfn import cli
 
-CORPUS = pathlib.Path(__file__).parents[3] / "shared" / "corpus"  # ../shared/corpus beside the checkout
-if not CORPUS.is_dir():  # a worktree under /work/wt
-    CORPUS = pathlib.Path(__file__).parents[4] / "shared" / "corpus"
+CORPUS = corpus.root()
 SEQ = CORPUS / "fn-sequencer" / "example"
 ST = CORPUS / "fn-status-transformer" / "example"
 DOCS = CORPUS / "crossplane-docs" / "content" / "master" / "manifests"
@@ -28,14 +26,10 @@ E2E = CORPUS / "crossplane-e2e" / "test" / "e2e" / "manifests" / "apiextensions"
 
 
 def _as_shipped(functions: pathlib.Path, tmp: pathlib.Path) -> str:
-    """The Functions file without the Development runtime annotation (and P&T at v0.10.8, see the module doc)."""
+    """The Functions file without the Development runtime annotation."""
     docs = [d for d in yaml.safe_load_all(functions.read_text()) if d]
     for d in docs:
         d.get("metadata", {}).pop("annotations", None)
-        pkg = d["spec"]["package"]
-        d["spec"]["package"] = pkg.replace(
-            "function-patch-and-transform:v0.10.7", "function-patch-and-transform:v0.10.8"
-        )
     out = tmp / "functions.yaml"
     out.write_text(yaml.safe_dump_all(docs))
     return str(out)

@@ -253,3 +253,24 @@ def test_render_op_is_not_render(capsys: pytest.CaptureFixture[str]) -> None:
     with pytest.raises(SystemExit):
         cli.main(["render", "op", _d("operation.yaml")])
     assert "FUNCTIONS" in capsys.readouterr().err, "FUNCTIONS is required"
+
+
+def test_operation_render_is_crossplanes_other_spelling(capsys: pytest.CaptureFixture[str]) -> None:
+    """``crossplane operation render`` runs as ``crossfn render op``."""
+    argv = (_d("operation.yaml"), _d("functions.yaml"), "-r")
+    want = _run(capsys, *argv)
+    assert cli.main(["operation", "render", *argv]) == 0
+    out, err = capsys.readouterr()
+    assert (0, out, err) == want
+
+
+def test_engine_flags_are_accepted_and_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    """crossplane render op shares render xr's engine flags: accepted, ignored, explained on stderr."""
+    code, out, err = _run(
+        capsys, _d("operation.yaml"), _d("functions.yaml"), "--crossplane-version", "v2.2.4"
+    )
+    assert code == 0 and out == (GOLDEN / "Success.yaml").read_text()
+    assert err == (
+        "crossfn: note: --crossplane-version is ignored: it chooses the version of the Crossplane image to render "
+        "with; crossfn renders in-process\n"
+    )

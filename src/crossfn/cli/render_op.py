@@ -2,8 +2,11 @@
 
 argparse cannot give ``render`` both positional files and an ``op`` sub-command, so
 :mod:`crossfn.cli` reads ``crossfn render op ...`` as this command (``render-op``, not listed on
-its own). This module only parses flags; :func:`crossfn.render.render_operation` does the work,
-and the output is written in one piece once the render succeeded.
+its own); Crossplane's other spelling, ``operation render``, is an alias (:mod:`crossfn.cli.aliases`).
+The render-engine flags ``crossplane render op`` shares with ``render xr`` are accepted and
+explained, as ``crossfn render`` does. This module only parses flags;
+:func:`crossfn.render.render_operation` does the work, and the output is written in one piece
+once the render succeeded.
 """
 
 from __future__ import annotations
@@ -11,37 +14,40 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-from pathlib import Path
 from typing import Any
 
-from crossfn.cli import _output
+from crossfn.cli import _args, _output
 from crossfn.cli import render as render_cli
 
-__all__ = ["COMMAND", "register"]
+__all__ = ["COMMAND", "DESCRIPTION", "add_arguments", "register"]
 
 COMMAND = "render-op"
 """The parser's name: what ``crossfn render op`` is read as."""
 
+DESCRIPTION = (
+    "Render an Operation, like crossplane render op, without Docker: run its function pipeline once, "
+    "as the Operation controller does, and print the Operation with its status, then the resources it "
+    "would apply. A CronOperation or WatchOperation renders as the Operation it would make. Built-in "
+    "functions run in-process; see docs/operations.md."
+)
+
 
 def register(subparsers: Any) -> None:
     """Add the ``render op`` command (as ``render-op``, unlisted)."""
-    p = subparsers.add_parser(
-        COMMAND,
-        prog="crossfn render op",
-        description=(
-            "Render an Operation, like crossplane render op, without Docker: run its function pipeline once, "
-            "as the Operation controller does, and print the Operation with its status, then the resources it "
-            "would apply. A CronOperation or WatchOperation renders as the Operation it would make. Built-in "
-            "functions run in-process; see docs/operations.md."
-        ),
-    )
+    add_arguments(subparsers.add_parser(COMMAND, prog="crossfn render op", description=DESCRIPTION))
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add render op's arguments and handler to ``p`` (``render op`` and ``operation render``)."""
     p.add_argument(
         "operation",
         metavar="OPERATION",
-        type=Path,
+        type=_args.path,
         help="A YAML file with the Operation (or a CronOperation or WatchOperation).",
     )
-    p.add_argument("functions", metavar="FUNCTIONS", type=Path, help="A YAML file or directory of Functions.")
+    p.add_argument(
+        "functions", metavar="FUNCTIONS", type=_args.path, help="A YAML file or directory of Functions."
+    )
     p.add_argument(
         "--context-files",
         action="append",
@@ -59,7 +65,7 @@ def register(subparsers: Any) -> None:
         help="Context key and its inline JSON/YAML value (repeatable; wins over files).",
     )
     p.add_argument(
-        "--function-credentials", type=Path, metavar="PATH", help="v1 Secrets for step credentials."
+        "--function-credentials", type=_args.path, metavar="PATH", help="v1 Secrets for step credentials."
     )
     p.add_argument(
         "-a",
@@ -84,17 +90,17 @@ def register(subparsers: Any) -> None:
         "--required-resources",
         action="append",
         default=[],
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="Resources for requirements (file or directory; repeatable).",
     )
     p.add_argument(
-        "--required-schemas", type=Path, metavar="DIR", help="Directory of OpenAPI v3 JSON documents."
+        "--required-schemas", type=_args.path, metavar="DIR", help="Directory of OpenAPI v3 JSON documents."
     )
     p.add_argument(
         "-w",
         "--watched-resource",
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="The resource a WatchOperation saw change: required as ops.crossplane.io/watched-resource.",
     )
@@ -109,11 +115,21 @@ def register(subparsers: Any) -> None:
         help="Say on stderr which runtime each Function uses, and an in-process Function's traceback.",
     )
     p.add_argument("--no-exec", action="store_true", help=render_cli.NO_EXEC_HELP)
+    engine = p.add_argument_group(
+        "Crossplane render engine flags",
+        "Accepted for crossplane render op's command lines and ignored, with a note on stderr: crossfn "
+        "renders with its own engine in-process, without Docker or a crossplane binary.",
+    )
+    for flag, metavar, what in render_cli._ENGINE_FLAGS:
+        engine.add_argument(flag, metavar=metavar, dest=render_cli._dest(flag), help=f"Would choose {what}.")
     p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:
     from crossfn import render  # noqa: PLC0415 -- heavy imports only when the command runs
+
+    for line in render_cli.ignored_flag_notes(args):
+        print(f"crossfn: note: {line}", file=sys.stderr)
 
     req = render.OperationRequest(
         operation=args.operation,

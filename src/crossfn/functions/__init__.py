@@ -74,6 +74,9 @@ class Decision:
     builtin: str | None
     line: str
     """One line for stderr: what runs, and why when it is not the built-in ("" for crossfn's own packages)."""
+    covered: str = ""
+    """The versions of this package some built-in behaves as (``v0.1.4, v0.2.0 to v0.10.8``); "" for
+    crossfn's own packages, which every version is."""
 
 
 def _split(package: str) -> tuple[list[str], str, str]:
@@ -113,13 +116,14 @@ def resolve(package: str) -> Decision | None:
         return Decision(
             package, repo, tag, short, ""
         )  # crossfn's own package: nothing stands in for anything
+    covered = upstream.covered()
     shown = f"{repo} {tag}" if tag else f"{repo}@{digest}" if digest else repo
     match = upstream.match(tag) if tag else None
     if match is None:
         return Decision(
             package, repo, tag, None,
             f"not running {shown} as the built-in {short}: without a release tag (vX.Y.Z) crossfn cannot tell "
-            "whether the built-in behaves as it does; running the package",
+            "whether the built-in behaves as it does; running the package", covered,
         )  # fmt: skip
     how = f" ({match.how})" if match.how else ""
     span = upstream.span(match.version)
@@ -130,6 +134,7 @@ def resolve(package: str) -> Decision | None:
             tag,
             None,
             f"not running {shown}{how} as the built-in {short}: {upstream.other}; running the package",
+            covered,
         )
     return Decision(
         package,
@@ -137,6 +142,7 @@ def resolve(package: str) -> Decision | None:
         tag,
         span.key,
         f"running {shown}{how} as the built-in {short} (behaves as {span.behaves})",
+        covered,
     )
 
 
