@@ -11,6 +11,7 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
 * :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;
 * :mod:`.json`: ``encoding/json`` Marshal and Unmarshal;
+* :mod:`.jsonstruct`: decoding into a Go struct and marshalling it back (a typed round trip);
 * :mod:`.regexp`: ``regexp`` over RE2 (its C++ log silenced);
 * :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
@@ -18,6 +19,7 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.cel`: the one CEL interpreter (cel-python, the ``cel`` extra), loaded once;
 * :mod:`.celcost`: cel-go's cost limit on a CEL evaluation, as Kubernetes sets it;
 * :mod:`.time`: ``time.ParseDuration``;
+* :mod:`.cron`: robfig/cron's ``ParseStandard`` and ``Next``, as CronOperations schedule;
 * :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (go-yaml v2's scalar resolution,
   no timestamps), within go-yaml's bounds (depth, aliases) and a file size cap; ``_yaml_events``
   is its fast path;
