@@ -97,6 +97,7 @@ def test_load_directory(tmp_path: Path) -> None:
         ("t/first", "one", f"{tmp_path / 'a.yaml'}: document 2"),
         ("t/second", None, str(tmp_path / "sub" / "b.yml")),
     ]
+    assert isinstance(cases[0], comptest.Case), "a CompositionTest's case"
     assert cases[0].xr == comptest.Source(field="spec.tests[0].inputs.xr", path=tmp_path / "xr.yaml"), (
         "paths are relative to the test file's directory"
     )
