@@ -77,6 +77,9 @@ class GoInt(int):
     def __repr__(self) -> str:
         return f"GoInt({int(self)})"
 
+    def __str__(self) -> str:
+        return int.__repr__(self)  # str() and f-strings print the number, as for any int
+
 
 class GoUint64(int):
     """A value of Go's ``uint64`` (``semver.Version.Major()`` returns one); never negative."""
@@ -85,6 +88,9 @@ class GoUint64(int):
 
     def __repr__(self) -> str:
         return f"GoUint64({int(self)})"
+
+    def __str__(self) -> str:
+        return int.__repr__(self)
 
 
 class GoSlice(list[Any]):

@@ -67,7 +67,7 @@ def _to_raw_json_or_panic(v: Any) -> str:
 
 def _type_is_like(target: str, src: Any) -> bool:
     t = values.type_name(src)
-    return target in (t, "*" + t)
+    return t in (target, "*" + target)
 
 
 def _fail(msg: str) -> str:
