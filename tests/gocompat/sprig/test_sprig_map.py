@@ -328,3 +328,21 @@ def test_recursion_becomes_a_go_stack_overflow() -> None:
     with pytest.raises(gofunc.Panic) as raised:
         func_map()["deepCopy"](nested)
     assert str(raised.value) == "runtime: goroutine stack exceeds 1000000000-byte limit"
+
+
+def test_public_surface() -> None:
+    """crossfn.gocompat.sprig exports exactly its interface, each part documented."""
+    assert set(sprig.__all__) == {
+        "SEMVER_VERSIONS",
+        "VERSIONS",
+        "Certificate",
+        "Sources",
+        "Version",
+        "txt_func_map",
+    }
+    for name in sprig.__all__:
+        assert getattr(sprig, name) is not None
+    for name in ("Certificate", "Sources", "Version", "txt_func_map"):
+        assert getattr(sprig, name).__doc__, name
+    assert sprig.VERSIONS == ("v3.2.3", "v3.3.0")
+    assert sprig.SEMVER_VERSIONS == ("v3.2.0", "v3.3.0", "v3.3.1", "v3.4.0")

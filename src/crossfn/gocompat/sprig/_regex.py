@@ -1,8 +1,10 @@
 """Sprig's regular-expression functions, on Go's RE2 syntax through :mod:`crossfn.gocompat.regexp`.
 
 Each comes in two forms. The plain one compiles with ``regexp.MustCompile``, so a bad pattern
-panics (``regexp: Compile(`+"`"+`(`+"`"+`): error parsing regexp: missing closing ): `+"`"+`(`+"`"+``),
-except ``regexMatch``, which answers false; the ``must`` one returns the compile error.
+panics with the pattern quoted (``regexp: Compile(`a(`): error parsing regexp: missing closing ):
+`a(```), except ``regexMatch``, which answers false; the ``must`` one returns the compile error.
+Matching follows Go: successive matches skip an empty one right after the previous match, and
+``$1``, ``${name}`` and ``$$`` expand as Go's ``Regexp.Expand`` does (``$1W`` names group ``1W``).
 """
 
 from __future__ import annotations

@@ -14,9 +14,11 @@ from collections.abc import Callable
 from typing import Any
 
 from crossfn import errors
-from crossfn.gocompat import base32, base64, fmt, gofunc, strconv, strings, unicode, values
+from crossfn.gocompat import base32, base64, fmt, gofunc, strconv, strings, values
 from crossfn.gocompat.sprig import _goutils, _profile, _reflect, _xstrings
 from crossfn.gocompat.sprig._sources import Sources
+
+__all__ = ["functions", "split", "strslice", "substring", "trunc"]
 
 F = gofunc.Func
 ANY = gofunc.ANY
@@ -272,7 +274,3 @@ def functions(profile: _profile.Profile, sources: Sources) -> dict[str, gofunc.F
         "b32enc": F(lambda v: base32.std_encode(_b(v)), s1, "string"),
         "b32dec": F(b32dec, s1, "string"),
     }
-
-
-__all__ = ["functions"]
-_ = unicode  # the rune predicates are reached through _goutils and _xstrings
