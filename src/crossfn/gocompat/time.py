@@ -415,6 +415,9 @@ _LOCATIONS: dict[str, Location] = {}
 
 
 _SECONDS_PER_DAY = 86400
+_MONO_WALL_MIN = -2682288000
+"""1885-01-01 in Unix seconds: a time with a monotonic reading stores its wall clock in 33 bits from here."""
+_MONO_WALL_MAX = _MONO_WALL_MIN + (1 << 33) - 1
 _UNIX_TO_ZERO = 62135596800
 """Seconds from January 1 of year 1 (Go's zero Time) to the Unix epoch."""
 
@@ -499,12 +502,16 @@ class Time(values.GoNamed):
         return _int64(self.sec * 10**9 + self.nsec)
 
     def add(self, d: int) -> Time:
-        """``Time.Add(d)``: the monotonic reading moves too."""
+        """``Time.Add(d)``: the monotonic reading moves too, and is dropped, as Go drops it, when it
+        overflows or the wall clock leaves the years Go can store beside it (1885 to 2157)."""
         sec, nsec = divmod(self.nsec + d, 10**9)
+        sec += self.sec
         mono = None if self.mono is None else self.mono + d
-        if mono is not None and not MIN_DURATION <= mono <= MAX_DURATION:
+        if mono is not None and not (
+            MIN_DURATION <= mono <= MAX_DURATION and _MONO_WALL_MIN <= sec <= _MONO_WALL_MAX
+        ):
             mono = None
-        return Time(self.sec + sec, nsec, self.loc, mono)
+        return Time(sec, nsec, self.loc, mono)
 
     def sub(self, u: Time) -> int:
         """``Time.Sub(u)`` in nanoseconds, saturating at the Duration limits."""

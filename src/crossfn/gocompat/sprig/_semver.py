@@ -19,7 +19,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 from collections.abc import Mapping
-from typing import Any, ClassVar
+from typing import Any
 
 from crossfn import errors
 from crossfn.gocompat import gofunc, regexp, strconv, values
@@ -85,11 +85,15 @@ class Version(values.GoNamed):
     pointer: bool = True
     library: str = "v3.3.0"
 
-    go_kind: ClassVar[str] = "ptr"
-
     @property
     def go_type(self) -> str:  # type: ignore[override] # a pointer and a value differ in name and kind
+        """``*semver.Version``, or ``semver.Version`` for what ``IncPatch`` and its kind return."""
         return "*semver.Version" if self.pointer else "semver.Version"
+
+    @property
+    def go_kind(self) -> str:  # type: ignore[override] # as go_type
+        """``ptr`` or ``struct``."""
+        return "ptr" if self.pointer else "struct"
 
     @staticmethod
     def zero(*, pointer: bool) -> Version:
