@@ -65,6 +65,14 @@ class Regexp:
         """The number of capture groups, Go's ``NumSubexp``."""
         return int(self._re.groups)
 
+    @property
+    def subexp_names(self) -> list[str]:
+        """Each group's name, ``""`` for the whole match and unnamed groups (Go's ``SubexpNames``)."""
+        names = [""] * (self.num_subexp + 1)
+        for name, index in self._re.groupindex.items():
+            names[index] = name.decode() if isinstance(name, bytes) else name
+        return names
+
     def match_string(self, s: str) -> bool:
         """Whether the expression matches anywhere in ``s`` (Go's ``MatchString``)."""
         return self.find_string_submatch(s) is not None
@@ -141,7 +149,7 @@ class Regexp:
 
     def _expand(self, template: str, subject: _Subject, spans: list[tuple[int, int]]) -> str:
         out: list[str] = []
-        names = {values.from_bytes(k): v for k, v in self._re.groupindex.items()}
+        names = {name: index for index, name in enumerate(self.subexp_names) if name}
         while template:
             before, dollar, after = template.partition("$")
             if not dollar:
