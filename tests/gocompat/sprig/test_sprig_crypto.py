@@ -86,8 +86,8 @@ def test_bcrypt_and_htpasswd() -> None:
     [
         pytest.param("ecdsa", "EC PRIVATE KEY", id="ECDSA"),
         pytest.param("ed25519", "PRIVATE KEY", id="Ed25519"),
-        pytest.param("dsa", "DSA PRIVATE KEY", id="DSA"),
-        pytest.param("", "RSA PRIVATE KEY", id="DefaultRSA"),
+        pytest.param("dsa", "DSA PRIVATE KEY", id="DSA", marks=pytest.mark.slow),
+        pytest.param("", "RSA PRIVATE KEY", id="DefaultRSA", marks=pytest.mark.slow),
     ],
 )
 def test_gen_private_key(kind: str, block: str) -> None:
@@ -97,6 +97,7 @@ def test_gen_private_key(kind: str, block: str) -> None:
     assert pem.endswith(f"-----END {block}-----\n")
 
 
+@pytest.mark.slow
 def test_gen_private_key_rsa_size_and_bad_type() -> None:
     """genPrivateKey "rsa" is 4096 bits; an unknown type is a message, not an error."""
     from cryptography.hazmat.primitives import serialization

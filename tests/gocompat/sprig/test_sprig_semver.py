@@ -10,7 +10,7 @@ from semvercases import CONSTRAINT_CHECK, CONSTRAINTS_CHECK
 from sprigcases import call, func_map, show
 
 from crossfn import errors
-from crossfn.gocompat import fmt, json, sprig, values
+from crossfn.gocompat import fmt, gofunc, json, sprig, values
 from crossfn.gocompat.sprig import _semver
 
 LIBRARIES = sprig.SEMVER_VERSIONS
@@ -176,6 +176,9 @@ def test_version_methods() -> None:
     assert m["GreaterThanEqual"](call("semver", "1.2.3-alpha")) is True
     assert "GreaterThanEqual" not in call("semver", "1.0.0", version="v3.2.3").go_methods()
     assert m["Equal"](call("semver", "1.2.3-beta+other")) is True
+    assert m["Equal"](None) is False
+    with pytest.raises(gofunc.Panic):
+        call("semver", "1.0.0", version="v3.2.3").go_methods()["Equal"](None)
 
 
 def test_version_printing() -> None:

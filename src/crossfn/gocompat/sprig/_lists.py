@@ -17,7 +17,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.gocompat import gofunc, values
-from crossfn.gocompat.sprig import _cast, _profile, _reflect
+from crossfn.gocompat.sprig import _cast, _profile, _reflect, _strings
 from crossfn.gocompat.sprig._sources import Sources
 
 __all__ = ["functions", "sort_alpha"]
@@ -115,8 +115,6 @@ def initial(v: Any) -> list[Any]:
 
 def sort_alpha(v: Any) -> values.GoSlice:
     """Sprig's ``sortAlpha``: a slice's elements as strings, sorted bytewise; anything else as ``[strval]``."""
-    from crossfn.gocompat.sprig import _strings  # noqa: PLC0415 -- _strings imports nothing of this module
-
     if _reflect.is_list(v):
         return values.GoSlice(sorted(_strings.strslice(v), key=values.to_bytes), elem="string")
     return values.GoSlice([_reflect.strval(v)], elem="string")

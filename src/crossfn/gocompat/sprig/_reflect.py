@@ -110,11 +110,6 @@ def strval(v: Any) -> str:
     return fmt.sprint(v)
 
 
-def elements(v: Any) -> list[Any]:
-    """The elements of a slice as ``reflect.Value.Index(i).Interface()`` gives them."""
-    return list(v)
-
-
 def interface_conversion(v: Any, want: str) -> gofunc.Panic:
     """The panic of a failed type assertion ``v.(want)`` on an ``interface {}``."""
     got = "nil" if v is None else values.type_name(v)

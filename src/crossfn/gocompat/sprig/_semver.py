@@ -184,12 +184,18 @@ class Version(values.GoNamed):
             "Compare": f(lambda o: values.GoInt(self.compare(_deref(o))), (version,), "int"),
             "LessThan": f(lambda o: self.compare(_deref(o)) < 0, (version,), "bool"),
             "GreaterThan": f(lambda o: self.compare(_deref(o)) > 0, (version,), "bool"),
-            "Equal": f(lambda o: o is not None and self.compare(o) == 0, (version,), "bool"),
+            "Equal": f(self._equal, (version,), "bool"),
         }
         if self.library >= "v3.3.0":
             methods["LessThanEqual"] = f(lambda o: self.compare(_deref(o)) <= 0, (version,), "bool")
             methods["GreaterThanEqual"] = f(lambda o: self.compare(_deref(o)) >= 0, (version,), "bool")
         return methods
+
+    def _equal(self, o: Version | None) -> bool:
+        """``Equal``: 3.3.0 made a nil argument unequal; before, it panicked as Compare does."""
+        if o is None and self.library >= "v3.3.0":
+            return False
+        return self.compare(_deref(o)) == 0
 
     def _inc_patch(self) -> Version:
         if self.pre:
