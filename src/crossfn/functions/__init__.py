@@ -29,7 +29,13 @@ from crossfn.sdk import _loader
 
 __all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark")
+_PACKAGES = (
+    "patch_and_transform",
+    "auto_ready",
+    "starlark",
+    "environment_configs",
+    "extra_resources",
+)
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 

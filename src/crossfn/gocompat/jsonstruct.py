@@ -197,7 +197,7 @@ def _field(st: Struct, key: str, strict: bool) -> str | None:
 def _value(v: Any, t: Type, ctx: _Context) -> Any:
     if v is None:
         return None
-    if t == ANY:
+    if isinstance(t, Scalar) and t.kind == "any":
         return v
     if isinstance(t, Scalar):
         if t.kind == "uint64":
