@@ -35,6 +35,7 @@ _PACKAGES = (
     "starlark",
     "environment_configs",
     "extra_resources",
+    "cel_filter",
     "dummy",
 )
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
