@@ -34,10 +34,12 @@ from typing import Any
 
 from crossfn import errors
 
-__all__ = ["CheckError", "Declarations", "check", "display"]
+__all__ = ["BOOL", "DYN", "CheckError", "Declarations", "check", "display"]
 
 DYN = "dyn"
+"""cel-go's name for the dynamic type (a Struct field, a map(string, dyn) value)."""
 BOOL = "bool"
+"""cel-go's name for the bool type."""
 _ERROR = "*error*"
 
 _LITERALS = {

@@ -28,7 +28,11 @@ def _kept(fn: cel_filter.CelFilter, inp: dict[str, Any], **request: Any) -> tupl
     return sorted(rsp.desired.resources), fatals
 
 
-THREE: dict[str, dict[str, Any]] = {"matching-resource-a": {}, "matching-resource-b": {}, "non-matching-resource": {}}
+THREE: dict[str, dict[str, Any]] = {
+    "matching-resource-a": {},
+    "matching-resource-b": {},
+    "non-matching-resource": {},
+}
 
 
 @pytest.mark.parametrize("fn", [V01, V02], ids=["v0.1.1", "v0.2.0"])
