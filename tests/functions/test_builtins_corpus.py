@@ -19,7 +19,7 @@ there that names one of these four functions is rendered here, in both modes
   print (environment-configs v0.7.1's ``examples/*/README.md``, kept in
   ``environment_configs/golden/``). The cel-filter example names its package
   ``function-cel-filter`` (no registry, organisation or tag, as a Development
-  runtime needs); it is rendered with the release tag that name stands for.
+  runtime needs), which stands for the newest release crossfn knows.
 """
 
 from __future__ import annotations
@@ -27,21 +27,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import corpus
 import pytest
 import yaml
 
 from crossfn import cli
 
-
-def _corpus() -> Path:
-    """``../shared/corpus`` next to the checkout (worktrees nest one level deeper: the nearest one up)."""
-    for parent in Path(__file__).resolve().parents[2:]:
-        if (parent / "shared" / "corpus").is_dir():
-            return parent / "shared" / "corpus"
-    raise FileNotFoundError("no shared/corpus above the checkout: the corpus tests need ../shared/corpus")
-
-
-CORPUS = _corpus()
+CORPUS = corpus.root() if corpus.available() else Path("shared/corpus")
+"""The corpus (tests call ``corpus.root()``, which fails in CI and skips elsewhere when it is missing)."""
 E2E = CORPUS / "crossplane-e2e" / "test" / "e2e" / "manifests"
 E2E_120 = CORPUS / "crossplane-e2e-v1.20.0" / "test" / "e2e" / "manifests"
 GOLDEN = Path(__file__).parent / "environment_configs" / "golden"
@@ -49,6 +42,7 @@ MODES = [pytest.param([], id="default"), pytest.param(["--classic"], id="classic
 
 
 def _docs(path: Path) -> list[dict[str, Any]]:
+    corpus.root()  # a missing corpus fails in CI and skips elsewhere, as every corpus test does
     return [d for d in yaml.safe_load_all(path.read_text()) if d]
 
 
@@ -102,6 +96,7 @@ DUMMY = _dummy_compositions()
 def test_dummy_corpus_size() -> None:
     """21 e2e Compositions name function-dummy (19 of Crossplane's main, 2 of v1.20.0); all but the two
     of ``xrd/referenceable-version-change`` (below) come with a Functions file."""
+    assert corpus.root() == CORPUS
     assert len(DUMMY) == 19
 
 
@@ -169,17 +164,13 @@ def test_dummy_rejects_resources_input(
     ), err
 
 
-def _without_development(
-    src: Path, dst: Path, keep: set[str] | None = None, pin: dict[str, str] | None = None
-) -> Path:
+def _without_development(src: Path, dst: Path, keep: set[str] | None = None) -> Path:
     """The Functions file as shipped, less the Development runtime annotation (and, with ``keep``, other Functions)."""
     docs = []
     for d in _docs(src):
         if keep is not None and d["metadata"]["name"] not in keep:
             continue
         (d["metadata"].get("annotations") or {}).pop("render.crossplane.io/runtime", None)
-        if pin and d["metadata"]["name"] in pin:
-            d["spec"]["package"] = pin[d["metadata"]["name"]]
         docs.append(d)
     dst.write_text(yaml.safe_dump_all(docs))
     return dst
@@ -265,12 +256,15 @@ def test_cel_filter_example(mode: list[str], tmp_path: Path, capsys: pytest.Capt
     table's ``spec`` and the set of composed resources are compared.
     """
     d = CORPUS / "fn-cel-filter" / "example"
-    pin = {"function-cel-filter": "xpkg.crossplane.io/crossplane-contrib/function-cel-filter:v0.2.0"}
-    functions = _without_development(d / "functions.yaml", tmp_path / "functions.yaml", pin=pin)
+    functions = _without_development(d / "functions.yaml", tmp_path / "functions.yaml")
     code = cli.main(["render", str(d / "xr.yaml"), str(d / "composition.yaml"), str(functions), *mode])
     out, err = capsys.readouterr()
     assert code == 0, err
-    assert "as the built-in cel-filter" in err and "as the built-in patch-and-transform" in err
+    assert (
+        "crossfn: note: running function-cel-filter (the name its own examples use: the newest release crossfn "
+        "knows, v0.2.0 of 2026-03-22) as the built-in cel-filter (behaves as v0.2.0)"
+    ) in err.splitlines()
+    assert "as the built-in patch-and-transform" in err
     docs = _docs_text(out)
     assert [c["kind"] for c in docs[1:]] == ["Table"]
     assert docs[1]["spec"] == {

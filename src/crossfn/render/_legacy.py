@@ -1,8 +1,10 @@
 """Rendering a legacy ``mode: Resources`` Composition, which ``crossplane render`` rejects.
 
 Crossplane v1 Compositions carry patch-and-transform inside the Composition
-(``spec.resources``, ``spec.patchSets``, ``spec.environment``). Render accepts
-one spelled ``mode: Resources`` by converting it, as
+(``spec.resources``, ``spec.patchSets``, ``spec.environment``). Crossplane v1's
+CRD defaulted ``spec.mode`` to ``Resources``, so such Compositions almost never
+spell it: :func:`mode` reads one with ``spec.resources`` and no ``spec.mode``
+as ``Resources``. Render accepts a legacy Composition by converting it, as
 ``crossfn convert pipeline-composition`` does
 (:func:`crossfn.functions.patch_and_transform.convert.to_pipeline`), into a
 Pipeline that calls ``function-patch-and-transform`` and, when the Composition
@@ -10,17 +12,18 @@ uses the native environment, ``function-environment-configs``.
 
 The converted steps name Functions the user's Functions file may not define:
 
-* patch-and-transform is a crossfn built-in, so a Function entry for it is
-  supplied when the file has none (it then runs in-process);
-* environment-configs is not a built-in: if the converted pipeline needs it
-  and the file does not define it, render fails with an error saying so.
+* both are crossfn built-ins, so a Function entry for each the converted
+  pipeline calls is supplied when the file has none (it then runs in-process,
+  as the newest release the built-in reproduces).
 
 A Function counts as defining one of these when its name is the converter's
 default name or its package is that function's package (any registry, tag or
 digest); the converted steps then call it by its name.
 
-A Composition without ``spec.mode`` is left alone (render rejects it, as
-upstream does): it may just as well be a Pipeline that lost its mode.
+A Composition without ``spec.mode`` and without ``spec.resources`` is left
+alone (render rejects it, as upstream does): it may be a Pipeline that lost its
+mode. Every error about a legacy Composition names
+``crossfn convert pipeline-composition``, the way to see and keep its Pipeline.
 """
 
 from __future__ import annotations
@@ -31,12 +34,16 @@ from typing import Any
 from crossfn import errors
 from crossfn.functions.patch_and_transform import convert
 
-__all__ = ["LEGACY_MODE", "to_pipeline"]
+__all__ = ["LEGACY_MODE", "mode", "to_pipeline"]
 
 LEGACY_MODE = "Resources"
+_CONVERT = "crossfn convert pipeline-composition"
 _FUNCTION_API = "pkg.crossplane.io/v1"
-_PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION + ":v0.10.8"
-"""The version the built-in reproduces, so the supplied entry runs it (``crossfn.functions.resolve``)."""
+_PACKAGES = {
+    convert.DEFAULT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8",
+    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1",
+}
+"""Versions the built-ins reproduce, so the supplied entries run them (``crossfn.functions.resolve``)."""
 
 
 def _package_name(fn: Mapping[str, Any]) -> str:
@@ -62,13 +69,24 @@ def _find(fns: Sequence[Mapping[str, Any]], default: str) -> str | None:
     return None
 
 
+def mode(comp: Mapping[str, Any]) -> Any:
+    """The Composition's mode as Crossplane v1 read it: ``spec.mode``, else ``Resources`` when it has
+    ``spec.resources`` (the v1 CRD's default), else None (no mode to go by)."""
+    spec = comp.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    if "mode" in spec:
+        return spec["mode"]
+    return LEGACY_MODE if "resources" in spec else None
+
+
 def _builtin_function(name: str) -> dict[str, Any]:
-    """The Function entry render supplies for the built-in patch-and-transform."""
+    """The Function entry render supplies for built-in ``name`` (patch-and-transform or environment-configs)."""
     return {
         "apiVersion": _FUNCTION_API,
         "kind": "Function",
         "metadata": {"name": name},
-        "spec": {"package": _PT_PACKAGE},
+        "spec": {"package": _PACKAGES[name]},
     }
 
 
@@ -86,11 +104,13 @@ def to_pipeline(
     """Convert a ``mode: Resources`` Composition; returns it, the Functions to use, and a note for the user.
 
     The Functions are ``fns`` plus, when they lack one, a built-in
-    patch-and-transform entry. Raises :class:`~crossfn.errors.InputError`
-    when the conversion fails or needs function-environment-configs that
-    ``fns`` does not define.
+    patch-and-transform entry, and a built-in environment-configs entry when
+    the Composition uses the native environment. Raises
+    :class:`~crossfn.errors.InputError` when the conversion fails.
     """
     name = errors.quote(_function_name(comp))
+    spec = comp.get("spec")
+    spelled = isinstance(spec, Mapping) and "mode" in spec
     pt = _find(fns, convert.DEFAULT_FUNCTION)
     env = _find(fns, convert.DEFAULT_ENVIRONMENT_FUNCTION)
     try:
@@ -100,18 +120,23 @@ def to_pipeline(
             environment_function_name=env or convert.DEFAULT_ENVIRONMENT_FUNCTION,
         )
     except errors.InputError as exc:
-        raise errors.InputError(f"cannot convert Composition {name} to a pipeline: {exc}") from exc
-    assert converted is not None, "the caller converts only mode: Resources, which the converter never skips"
-    if env is None and _uses(converted, convert.DEFAULT_ENVIRONMENT_FUNCTION):
         raise errors.InputError(
-            f"cannot render Composition {name}: it uses mode: Resources with spec.environment, which needs "
-            f"Function {errors.quote(convert.DEFAULT_ENVIRONMENT_FUNCTION)} (not a crossfn built-in); "
-            "add it to the Functions file"
-        )
+            f"cannot convert Composition {name} to a pipeline: {exc} (as {_CONVERT} would)"
+        ) from exc
+    assert converted is not None, "the caller converts only mode: Resources, which the converter never skips"
+    uses_env = _uses(converted, env or convert.DEFAULT_ENVIRONMENT_FUNCTION)
+    if env is None and uses_env:
+        fns = [*fns, _builtin_function(convert.DEFAULT_ENVIRONMENT_FUNCTION)]
     if pt is None:
         fns = [*fns, _builtin_function(convert.DEFAULT_FUNCTION)]
+    how = (
+        "uses mode: Resources"
+        if spelled
+        else "has spec.resources and no spec.mode, so mode: Resources (Crossplane v1's default)"
+    )
+    with_env = f" and {env or convert.DEFAULT_ENVIRONMENT_FUNCTION}" if uses_env else ""
     note = (
-        f"Composition {name} uses mode: Resources; rendering it as a Pipeline with "
-        f"{pt or convert.DEFAULT_FUNCTION} (see crossfn convert pipeline-composition)"
+        f"Composition {name} {how}; rendering it as a Pipeline with "
+        f"{pt or convert.DEFAULT_FUNCTION}{with_env} (see {_CONVERT})"
     )
     return converted, fns, note
