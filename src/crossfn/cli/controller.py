@@ -366,7 +366,7 @@ def settings_from(args: argparse.Namespace) -> Any:
 def _init(args: argparse.Namespace) -> int:
     import asyncio  # noqa: PLC0415 -- keep `crossfn --help` fast
 
-    from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
+    from crossfn.controller.manager import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
 
     for line in asyncio.run(manager.install_crds(args.kubeconfig, args.context)):
         print(line)
@@ -376,7 +376,7 @@ def _init(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     import asyncio  # noqa: PLC0415 -- keep `crossfn --help` fast
 
-    from crossfn.controller import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
+    from crossfn.controller.manager import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
 
     settings = settings_from(args)
     le = settings.leader_election
