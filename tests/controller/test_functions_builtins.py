@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _functions
+from crossfn.controller.packages import _functions
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import testing
 
