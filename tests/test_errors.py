@@ -101,6 +101,10 @@ _SIGNALS = {
     "crossfn.functions.sequencer._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.status_transformer._MatchError": "unwinds to the failure condition upstream sets",
     "crossfn.gocompat.jsonstruct._Stop": "stops strict decoding at the first error",
+    "crossfn.functions._selection.Panic": "unwinds to the Fatal result given where upstream's Go code crashes",
+    "crossfn.functions.environment_configs._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.extra_resources._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.cel_filter._Fatal": "unwinds to the one Fatal result upstream's code returns",
 }
 
 
