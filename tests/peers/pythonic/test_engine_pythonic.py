@@ -103,5 +103,5 @@ async def test_connection_details_guide_under_the_engine(pythonic: dict[str, str
         "False", "Unready resources: connection-secret",
     ), "pythonic's auto-ready saw the observed User and keys Ready; the Secret is not observed yet"  # fmt: skip
     assert [e.message for e in result.events if "after pythonic" in e.message] == [
-        "after pythonic: access-key-0,access-key-1,user"
+        "after pythonic: access-key-0,access-key-1,connection-secret,user"
     ]
