@@ -336,7 +336,8 @@ def _interpreter(want: Wanted, given: str | None) -> tuple[str, str]:
         version = _version_of(candidate)
         if version is not None and low <= version[:2] < high:
             return (shutil.which(candidate) or candidate), ".".join(map(str, version))
-    names = ", ".join(f"python{major}.{minor}" for major, minor in _minors(low, high))
+    *first, last = [f"python{major}.{minor}" for major, minor in _minors(low, high)]
+    names = f"{', '.join(first)} or {last}" if first else last
     raise errors.InputError(
         f"{want.requirement} needs Python {want.python_text()}; this is Python "
         f"{'.'.join(map(str, sys.version_info[:3]))} and there is no {names} on PATH: "

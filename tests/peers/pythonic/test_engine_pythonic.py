@@ -9,6 +9,7 @@ details (a Secret pythonic composes) and readiness come out as pythonic composes
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -49,7 +50,7 @@ def after(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
 
 
 async def test_connection_details_guide_under_the_engine(pythonic: dict[str, str]) -> None:
-    found = installs.find(pythonic["package"], installs.Path(pythonic["functions_dir"]))
+    found = installs.find(pythonic["package"], Path(pythonic["functions_dir"]))
     assert found is not None, "the peer environment's install is found as render finds it"
     composition = yaml.safe_load((GUIDE / "composition-pythonic.yaml").read_text())
     xr = {**yaml.safe_load((GUIDE / "my-keys.yaml").read_text()), "apiVersion": "example.org/v1alpha1"}
@@ -72,7 +73,9 @@ async def test_connection_details_guide_under_the_engine(pythonic: dict[str, str
     try:
         address = await server.target()
         runner = engine.build_runner(
-            engine.RoutingRunner({"function-pythonic": grpc_runner, "after": engine.InProcessRunner({"after": after})})
+            engine.RoutingRunner(
+                {"function-pythonic": grpc_runner, "after": engine.InProcessRunner({"after": after})}
+            )
         )
         step = composition["spec"]["pipeline"][0]
         steps = [

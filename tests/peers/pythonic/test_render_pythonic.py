@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import os
 import shlex
+import socket
 import subprocess
 import sys
+import time
 from pathlib import Path
 from typing import Any
 
@@ -199,7 +201,11 @@ def test_connection_details_guide_composes_after_its_dependencies(
         }
         for ix in range(2)
     }
-    assert _conditions(second[0])["ResourcesComposed"] == ("True", "AllComposed", "All resources are composed")
+    assert _conditions(second[0])["ResourcesComposed"] == (
+        "True",
+        "AllComposed",
+        "All resources are composed",
+    )
 
 
 _README_XR = """apiVersion: pythonic.fn.crossplane.io/v1alpha1
@@ -249,7 +255,9 @@ def test_readme_quick_start_renders_what_the_readme_shows(pythonic: dict[str, st
 
 EXAMPLES = [
     pytest.param("get-started-app", (), id="get-started-app"),
-    pytest.param("function-go-templating/functions/getCompositeResource", (), id="go-templating-getCompositeResource"),
+    pytest.param(
+        "function-go-templating/functions/getCompositeResource", (), id="go-templating-getCompositeResource"
+    ),
     pytest.param("function-go-templating/conditions", (), id="go-templating-conditions"),
     pytest.param("function-go-templating/functions/include", (), id="go-templating-include"),
     pytest.param("function-go-templating/functions/toYaml", (), id="go-templating-toYaml"),
@@ -272,7 +280,9 @@ EXAMPLES = [
 ]
 
 
-def _normalised(docs: list[dict[str, Any]]) -> tuple[dict[str, Any], dict[str, tuple[str, str, str]], list[Any]]:
+def _normalised(
+    docs: list[dict[str, Any]],
+) -> tuple[dict[str, Any], dict[str, tuple[str, str, str]], list[Any]]:
     """What both renderers decide alike: the XR's status and conditions, and the composed resources.
 
     Left out: what each renderer adds on its own. crossplane render (and crossfn) names composed
@@ -337,8 +347,6 @@ def test_pythonics_own_examples_name_a_package_that_runs_as_shipped(pythonic: di
 
 
 def _free_port() -> int:
-    import socket  # noqa: PLC0415 -- only the Development case needs it
-
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         port: int = s.getsockname()[1]
@@ -346,9 +354,6 @@ def _free_port() -> int:
 
 
 def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
-    import socket  # noqa: PLC0415 -- only the Development case needs it
-    import time  # noqa: PLC0415 -- see above
-
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline:
         assert proc.poll() is None, "function-pythonic exited before serving"
