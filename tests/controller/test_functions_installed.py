@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _functions
+from crossfn.controller.packages import _functions
 from crossfn.functions import installs
 
 PYTHONIC = "xpkg.crossplane.io/crossplane-contrib/function-pythonic:v0.3.0"

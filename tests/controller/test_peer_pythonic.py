@@ -20,8 +20,9 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _manager, _settings
+from crossfn.controller import _settings
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.manager import _manager
 
 from .e2e_support import (
     CONTROLLER_NAMESPACE,
