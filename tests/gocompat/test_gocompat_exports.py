@@ -25,6 +25,8 @@ MODULES = [
     "time",
     "yaml_loader",
     "yaml_emitter",
+    "protojson",
+    "celcheck",
 ]
 
 
