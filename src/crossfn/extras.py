@@ -21,6 +21,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "validate": ("celpy",),
     "starlark": ("starlark",),
     "controller": ("celpy", "lightkube", "httpx2", "msgspec", "cryptography"),
+    "crypto": ("cryptography", "bcrypt"),
 }
 """Each extra and the modules it installs that crossfn imports (the rest are their dependencies)."""
 
