@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "render": ("celpy",),
     "validate": ("celpy",),
     "starlark": ("starlark",),
+    "kcl": ("kcl_lib",),
     "controller": ("celpy", "lightkube", "httpx2", "msgspec", "cryptography"),
 }
 """Each extra and the modules it installs that crossfn imports (the rest are their dependencies)."""

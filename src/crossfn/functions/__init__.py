@@ -29,7 +29,7 @@ from crossfn.sdk import _loader
 
 __all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark")
+_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "kcl")
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 
