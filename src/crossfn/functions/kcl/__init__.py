@@ -197,8 +197,8 @@ class Kcl:
         job["pkgs"] = sorted(packages.items())
         return job
 
-    async def _program(self, inp: _input.Input, all_params: Mapping[str, Any]) -> Any:
-        """Run the program; its output as JSON data."""
+    async def _program(self, inp: _input.Input, all_params: Mapping[str, Any]) -> list[Any]:
+        """Run the program; its output documents (one, unless the program's value is a list)."""
         try:
             job = self._job(inp, all_params)
         except errors.FunctionInputError as exc:
@@ -223,7 +223,7 @@ class Kcl:
             )
         if "memory" in reply:
             raise _Failed(f"{_RUN_FAILED}the KCL program exceeded its memory limit of {limits.memory_limit >> 20} MiB")
-        return json.loads(reply["ok"])
+        return _documents(reply["ok"])
 
 
 def _death(exc: _sandbox.SandboxDiedError, limits: Limits) -> str:
@@ -234,8 +234,28 @@ def _death(exc: _sandbox.SandboxDiedError, limits: Limits) -> str:
     return f"the KCL program stopped its worker process: {exc}"
 
 
-def _items(doc: Any) -> list[dict[str, Any]]:
-    """The output's ``items`` (krm-kcl's unwrapping), or the whole output as one item; null items are skipped."""
+def _documents(text: str) -> list[Any]:
+    """The JSON documents of KCL's output: one per line (a list at the top level is a stream of its elements)."""
+    decoder = json.JSONDecoder()
+    docs = []
+    i = 0
+    while True:
+        while i < len(text) and text[i].isspace():
+            i += 1
+        if i >= len(text):
+            return docs
+        doc, i = decoder.raw_decode(text, i)
+        docs.append(doc)
+
+
+def _items(docs: list[Any]) -> list[dict[str, Any]]:
+    """krm-kcl's unwrapping: one document's ``items``, or the document itself, or every document of a stream.
+
+    Null items are skipped (function-kcl v0.12.1; earlier releases crashed on them).
+    """
+    if len(docs) != 1:
+        return _objects(docs)
+    doc = docs[0]
     items: Any = doc
     if isinstance(doc, dict) and "items" in doc:
         items = doc["items"] if doc["items"] is not None else []
@@ -244,6 +264,10 @@ def _items(doc: Any) -> list[dict[str, Any]]:
             raise _Failed(f"{_RUN_FAILED}wrong node kind: expected SequenceNode but got {kind}")
     else:
         items = [doc]
+    return _objects(items)
+
+
+def _objects(items: list[Any]) -> list[dict[str, Any]]:
     out = []
     for i, item in enumerate(items):
         if item is None:
