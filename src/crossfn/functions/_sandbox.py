@@ -58,7 +58,7 @@ class SandboxDiedError(SandboxError):
         self.status = status
 
 
-class _Cancelled(SandboxError):
+class _CancelledError(SandboxError):
     """The caller gave up before its job ran; never seen by the caller, whose await was cancelled."""
 
 
@@ -192,14 +192,14 @@ class Pool:
         deadline = time.monotonic() + hard_timeout
         while not self._slots.acquire(timeout=0.05):
             if ticket.cancelled:
-                raise _Cancelled("cancelled")
+                raise _CancelledError("cancelled")
             if time.monotonic() > deadline:
                 raise SandboxTimeoutError("no worker process became free before the hard deadline")
         try:
             worker = self._take()
             if not ticket.attach(worker):
                 worker.close()
-                raise _Cancelled("cancelled")
+                raise _CancelledError("cancelled")
             try:
                 reply = worker.call(line, deadline)
             except BaseException:

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import datetime
+from collections.abc import Iterator
 from typing import Any
 
 from google.protobuf import json_format
@@ -39,7 +41,12 @@ def request(
             s["source"] = source
         if target is not None:
             s["target"] = target
-        body["input"] = {"apiVersion": "krm.kcl.dev/v1alpha1", "kind": "KCLInput", "metadata": {"name": "basic"}, "spec": s}
+        body["input"] = {
+            "apiVersion": "krm.kcl.dev/v1alpha1",
+            "kind": "KCLInput",
+            "metadata": {"name": "basic"},
+            "spec": s,
+        }
     return json_format.ParseDict(body, fnv1.RunFunctionRequest())
 
 
@@ -62,3 +69,12 @@ def desired(rsp: fnv1.RunFunctionResponse) -> dict[str, Any]:
 
 def results(rsp: fnv1.RunFunctionResponse) -> list[tuple[str, str]]:
     return [(fnv1.Severity.Name(r.severity), r.message) for r in rsp.results]
+
+
+def pool_limits() -> Iterator[kcl.Limits]:
+    """Small, quick limits for a test module's fixture: two workers, 5 s, 512 MiB; closed after the module."""
+    lim = kcl.Limits(
+        timeout=datetime.timedelta(seconds=5), memory_limit=512 << 20, max_output=1 << 20, workers=2
+    )
+    yield lim
+    lim.close()

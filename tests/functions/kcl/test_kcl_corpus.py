@@ -122,7 +122,7 @@ CASES: list[Any] = [
 
 @pytest.mark.parametrize("classic", [False, True], ids=["current", "classic"])
 @pytest.mark.parametrize(("argv", "cwd", "error"), CASES)
-def test_corpus_composition_renders(
+def test_corpus_composition_renders(  # noqa: PLR0917 -- pytest passes fixtures and parameters by position
     request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
     argv: Any, cwd: Path | None, error: str, classic: bool,
 ) -> None:  # fmt: skip
@@ -143,7 +143,9 @@ def test_corpus_composition_renders(
     assert out == golden.read_text(encoding="utf-8"), case
 
 
-def test_extra_resources_example_matches_upstream_readme(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_extra_resources_example_matches_upstream_readme(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
     """The classic render of function-kcl's extra-resources example is what its README prints.
 
     The README was printed by a Crossplane 1.x ``crossplane render``, which also set ``generateName`` on

@@ -10,11 +10,13 @@ from typing import Any
 
 import pytest
 from google.protobuf import json_format
+from kcl_support import desired, pool_limits, request, results, run
 
 from crossfn.functions import kcl
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
-from kcl_support import desired, request, results, run
+
+limits = pytest.fixture(scope="module")(pool_limits)
 
 XR = {"apiVersion": "example.org/v1", "kind": "XR", "metadata": {"name": "cool-xr"}, "spec": {"count": 2}}
 CD = {
@@ -31,7 +33,9 @@ def _meta_items(kind: str, body: str) -> str:
     return f'items = [{{\n    apiVersion: "meta.krm.kcl.dev/v1alpha1"\n    kind: "{kind}"\n{body}\n}}]'
 
 
-CONDITIONS = _meta_items("Conditions", """    conditions = [{
+CONDITIONS = _meta_items(
+    "Conditions",
+    """    conditions = [{
         target: "CompositeAndClaim"
         force: False
         condition = {
@@ -49,8 +53,11 @@ CONDITIONS = _meta_items("Conditions", """    conditions = [{
             reason: "SECOND_REASON"
             message: "Encountered an error during validation"
         }
-    }]""")
-EVENTS = _meta_items("Events", """    events = [{
+    }]""",
+)
+EVENTS = _meta_items(
+    "Events",
+    """    events = [{
         target: "CompositeAndClaim"
         event = {
             type: "Warning"
@@ -64,7 +71,8 @@ EVENTS = _meta_items("Events", """    events = [{
             reason: "ValidationFailed"
             message: "The validation failed"
         }
-    }]""")
+    }]""",
+)
 EXTRA = """items = [
 {
   apiVersion: "meta.krm.kcl.dev/v1alpha1"
@@ -112,7 +120,12 @@ DUPLICATE_MESSAGE = (
 
 
 def _requirements_source(kind: str, key: str, name_field: str, template: str = EXTRA) -> str:
-    return template.replace("COOLKIND", "Cool" + kind.removesuffix("s")).replace("KIND", kind).replace("KEY", key).replace("NAME", name_field)
+    return (
+        template.replace("COOLKIND", "Cool" + kind.removesuffix("s"))
+        .replace("KIND", kind)
+        .replace("KEY", key)
+        .replace("NAME", name_field)
+    )
 
 
 def _selectors(kind: str, key: str) -> dict[str, Any]:
@@ -138,11 +151,21 @@ CASES: list[Any] = [
             '                name: "log_checkpoints"\n                value: "on"\n            }]}]\n        }\n    }\n}]\n',
             xr=BARE_XR,
         ),
-        {"composite": BARE_XR, "resources": {"": {
-            "apiVersion": "sql.gcp.upbound.io/v1beta1", "kind": "DatabaseInstance",
-            "spec": {"forProvider": {"project": "test-project",
-                                     "settings": [{"databaseFlags": [{"name": "log_checkpoints", "value": "on"}]}]}},
-        }}},  # fmt: skip
+        {
+            "composite": BARE_XR,
+            "resources": {
+                "": {
+                    "apiVersion": "sql.gcp.upbound.io/v1beta1",
+                    "kind": "DatabaseInstance",
+                    "spec": {
+                        "forProvider": {
+                            "project": "test-project",
+                            "settings": [{"databaseFlags": [{"name": "log_checkpoints", "value": "on"}]}],
+                        }
+                    },
+                }
+            },
+        },
         "Without a target the items go through the Default target, nested lists intact",
         id="DatabaseInstance",
     ),
@@ -150,13 +173,22 @@ CASES: list[Any] = [
         request(
             '{\n    apiVersion: "example.org/v1"\n    kind: "Generated"\n metadata.annotations = '
             '{"krm.kcl.dev/composition-resource-name": "custom-composition-resource-name"}\n}',
-            target="Default", xr=BARE_XR,
+            target="Default",
+            xr=BARE_XR,
         ),
-        {"composite": BARE_XR, "resources": {"custom-composition-resource-name": {
-            "apiVersion": "example.org/v1", "kind": "Generated", "metadata": {"annotations": {}}}}},
+        {
+            "composite": BARE_XR,
+            "resources": {
+                "custom-composition-resource-name": {
+                    "apiVersion": "example.org/v1",
+                    "kind": "Generated",
+                    "metadata": {"annotations": {}},
+                }
+            },
+        },
         "The name annotation names the resource and is removed, leaving empty annotations",
         id="CustomCompositionResourceNameIsSet",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(
             'items = [\n{\n    apiVersion: "example.org/v1"\n    kind: "Generated"\n metadata.annotations = '
@@ -165,86 +197,170 @@ CASES: list[Any] = [
             '{"krm.kcl.dev/composition-resource-name": "custom-composition-resource-name-1"}\n}\n]\n',
             xr=BARE_XR,
         ),
-        {"composite": BARE_XR, "resources": {
-            f"custom-composition-resource-name-{i}": {"apiVersion": "example.org/v1", "kind": "Generated",
-                                                       "metadata": {"annotations": {}}} for i in (0, 1)}},
+        {
+            "composite": BARE_XR,
+            "resources": {
+                f"custom-composition-resource-name-{i}": {
+                    "apiVersion": "example.org/v1",
+                    "kind": "Generated",
+                    "metadata": {"annotations": {}},
+                }
+                for i in (0, 1)
+            },
+        },
         "Several items with different names are several desired resources",
         id="MultipleResource",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_requirements_source("ExtraResources", "extra-resource", "matchName"), target="Default", xr=XR,
-                desired_xr=XR, desired={"cool-cd": CD}),
-        {"composite": XR, "resources": {"cool-cd": CD},
-         "requirements": {"extraResources": _selectors("ExtraResource", "extra-resource")}},
+        request(
+            _requirements_source("ExtraResources", "extra-resource", "matchName"),
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
+            desired={"cool-cd": CD},
+        ),
+        {
+            "composite": XR,
+            "resources": {"cool-cd": CD},
+            "requirements": {"extraResources": _selectors("ExtraResource", "extra-resource")},
+        },
         "ExtraResources items become requirements; empty matchLabels match everything",
         id="ExtraResources",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(
             'items = [{ apiVersion: "meta.krm.kcl.dev/v1alpha1", kind: "ExtraResources", requirements = { '
             '"cool-ns-resource-matchname" = { apiVersion: "example.m.org/v1", kind: "CoolExtraResource", '
             'matchNamespace: "cool-ns-scoped-ns", matchName: "cool-ns-scoped-resource" } } }]',
-            target="Default", xr=XR, desired_xr=XR,
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
         ),
-        {"composite": XR, "resources": {}, "requirements": {"extraResources": {"cool-ns-resource-matchname": {
-            "apiVersion": "example.m.org/v1", "kind": "CoolExtraResource", "namespace": "cool-ns-scoped-ns",
-            "matchName": "cool-ns-scoped-resource"}}}},
+        {
+            "composite": XR,
+            "resources": {},
+            "requirements": {
+                "extraResources": {
+                    "cool-ns-resource-matchname": {
+                        "apiVersion": "example.m.org/v1",
+                        "kind": "CoolExtraResource",
+                        "namespace": "cool-ns-scoped-ns",
+                        "matchName": "cool-ns-scoped-resource",
+                    }
+                }
+            },
+        },
         "matchNamespace selects a namespace",
         id="ExtraResourcesNamespacedMatchName",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request('items = [v.Resource for v in option("params").extraResources["cool1"]]\n', target="Default",
-                extra_resources={"cool1": {"items": [{"resource": XR}, {"resource": CD}]}}),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {
-            "cool-xr": XR, "cool-cd": {**CD, "metadata": {"annotations": {}, "name": "cool-cd"}}}},
+        request(
+            'items = [v.Resource for v in option("params").extraResources["cool1"]]\n',
+            target="Default",
+            extra_resources={"cool1": {"items": [{"resource": XR}, {"resource": CD}]}},
+        ),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {
+                "cool-xr": XR,
+                "cool-cd": {**CD, "metadata": {"annotations": {}, "name": "cool-cd"}},
+            },
+        },
         "option('params').extraResources holds the request's extra resources",
         id="ExtraResourcesIn",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_requirements_source("ExtraResources", "extra-resource", "matchName", DUPLICATE_KEY),
-                target="Default", xr=XR, desired_xr=XR, desired={"cool-cd": CD}),
-        {"composite": XR, "resources": {"cool-cd": CD},
-         "results": [("SEVERITY_FATAL", f'{PROCESS}duplicate extra resource key "cool-extra-resource"')]},
+        request(
+            _requirements_source("ExtraResources", "extra-resource", "matchName", DUPLICATE_KEY),
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
+            desired={"cool-cd": CD},
+        ),
+        {
+            "composite": XR,
+            "resources": {"cool-cd": CD},
+            "results": [("SEVERITY_FATAL", f'{PROCESS}duplicate extra resource key "cool-extra-resource"')],
+        },
         "A requirement key given twice fails the step; the desired state is unchanged",
         id="DuplicateExtraResourceKey",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_requirements_source("RequiredResources", "required-resource", "name"), target="Default", xr=XR,
-                desired_xr=XR, desired={"cool-cd": CD}),
-        {"composite": XR, "resources": {"cool-cd": CD},
-         "requirements": {"resources": _selectors("RequiredResource", "required-resource")}},
+        request(
+            _requirements_source("RequiredResources", "required-resource", "name"),
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
+            desired={"cool-cd": CD},
+        ),
+        {
+            "composite": XR,
+            "resources": {"cool-cd": CD},
+            "requirements": {"resources": _selectors("RequiredResource", "required-resource")},
+        },
         "RequiredResources items become requirements.resources",
         id="RequiredResources",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(
             'items = [{ apiVersion: "meta.krm.kcl.dev/v1alpha1", kind: "RequiredResources", requirements = { '
             '"cool-ns-resource-matchname" = { apiVersion: "example.m.org/v1", kind: "CoolRequiredResource", '
             'namespace: "cool-ns-scoped-ns", name: "cool-ns-scoped-resource" } } }]',
-            target="Default", xr=XR, desired_xr=XR,
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
         ),
-        {"composite": XR, "resources": {}, "requirements": {"resources": {"cool-ns-resource-matchname": {
-            "apiVersion": "example.m.org/v1", "kind": "CoolRequiredResource", "namespace": "cool-ns-scoped-ns",
-            "matchName": "cool-ns-scoped-resource"}}}},
+        {
+            "composite": XR,
+            "resources": {},
+            "requirements": {
+                "resources": {
+                    "cool-ns-resource-matchname": {
+                        "apiVersion": "example.m.org/v1",
+                        "kind": "CoolRequiredResource",
+                        "namespace": "cool-ns-scoped-ns",
+                        "matchName": "cool-ns-scoped-resource",
+                    }
+                }
+            },
+        },
         "namespace selects a namespace for required resources",
         id="RequiredResourcesNamespacedName",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request('items = [v.Resource for v in option("params").requiredResources["cool1"]]\n', target="Default",
-                required_resources={"cool1": {"items": [{"resource": XR}, {"resource": CD}]}}),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {
-            "cool-xr": XR, "cool-cd": {**CD, "metadata": {"annotations": {}, "name": "cool-cd"}}}},
+        request(
+            'items = [v.Resource for v in option("params").requiredResources["cool1"]]\n',
+            target="Default",
+            required_resources={"cool1": {"items": [{"resource": XR}, {"resource": CD}]}},
+        ),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {
+                "cool-xr": XR,
+                "cool-cd": {**CD, "metadata": {"annotations": {}, "name": "cool-cd"}},
+            },
+        },
         "option('params').requiredResources holds the request's required resources",
         id="RequiredResourcesIn",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_requirements_source("RequiredResources", "required-resource", "name", DUPLICATE_KEY),
-                target="Default", xr=XR, desired_xr=XR, desired={"cool-cd": CD}),
-        {"composite": XR, "resources": {"cool-cd": CD},
-         "results": [("SEVERITY_FATAL", f'{PROCESS}duplicate required resource key "cool-required-resource"')]},
+        request(
+            _requirements_source("RequiredResources", "required-resource", "name", DUPLICATE_KEY),
+            target="Default",
+            xr=XR,
+            desired_xr=XR,
+            desired={"cool-cd": CD},
+        ),
+        {
+            "composite": XR,
+            "resources": {"cool-cd": CD},
+            "results": [
+                ("SEVERITY_FATAL", f'{PROCESS}duplicate required resource key "cool-required-resource"')
+            ],
+        },
         "A required resource key given twice fails the step",
         id="DuplicateRequiredResourceKey",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(xr=BARE_XR),
         {"composite": BARE_XR, "resources": {"": {"apiVersion": "example.org/v1", "kind": "Generated"}}},
@@ -253,50 +369,107 @@ CASES: list[Any] = [
     ),
     pytest.param(
         request(xr=BARE_XR),
-        {"results": [("SEVERITY_FATAL", "invalid function input: spec.source: Required value: kcl source cannot be empty")]},
+        {
+            "results": [
+                (
+                    "SEVERITY_FATAL",
+                    "invalid function input: spec.source: Required value: kcl source cannot be empty",
+                )
+            ]
+        },
         "Without input and without a default source the step fails",
         id="EmptyInputWithoutDefaultSource",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(CONDITIONS.replace("FORCE", "False").replace("SECOND_REASON", "FailedToValidate"), target="Default"),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {}, "conditions": [
-            {"type": "DatabaseReady", "status": "STATUS_CONDITION_FALSE", "reason": "FailedToCreate",
-             "message": "Encountered an error creating the database", "target": "TARGET_COMPOSITE_AND_CLAIM"}]},
+        request(
+            CONDITIONS.replace("FORCE", "False").replace("SECOND_REASON", "FailedToValidate"),
+            target="Default",
+        ),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {},
+            "conditions": [
+                {
+                    "type": "DatabaseReady",
+                    "status": "STATUS_CONDITION_FALSE",
+                    "reason": "FailedToCreate",
+                    "message": "Encountered an error creating the database",
+                    "target": "TARGET_COMPOSITE_AND_CLAIM",
+                }
+            ],
+        },
         "A second condition of the same type without force is dropped",
         id="SetConditions",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(CONDITIONS.replace("FORCE", "True").replace("SECOND_REASON", "DatabaseValidation"), target="Default"),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {}, "conditions": [
-            {"type": "DatabaseReady", "status": "STATUS_CONDITION_FALSE", "reason": "FailedToCreate",
-             "message": "Encountered an error creating the database", "target": "TARGET_COMPOSITE_AND_CLAIM"},
-            {"type": "DatabaseReady", "status": "STATUS_CONDITION_FALSE", "reason": "DatabaseValidation",
-             "message": "Encountered an error during validation", "target": "TARGET_COMPOSITE"}]},
+        request(
+            CONDITIONS.replace("FORCE", "True").replace("SECOND_REASON", "DatabaseValidation"),
+            target="Default",
+        ),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {},
+            "conditions": [
+                {
+                    "type": "DatabaseReady",
+                    "status": "STATUS_CONDITION_FALSE",
+                    "reason": "FailedToCreate",
+                    "message": "Encountered an error creating the database",
+                    "target": "TARGET_COMPOSITE_AND_CLAIM",
+                },
+                {
+                    "type": "DatabaseReady",
+                    "status": "STATUS_CONDITION_FALSE",
+                    "reason": "DatabaseValidation",
+                    "message": "Encountered an error during validation",
+                    "target": "TARGET_COMPOSITE",
+                },
+            ],
+        },
         "A forced condition of the same type is added after the first",
         id="OberwriteCondition",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(EVENTS, target="Default"),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {}, "results": [
-            ("SEVERITY_WARNING", "The resource limit has been exceeded"), ("SEVERITY_WARNING", "The validation failed")],
-         "result_details": [("ResourceLimitExceeded", "TARGET_COMPOSITE_AND_CLAIM"), ("ValidationFailed", "TARGET_COMPOSITE")]},
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {},
+            "results": [
+                ("SEVERITY_WARNING", "The resource limit has been exceeded"),
+                ("SEVERITY_WARNING", "The validation failed"),
+            ],
+            "result_details": [
+                ("ResourceLimitExceeded", "TARGET_COMPOSITE_AND_CLAIM"),
+                ("ValidationFailed", "TARGET_COMPOSITE"),
+            ],
+        },
         "Events become results with their reason and target",
         id="SetEvents",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_meta_items("Context", "    data = {contextField: \"contextValue\"}"), target="Default"),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {}, "context": {"contextField": "contextValue"}},
+        request(_meta_items("Context", '    data = {contextField: "contextValue"}'), target="Default"),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {},
+            "context": {"contextField": "contextValue"},
+        },
         "A Context item sets context keys",
         id="SetContext",
-    ),  # fmt: skip
+    ),
     pytest.param(
-        request(_meta_items("Context", "    data = {contextField: \"contextValue\"}"), target="Default",
-                context={"inputContext": "valueFromPreviousContext"}),
-        {"composite": {"apiVersion": "", "kind": ""}, "resources": {},
-         "context": {"contextField": "contextValue", "inputContext": "valueFromPreviousContext"}},
+        request(
+            _meta_items("Context", '    data = {contextField: "contextValue"}'),
+            target="Default",
+            context={"inputContext": "valueFromPreviousContext"},
+        ),
+        {
+            "composite": {"apiVersion": "", "kind": ""},
+            "resources": {},
+            "context": {"contextField": "contextValue", "inputContext": "valueFromPreviousContext"},
+        },
         "A Context item merges over the request's context",
         id="MergeContext",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(DUPLICATE_NAMES, xr=BARE_XR),
         {"results": [("SEVERITY_FATAL", DUPLICATE_MESSAGE)]},
@@ -304,14 +477,25 @@ CASES: list[Any] = [
         id="DuplicateNameError",
     ),
     pytest.param(
-        request('[{\n    apiVersion: "example.org/v1"\n    kind: "XR"\n metadata.name = "cool-xr"\n},{\n'
-                '    apiVersion: "example.org/v1"\n    kind: "Generated"\n metadata.name = "cool-xr"\n}]',
-                target="Default", xr=BARE_XR),
-        {"composite": {**BARE_XR, "status": {}},
-         "resources": {"cool-xr": {"apiVersion": "example.org/v1", "kind": "Generated", "metadata": {"name": "cool-xr"}}}},
+        request(
+            '[{\n    apiVersion: "example.org/v1"\n    kind: "XR"\n metadata.name = "cool-xr"\n},{\n'
+            '    apiVersion: "example.org/v1"\n    kind: "Generated"\n metadata.name = "cool-xr"\n}]',
+            target="Default",
+            xr=BARE_XR,
+        ),
+        {
+            "composite": {**BARE_XR, "status": {}},
+            "resources": {
+                "cool-xr": {
+                    "apiVersion": "example.org/v1",
+                    "kind": "Generated",
+                    "metadata": {"name": "cool-xr"},
+                }
+            },
+        },
         "An item of the XR's kind patches the XR's status; it does not take a resource name",
         id="ComposedSameNameAsXR",
-    ),  # fmt: skip
+    ),
     pytest.param(
         request(DUPLICATE_NAMES, target="Resources", xr=BARE_XR),
         {"results": [("SEVERITY_FATAL", DUPLICATE_MESSAGE)]},
@@ -338,8 +522,14 @@ def test_run_function(
     if "resources" in want:
         assert desired(rsp) == want["resources"], reason
     if "requirements" in want:
-        got = {k: {n: _selector_dict(s) for n, s in v.items()} for k, v in (
-            ("extraResources", rsp.requirements.extra_resources), ("resources", rsp.requirements.resources)) if v}
+        got = {
+            k: {n: _selector_dict(s) for n, s in v.items()}
+            for k, v in (
+                ("extraResources", rsp.requirements.extra_resources),
+                ("resources", rsp.requirements.resources),
+            )
+            if v
+        }
         assert got == want["requirements"], reason
     else:
         assert not rsp.HasField("requirements"), reason

@@ -23,7 +23,9 @@ ENDLESS = "f = lambda n: int -> int { 0 if n == 0 else f(n - 1) + f(n - 1) }\na 
 @pytest.fixture(scope="module")
 def tight() -> Iterator[kcl.Kcl]:
     """One worker with a 1 s time limit, 256 MiB of address space and 64 KiB of output."""
-    limits = kcl.Limits(timeout=datetime.timedelta(seconds=1), memory_limit=256 << 20, max_output=64 << 10, workers=1)
+    limits = kcl.Limits(
+        timeout=datetime.timedelta(seconds=1), memory_limit=256 << 20, max_output=64 << 10, workers=1
+    )
     yield kcl.Kcl(limits=limits)
     limits.close()
 
@@ -48,7 +50,13 @@ def test_hostile_program_is_one_fatal_line(tight: kcl.Kcl, source: str, want: st
     assert message.startswith(RUN + want), message
     assert "\n" not in message
     # The next program runs in a fresh worker.
-    ok = run(tight, request('items = [{apiVersion: "v1", kind: "A", metadata.name = "n"}]', xr={"apiVersion": "v1", "kind": "X"}))
+    ok = run(
+        tight,
+        request(
+            'items = [{apiVersion: "v1", kind: "A", metadata.name = "n"}]',
+            xr={"apiVersion": "v1", "kind": "X"},
+        ),
+    )
     assert results(ok) == []
     assert list(ok.desired.resources) == ["n"]
 
@@ -58,22 +66,37 @@ def test_cancelled_call_kills_its_worker(tight: kcl.Kcl) -> None:
     req = request(ENDLESS, xr={"apiVersion": "v1", "kind": "X"})
 
     async def give_up() -> None:
-        from crossfn.sdk import response  # noqa: PLC0415 -- only this test builds a response by hand
+        from crossfn.sdk import response
 
         with pytest.raises(TimeoutError):
             await asyncio.wait_for(tight(req, response.to(req)), 0.2)
 
     asyncio.run(give_up())
-    ok = run(tight, request('items = [{apiVersion: "v1", kind: "A", metadata.name = "n"}]', xr={"apiVersion": "v1", "kind": "X"}))
+    ok = run(
+        tight,
+        request(
+            'items = [{apiVersion: "v1", kind: "A", metadata.name = "n"}]',
+            xr={"apiVersion": "v1", "kind": "X"},
+        ),
+    )
     assert results(ok) == []
 
 
 def test_render_timeout_ends_a_runaway_program_in_one_line(tmp_path: Path) -> None:
     """``crossfn render --timeout`` stops a program that would run for ever: one error line, exit status 1."""
-    (tmp_path / "xr.yaml").write_text(yaml.safe_dump({"apiVersion": "example.org/v1", "kind": "XR", "metadata": {"name": "x"}}))
-    (tmp_path / "fns.yaml").write_text(yaml.safe_dump({
-        "apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": {"name": "kcl"},
-        "spec": {"package": "xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.2"}}))
+    (tmp_path / "xr.yaml").write_text(
+        yaml.safe_dump({"apiVersion": "example.org/v1", "kind": "XR", "metadata": {"name": "x"}})
+    )
+    (tmp_path / "fns.yaml").write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "pkg.crossplane.io/v1",
+                "kind": "Function",
+                "metadata": {"name": "kcl"},
+                "spec": {"package": "xpkg.upbound.io/crossplane-contrib/function-kcl:v0.12.2"},
+            }
+        )
+    )
     (tmp_path / "comp.yaml").write_text(yaml.safe_dump({
         "apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "metadata": {"name": "c"},
         "spec": {"compositeTypeRef": {"apiVersion": "example.org/v1", "kind": "XR"}, "mode": "Pipeline", "pipeline": [{

@@ -5,12 +5,14 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from kcl_support import desired, request, results, run
+from kcl_support import desired, pool_limits, request, results, run
 
 from crossfn import functions
 from crossfn.functions import kcl
 from crossfn.functions._releases import kcl as releases
 from crossfn.proto.v1 import run_function_pb2 as fnv1
+
+limits = pytest.fixture(scope="module")(pool_limits)
 
 XR = {"apiVersion": "example.org/v1", "kind": "XR", "metadata": {"name": "x"}}
 PROCESS = "cannot process xr and state with the pipeline output in *v1.RunFunctionResponse: "
@@ -31,12 +33,17 @@ def _invalid_kind(kind: str, wanted: str) -> str:
     return f'{PROCESS}invalid kind "{kind}" for apiVersion "meta.krm.kcl.dev/v1alpha1" - must be {wanted}'
 
 
-EXTRA = _meta("ExtraResources", 'requirements = {r = {apiVersion: "v1", kind: "S", matchName: "s", matchNamespace: "ns"}}')
+EXTRA = _meta(
+    "ExtraResources",
+    'requirements = {r = {apiVersion: "v1", kind: "S", matchName: "s", matchNamespace: "ns"}}',
+)
 REQUIRED = _meta("RequiredResources", 'requirements = {r = {apiVersion: "v1", kind: "S", name: "s"}}')
 CONDITION = _meta("Conditions", 'conditions = [{condition = {type: "T", status: "True", reason: "R"}}]')
 READY = 'items = [{apiVersion: "v1", kind: "A", metadata = {name = "n", annotations = {"krm.kcl.dev/ready" = "True"}}}]'
 PATCH = 'items = [{apiVersion: "v1", kind: "A", metadata.name = "n", spec.list = ["a", "b", "c"]}]'
-DESIRED_LIST = {"n": {"apiVersion": "v1", "kind": "A", "metadata": {"name": "n"}, "spec": {"list": ["a", "b"]}}}
+DESIRED_LIST = {
+    "n": {"apiVersion": "v1", "kind": "A", "metadata": {"name": "n"}, "spec": {"list": ["a", "b"]}}
+}
 
 
 def _fatal(text: str) -> dict[str, Any]:
@@ -103,13 +110,15 @@ CASES: list[Any] = [
 
 
 def _selectors(selectors: Any) -> dict[str, Any]:
-    from google.protobuf import json_format  # noqa: PLC0415 -- only this helper needs it
+    from google.protobuf import json_format
 
     return {name: json_format.MessageToDict(s) for name, s in selectors.items()}
 
 
 @pytest.mark.parametrize(("key", "req", "want", "reason"), CASES)
-def test_behaviour(limits: kcl.Limits, key: str, req: fnv1.RunFunctionRequest, want: dict[str, Any], reason: str) -> None:
+def test_behaviour(
+    limits: kcl.Limits, key: str, req: fnv1.RunFunctionRequest, want: dict[str, Any], reason: str
+) -> None:
     rsp = run(kcl.Kcl(releases.BEHAVIOURS[key], limits=limits), req)
     assert results(rsp) == want.get("results", []), reason
     if "resources" in want:
@@ -137,7 +146,9 @@ def test_default_source_from_environment(
 ) -> None:
     """From v0.10.10 an input without a source runs FUNCTION_KCL_DEFAULT_SOURCE."""
     if env:
-        monkeypatch.setenv(kcl.DEFAULT_SOURCE_ENV, 'items = [{apiVersion: "v1", kind: "A", metadata.name = "d"}]')
+        monkeypatch.setenv(
+            kcl.DEFAULT_SOURCE_ENV, 'items = [{apiVersion: "v1", kind: "A", metadata.name = "d"}]'
+        )
     else:
         monkeypatch.delenv(kcl.DEFAULT_SOURCE_ENV, raising=False)
     rsp = run(kcl.Kcl(releases.BEHAVIOURS[key], limits=limits), request(xr=XR))

@@ -107,10 +107,22 @@ UPSTREAM = Upstream(
     repo="function-kcl",
     objects={key: _object(key) for key in BEHAVIOURS},
     spans=(
-        Span("v0.9.0", "v0.9.2", "kcl@v0.10.0", "v0.9.0 to v0.10.0: no duplicate-name check, no extra resources"),
+        Span(
+            "v0.9.0",
+            "v0.9.2",
+            "kcl@v0.10.0",
+            "v0.9.0 to v0.10.0: no duplicate-name check, no extra resources",
+        ),
         Span("v0.9.2", "v0.9.3", "kcl@v0.9.2", "v0.9.2: a name already desired fails the Default target"),
-        Span("v0.9.3", "v0.9.4", "kcl@v0.9.3", "v0.9.3: a name repeated in the output fails the Default target"),
-        Span("v0.9.4", "v0.10.1", "kcl@v0.10.0", "v0.9.0 to v0.10.0: no duplicate-name check, no extra resources"),
+        Span(
+            "v0.9.3", "v0.9.4", "kcl@v0.9.3", "v0.9.3: a name repeated in the output fails the Default target"
+        ),
+        Span(
+            "v0.9.4",
+            "v0.10.1",
+            "kcl@v0.10.0",
+            "v0.9.0 to v0.10.0: no duplicate-name check, no extra resources",
+        ),
         Span("v0.10.1", "v0.10.9", "kcl@v0.10.8", "v0.10.1 to v0.10.8: extra resources"),
         Span("v0.10.9", "v0.10.10", "kcl@v0.10.9", "v0.10.9: list elements past the end are appended"),
         Span("v0.10.10", "v0.11.1", "kcl@v0.11.0", "v0.10.10 to v0.11.0: FUNCTION_KCL_DEFAULT_SOURCE"),

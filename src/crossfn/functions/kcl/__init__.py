@@ -222,7 +222,9 @@ class Kcl:
                 f"{limits.max_output} bytes"
             )
         if "memory" in reply:
-            raise _Failed(f"{_RUN_FAILED}the KCL program exceeded its memory limit of {limits.memory_limit >> 20} MiB")
+            raise _Failed(
+                f"{_RUN_FAILED}the KCL program exceeded its memory limit of {limits.memory_limit >> 20} MiB"
+            )
         return _documents(reply["ok"])
 
 
@@ -237,7 +239,7 @@ def _death(exc: _sandbox.SandboxDiedError, limits: Limits) -> str:
 def _documents(text: str) -> list[Any]:
     """The JSON documents of KCL's output: one per line (a list at the top level is a stream of its elements)."""
     decoder = json.JSONDecoder()
-    docs = []
+    docs: list[Any] = []
     i = 0
     while True:
         while i < len(text) and text[i].isspace():
@@ -288,7 +290,9 @@ def _state(req: fnv1.RunFunctionRequest, all_params: Mapping[str, Any]) -> _outp
         dxr=json.loads(json.dumps(all_params["dxr"])),
         connection_details=dict(req.desired.composite.connection_details),
         desired={
-            name: _output.Desired(resource.struct_to_dict(r.resource), _params._READY.get(r.ready, "Unspecified"))  # noqa: SLF001 -- the one readiness table
+            name: _output.Desired(
+                resource.struct_to_dict(r.resource), _params._READY.get(r.ready, "Unspecified")
+            )
             for name, r in req.desired.resources.items()
         },
     )
@@ -352,7 +356,8 @@ def _conditions(rsp: fnv1.RunFunctionResponse, conditions: list[dict[str, Any]])
     seen: set[str] = set()
     status = {"True": fnv1.STATUS_CONDITION_TRUE, "False": fnv1.STATUS_CONDITION_FALSE}
     for cs in conditions:
-        cond = cs.get("condition") if isinstance(cs.get("condition"), dict) else {}
+        found = cs.get("condition")
+        cond: dict[str, Any] = found if isinstance(found, dict) else {}
         typ = str(cond.get("type") or "")
         if typ in _SYSTEM_CONDITIONS:
             response.fatal(rsp, f"cannot set ClaimCondition type: {typ} is a reserved Crossplane Condition",
@@ -360,7 +365,9 @@ def _conditions(rsp: fnv1.RunFunctionResponse, conditions: list[dict[str, Any]])
             return False
         if typ in seen and cs.get("force") is not True:
             continue
-        c = rsp.conditions.add(type=typ, reason=str(cond.get("reason") or ""), target=_target(cs.get("target")))
+        c = rsp.conditions.add(
+            type=typ, reason=str(cond.get("reason") or ""), target=_target(cs.get("target"))
+        )
         c.status = status.get(str(cond.get("status")), fnv1.STATUS_CONDITION_UNKNOWN)
         if isinstance(cond.get("message"), str):
             c.message = cond["message"]
@@ -371,13 +378,18 @@ def _conditions(rsp: fnv1.RunFunctionResponse, conditions: list[dict[str, Any]])
 def _events(rsp: fnv1.RunFunctionResponse, events: list[dict[str, Any]]) -> bool:
     severity = {"Normal": fnv1.SEVERITY_NORMAL, "Warning": fnv1.SEVERITY_WARNING}
     for ev in events:
-        event = ev.get("event") if isinstance(ev.get("event"), dict) else {}
+        found = ev.get("event")
+        event: dict[str, Any] = found if isinstance(found, dict) else {}
         typ = event.get("type")
         typ = "Normal" if typ is None else str(typ)
         if typ not in severity:
-            response.fatal(rsp, f"invalid type {typ}, must be one of [Normal, Warning]", target=fnv1.TARGET_COMPOSITE)
+            response.fatal(
+                rsp, f"invalid type {typ}, must be one of [Normal, Warning]", target=fnv1.TARGET_COMPOSITE
+            )
             return False
-        r = rsp.results.add(severity=severity[typ], message=str(event.get("message") or ""), target=_target(ev.get("target")))
+        r = rsp.results.add(
+            severity=severity[typ], message=str(event.get("message") or ""), target=_target(ev.get("target"))
+        )
         if isinstance(event.get("reason"), str):
             r.reason = event["reason"]
     return True

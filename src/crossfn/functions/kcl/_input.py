@@ -111,7 +111,9 @@ def _check(value: object, schema: object, pointer: str) -> None:
         return
     if isinstance(schema, dict):
         if not isinstance(value, dict):
-            raise _decode_error(f"cannot unmarshal JSON {_json_kind(value)} into Go {_GO_TYPES[id(schema)]}", pointer)
+            raise _decode_error(
+                f"cannot unmarshal JSON {_json_kind(value)} into Go {_GO_TYPES[id(schema)]}", pointer
+            )
         for key, member in value.items():
             if key not in schema:
                 raise errors.FunctionInputError(
@@ -125,13 +127,15 @@ def _check(value: object, schema: object, pointer: str) -> None:
         go = {"str": "string", "bool": "bool", "[]str": "[]string", "map": "map[string]runtime.RawExtension",
               "resources": "v1alpha1.ResourceList"}[str(schema)]  # fmt: skip
         raise _decode_error(f"cannot unmarshal JSON {_json_kind(value)} into Go {go}", pointer)
-    if schema == "[]str":
-        for i, item in enumerate(value):  # type: ignore[arg-type] # checked to be a list above
+    if schema == "[]str" and isinstance(value, list):
+        for i, item in enumerate(value):
             _check(item, "str", f"{pointer}/{i}")
-    if schema == "resources":
-        for i, item in enumerate(value):  # type: ignore[arg-type] # checked to be a list above
+    if schema == "resources" and isinstance(value, list):
+        for i, item in enumerate(value):
             if not isinstance(item, dict):
-                raise _decode_error(f"cannot unmarshal JSON {_json_kind(item)} into Go v1alpha1.Resource", f"{pointer}/{i}")
+                raise _decode_error(
+                    f"cannot unmarshal JSON {_json_kind(item)} into Go v1alpha1.Resource", f"{pointer}/{i}"
+                )
             for key in item:
                 if key not in ("name", "base"):
                     raise errors.FunctionInputError(
@@ -139,7 +143,7 @@ def _check(value: object, schema: object, pointer: str) -> None:
                         f"{json.dumps(key)} within {json.dumps(f'{pointer}/{i}')}"
                     )
             _check(item.get("name"), "str", f"{pointer}/{i}/name")
-            base = item.get("base")
+            base: object = item.get("base")
             if base is not None and not isinstance(base, dict):
                 raise _decode_error(f"cannot unmarshal JSON {_json_kind(base)} into Go map[string]interface {{}}",
                                     f"{pointer}/{i}/base")  # fmt: skip
@@ -210,9 +214,13 @@ def _validate(source: str, target: str, resources: Sequence[Resource]) -> None:
         )
     for i, r in enumerate(resources):
         if not r.name:
-            raise errors.FunctionInputError(f"{prefix}spec.Resources[{i}].name: Required value: name cannot be empty")
+            raise errors.FunctionInputError(
+                f"{prefix}spec.Resources[{i}].name: Required value: name cannot be empty"
+            )
         if r.base is None:
-            raise errors.FunctionInputError(f"{prefix}spec.Resources[{i}].base: Required value: base cannot be empty")
+            raise errors.FunctionInputError(
+                f"{prefix}spec.Resources[{i}].base: Required value: base cannot be empty"
+            )
 
 
 def source_kind(source: str) -> str:

@@ -233,7 +233,9 @@ def _object_at(obj: Mapping[str, Any], key: str, what: str) -> dict[str, Any]:
     if value is None:
         return {}
     if not isinstance(value, dict):
-        raise ProcessError(f"{what}: json: cannot unmarshal {_json_kind(value)} into Go value of type map[string]interface {{}}")
+        raise ProcessError(
+            f"{what}: json: cannot unmarshal {_json_kind(value)} into Go value of type map[string]interface {{}}"
+        )
     return value
 
 
@@ -252,8 +254,14 @@ def _json_kind(v: object) -> str:
 def _meta(state: State, item: Mapping[str, Any], behaviour: Behaviour) -> None:
     kind = _str(item, "kind")
     if kind not in behaviour.meta_kinds():
-        wanted = "CompositeConnectionDetails or ExtraResources" if behaviour.extra_resources else "CompositeConnectionDetails"
-        raise ProcessError(f'invalid kind {_go_quote(kind)} for apiVersion "{META_API_VERSION}" - must be {wanted}')
+        wanted = (
+            "CompositeConnectionDetails or ExtraResources"
+            if behaviour.extra_resources
+            else "CompositeConnectionDetails"
+        )
+        raise ProcessError(
+            f'invalid kind {_go_quote(kind)} for apiVersion "{META_API_VERSION}" - must be {wanted}'
+        )
     if kind == "CompositeConnectionDetails":
         data = item.get("data")
         if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
@@ -329,12 +337,21 @@ def _selector(req: Mapping[str, Any], *, extra: bool, behaviour: Behaviour) -> d
     return out
 
 
-def _set_data(data: Any, path: str, obj: dict[str, Any], *, xr: bool, behaviour: Behaviour, wrap: str) -> None:
+def _set_data(
+    data: Any, path: str, obj: dict[str, Any], *, xr: bool, behaviour: Behaviour, wrap: str
+) -> None:
     """``SetData``: write every leaf of ``data`` at its field path into ``obj`` (upstream's path building)."""
     if isinstance(data, dict):
         wrapped = path.endswith((".metadata.annotations", ".metadata.labels"))
         for key, value in data.items():
-            _set_data(value, f"{path}[{key}]" if wrapped else f"{path}.{key}", obj, xr=xr, behaviour=behaviour, wrap=wrap)
+            _set_data(
+                value,
+                f"{path}[{key}]" if wrapped else f"{path}.{key}",
+                obj,
+                xr=xr,
+                behaviour=behaviour,
+                wrap=wrap,
+            )
         return
     if isinstance(data, list):
         for i, value in enumerate(data):

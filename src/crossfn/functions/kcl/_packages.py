@@ -105,16 +105,22 @@ def _dependencies(text: str, what: str) -> Mapping[str, Any]:
     return deps
 
 
-def from_text(text: str, *, base: Path, supplied: Mapping[str, Path] = {}) -> dict[str, str]:  # noqa: B006 -- read only
+def from_text(text: str, *, base: Path, supplied: Mapping[str, Path] = {}) -> dict[str, str]:
     """The packages of ``spec.dependencies`` (``kcl.mod``'s ``[dependencies]`` lines), by name; paths relative to ``base``."""
     if not text.strip():
         return {}
     out: dict[str, str] = {}
-    _resolve(_dependencies(f"[dependencies]\n{text}", "spec.dependencies"), base, supplied, out, "spec.dependencies")
+    _resolve(
+        _dependencies(f"[dependencies]\n{text}", "spec.dependencies"),
+        base,
+        supplied,
+        out,
+        "spec.dependencies",
+    )
     return out
 
 
-def from_kcl_mod(directory: Path, *, supplied: Mapping[str, Path] = {}) -> dict[str, str]:  # noqa: B006 -- read only
+def from_kcl_mod(directory: Path, *, supplied: Mapping[str, Path] = {}) -> dict[str, str]:
     """The packages a KCL module directory's ``kcl.mod`` needs, by name (none without a ``kcl.mod``)."""
     mod = directory / "kcl.mod"
     if not mod.is_file():

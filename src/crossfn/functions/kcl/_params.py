@@ -93,7 +93,9 @@ def _json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
 
 
-def arguments(inp: _input.Input, all_params: Mapping[str, Any], *, user_arguments: bool) -> list[tuple[str, str]]:
+def arguments(
+    inp: _input.Input, all_params: Mapping[str, Any], *, user_arguments: bool
+) -> list[tuple[str, str]]:
     """The program's top-level arguments (``kcl -D name=value``), in krm-kcl's order: the user's first."""
     out: list[tuple[str, str]] = []
     if user_arguments:

@@ -50,7 +50,7 @@ def _args(job: dict[str, Any]) -> kcl_api.ExecProgramArgs:
         from kcl_lib import kcl  # noqa: PLC0415 -- only settings files need kcl-lib's reader of them
 
         for path in settings:
-            kcl._apply_settings(args, path)  # noqa: SLF001 -- kcl-lib's kcl.yaml reader, as its run() uses it
+            kcl._apply_settings(args, path)
     return args
 
 
@@ -58,7 +58,7 @@ def run(api: kcl_api.API, job: dict[str, Any]) -> dict[str, Any]:
     """Run one job; returns the protocol reply."""
     try:
         result = api.exec_program(_args(job))
-    except Exception as exc:  # noqa: BLE001 -- kcl-lib raises plain Exception for every compile error
+    except Exception as exc:
         return {"error": str(exc)}
     if result.err_message:
         return {"error": result.err_message}
