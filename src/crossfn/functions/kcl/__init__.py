@@ -36,13 +36,16 @@ from crossfn import errors
 from crossfn import extras as _extras
 from crossfn.functions import _sandbox
 from crossfn.functions._releases import kcl as _releases
-from crossfn.functions.kcl import _input, _output, _packages, _params
+from crossfn.functions.kcl import _input, _models, _output, _packages, _params
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
 _extras.require("kcl", "crossfn.functions.kcl")  # without the extra: one line naming it
 
-__all__ = ["API_VERSION", "KIND", "Kcl", "Limits", "compose"]
+__all__ = ["API_VERSION", "KIND", "Kcl", "Limits", "compose", "generate_models"]
+
+generate_models = _models.generate
+"""Write KCL models of XRDs and CRDs in the layout project functions import (``crossfn.functions.kcl._models``)."""
 
 API_VERSION = "krm.kcl.dev/v1alpha1"
 """The input's apiVersion."""
