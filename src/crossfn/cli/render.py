@@ -71,7 +71,13 @@ def register(subparsers: Any) -> None:
         type=Path,
         help="A YAML file with the Composition (mode: Pipeline, or a legacy mode: Resources).",
     )
-    p.add_argument("functions", metavar="FUNCTIONS", type=Path, help="A YAML file or directory of Functions.")
+    p.add_argument(
+        "functions",
+        metavar="FUNCTIONS",
+        type=Path,
+        nargs="?",
+        help="A YAML file or directory of Functions. Optional in a project: its Functions and embedded functions.",
+    )
     p.add_argument(
         "--context-files",
         action="append",
@@ -154,6 +160,14 @@ def register(subparsers: Any) -> None:
         help="Check the XR, step inputs and composed resources against their schemas; fail listing the problems.",
     )
     p.add_argument(
+        "-f",
+        "--project-file",
+        type=Path,
+        default=Path("crossplane-project.yaml"),
+        metavar="PATH",
+        help="The project file, when FUNCTIONS is not given (default crossplane-project.yaml; upbound.yaml beside it too).",
+    )
+    p.add_argument(
         "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
@@ -198,6 +212,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
+        project_file=args.project_file,
     )
 
     def report(line: str) -> None:

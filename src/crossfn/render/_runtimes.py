@@ -43,7 +43,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from crossfn import errors, functions
-from crossfn.render import _load
+from crossfn.render import _load, _project
 from crossfn.sdk import _loader, function
 
 __all__ = [
@@ -103,6 +103,8 @@ class Runtime:
     command: tuple[str, ...] = ()
     """argv for Process."""
     docker: Docker | None = None
+    embedded: str = ""
+    """The source directory of an embedded project function, run in-process (``_project``)."""
 
     @property
     def builtin(self) -> str | None:
@@ -112,7 +114,7 @@ class Runtime:
     def detail(self) -> str:
         """What the runtime runs: the object, target, command or image."""
         return {
-            "InProcess": self.object_ref,
+            "InProcess": self.object_ref or f"embedded function {self.embedded}",
             "Development": self.target,
             "Process": shlex.join(self.command),
             "Docker": self.docker.image if self.docker else "",
@@ -158,6 +160,8 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     kind = a.get(RUNTIME, "")
     decision = functions.resolve(package)
     builtin = decision.builtin if decision is not None else None
+    if a.get(_project.EMBEDDED) and kind in ("", "InProcess"):
+        return Runtime(name, "InProcess", embedded=a[_project.EMBEDDED])
     if kind == "" and builtin is not None:
         kind = "InProcess"
     if kind in ("", "Docker"):
@@ -222,14 +226,17 @@ def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
 def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     """Raise for the first runtime that would run code crossfn does not ship (``--no-exec``).
 
-    Allowed: the built-in functions in-process (patch-and-transform, auto-ready
-    and the sandboxed Starlark), and Development targets, servers someone
+    Allowed: the built-in functions in-process (patch-and-transform, auto-ready,
+    the sandboxed Starlark and KCL, and a project's embedded KCL functions,
+    which run in KCL's sandbox), and Development targets, servers someone
     already runs. Refused: a Process (any command), Docker (any image) and an
     InProcess object outside crossfn (any Python code).
     """
     for rt in runtimes.values():
         if rt.kind == "Development" or rt.builtin is not None:
             continue
+        if rt.embedded and (Path(rt.embedded) / "kcl.mod").is_file():
+            continue  # KCL runs in the built-in's sandbox, as the built-in does
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
             f"runtime {rt.kind} ({rt.detail()})"
@@ -315,6 +322,7 @@ class Started:
         cwd: Path,
         docker: str = "docker",
         docker_reachable: Callable[[], bool] | None = None,
+        crds: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """``docker`` is the Docker CLI to run; ``docker_reachable`` says whether an engine answers
         (default: ``DOCKER_HOST`` is set or ``/var/run/docker.sock`` exists)."""
@@ -322,6 +330,7 @@ class Started:
         self._cwd = cwd
         self._docker = docker
         self._docker_reachable = docker_reachable or _docker_engine_reachable
+        self._crds = crds
         self.objects: dict[str, object] = {}
         self.targets: dict[str, str] = {}
         self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
@@ -333,6 +342,8 @@ class Started:
         for rt in self._runtimes.values():
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
+            elif rt.embedded:
+                self.objects[rt.function] = _project.embedded_object(rt.function, Path(rt.embedded), crds=self._crds)
             elif rt.kind == "InProcess":
                 self.objects[rt.function] = servable(load_object(rt.object_ref, rt.function, self._cwd), rt)
             elif rt.kind == "Development":

@@ -218,7 +218,7 @@ class Kcl:
         except _sandbox.SandboxError as exc:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
         if "error" in reply:
-            raise _Failed(f"{_RUN_FAILED}{_ANSI.sub('', str(reply['error']))}")
+            raise _Failed(f"{_RUN_FAILED}{one_line(str(reply['error']))}")
         if "too_large" in reply:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program's output is {reply['too_large']} bytes, more than the limit of "
@@ -229,6 +229,28 @@ class Kcl:
                 f"{_RUN_FAILED}the KCL program exceeded its memory limit of {limits.memory_limit >> 20} MiB"
             )
         return _documents(reply["ok"])
+
+
+_GUTTER_CODE = re.compile(r"^\d+\s*\|")
+
+
+def one_line(diagnostic: str) -> str:
+    """KCL's diagnostic (kind, ``--> file:line:col``, source excerpt, message) as one line of its parts.
+
+    The excerpt and its gutter go; the kind, the place and the messages stay, joined by ``: ``, each once.
+    """
+    parts: list[str] = []
+    for raw in _ANSI.sub("", diagnostic).splitlines():
+        line = raw.strip()
+        if not line or _GUTTER_CODE.match(line):
+            continue
+        if line.startswith(("-->", "--->")):
+            line = line.lstrip("->").strip().removeprefix("File ")
+        elif line.startswith("|"):
+            line = line.lstrip("|").strip().lstrip("^~-").strip()
+        if line and line not in parts:
+            parts.append(line)
+    return ": ".join(parts)
 
 
 def _death(exc: _sandbox.SandboxDiedError, limits: Limits) -> str:

@@ -192,6 +192,8 @@ def _kind_file(group: str, version: str, kind: str, schema: Mapping[str, Any], *
     for key in ("spec", "status"):
         prop = props.get(key)
         if not isinstance(prop, Mapping):
+            if xr:  # Crossplane adds its own spec and status fields to every XR
+                head.append(f"    {key}?: {{str:any}}")
             continue
         name = f"{prefix}{_camel(key)}"
         if xr:
