@@ -33,7 +33,11 @@ RENDER = ["render", "examples/xnetwork.yaml", "apis/xnetwork/composition.yaml", 
     ],
 )  # fmt: skip
 def test_project_renders(
-    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], project: str, reason: str, classic: bool
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    project: str,
+    reason: str,
+    classic: bool,
 ) -> None:
     monkeypatch.chdir(TESTDATA / project)
     code = cli.main([*RENDER, "-r", *(["--classic"] if classic else [])])
@@ -63,7 +67,9 @@ def _copy(tmp_path: Path, project: str = "project") -> Path:
     return root
 
 
-def _error(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root: Path, *flags: str) -> str:
+def _error(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], root: Path, *flags: str
+) -> str:
     monkeypatch.chdir(root)
     code = cli.main([*RENDER, *flags])
     out, err = capsys.readouterr()

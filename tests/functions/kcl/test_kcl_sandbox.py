@@ -22,9 +22,9 @@ ENDLESS = "f = lambda n: int -> int { 0 if n == 0 else f(n - 1) + f(n - 1) }\na 
 
 @pytest.fixture(scope="module")
 def tight() -> Iterator[kcl.Kcl]:
-    """One worker with a 1 s time limit, 256 MiB of address space and 64 KiB of output."""
+    """One worker with a 3 s time limit, 256 MiB of address space and 64 KiB of output."""
     limits = kcl.Limits(
-        timeout=datetime.timedelta(seconds=1), memory_limit=256 << 20, max_output=64 << 10, workers=1
+        timeout=datetime.timedelta(seconds=3), memory_limit=256 << 20, max_output=64 << 10, workers=1
     )
     yield kcl.Kcl(limits=limits)
     limits.close()
@@ -33,7 +33,7 @@ def tight() -> Iterator[kcl.Kcl]:
 @pytest.mark.parametrize(
     ("source", "want"),
     [
-        pytest.param(ENDLESS, "the KCL program exceeded its time limit of 1s and was stopped", id="EndlessLoop"),
+        pytest.param(ENDLESS, "the KCL program exceeded its time limit of 3s and was stopped", id="EndlessLoop"),
         pytest.param("f = lambda n: int -> int { f(n + 1) }\na = f(1)",
                      "the KCL program crashed the KCL runtime with a stack overflow (unbounded recursion?)",
                      id="UnboundedRecursion"),
