@@ -125,7 +125,7 @@ HERE = str(TESTDATA)
                      id="NoExecRefusesPython"),
     ],
 )  # fmt: skip
-def test_project_errors_are_one_line(
+def test_project_errors_are_one_line(  # noqa: PLR0917 -- pytest passes fixtures and parameters by position
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], change: object,
     flags: tuple[str, ...], want: str,
 ) -> None:  # fmt: skip
@@ -193,5 +193,5 @@ def test_function_names(repository: str, function: str, want: str) -> None:
 )  # fmt: skip
 def test_dependency_versions(constraint: str, want: str) -> None:
     """A function dependency is pinned to the newest release crossfn knows that meets its constraint."""
-    pinned = _project._pinned("xpkg.crossplane.io/crossplane-contrib/function-kcl", constraint)  # noqa: SLF001 -- the one rule
+    pinned = _project._pinned("xpkg.crossplane.io/crossplane-contrib/function-kcl", constraint)
     assert pinned.removeprefix("xpkg.crossplane.io/crossplane-contrib/function-kcl").lstrip(":") == want

@@ -429,7 +429,9 @@ class _Files:
     def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
         if self._req.functions is None:
             fns, self.functions_dir = _project.project_functions(self._req.project_file)
-            return _checked_functions(fns, _wrap("cannot load project functions from", self._req.project_file), annotations)
+            return _checked_functions(
+                fns, _wrap("cannot load project functions from", self._req.project_file), annotations
+            )
         return _load_functions(self._req.functions, annotations)
 
     def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:

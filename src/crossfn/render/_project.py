@@ -102,7 +102,9 @@ def _load_project(path: Path) -> dict[str, Any]:
             f"{what}: unsupported project apiVersion {errors.quote(str(api or ''))}, expected {errors.quote(_CROSSPLANE_API)}"
         )
     if doc.get("kind") != "Project":
-        raise errors.InputError(f"{what}: unsupported project kind {errors.quote(str(doc.get('kind') or ''))}, expected \"Project\"")
+        raise errors.InputError(
+            f'{what}: unsupported project kind {errors.quote(str(doc.get("kind") or ""))}, expected "Project"'
+        )
     spec = _load.object_at(doc, "spec")
     if not str(_load.object_at(doc, "metadata").get("name") or ""):
         raise errors.InputError(f"{what}: invalid project file: name must not be empty")
@@ -150,7 +152,9 @@ def _pinned(package: str, constraint: str) -> str:
     if constraint.startswith("sha256:"):
         return f"{package}@{constraint}"
     decision = functions.resolve(f"{package}:v0.0.0")
-    upstream = next((u for u in functions.upstreams() if decision is not None and u.repo == decision.repository), None)
+    upstream = next(
+        (u for u in functions.upstreams() if decision is not None and u.repo == decision.repository), None
+    )
     if upstream is not None:
         known = {r.tag: r.version for r in upstream.releases}
         for span in upstream.spans:
@@ -161,7 +165,11 @@ def _pinned(package: str, constraint: str) -> str:
         for tag, version in sorted(known.items(), key=lambda kv: kv[1], reverse=True):
             if _satisfies(version, constraint):
                 return f"{package}:{tag}"
-    return f"{package}:{constraint}" if _CONSTRAINT.match(constraint) and constraint[0] in "v0123456789" else package
+    return (
+        f"{package}:{constraint}"
+        if _CONSTRAINT.match(constraint) and constraint[0] in "v0123456789"
+        else package
+    )
 
 
 def _before(tag: str) -> str:
@@ -174,7 +182,12 @@ def _function(name: str, package: str, annotations: Mapping[str, str] | None = N
     meta: dict[str, Any] = {"name": name}
     if annotations:
         meta["annotations"] = dict(annotations)
-    return {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": meta, "spec": {"package": package}}
+    return {
+        "apiVersion": "pkg.crossplane.io/v1",
+        "kind": "Function",
+        "metadata": meta,
+        "spec": {"package": package},
+    }
 
 
 def _dependencies(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
@@ -252,7 +265,9 @@ def _definitions(root: Path, crds: Sequence[Mapping[str, Any]]) -> list[Mapping[
             loaded = _load.load_documents(path)
         except errors.InputError:
             continue  # not a manifest (a KCL settings file, a template): not a definition either
-        docs += [d for d in loaded if d.get("kind") in ("CompositeResourceDefinition", "CustomResourceDefinition")]
+        docs += [
+            d for d in loaded if d.get("kind") in ("CompositeResourceDefinition", "CustomResourceDefinition")
+        ]
     return docs
 
 

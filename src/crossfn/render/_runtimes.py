@@ -343,7 +343,9 @@ class Started:
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
             elif rt.embedded:
-                self.objects[rt.function] = _project.embedded_object(rt.function, Path(rt.embedded), crds=self._crds)
+                self.objects[rt.function] = _project.embedded_object(
+                    rt.function, Path(rt.embedded), crds=self._crds
+                )
             elif rt.kind == "InProcess":
                 self.objects[rt.function] = servable(load_object(rt.object_ref, rt.function, self._cwd), rt)
             elif rt.kind == "Development":

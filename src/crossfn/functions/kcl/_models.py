@@ -35,8 +35,34 @@ from typing import Any
 __all__ = ["generate"]
 
 _KEYWORDS = frozenset(
-    "all any as assert check else False filter final for if import in is lambda map mixin None not or protocol "
-    "rule schema True type Undefined".split()
+    [
+        "all",
+        "any",
+        "as",
+        "assert",
+        "check",
+        "else",
+        "False",
+        "filter",
+        "final",
+        "for",
+        "if",
+        "import",
+        "in",
+        "is",
+        "lambda",
+        "map",
+        "mixin",
+        "None",
+        "not",
+        "or",
+        "protocol",
+        "rule",
+        "schema",
+        "True",
+        "type",
+        "Undefined",
+    ]
 )
 _IDENT = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
@@ -137,7 +163,9 @@ class _Module:
             return "{str:any}"
         return "any"
 
-    def schema(self, name: str, spec: Mapping[str, Any], *, head: list[str] | None = None, open_: bool = False) -> None:
+    def schema(
+        self, name: str, spec: Mapping[str, Any], *, head: list[str] | None = None, open_: bool = False
+    ) -> None:
         """Write schema ``name`` for an object property (its nested schemas after it)."""
         props: Mapping[str, Any] = spec.get("properties") or {}
         required = set(spec.get("required") or ())
@@ -224,7 +252,9 @@ def _versions(doc: Mapping[str, Any]) -> Iterable[tuple[str, str, str, Mapping[s
     for v in spec.get("versions") or ():
         if not isinstance(v, Mapping):
             continue
-        schema = (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), Mapping) else None
+        schema = (
+            (v.get("schema") or {}).get("openAPIV3Schema") if isinstance(v.get("schema"), Mapping) else None
+        )
         if not isinstance(schema, Mapping):
             continue
         for kind in kinds:
