@@ -106,7 +106,7 @@ def builtin(repeat: int) -> tuple[float, float]:
 
 def in_process(repeat: int) -> float:
     """Median seconds of kcl-lib running the program in this process (no worker, no request)."""
-    import kcl_lib.api as kcl_api  # noqa: PLC0415 -- only this measurement calls kcl-lib directly
+    import kcl_lib.api as kcl_api
 
     api = kcl_api.API()
     params = json.dumps({"oxr": XR}, sort_keys=True)
@@ -190,7 +190,7 @@ def _write(table: str, repeat: int, commit: str) -> None:
 
 
 def _kcl_version() -> str:
-    from importlib import metadata  # noqa: PLC0415 -- only the written section names it
+    from importlib import metadata
 
     return metadata.version("kcl-lib")
 
