@@ -64,7 +64,7 @@ SET_DATA: list[Any] = [
 
 
 @pytest.mark.parametrize(("data", "path", "before", "after", "composed", "reason"), SET_DATA)
-def test_set_data(
+def test_set_data(  # noqa: PLR0917 -- pytest passes parameters by position
     data: Any, path: str, before: dict[str, Any], after: dict[str, Any], composed: bool, reason: str
 ) -> None:
     _output._set_data(data, path, before, xr=not composed, behaviour=releases.BEHAVIOURS["kcl"], wrap="w")
