@@ -149,15 +149,15 @@ def test_missing_models_for_a_kind_is_one_line(
     )
 
 
-def test_no_exec_allows_an_embedded_kcl_function(
+def test_no_exec_refuses_an_embedded_kcl_function(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """An embedded KCL function runs in KCL's sandbox, as the built-in does: --no-exec lets it run."""
+    """A KCL program can read files, which crossfn cannot prevent: --no-exec refuses it as it refuses Python."""
     root = _copy(tmp_path, "project-upbound")
-    monkeypatch.chdir(root)
-    code = cli.main([*RENDER, "--no-exec"])
-    _, err = capsys.readouterr()
-    assert code == 0, err
+    assert _error(monkeypatch, capsys, root, "--no-exec") == (
+        'Function "acme-platformxnetwork" would run code crossfn does not ship, which --no-exec refuses: runtime '
+        f"InProcess (embedded function {root.resolve()}/functions/xnetwork)"
+    )
 
 
 @pytest.mark.parametrize(

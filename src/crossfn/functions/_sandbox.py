@@ -1,21 +1,24 @@
-"""Reusable worker processes that run a built-in's user code (a KCL program), each killable.
+"""A small pool of sandbox processes that run user scripts (Starlark, Python), each killable.
 
-Why processes: a KCL program is user code run by a native runtime that has no
-cancellation hook. A runaway comprehension never returns, unbounded recursion
-overflows the stack and kills the process (SIGSEGV), and a huge allocation
-aborts it (SIGABRT). In a child process all three are contained: the child has
-an address-space limit (``RLIMIT_AS``), the parent kills it at a hard deadline,
-and a crash costs one worker, never the caller.
+Why processes: starlark-pyo3 evaluates in Rust while holding the GIL, and a
+Python script is arbitrary code. A cancellation hook stops loops, but one
+builtin call (``"a" * 10**9``, ``sorted`` of a huge list) runs to the end
+without asking, and memory use is unbounded. In a child process both are
+contained: the child has an address space limit, and the parent kills it at
+a hard deadline. The server thread that waits here blocks on a pipe, not on
+the GIL, so other requests go on.
 
-A worker is ``python -I <worker file> <args...>``: it reads one JSON job per
-stdin line and writes one JSON reply per stdout line. Workers start on first
-use, are reused across calls, and are replaced when one is killed or dies. At
-most ``size`` jobs run at once; further calls wait.
+Each built-in gives its own worker file (``crossfn.functions.starlark._worker``,
+``crossfn.functions.python._worker``), run as ``python -I <worker> <memory
+limit>``: one JSON job a stdin line, one JSON reply a stdout line. Workers are
+started on first use, reused across calls, and replaced when one is killed or
+dies. At most ``size`` scripts run at once; further calls wait.
 
-:meth:`Pool.run` is a coroutine that waits on the pipe in a thread. When the
-caller is cancelled (render's ``--timeout``, a controller shutting down), the
-worker running the job is killed at once, so nothing outlives the caller: the
-thread's wait ends with the pipe, and a job still queued never starts.
+:meth:`Pool.run` blocks its thread; :meth:`Pool.run_async` (function-kcl's
+way) waits in a thread too, and when its caller is cancelled (render's
+``--timeout``, a controller shutting down) the worker running the job is
+killed at once, so nothing outlives the caller: the thread's wait ends with
+the pipe, and a job still queued never starts.
 """
 
 from __future__ import annotations
@@ -27,12 +30,10 @@ import json
 import os
 import queue
 import selectors
-import signal
 import subprocess
 import sys
 import threading
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -42,20 +43,19 @@ __all__ = ["Pool", "SandboxDiedError", "SandboxError", "SandboxTimeoutError"]
 
 
 class SandboxError(errors.CrossfnError):
-    """The worker process could not be started or reached; the message is one line."""
+    """The sandbox process died or could not be reached; the message is one line."""
 
 
 class SandboxTimeoutError(SandboxError):
-    """The worker overran its hard deadline and was killed."""
+    """The sandbox process overran its hard deadline and was killed."""
 
 
 class SandboxDiedError(SandboxError):
-    """The worker process died during a job: ``signal`` is what killed it (0 when it exited)."""
+    """The sandbox process died during a job: ``signal`` is what killed it (0 when it exited)."""
 
-    def __init__(self, message: str, *, signal: int, status: int) -> None:
+    def __init__(self, message: str, *, signal: int) -> None:
         super().__init__(message)
         self.signal = signal
-        self.status = status
 
 
 class _CancelledError(SandboxError):
@@ -63,11 +63,12 @@ class _CancelledError(SandboxError):
 
 
 class _Worker:
-    """One worker process and its pipes."""
+    """One sandbox process and its pipes."""
 
-    def __init__(self, argv: Sequence[str]) -> None:
+    def __init__(self, worker: Path, memory_limit: int) -> None:
+        self._memory_limit = memory_limit
         self._proc = subprocess.Popen(  # our own interpreter and file, no shell
-            list(argv),
+            [sys.executable, "-I", str(worker), str(memory_limit)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -83,37 +84,38 @@ class _Worker:
         assert self._proc.stdout is not None  # PIPE was requested above
         return self._proc.stdout
 
-    def call(self, line: bytes, deadline: float) -> dict[str, Any]:
-        """Send one job line and wait for its reply until ``deadline`` (monotonic seconds)."""
+    def call(self, job: dict[str, Any], deadline: float) -> dict[str, Any]:
+        """Send one job and wait for its reply until ``deadline`` (monotonic seconds)."""
         try:
-            self._stdin().write(line)
-        except OSError as exc:  # BrokenPipeError included: the worker died before reading
-            raise self._death() from exc
+            self._stdin().write(json.dumps(job, separators=(",", ":")).encode() + b"\n")
+        except (BrokenPipeError, OSError) as exc:
+            raise SandboxError("the script sandbox process exited unexpectedly") from exc
         fd = self._stdout().fileno()
         with selectors.DefaultSelector() as sel:
             sel.register(fd, selectors.EVENT_READ)
             while b"\n" not in self._buf:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0 or not sel.select(remaining):
-                    raise SandboxTimeoutError("the worker process overran its hard deadline")
+                    raise SandboxTimeoutError("the script sandbox process overran its hard deadline")
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
-                    raise self._death()
+                    message = self._death()
+                    raise SandboxDiedError(message, signal=max(0, -(self._proc.returncode or 0)))
                 self._buf += chunk
-        reply, _, rest = self._buf.partition(b"\n")
+        line, _, rest = self._buf.partition(b"\n")
         self._buf = bytearray(rest)
-        decoded: dict[str, Any] = json.loads(reply)
-        return decoded
+        reply: dict[str, Any] = json.loads(line)
+        return reply
 
-    def _death(self) -> SandboxDiedError:
+    def _death(self) -> str:
         code = self._proc.wait()
+        # An allocation over RLIMIT_AS aborts Rust code (SIGABRT) or kills the process.
         if code < 0:
-            return SandboxDiedError(
-                f"the worker process was killed by signal {-code} ({signal.Signals(-code).name})",
-                signal=-code,
-                status=code,
+            return (
+                f"script exceeded its memory limit of {self._memory_limit >> 20} MiB "
+                f"(its sandbox process was killed by signal {-code})"
             )
-        return SandboxDiedError(f"the worker process exited with status {code}", signal=0, status=code)
+        return f"the script sandbox process exited with status {code}"
 
     def alive(self) -> bool:
         """Whether the process is still running (an idle one may have been killed from outside)."""
@@ -134,7 +136,7 @@ class _Worker:
 
 
 class _Ticket:
-    """One job's link between the awaiting coroutine and the thread that runs it."""
+    """One job's link between an awaiting coroutine and the thread that runs the job."""
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
@@ -164,44 +166,50 @@ class _Ticket:
 
 
 class Pool:
-    """Up to ``size`` reusable worker processes running ``python -I <worker> <args...>``."""
+    """Up to ``size`` reusable sandbox processes running ``worker``."""
 
-    def __init__(self, *, worker: Path, args: Sequence[str] = (), size: int) -> None:
-        self._argv = [sys.executable, "-I", str(worker), *args]
+    def __init__(self, worker: Path, *, size: int, memory_limit: int) -> None:
+        self._worker = worker
+        self._memory_limit = memory_limit
         self._slots = threading.BoundedSemaphore(size)
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
         self._lock = threading.Lock()
         self._closed = False
         atexit.register(self.close)
 
-    async def run(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
-        """Run one job in a free worker and return its reply; the worker is killed past ``hard_timeout`` seconds.
+    def run(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
+        """Run one job in a free worker; kill the worker if it overruns ``hard_timeout`` seconds."""
+        return self._run(job, hard_timeout, None)
 
-        Raises :class:`SandboxTimeoutError`, :class:`SandboxDiedError` or
-        :class:`SandboxError`. Cancelling the caller kills the job's worker.
-        """
-        line = json.dumps(job, separators=(",", ":")).encode() + b"\n"
+    async def run_async(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
+        """:meth:`run` for a coroutine: cancelling the caller kills the job's worker (or keeps it from starting)."""
         ticket = _Ticket()
         try:
-            return await asyncio.to_thread(self._run, line, hard_timeout, ticket)
+            return await asyncio.to_thread(self._run, job, hard_timeout, ticket)
         except asyncio.CancelledError:
             ticket.cancel()
             raise
 
-    def _run(self, line: bytes, hard_timeout: float, ticket: _Ticket) -> dict[str, Any]:
-        deadline = time.monotonic() + hard_timeout
+    def _slot(self, deadline: float, ticket: _Ticket | None) -> None:
+        if ticket is None:
+            self._slots.acquire()
+            return
         while not self._slots.acquire(timeout=0.05):
             if ticket.cancelled:
                 raise _CancelledError("cancelled")
             if time.monotonic() > deadline:
-                raise SandboxTimeoutError("no worker process became free before the hard deadline")
+                raise SandboxTimeoutError("no sandbox process became free before the hard deadline")
+
+    def _run(self, job: dict[str, Any], hard_timeout: float, ticket: _Ticket | None) -> dict[str, Any]:
+        deadline = time.monotonic() + hard_timeout
+        self._slot(deadline, ticket)
         try:
             worker = self._take()
-            if not ticket.attach(worker):
+            if ticket is not None and not ticket.attach(worker):
                 worker.close()
                 raise _CancelledError("cancelled")
             try:
-                reply = worker.call(line, deadline)
+                reply = worker.call(job, deadline)
             except BaseException:
                 # Whatever went wrong, this process may be mid-job: never reuse it.
                 worker.close()
@@ -221,15 +229,15 @@ class Pool:
                 worker = self._idle.get_nowait()
             except queue.Empty:
                 try:
-                    return _Worker(self._argv)
+                    return _Worker(self._worker, self._memory_limit)
                 except OSError as exc:
-                    raise SandboxError(f"cannot start the worker process: {exc}") from exc
+                    raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
             if worker.alive():
                 return worker
             worker.close()
 
     def close(self) -> None:
-        """Stop every idle worker; jobs still running stop their own worker when done."""
+        """Stop every idle worker; calls still running stop their own worker when done."""
         with self._lock:
             self._closed = True
             while True:

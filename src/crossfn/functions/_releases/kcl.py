@@ -136,4 +136,5 @@ UPSTREAM = Upstream(
         "cannot reproduce, and releases after v0.12.2 are unknown to it"
     ),
     releases=tuple(Release(tag, date) for tag, date in _RELEASES),
+    runs_code=True,  # KCL reads files (its file module), so --no-exec refuses it
 )

@@ -89,7 +89,7 @@ class Limits:
     def pool(self) -> _sandbox.Pool:
         with self._lock:
             if self._pool is None:
-                self._pool = _sandbox.Pool(worker=_WORKER, args=[str(self.memory_limit)], size=self._workers)
+                self._pool = _sandbox.Pool(_WORKER, size=self._workers, memory_limit=self.memory_limit)
             return self._pool
 
     def close(self) -> None:
@@ -208,7 +208,7 @@ class Kcl:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
         limits = self.limits
         try:
-            reply = await limits.pool().run(job, hard_timeout=limits.timeout)
+            reply = await limits.pool().run_async(job, hard_timeout=limits.timeout)
         except _sandbox.SandboxTimeoutError as exc:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program exceeded its time limit of {limits.timeout:g}s and was stopped"
@@ -258,7 +258,7 @@ def _death(exc: _sandbox.SandboxDiedError, limits: Limits) -> str:
         return "the KCL program crashed the KCL runtime with a stack overflow (unbounded recursion?)"
     if exc.signal in (6, 9):  # SIGABRT on a failed allocation; SIGKILL from the kernel
         return f"the KCL program exceeded its memory limit of {limits.memory_limit >> 20} MiB"
-    return f"the KCL program stopped its worker process: {exc}"
+    return f"the KCL program stopped its worker process ({exc})"
 
 
 def _documents(text: str) -> list[Any]:
