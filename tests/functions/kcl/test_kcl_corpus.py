@@ -18,6 +18,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import corpus
 import pytest
 import yaml
 
@@ -27,16 +28,7 @@ HERE = Path(__file__).parent
 GOLDEN = HERE / "golden"
 
 
-def _corpus() -> Path:
-    """``shared/corpus`` beside the checkout (CI) or beside one of its parents (a worktree)."""
-    for parent in Path(__file__).resolve().parents:
-        candidate = parent / "shared" / "corpus"
-        if candidate.is_dir():
-            return candidate
-    raise AssertionError("the shared corpus (shared/corpus beside the checkout) is missing")
-
-
-CORPUS = _corpus()
+CORPUS = corpus.root()
 FN_KCL = CORPUS / "fn-kcl" / "examples"
 DOCS = CORPUS / "crossplane-docs" / "content" / "master" / "manifests"
 QUICKSTART = CORPUS / "configuration-quickstart"
