@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from google.protobuf import json_format
 
-from crossfn.controller import _functions
+from crossfn.controller.packages import _functions
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
