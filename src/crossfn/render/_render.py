@@ -152,11 +152,13 @@ async def functions_transport(
     timeout: float,
     report: Callable[[str], None],
     unknown: Callable[[str], Exception],
+    crds: Sequence[Mapping[str, Any]] = (),
 ) -> AsyncIterator[engine.RoutingRunner]:
     """Every Function started in its runtime, as one transport that routes by name; all stopped on exit.
 
     The one place render starts Functions: ``crossfn render`` and ``crossfn render op`` both run their
-    pipelines through it. ``unknown`` is the output contract's error for a name no Function has.
+    pipelines through it. ``unknown`` is the output contract's error for a name no Function has;
+    ``crds`` are the CRDs the runtimes may need (``--crds``).
     """
     runtimes = {}
     for fn in functions:
@@ -167,7 +169,7 @@ async def functions_transport(
             raise errors.InputError(f"cannot get runtime for Function {errors.quote(name)}: {exc}") from exc
     for rt in runtimes.values():
         report(rt.describe())
-    started = _runtimes.Started(runtimes, cwd=functions_dir)
+    started = _runtimes.Started(runtimes, cwd=functions_dir, crds=crds)
     grpc: engine.GrpcRunner | None = None
     loop = asyncio.get_running_loop()
     try:
@@ -195,6 +197,7 @@ async def _run(
         timeout=timeout,
         report=report,
         unknown=output.unknown_function,
+        crds=inputs.crd_documents,
     ) as transport:
         return await output.render(inputs, transport, include)
 
