@@ -429,8 +429,8 @@ async def _run_pipeline(
     try:
         pipeline = await _pipeline.run_pipeline(
             None, steps, runner, sources=sources, options=_options.ComposeOptions.operation(), clock=run.clock,
-            tracer=tracer, trace_id=trace_id, composition_name=str(_meta(run.op).get("name") or ""),
-            on_response=_observer(run),
+            tracer=tracer, trace_id=trace_id, on_response=_observer(run),
+            operation=(str(_meta(run.op).get("name") or ""), str(_meta(run.op).get("uid") or "")),
         )  # fmt: skip
     except _steps.OperationStepError as exc:
         if exc.failure is _steps.Failure.INPUT:

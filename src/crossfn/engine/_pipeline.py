@@ -80,6 +80,7 @@ async def run_pipeline(
     composition_name: str = "",
     seed: Mapping[str, fnv1.Requirements] | None = None,
     on_response: Callable[[_model.PipelineStep, fnv1.RunFunctionResponse], None] | None = None,
+    operation: tuple[str, str] | None = None,
 ) -> _model.PipelineRun:
     """Run ``steps`` in order against ``observed`` and return what they produced.
 
@@ -91,7 +92,8 @@ async def run_pipeline(
     :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
     to OpenTelemetry spans when the process has imported OpenTelemetry; ``trace_id`` to a new UUID
     (one per reconcile, as Crossplane's inspector). ``composition_name`` only
-    labels what the pipeline inspector emits. ``seed`` is the previous run's
+    labels what the pipeline inspector emits; ``operation`` (name, uid) makes it emit the
+    steps as an Operation's. ``seed`` is the previous run's
     :attr:`PipelineRun.requirements`: each step's required resources are
     fetched up front (HEAD's dependency tracker), so a function whose
     requirements have not changed is called once; seed fetch errors are ignored.
@@ -107,7 +109,7 @@ async def run_pipeline(
         if observed is not None:
             req.observed.CopyFrom(observed)
         await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
-        token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
+        token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name, operation))
         try:
             with _tracing.guarded_step(
                 tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index
