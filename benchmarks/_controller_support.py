@@ -276,7 +276,7 @@ class ControllerProcess:
             self._spy = subprocess.Popen(spy, stdout=self._log, stderr=subprocess.STDOUT)
 
     def _get(self, port: int, path: str) -> str:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as r:
             return str(r.read().decode())
 
     async def wait_ready(self, timeout: float = 120.0) -> None:
