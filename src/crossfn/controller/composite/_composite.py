@@ -45,7 +45,6 @@ Not here: the watch circuit breaker (``Responsive`` is always
 
 from __future__ import annotations
 
-import copy
 import dataclasses
 import datetime
 import logging
@@ -55,7 +54,7 @@ from typing import Any
 
 from crossfn import engine, errors
 from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
-from crossfn.controller.kube import _api
+from crossfn.controller.kube import _api, _json
 from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
 from crossfn.engine import _clock
 from crossfn.engine import _xr as engine_xr
@@ -115,7 +114,7 @@ class _StatusRejected(errors.CrossfnError):
 class _Changes:
     """What steps 6–10 changed in memory: the XR before, the first step that changed it, its events."""
 
-    before: dict[str, Any]
+    before: bytes
     first: tuple[str, str] | None = None
     """The reason and message prefix if the update fails: the first step that changed the XR."""
     events: list[_selection.SelectionEvent] = dataclasses.field(default_factory=list)
@@ -260,7 +259,7 @@ class CompositeReconciler:
             self._forget(key)
             return _controller.Result()
         xr = _xr.XR(obj, self._schema)
-        read = copy.deepcopy(obj.get("status") or {})
+        read = _json.copy(obj.get("status") or {})
         admission = engine.admit(xr.obj, now=self._clock())
         for e in admission.events:
             await self._event(xr, e.type, e.reason, e.message)
@@ -500,7 +499,7 @@ class CompositeReconciler:
                 {**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions
             ]
         await self._emit(xr, status.events)
-        new = copy.deepcopy(xr.status)
+        new = _json.copy(xr.status)
         new["conditions"] = conditions
         if xr.legacy and status.claim_condition_types:
             new["claimConditionTypes"] = list(status.claim_condition_types)
@@ -511,7 +510,7 @@ class CompositeReconciler:
         xr: _xr.XR, composite: Mapping[str, Any], status: engine.ReconcileStatus
     ) -> dict[str, Any]:
         """The functions' desired status with the reconciler's conditions and bookkeeping."""
-        out = copy.deepcopy(dict(composite.get("status") or {}))
+        out = _json.copy(composite.get("status") or {})
         current = xr.status
         out["conditions"] = list(status.conditions)
         for kept in ("lastHandledReconcileAt", "connectionDetails"):
@@ -568,9 +567,9 @@ class CompositeReconciler:
             raise _StatusRejected(exc) from exc
 
 
-def _identity_and_spec(xr: _xr.XR) -> dict[str, Any]:
-    """A copy of what an update of the XR would change (its metadata and spec), to tell whether to send one."""
-    return copy.deepcopy({k: xr.obj.get(k) for k in ("metadata", "spec")})
+def _identity_and_spec(xr: _xr.XR) -> bytes:
+    """What an update of the XR would change (its metadata and spec), encoded, to tell whether to send one."""
+    return _json.canonical({k: xr.obj.get(k) for k in ("metadata", "spec")})
 
 
 def _drop(key: str) -> None:
