@@ -52,7 +52,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors, functions
-from crossfn.controller.composite import _realtime, _selection
+from crossfn.controller.composite import _echoes, _realtime, _selection
 from crossfn.controller.kube import _api, _json
 from crossfn.controller.runtime import _events, _informer, _xr
 from crossfn.engine import _metadata
@@ -147,9 +147,13 @@ class Applied:
 class ComposeIO:
     """Reads and writes for composing one XR; shared by all XRs of a controller."""
 
-    def __init__(self, api: _api.Api, informers: _informer.Informers | None) -> None:
+    def __init__(
+        self, api: _api.Api, informers: _informer.Informers | None, echoes: _echoes.Echoes | None = None
+    ) -> None:
+        """``echoes`` is told of every write (``_echoes``)."""
         self._api = api
         self._informers = informers
+        self._echoes = echoes or _echoes.Echoes(informers)
         self.applied = Applied()
         self.skipped = 0
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
@@ -324,13 +328,14 @@ class ComposeIO:
         if xr.resource_refs == refs:
             return
         try:
-            await self._api.apply(
+            written = await self._api.apply(
                 result.resource_refs_patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True
             )
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot update composed resource references: {exc}") from exc
+        self._echoes.wrote(xr.key, written)
         xr.set_resource_refs(refs)
 
     async def _apply(
@@ -365,6 +370,7 @@ class ComposeIO:
                     raise errors.CrossfnError(
                         f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
                     ) from exc
+                self._echoes.wrote(xr.key, applied)
                 version = str((applied.get("metadata") or {}).get("resourceVersion") or "")
                 if version:
                     now[ident] = (sent, version)

@@ -45,6 +45,7 @@ Not here: the watch circuit breaker (``Responsive`` is always
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import datetime
 import logging
@@ -53,7 +54,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
+from crossfn.controller.composite import _compose_io, _connection, _echoes, _polling, _realtime, _selection
 from crossfn.controller.kube import _api, _json
 from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
 from crossfn.engine import _clock
@@ -172,12 +173,15 @@ class CompositeReconciler:
         # The one place the XR's schema is decided: every XR of this controller is read through it.
         self._schema = _xr.XR.schema_for(xrd, self._settings.schema)
         self._reader = _selection.Reader(api, informers)
-        self._io = _compose_io.ComposeIO(api, informers)
+        self._echoes = _echoes.Echoes(informers)
+        self._io = _compose_io.ComposeIO(api, informers, self._echoes)
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
         self._watches: _realtime.Watches | None = None
         if informers is not None and self._settings.realtime:
-            self._watches = _realtime.Watches(informers, self._deps, enqueue or _drop)
+            self._watches = _realtime.Watches(
+                informers, self._deps, enqueue or _drop, heard=self._echoes.heard
+            )
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
         self._started = False
@@ -220,8 +224,11 @@ class CompositeReconciler:
         return self._watches.kinds() if self._watches is not None else set()
 
     def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """Any change to one of this controller's XRs reconciles it."""
-        self._enqueue(_controller.key_of(xr))
+        """Any change to one of this controller's XRs reconciles it, once per round of its own writes
+        (``_echoes``)."""
+        key = _controller.key_of(xr)
+        if not self._echoes.heard(key, xr):
+            self._enqueue(key)
 
     def _revision_changed(self, event_type: str, rev: dict[str, Any], old: dict[str, Any] | None) -> None:
         composition = ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME)
@@ -240,10 +247,28 @@ class CompositeReconciler:
     # Reconcile ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: str) -> _controller.Result:
-        """Reconcile the XR ``key`` (upstream core-2.1 steps 1–14, in order), in a span when tracing."""
+        """Reconcile the XR ``key`` (upstream core-2.1 steps 1–14, in order), in a span when tracing.
+
+        Its own writes coming back through the watches reconcile it once more, in one go
+        once they all have (``_echoes``), or not at all when none needs it.
+        """
         tracer = self._tracer or _tracing.default_tracer()
-        with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
-            return await self._reconcile_key(key, tracer.steps)
+        self._echoes.begin(key)
+        try:
+            with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
+                result = await self._reconcile_key(key, tracer.steps)
+        except asyncio.CancelledError:
+            self._echoes.forget(key)
+            raise
+        except BaseException:
+            await self._settle(key)
+            raise
+        await self._settle(key)
+        return result
+
+    async def _settle(self, key: str) -> None:
+        if await self._echoes.settle(key):
+            self._enqueue(key)
 
     @property
     def xrd_name(self) -> str:
@@ -304,6 +329,7 @@ class CompositeReconciler:
     def _forget(self, key: str) -> None:
         """The XR ``key`` is gone or being deleted: drop what is remembered about it."""
         self._deps.forget(key)
+        self._echoes.forget(key)
         self._io.forget(key)
         self._backoff.pop(key, None)
 
@@ -465,9 +491,11 @@ class CompositeReconciler:
         )
         reason, outer = changes.first or default
         try:
-            return self._keep_status(await self._api.update(xr.obj), xr)
+            updated = await self._api.update(xr.obj)
         except _api.ApiError as exc:
             raise _wrap(reason, outer, exc) from exc
+        self._echoes.wrote(xr.key, updated)
+        return self._keep_status(updated, xr)
 
     def _configure(self, xr: _xr.XR, rev: Mapping[str, Any]) -> None:
         """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret.
@@ -558,13 +586,16 @@ class CompositeReconciler:
         if xr.namespace:
             patch["metadata"]["namespace"] = xr.namespace
         try:
-            await self._api.apply(patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True)
+            written = await self._api.apply(
+                patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True
+            )
         except _api.NotFound:
             return  # deleted meanwhile: there is nothing left to report on
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
             raise _StatusRejected(exc) from exc
+        self._echoes.wrote(xr.key, written, again=not _echoes.only_system_conditions(read, status))
 
 
 def _identity_and_spec(xr: _xr.XR) -> bytes:

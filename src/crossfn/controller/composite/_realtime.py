@@ -149,14 +149,24 @@ class Dependencies:
 
 
 class Watches:
-    """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
+    """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls.
+
+    ``heard(key, obj)`` sees each event first: ``True`` means the XR must not be queued for it
+    now (the XR reconciler's own writes coming back, ``_echoes``).
+    """
 
     def __init__(
-        self, informers: _informer.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
+        self,
+        informers: _informer.Informers,
+        dependencies: Dependencies,
+        enqueue: Callable[[str], None],
+        *,
+        heard: Callable[[str, Mapping[str, Any]], bool] | None = None,
     ) -> None:
         self._informers = informers
         self._dependencies = dependencies
         self.enqueue = enqueue
+        self._heard = heard or _not_heard
         self._kinds: set[Kind] = set()
         self.stopped = False
 
@@ -187,6 +197,11 @@ class Watches:
             keys |= self._dependencies.dependants(old)
         for key in keys:
             try:
-                self.enqueue(key)
+                if not self._heard(key, obj):
+                    self.enqueue(key)
             except Exception:  # a handler must never break the informer that calls it
                 _log.exception("cannot enqueue %s after a %s event", key, event_type)
+
+
+def _not_heard(key: str, obj: Mapping[str, Any]) -> bool:
+    return False
