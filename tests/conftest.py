@@ -27,3 +27,30 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("cluster") is not None:
             item.add_marker(pytest.mark.xdist_group("cluster"))
+
+
+_CORPUS_MODES = {"default": "crossplane render xr", "classic": "--classic, Crossplane v2.2.4"}
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The corpus suite's figure (``tests/corpus/test_corpus_suite.py``), per mode, from what its tests recorded.
+
+    Each of its tests records ``corpus: <mode>:renders`` or ``<mode>:fails`` (a user property, which
+    xdist's workers hand back), so the figure counts what ran: a run of part of the suite says so.
+    """
+    counts: dict[str, list[int]] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for key, value in getattr(report, "user_properties", ()):
+                if key == "corpus":
+                    mode, _, outcome = str(value).partition(":")
+                    seen = counts.setdefault(mode, [0, 0])
+                    seen[0] += outcome == "renders"
+                    seen[1] += 1
+    for mode, (renders, ran) in sorted(counts.items(), key=lambda item: list(_CORPUS_MODES).index(item[0])):
+        terminalreporter.write_line(
+            f"corpus: {renders} of {ran} real Compositions render without Docker as shipped "
+            f"({_CORPUS_MODES.get(mode, mode)})"
+        )

@@ -177,8 +177,8 @@ def test_environment_runs_the_builtin(capsys: pytest.CaptureFixture[str], tmp_pa
         "Pipeline with crossplane-contrib-function-patch-and-transform and function-environment-configs "
         "(see crossfn convert pipeline-composition)",
         f"crossfn: note: {_PT_LINE}",
-        "crossfn: note: running function-environment-configs v0.7.1 as the built-in environment-configs "
-        "(behaves as v0.7.0 and v0.7.1)",
+        "crossfn: note: running function-environment-configs v0.7.2 as the built-in environment-configs "
+        "(behaves as v0.7.0 to v0.7.2)",
     ]
     assert "    region: eu-west-1\n" in out, "the EnvironmentConfig's data is in the context"
 

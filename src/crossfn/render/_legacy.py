@@ -47,7 +47,7 @@ _CONVERT = "crossfn convert pipeline-composition"
 _FUNCTION_API = "pkg.crossplane.io/v1"
 _PACKAGES = {
     convert.DEFAULT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8",
-    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1",
+    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.2",
 }
 """Versions the built-ins reproduce, so the supplied entries run them (``crossfn.functions.resolve``)."""
 
