@@ -20,6 +20,7 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "render": ("celpy",),
     "validate": ("celpy",),
     "starlark": ("starlark",),
+    "kcl": ("kcl_lib",),
     "controller": ("celpy", "lightkube", "httpx2", "msgspec", "cryptography"),
     "crypto": ("cryptography", "bcrypt"),
 }
