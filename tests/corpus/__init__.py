@@ -222,6 +222,14 @@ class Example:
         """The repository's directory in the corpus."""
         return self.path.relative_to(root()).parts[0]
 
+    @property
+    def workdir(self) -> Path:
+        """Where to render from: the repository's root, as its READMEs run ``crossplane render``; the
+        supplement's copy of it when there is one (it holds the files the corpus did not copy, such as a
+        KCL program a Composition names by a path relative to that root)."""
+        supplement = SUPPLEMENT / self.repository
+        return supplement if supplement.is_dir() else root() / self.repository
+
 
 def _type_of(doc: Mapping[str, Any]) -> tuple[str, str]:
     return str(doc.get("apiVersion") or ""), str(doc.get("kind") or "")

@@ -47,9 +47,10 @@ REASONS = {
     "unpublished-function": "a function nobody publishes",
     "rejected-upstream-too": "an input upstream also rejects",
     "no-builtin": "a published function crossfn has no built-in for, which runs its package (Docker)",
+    "needs-network": "an input the function fetches from the network, which crossfn's built-ins never reach",
 }
-"""Why a Composition may fail to render. The issue allows the first two; the third is listed for what
-is not built in yet (docs/functions.md says which and why)."""
+"""Why a Composition may fail to render. The issue allows the first two; the others are what crossfn does
+not do yet or by design (docs/functions.md, "The corpus", says which and why)."""
 PYPI_FUNCTIONS = ("crossplane-contrib/function-pythonic",)
 """Functions that run from a ``crossfn function install`` (``docs/functions.md``)."""
 
@@ -223,6 +224,7 @@ def test_renders_as_shipped(
     record_property: Any,
 ) -> None:
     monkeypatch.setattr(_runtimes, "_docker_engine_reachable", lambda: False)
+    monkeypatch.chdir(example.workdir)
     if _runs_from_pypi(example):
         monkeypatch.setenv("CROSSFN_FUNCTIONS_DIR", request.getfixturevalue("installed_functions"))
     args = arguments(example, tmp_path) + (["--classic"] if mode == "classic" else [])
