@@ -8,13 +8,11 @@
   with the EnvironmentConfigs of their setup (``corpus`` says which).
 * Every Function of the whole corpus pinning either package runs as a built-in, and
   every Pipeline Composition calling only those renders in both modes.
-* Where the corpus holds upstream's printed output, render prints it.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -150,58 +148,3 @@ def test_pipeline_of_pinned_versions_renders(example: corpus.Example, output: re
     docs, notes = _render(example, output)
     assert docs
     assert all(n.startswith("running ") for n in notes), notes
-
-
-def _printed(path: Path) -> str:
-    """Upstream's printed output without the corpus's provenance comment."""
-    return "".join(
-        line for line in path.read_text().splitlines(keepends=True) if not line.startswith("# extracted")
-    )
-
-
-def _without_xr_status(text: str) -> str:
-    """Crossplane v1.14's `crossplane beta render` printed the XR without the Ready condition v1.15 added."""
-    head, sep, rest = text.partition("\n---\n")
-    lines = (head + "\n").splitlines(keepends=True)
-    if "status:\n" in lines:
-        lines = lines[: lines.index("status:\n")]
-    return "".join(lines) + sep.lstrip("\n") + rest
-
-
-PRINTED = [
-    pytest.param(
-        "crossplane-docs/content/master/composition/compositions-md-render",
-        "expected-output.yaml",
-        lambda text: text,
-        id="CrossplaneDocsRender",
-    ),
-    pytest.param(
-        "fn-patch-and-transform/example",
-        "README-expected-output.yaml",
-        lambda text: text.replace(
-            text[
-                text.index("  ownerReferences:\n") : text.index("spec:\n", text.index("  ownerReferences:\n"))
-            ],
-            "  ownerReferences:\n    # Omitted for brevity\n",
-        ),
-        id="PatchAndTransformReadme",
-    ),
-]
-
-
-@pytest.mark.parametrize(("directory", "printed", "edited"), PRINTED)
-def test_upstream_printed_output(directory: str, printed: str, edited: Any) -> None:
-    """Both outputs were printed by Crossplane v1.14's `crossplane beta render`: the XR without a status (v1.15 added
-    the Ready condition; --classic is v2.2.4, which has it) and composed resources with `generateName` and an owner
-    reference without a uid, as --classic prints them. The README elided the owner reference by hand."""
-    base = corpus.root() / directory
-    docs = render.render(
-        render.Request(
-            composite_resource=base / "xr.yaml",
-            composition=base / "composition.yaml",
-            functions=base / "functions.yaml",
-        ),
-        output=render.CLASSIC,
-    )
-    text = _without_xr_status(render.output.yaml_stream(docs))
-    assert edited(text) == _printed(base / printed)
