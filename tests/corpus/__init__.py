@@ -3,35 +3,54 @@
 The corpus holds Compositions, XRDs, example XRs or claims and Functions files
 copied unchanged from public repositories (its README lists them). Layouts
 differ per repository, so :func:`examples` finds, for each Composition, the
-documents that go with it, looking in the Composition's directory and then up
-its parents (to the repository's root in the corpus), then anywhere in the
-repository ("nearest first"). Every rule is here, in one place; nothing here
+documents that go with it. Every rule is here, in one place; nothing here
 decides whether a Composition should render: tests do.
 
-**The XR**, the first of:
+*Nearest first* means: the Composition's directory and then each parent up to
+the repository's root in the corpus (each followed by a ``setup/`` directory
+beside it, where Crossplane's e2e tests keep theirs), then the repository's
+other directories, those sharing more of the Composition's path first, then in
+path order. A repository is its directory in the corpus plus its *supplement*,
+``supplement/<repository>/`` here: files of the same repository and commit the
+corpus did not copy and some Composition needs (``supplement/README.md``).
 
-1. a document of the Composition's ``compositeTypeRef`` (apiVersion and kind),
-   nearest first: the repository's own XR, used as shipped;
+**The XR**, the first of, nearest first:
+
+1. a document of the Composition's ``compositeTypeRef`` (apiVersion and kind):
+   the repository's own XR, used as shipped;
 2. a claim of that XR's claim kind (the XRD's ``claimNames``, same group),
-   nearest first, turned into its XR as Crossplane's claim reconciler does as
-   far as composing goes: the claim's ``spec`` and labels under the XR's
-   apiVersion and kind, named after the claim, less the claim-only fields
-   (``compositeDeletePolicy``, ``resourceRef``, and ``writeConnectionSecretToRef``,
-   whose XR counterpart Crossplane makes up itself);
+   turned into its XR as Crossplane v1's claim reconciler does: the claim's
+   ``spec`` under the XR's apiVersion and kind, less the claim-only fields
+   (``compositionRevisionRef`` unless the update policy is ``Manual``,
+   ``compositeDeletePolicy``, ``resourceRef``, ``publishConnectionDetailsTo``,
+   ``writeConnectionSecretToRef``), with ``spec.claimRef`` naming the claim, named
+   after the claim, the claim's labels and ``crossplane.io/claim-name`` and
+   ``crossplane.io/claim-namespace`` (a claim without a namespace is in ``default``);
 3. an ``envsubst`` template of either (a document holding ``$NAME`` or
    ``${NAME}``, ``NAME`` in capitals), each variable replaced by its name in
    lower case with dashes (``$CLAIM_NAME`` is ``claim-name``), then as 1 or 2:
    templates are the repository's examples for a script that fills them in;
 4. a bare XR of the ``compositeTypeRef``: ``metadata.name: example``.
 
-An XR of 2, 3 or 4 stands for what the API server would hold, so it is made to
-pass the XRD's schema (:attr:`Example.xrd`, when the repository has one): every
-``required`` field missing under ``spec`` is filled in, recursively, with its
-schema's ``default``, else its first ``enum`` value, else by type: an object
-``{}`` (then its own required fields), an array ``[]``, a string the field's own
-name, an integer or number its ``minimum`` or ``1``, a boolean ``false``; then
-the schema's defaults are applied, as the API server applies them. An XR the
-repository ships is used as it is.
+An example outside the Composition's own directories is taken only if the API
+server would take it under the Composition's XRD (it validates, unknown fields
+aside, which the server drops): a repository may hold several XRDs of one kind,
+one per provider family, and another family's example is not this one's.
+
+An XR of 2, 3 or 4 stands for what the API server would hold: every ``required``
+field missing under ``spec`` is filled in, recursively, with its schema's
+``default``, else its first ``enum`` value, else by type: an object ``{}`` (then
+its own required fields), an array ``[]``, a string the field's own name, an
+integer or number its ``minimum`` or ``1``, a boolean ``false``; then the
+schema's defaults are applied, as the API server applies them. It gets a
+``metadata.uid``, as every object there has (a version-5 UUID of its apiVersion,
+kind and name, so runs agree), and, when the Composition names
+``writeConnectionSecretsToNamespace``, the ``spec.writeConnectionSecretToRef``
+Crossplane v1 gives a new XR (its UID, in that namespace). An XR the repository
+ships is used as it is.
+
+**The XRDs**: for each apiVersion and kind, the XRD serving it, nearest first
+(:attr:`Example.xrd` for the XR, :attr:`Example.xrd_files` for every kind).
 
 **The Functions**: the ``Function`` documents of the nearest directory that has
 any (a ``setup/`` directory beside counts); when they define every Function the
@@ -39,10 +58,11 @@ pipeline names, only those, as a user passes the files a guide names. Where no
 directory has any, a ``Configuration`` package (``crossplane.yaml``) of the
 repository stands in: each Function it ``dependsOn``, named as Crossplane's
 package manager names a dependency (``<organisation>-<repository>``), tagged
-``latest`` (its version constraint resolved to the newest release). Each
-Function loses a ``render.crossplane.io/runtime: Development`` annotation (the
-functions' own examples carry it for their authors): "as shipped" is without it.
-A legacy Composition needs none.
+``latest``: the package manager installs the highest version its constraint
+allows, and ``latest`` is the newest release crossfn knows. Each Function loses
+a ``render.crossplane.io/runtime: Development`` annotation (the functions' own
+examples carry it for their authors): "as shipped" is without it. A legacy
+Composition needs none.
 
 **The resources render is given**, from the Composition's *setup*: its
 directory, and the ``setup/`` directory beside it (a Composition in ``setup/``:
@@ -60,6 +80,11 @@ cluster before the test:
   for a Composition that selects EnvironmentConfigs (a native
   ``spec.environment`` or a function-environment-configs step) when its setup
   holds none, the repository's EnvironmentConfigs (templates filled in as above).
+  An EnvironmentConfig is given at both versions Crossplane's CRD serves
+  (``v1alpha1`` and ``v1beta1``), as the API server answers for it at either.
+
+**Where to render from**: the repository's root (:attr:`Example.workdir`), as its
+READMEs run ``crossplane render``.
 
 Files of printed output (``*expected-output*``) are never inputs.
 """
