@@ -77,7 +77,7 @@ def test_templates_are_filled_with_their_variables_names(text: str, want: str, r
 
 
 def test_claim_becomes_its_xr_as_crossplane_makes_it() -> None:
-    claim = {
+    claim: dict[str, Any] = {
         "apiVersion": "example.org/v1",
         "kind": "Thing",
         "metadata": {"name": "mine", "labels": {"team": "a"}},
