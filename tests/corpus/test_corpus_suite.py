@@ -238,7 +238,8 @@ def test_renders_as_shipped(
     assert code == 0, f"crossfn render {' '.join(args)}\n{err}"
     docs = [d for d in yaml.safe_load_all(out) if d is not None]
     report = validate.run(extensions(example, docs, tmp_path), "-", stdin=io.StringIO(out))
-    record_property("corpus-missing-schemas", str(report.missing))
+    valid = "valid" if not problems(report) else "invalid"
+    record_property("corpus-validate", f"{mode}:{valid}:{len(report.outcomes)}:{report.missing}")
     invalid = INVALID.get(example.name)
     assert problems(report) == (invalid["problems"] if invalid else []), report.text(skip_success=True)
 
