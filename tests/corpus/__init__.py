@@ -97,14 +97,14 @@ import functools
 import os
 import re
 import uuid
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from crossfn import errors, validate
-from crossfn.render import _load
+from crossfn.render import _load, output
 from crossfn.schemas import defaults, xrd
 
 __all__ = ["Example", "available", "documents", "examples", "repositories", "root"]
@@ -247,6 +247,39 @@ class Example:
         """The repository's directory in the corpus."""
         return self.path.relative_to(root()).parts[0]
 
+    def render_arguments(self, tmp: Path) -> list[str]:
+        """``crossfn render``'s arguments for this Composition as shipped (no mode or output flags).
+
+        The files the repository ships are passed as they are when they hold exactly the documents
+        used; the rest (a derived XR, Functions less an annotation, the setup's resources) are written
+        into ``tmp`` as render prints YAML. The XRD goes with ``--xrd`` (render then knows a legacy XR).
+        """
+        base = root() / self.repository
+        xr_file = base / self.xr_from.partition(" ")[2] if self.xr_from.startswith("xr ") else None
+        fns_file = (
+            base / self.functions_from if self.functions_from and " " not in self.functions_from else None
+        )
+        args = [
+            str(_written(tmp, "xr.yaml", [self.xr], xr_file)),
+            str(_written(tmp, "composition.yaml", [self.composition], self.path)),
+            str(_written(tmp, "functions.yaml", self.functions, fns_file)),
+        ]
+        for observed in self.observed:
+            args += ["--observed-resources", str(observed)]
+        if self.required:
+            args += ["--required-resources", str(_written(tmp, "required.yaml", self.required))]
+        if self.credentials:
+            args += ["--function-credentials", str(_written(tmp, "credentials.yaml", self.credentials))]
+        if self.xrd is not None:
+            args += ["--xrd", str(self.xrd_file(tmp))]
+        return args
+
+    def xrd_file(self, tmp: Path) -> Path:
+        """A file holding just the XR's XRD: the repository's own when it holds nothing else."""
+        assert self.xrd is not None
+        shipped = self.xrd_files.get((str(self.xr.get("apiVersion")), str(self.xr.get("kind"))))
+        return _written(tmp, "xrd.yaml", [self.xrd], shipped)
+
     @property
     def workdir(self) -> Path:
         """Where to render from: the repository's root, as its READMEs run ``crossplane render``; the
@@ -254,6 +287,15 @@ class Example:
         KCL program a Composition names by a path relative to that root)."""
         supplement = SUPPLEMENT / self.repository
         return supplement if supplement.is_dir() else root() / self.repository
+
+
+def _written(tmp: Path, name: str, docs: Sequence[dict[str, Any]], shipped: Path | None = None) -> Path:
+    """``shipped`` when it holds exactly ``docs``, else a file of ``docs`` in ``tmp`` as render prints YAML."""
+    if shipped is not None and shipped.is_file() and documents(shipped) == tuple(docs):
+        return shipped
+    path = tmp / name
+    path.write_text(output.yaml_stream(docs) if docs else "")
+    return path
 
 
 def _type_of(doc: Mapping[str, Any]) -> tuple[str, str]:

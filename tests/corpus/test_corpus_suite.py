@@ -30,7 +30,6 @@ from __future__ import annotations
 import functools
 import io
 import re
-from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import Any
 
@@ -67,52 +66,6 @@ FAILURES: dict[str, Any] = _expected().get("render") or {}
 INVALID: dict[str, Any] = _expected().get("validate") or {}
 
 
-def _written(tmp: Path, name: str, docs: Iterable[Mapping[str, Any]], shipped: Path | None = None) -> Path:
-    """``shipped`` when it holds exactly ``docs``, else a file of ``docs`` as render prints YAML."""
-    docs = list(docs)
-    if shipped is not None and corpus.documents(shipped) == tuple(docs):
-        return shipped
-    path = tmp / name
-    path.write_text(output.yaml_stream(docs) if docs else "")
-    return path
-
-
-def _shipped(e: corpus.Example, source: str) -> Path | None:
-    """The repository's file named by ``xr_from``/``functions_from`` (``xr <file>``, ``<file>``)."""
-    base = corpus.root() / e.repository
-    kind, _, rest = source.partition(" ")
-    rel = rest if kind == "xr" else source
-    if not rel or " " in rel:
-        return None
-    return base / rel
-
-
-def arguments(e: corpus.Example, tmp: Path) -> list[str]:
-    """The ``crossfn render`` arguments for ``e`` as shipped (the mode flag aside)."""
-    args = [
-        str(
-            _written(tmp, "xr.yaml", [e.xr], _shipped(e, e.xr_from) if e.xr_from.startswith("xr ") else None)
-        ),
-        str(_written(tmp, "composition.yaml", [e.composition], e.path)),
-        str(_written(tmp, "functions.yaml", e.functions, _shipped(e, e.functions_from))),
-    ]
-    for observed in e.observed:
-        args += ["--observed-resources", str(observed)]
-    if e.required:
-        args += ["--required-resources", str(_written(tmp, "required.yaml", e.required))]
-    if e.credentials:
-        args += ["--function-credentials", str(_written(tmp, "credentials.yaml", e.credentials))]
-    if e.xrd is not None:
-        args += ["--xrd", str(_xrd_file(e, tmp))]
-    return [*args, "--include-full-xr"]
-
-
-def _xrd_file(e: corpus.Example, tmp: Path) -> Path:
-    assert e.xrd is not None
-    shipped = e.xrd_files.get((str(e.xr.get("apiVersion")), str(e.xr.get("kind"))))
-    return _written(tmp, "xrd.yaml", [e.xrd], shipped)
-
-
 def _runs_from_pypi(e: corpus.Example) -> bool:
     return any(
         p in str((f.get("spec") or {}).get("package") or "") for f in e.functions for p in PYPI_FUNCTIONS
@@ -141,13 +94,16 @@ def extensions(e: corpus.Example, docs: list[dict[str, Any]], tmp: Path) -> str:
     """
     files: list[Path] = []
     if e.xrd is not None:
-        files.append(_xrd_file(e, tmp))
+        files.append(e.xrd_file(tmp))
     known = {**_schema_files(), **e.xrd_files}
     for d in docs[1:]:
         found = known.get((str(d.get("apiVersion") or ""), str(d.get("kind") or "")))
         if found is not None and found not in files:
             files.append(found)
-    return ",".join(str(f) for f in files) or str(_written(tmp, "none.yaml", [_EMPTY_CRD]))
+    if not files:
+        files.append(tmp / "none.yaml")
+        files[0].write_text(output.yaml_stream([_EMPTY_CRD]))
+    return ",".join(str(f) for f in files)
 
 
 _EMPTY_CRD = {
@@ -225,7 +181,11 @@ def test_renders_as_shipped(
     monkeypatch.chdir(example.workdir)
     if _runs_from_pypi(example):
         monkeypatch.setenv("CROSSFN_FUNCTIONS_DIR", request.getfixturevalue("installed_functions"))
-    args = arguments(example, tmp_path) + (["--classic"] if mode == "classic" else [])
+    args = (
+        example.render_arguments(tmp_path)
+        + ["--include-full-xr"]
+        + (["--classic"] if mode == "classic" else [])
+    )
     code = cli.main(["render", *args])
     out, err = capsys.readouterr()
     record_property("corpus", f"{mode}:{'renders' if code == 0 else 'fails'}")
