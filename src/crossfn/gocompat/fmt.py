@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn.gocompat import strconv, values
 
-__all__ = ["sprint", "sprintf"]
+__all__ = ["sprint", "sprint_args", "sprintf", "sprintln"]
 
 _MAX_RUNE = 0x10FFFF
 _U64 = (1 << 64) - 1  # Go converts integers to uint64 for %c, %q and %U
@@ -42,6 +42,32 @@ def sprint(v: Any) -> str:
     if isinstance(v, str):
         return v
     return sprintf("%v", v)
+
+
+def sprint_args(*args: Any) -> str:
+    """Go's ``fmt.Sprint(args...)``: a space between two operands when neither is a string."""
+    p = _Printer()
+    prev_string = False
+    for k, arg in enumerate(args):
+        is_string = isinstance(arg, str)
+        if k and not is_string and not prev_string:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+        prev_string = is_string
+    return "".join(p.buf)
+
+
+def sprintln(*args: Any) -> str:
+    """Go's ``fmt.Sprintln(args...)``: operands separated by spaces, then a newline."""
+    p = _Printer()
+    for k, arg in enumerate(args):
+        if k:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+    p.buf.append("\n")
+    return "".join(p.buf)
 
 
 @dataclasses.dataclass
@@ -238,7 +264,16 @@ class _Printer:
         if verb in "pw":
             self._bad_verb(verb, arg, top=True)
             return
+        if self._stringer(arg, verb):
+            return
         self._print_value(arg, verb, 0)
+
+    def _stringer(self, v: Any, verb: str) -> bool:
+        """Go's ``handleMethods`` for a ``fmt.Stringer``: ``%v %s %x %X %q`` print its ``String()``."""
+        if isinstance(v, values.Struct) and v.string is not None and not self.f.sharp_v and verb in "vsxXq":
+            self._fmt_string(v.string, verb)
+            return True
+        return False
 
     def _print_value(self, v: Any, verb: str, depth: int) -> None:
         if v is None:
@@ -257,6 +292,11 @@ class _Printer:
             self._fmt_float(v, verb)
         elif isinstance(v, str):
             self._fmt_string(v, verb)
+        elif isinstance(v, complex):
+            self._fmt_complex(v, verb)
+        elif isinstance(v, values.Struct):
+            if depth == 0 or not self._stringer(v, verb):
+                self._print_struct(v, verb, depth)
         elif isinstance(v, Mapping):
             self._print_map(v, verb, depth)
         elif isinstance(v, list | tuple):
@@ -283,6 +323,32 @@ class _Printer:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(item, verb, depth + 1)
         self.buf.append("}" if sharp_v else "]")
+
+    def _print_struct(self, v: values.Struct, verb: str, depth: int) -> None:
+        f = self.f
+        if f.sharp_v:
+            self.buf.append(v.go_type)
+        self.buf.append("{")
+        for k, (name, field) in enumerate(v.fields.items()):
+            if k:
+                self.buf.append(", " if f.sharp_v else " ")
+            if f.plus_v or f.sharp_v:
+                self.buf.append(name + ":")
+            self._print_value(field, verb, depth + 1)
+        self.buf.append("}")
+
+    def _fmt_complex(self, v: complex, verb: str) -> None:
+        """Go's ``fmtComplex``: ``(real+imagi)``, the imaginary part always signed."""
+        if verb not in "vbgGxXfFeE":
+            self._bad_verb(verb, v)
+            return
+        plus = self.f.plus
+        self.buf.append("(")
+        self._fmt_float(v.real, verb)
+        self.f.plus = True
+        self._fmt_float(v.imag, verb)
+        self.buf.append("i)")
+        self.f.plus = plus
 
     def _bad_verb(self, verb: str, v: Any, *, top: bool = False) -> None:
         """``%!<verb>(<type>=<value as %v>)``, or ``%!<verb>(<nil>)`` for a nil argument."""

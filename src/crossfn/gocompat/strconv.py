@@ -26,9 +26,12 @@ __all__ = [
     "parse_bool",
     "parse_float",
     "parse_int",
+    "parse_integer",
     "quote",
     "quote_rune",
     "shortest_digits",
+    "unquote",
+    "unquote_char",
 ]
 
 _INT64_MIN = -(1 << 63)
@@ -192,6 +195,62 @@ def parse_int(s: str) -> int:
     return n
 
 
+_BASE_PREFIX = {"0b": 2, "0B": 2, "0o": 8, "0O": 8, "0x": 16, "0X": 16}
+_DIGITS_OF = {2: "01", 8: "01234567", 10: "0123456789", 16: "0123456789abcdefABCDEF"}
+
+
+def parse_integer(s: str, *, signed: bool = True) -> int:
+    """Go's ``strconv.ParseInt(s, 0, 64)`` (``ParseUint`` when not ``signed``): base by prefix, ``_`` separators.
+
+    ``0x``/``0o``/``0b`` and a bare leading ``0`` (octal) choose the base; an
+    underscore must separate digits (or follow the prefix), as Go's
+    ``underscoreOK`` requires. Errors carry Go's function name and text.
+    """
+    fn = "ParseInt" if signed else "ParseUint"
+    body = s
+    negative = False
+    if signed and body[:1] in ("+", "-"):
+        negative, body = body[0] == "-", body[1:]
+    base, digits = 10, body
+    if body[:2] in _BASE_PREFIX:
+        base, digits = _BASE_PREFIX[body[:2]], body[2:]
+    elif len(body) > 1 and body[0] == "0":
+        base, digits = 8, body[1:]
+    allowed = _DIGITS_OF[base]
+    ok = bool(digits) and all(c in allowed or c == "_" for c in digits) and _underscores_ok(body)
+    if not ok or not digits.replace("_", ""):
+        raise errors.GoError(f"strconv.{fn}: parsing {quote(s)}: invalid syntax")
+    n = int(digits.replace("_", ""), base)
+    n = -n if negative else n
+    low, high = (_INT64_MIN, _INT64_MAX) if signed else (0, _U64)
+    if not low <= n <= high:
+        raise errors.GoError(f"strconv.{fn}: parsing {quote(s)}: value out of range")
+    return n
+
+
+def _underscores_ok(s: str) -> bool:
+    """Go's ``underscoreOK``: each ``_`` sits between digits, or between a base prefix and a digit."""
+    saw = "^"  # ^ start, 0 digit or prefix, _ underscore, ! other
+    i = 0
+    if len(s) >= 2 and s[0] == "0" and s[1] in "bBoOxX":
+        i, saw = 2, "0"
+    hexadecimal = s[1:2] in ("x", "X")
+    while i < len(s):
+        c = s[i]
+        if "0" <= c <= "9" or (hexadecimal and c in "abcdefABCDEF"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        else:
+            if saw == "_":
+                return False
+            saw = "!"
+        i += 1
+    return saw != "_"
+
+
 def parse_bool(s: str) -> bool:
     """Go's ``strconv.ParseBool``."""
     if s in ("1", "t", "T", "TRUE", "true", "True"):
@@ -295,3 +354,84 @@ def can_backquote(s: str) -> bool:
         if (code < 0x20 and ch != "\t") or code == 0x7F:
             return False
     return True
+
+
+_SIMPLE_UNESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
+
+
+def unquote_char(s: str, quote_char: str) -> tuple[str, str]:
+    """Go's ``strconv.UnquoteChar``: the first character (or escape) of ``s`` and the rest.
+
+    A ``\\xNN`` or octal escape is one byte, which may not be UTF-8 on its own:
+    it comes back as a lone surrogate (the ``surrogateescape`` convention of
+    :mod:`crossfn.gocompat.values`) when it is 0x80 or more. ``invalid syntax``
+    (Go's ``strconv.ErrSyntax``) for a bad escape.
+    """
+    if not s:
+        raise errors.GoError("invalid syntax")
+    c = s[0]
+    if c == quote_char and quote_char in "'\"":
+        raise errors.GoError("invalid syntax")
+    if c != "\\":
+        return c, s[1:]
+    if len(s) <= 1:
+        raise errors.GoError("invalid syntax")
+    e, rest = s[1], s[2:]
+    if e in _SIMPLE_UNESCAPES:
+        return chr(_SIMPLE_UNESCAPES[e]), rest
+    if e in "xuU":
+        n = {"x": 2, "u": 4, "U": 8}[e]
+        digits = rest[:n]
+        if len(digits) < n or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 16)
+        if e == "x":
+            return _byte_char(v), rest[n:]
+        if v > _MAX_RUNE or 0xD800 <= v <= 0xDFFF:
+            raise errors.GoError("invalid syntax")
+        return chr(v), rest[n:]
+    if "0" <= e <= "7":
+        digits = s[1:4]
+        if len(digits) < 3 or any(not "0" <= d <= "7" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 8)
+        if v > 255:
+            raise errors.GoError("invalid syntax")
+        return _byte_char(v), s[4:]
+    if e in "'\"":
+        if e != quote_char:
+            raise errors.GoError("invalid syntax")
+        return e, rest
+    raise errors.GoError("invalid syntax")
+
+
+def _byte_char(v: int) -> str:
+    return chr(v) if v < 0x80 else chr(0xDC00 + v)
+
+
+def unquote(s: str) -> str:
+    """Go's ``strconv.Unquote`` for a double-quoted or backquoted string literal.
+
+    A raw (backquoted) string loses its carriage returns, as Go's does; a
+    quoted one may not hold a newline. ``invalid syntax`` otherwise.
+    """
+    if len(s) < 2 or s[0] != s[-1] or s[0] not in "\"`'":
+        raise errors.GoError("invalid syntax")
+    quote_char, body = s[0], s[1:-1]
+    if quote_char == "`":
+        if "`" in body:
+            raise errors.GoError("invalid syntax")
+        return body.replace("\r", "")
+    if "\n" in body:
+        raise errors.GoError("invalid syntax")
+    if "\\" not in body and quote_char not in body:
+        if quote_char == "'" and len(body) != 1:
+            raise errors.GoError("invalid syntax")
+        return body
+    out = []
+    while body:
+        ch, body = unquote_char(body, quote_char)
+        out.append(ch)
+        if quote_char == "'" and body:
+            raise errors.GoError("invalid syntax")
+    return "".join(out)

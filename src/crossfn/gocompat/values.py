@@ -17,12 +17,19 @@ Go                     Python
 ``<nil>``              ``None``
 ``[]interface {}``     :class:`list`
 ``map[string]...``     :class:`dict` with str keys
+``uint8`` (a byte)     :class:`Uint8`
+``complex128``         :class:`complex`
+a struct               :class:`Struct`
 =====================  ==========================
 
 Python's ``1 == 1.0`` must never stand in for Go's type-strict equality; use
 :func:`strict_equal`. :class:`GoInt` exists because Go's platform ``int``
 appears in upstream unit tests and keeps its own name in messages; values from
-a request are never ``GoInt``.
+a request are never ``GoInt``. Go's ``text/template`` adds three: an integer
+constant in a template is an ``int`` (``GoInt``), indexing a string gives a
+byte (:class:`Uint8`), ``1i`` is a ``complex128``; and functions a template
+calls may return a struct (:class:`Struct`, e.g. a Crossplane ``Condition``),
+whose fields the template reads by name.
 
 A Go string is a byte string that may hold invalid UTF-8 (a Join with a
 multi-byte separator, a FromBase64 result). Such bytes are carried in Python
@@ -37,6 +44,8 @@ from typing import Any
 
 __all__ = [
     "GoInt",
+    "Struct",
+    "Uint8",
     "a_json_type",
     "deep_copy_json",
     "from_bytes",
@@ -57,6 +66,44 @@ class GoInt(int):
         return f"GoInt({int(self)})"
 
 
+class Uint8(int):
+    """A Go ``uint8`` (``byte``): what indexing a string gives."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Uint8({int(self)})"
+
+
+class Struct:
+    """A Go struct value: its type's name as ``%T`` prints it, and its exported fields in order.
+
+    ``string`` is what the type's ``String()`` method returns when it has one
+    (``fmt`` prints that instead of the fields, as Go's does for a
+    ``fmt.Stringer``); None when it has none.
+    """
+
+    __slots__ = ("fields", "go_type", "string")
+
+    def __init__(self, go_type: str, fields: Mapping[str, Any], *, string: str | None = None) -> None:
+        self.go_type = go_type
+        self.fields = dict(fields)
+        self.string = string
+
+    def __repr__(self) -> str:
+        return f"Struct({self.go_type!r}, {self.fields!r})"
+
+    def __eq__(self, other: object) -> bool:
+        return (
+            isinstance(other, Struct)
+            and self.go_type == other.go_type
+            and self.fields.keys() == other.fields.keys()
+            and all(strict_equal(v, other.fields[k]) for k, v in self.fields.items())
+        )
+
+    __hash__ = None  # type: ignore[assignment]  # mutable fields: equality only, as a Go struct with maps
+
+
 def is_go_int(v: object) -> bool:
     """Whether ``v`` is a Go integer (``int`` or ``int64``); Python bools are not."""
     return isinstance(v, int) and not isinstance(v, bool)
@@ -70,12 +117,18 @@ def type_name(v: object) -> str:
         return "bool"
     if isinstance(v, GoInt):
         return "int"
+    if isinstance(v, Uint8):
+        return "uint8"
     if isinstance(v, int):
         return "int64"
     if isinstance(v, float):
         return "float64"
     if isinstance(v, str):
         return "string"
+    if isinstance(v, complex):
+        return "complex128"
+    if isinstance(v, Struct):
+        return v.go_type
     if isinstance(v, Mapping):
         return "map[string]interface {}"
     if isinstance(v, list | tuple):
