@@ -97,6 +97,10 @@ _SIGNALS = {
     "crossfn.functions.starlark._worker.HelperError": "lives in the sandbox process",
     # A BaseException on purpose: a function's `except Exception` must not swallow its deadline.
     "crossfn.sdk._calls.DeadlineExceeded": "interrupts a function past its deadline",
+    "crossfn.functions.python._worker._TimeLimit": "interrupts a function-python script past its deadline",
+    "crossfn.functions.sequencer._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.status_transformer._MatchError": "unwinds to the failure condition upstream sets",
+    "crossfn.gocompat.jsonstruct._Stop": "stops strict decoding at the first error",
 }
 
 

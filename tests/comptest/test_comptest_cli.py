@@ -25,7 +25,7 @@ _FAILING = str(_DATA / "cases" / "failing.yaml")
 
 _BUILTIN = (
     "crossfn: note: running function-patch-and-transform v0.10.8 as the built-in patch-and-transform "
-    "(behaves as v0.10.8)\n"
+    "(behaves as v0.10.0-v0.10.8)\n"
 )
 
 

@@ -67,12 +67,12 @@ ROUTES = [
     ),
     pytest.param(
         function("f", "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.2.1"),
-        _functions.Route("builtin", "auto-ready@v0.6.0"),
+        _functions.Route("builtin", "auto-ready@v0.5.2"),
         "an older version runs in-process as that version behaved (render's rule)",
         id="BuiltinEmulated",
     ),
     pytest.param(
-        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2"),
+        function("f", "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.1.3"),
         _functions.Route("package"),
         "a version the built-in does not behave as goes through its FunctionRevision",
         id="BuiltinOtherVersion",
@@ -271,7 +271,7 @@ async def test_what_runs_is_logged_once(caplog: pytest.LogCaptureFixture) -> Non
     await transport.aclose()
     assert [r.getMessage() for r in caplog.records] == [
         "Function ready: running function-auto-ready v0.5.0 as the built-in auto-ready "
-        "(behaves as v0.6.0 and earlier: the Ready condition only)"
+        "(behaves as v0.5.2 and earlier: the Ready condition only)"
     ]
 
 

@@ -7,16 +7,16 @@ import dataclasses
 import pytest
 
 from crossfn import functions
-from crossfn.functions import _registry, auto_ready
+from crossfn.functions import _registry, auto_ready, patch_and_transform
 
 AR = "crossplane-contrib/function-auto-ready"
 PT = "crossplane-contrib/function-patch-and-transform"
 
 # (package, built-in key or None (the package runs) or "-" (no built-in's package at all), words in the line)
 CASES = [
-    # patch-and-transform: the built-in reproduces v0.10.8 (upstream pt-0).
-    (f"xpkg.crossplane.io/{PT}:v0.10.8", "patch-and-transform", "behaves as v0.10.8"),
-    (f"xpkg.upbound.io/{PT}:v0.10.9", "patch-and-transform", "behaves as v0.10.8"),
+    # patch-and-transform: the built-in reproduces v0.1.4 and v0.2.0 to v0.10.8, each span as its own release.
+    (f"xpkg.crossplane.io/{PT}:v0.10.8", "patch-and-transform", "behaves as v0.10.0-v0.10.8"),
+    (f"xpkg.upbound.io/{PT}:v0.10.9", "patch-and-transform", "behaves as v0.10.0-v0.10.8"),
     (
         f"ghcr.io/{PT}:v0.10.8",
         "patch-and-transform",
@@ -24,34 +24,48 @@ CASES = [
     ),
     (f"{PT}:v0.10.8", "patch-and-transform", "as the built-in patch-and-transform"),
     (f"localhost:5000/{PT}:v0.10.8", "patch-and-transform", "v0.10.8"),
-    (f"xpkg.crossplane.io/{PT}:v0.10.7", None, "running the package"),
-    (f"xpkg.crossplane.io/{PT}:v0.8.2", None, "other versions behave differently"),
-    (f"xpkg.upbound.io/{PT}:v0.1.4", None, "not running function-patch-and-transform v0.1.4"),
-    (f"xpkg.crossplane.io/{PT}:v0.11.0", None, "running the package"),
-    # auto-ready: v0.7.0 is the built-in; v0.6.0 and earlier checked only the Ready condition.
+    (f"xpkg.crossplane.io/{PT}:v0.10.0", "patch-and-transform", "behaves as v0.10.0-v0.10.8"),
+    (f"xpkg.crossplane.io/{PT}:v0.9.3", "patch-and-transform@v0.8.0", "behaves as v0.8.0-v0.9.3"),
+    (f"xpkg.crossplane.io/{PT}:v0.8.2", "patch-and-transform@v0.8.0", "behaves as v0.8.0-v0.9.3"),
+    (f"xpkg.crossplane.io/{PT}:v0.7.0", "patch-and-transform@v0.7.0", "behaves as v0.7.0"),
+    (f"xpkg.crossplane.io/{PT}:v0.6.0", "patch-and-transform@v0.6.0", "behaves as v0.6.0"),
+    (f"xpkg.crossplane.io/{PT}:v0.5.0", "patch-and-transform@v0.5.0", "behaves as v0.5.0"),
+    (f"xpkg.crossplane.io/{PT}:v0.4.0", "patch-and-transform@v0.4.0", "behaves as v0.4.0"),
+    (f"xpkg.crossplane.io/{PT}:v0.3.0", "patch-and-transform@v0.3.0", "behaves as v0.3.0"),
+    (f"xpkg.crossplane.io/{PT}:v0.2.1", "patch-and-transform@v0.2.0", "behaves as v0.2.0-v0.2.1"),
+    (f"xpkg.upbound.io/{PT}:v0.1.4", "patch-and-transform@v0.1.4", "behaves as v0.1.4"),
+    (f"xpkg.upbound.io/{PT}:v0.1.3", None, "development builds upstream never tagged"),
+    (f"xpkg.crossplane.io/{PT}:v0.11.0", None, "newer than crossfn knows"),
+    (
+        f"xpkg.crossplane.io/{PT}:latest",
+        "patch-and-transform",
+        "latest: the newest release crossfn knows, v0.10.8",
+    ),
+    # auto-ready: v0.7.0 is the built-in; v0.6.x added per-kind checks; before, the Ready condition only.
     (
         f"xpkg.crossplane.io/{AR}:v0.7.0",
         "auto-ready",
         "running function-auto-ready v0.7.0 as the built-in auto-ready (behaves as v0.7.0)",
     ),
-    (
-        f"xpkg.crossplane.io/{AR}:v0.6.0",
-        "auto-ready@v0.6.0",
-        "behaves as v0.6.0 and earlier: the Ready condition only",
-    ),
+    (f"xpkg.crossplane.io/{AR}:v0.6.0", "auto-ready@v0.6.0", "behaves as v0.6.x: per-kind health checks"),
+    (f"xpkg.crossplane.io/{AR}:v0.6.7", "auto-ready@v0.6.0", "no input, no CEL"),
     (
         f"xpkg.crossplane.io/{AR}:v0.5.0",
-        "auto-ready@v0.6.0",
+        "auto-ready@v0.5.2",
         "running function-auto-ready v0.5.0 as the built-in auto-ready",
     ),
-    (f"xpkg.upbound.io/{AR}:v0.1.2", "auto-ready@v0.6.0", "v0.6.0 and earlier"),
-    (f"xpkg.crossplane.io/{AR}:v0.6.1", None, "per-kind health checks"),
-    (f"xpkg.crossplane.io/{AR}:v0.6.6", None, "running the package"),
-    (f"xpkg.crossplane.io/{AR}:v0.7.1", None, "checks more kinds"),
+    (f"xpkg.crossplane.io/{AR}:v0.5.2", "auto-ready@v0.5.2", "v0.5.2 and earlier: the Ready condition only"),
+    (f"xpkg.upbound.io/{AR}:v0.1.2", "auto-ready@v0.5.2", "v0.5.2 and earlier"),
+    (
+        f"xpkg.upbound.io/{AR}:v0.0.0-20231101225931-60aea09d94c8",
+        "auto-ready@v0.5.2",
+        "a build of 2023-11-01, before the first release v0.2.0 of 2023-11-02",
+    ),
+    (f"xpkg.crossplane.io/{AR}:v0.7.1", None, "newer than crossfn knows"),
     (f"xpkg.crossplane.io/{AR}:v1.0.0", None, "running the package"),
+    (f"xpkg.crossplane.io/{AR}:latest", "auto-ready", "latest: the newest release crossfn knows, v0.7.0"),
     # No version: the behaviour cannot be matched.
     (f"xpkg.crossplane.io/{AR}", None, "without a release tag"),
-    (f"xpkg.crossplane.io/{AR}:latest", None, "without a release tag"),
     (f"xpkg.crossplane.io/{AR}:v0.7.0-rc.1", None, "without a release tag"),
     (f"xpkg.crossplane.io/{AR}:v0.7.0@sha256:" + "b" * 64, "auto-ready", "v0.7.0"),
     (f"xpkg.crossplane.io/{AR}@sha256:" + "a" * 64, None, "function-auto-ready@sha256:"),
@@ -89,8 +103,22 @@ def test_every_key_loads(key: str) -> None:
     assert callable(functions.load(key))
 
 
-def test_emulation_is_ready_condition_only() -> None:
-    assert functions.load("auto-ready@v0.6.0") is auto_ready.compose_ready_condition_only
+def test_auto_ready_emulations() -> None:
+    """v0.5.2 and earlier read the Ready condition only; v0.6.x added the per-kind checks."""
+    assert functions.load("auto-ready@v0.5.2") is auto_ready.compose_ready_condition_only
+    assert functions.load("auto-ready@v0.6.0") is auto_ready.compose_health_checks
+
+
+def test_pt_emulations_behave_as_their_release() -> None:
+    """Each patch-and-transform span runs the built-in as a release the span holds."""
+    for span in patch_and_transform_upstream().spans:
+        obj = functions.load(span.key)
+        assert isinstance(obj, patch_and_transform.PatchAndTransform)
+        assert span.holds(obj.release.version), span
+
+
+def patch_and_transform_upstream() -> _registry.Upstream:
+    return next(u for u in functions.upstreams() if u.repo == "function-patch-and-transform")
 
 
 FAKE = _registry.Upstream(
@@ -105,6 +133,7 @@ FAKE = _registry.Upstream(
     releases=(
         _registry.Release("v0.1.0", "2023-11-02"),
         _registry.Release("v0.2.0", "2024-01-10"),
+        _registry.Release("v0.2.9", "2024-07-01"),
         _registry.Release("v0.3.0", "2024-06-01"),
     ),
 )
@@ -120,6 +149,8 @@ MATCHES = [
     ("v0.2.1-0.20240701093000-cdb49945da4e", (0, 3, 0), "after v0.3.0"),
     ("v0.3.0-rc.1.0.20240520093000-cdb49945da4e", (0, 2, 0), "a build of 2024-05-20"),
     ("v0.0.0-20231101231317-cdb49945da4e", (0, 1, 0), "before the first release v0.1.0 of 2023-11-02"),
+    # A release of an older branch published after a newer release: a later build is the newer one.
+    ("v0.0.0-20240801000000-cdb49945da4e", (0, 3, 0), "after v0.3.0 of 2024-06-01"),
     # Nothing to match.
     ("v0.3.0-rc.1", None, ""),
     ("main", None, ""),
@@ -163,11 +194,10 @@ def test_no_releases_no_latest() -> None:
 
 
 def test_every_upstream_is_consistent() -> None:
-    """Every span names an object; releases are release tags, oldest first, with ISO dates."""
+    """Every span names an object; releases are release tags in version order, with ISO dates."""
     for u in functions.upstreams():
         for span in u.spans:
             assert span.key in u.objects, (u.repo, span)
         assert [r.version for r in u.releases] == sorted(r.version for r in u.releases), u.repo
-        assert [r.date for r in u.releases] == sorted(r.date for r in u.releases), u.repo
         for r in u.releases:
             assert len(r.date) == 10 and r.date[4] == r.date[7] == "-", (u.repo, r)

@@ -19,9 +19,7 @@ _ROOT = Path(__file__).resolve().parents[2]
 _EXAMPLE = _ROOT / "examples" / "legacy-resources"
 _GOLDEN = Path(__file__).parent / "golden" / "LegacyResources.yaml"
 _UPDATE = os.environ.get("CROSSFN_UPDATE_GOLDEN") == "1"
-_PT_LINE = (
-    "running function-patch-and-transform v0.10.8 as the built-in patch-and-transform (behaves as v0.10.8)"
-)
+_PT_LINE = "running function-patch-and-transform v0.10.8 as the built-in patch-and-transform (behaves as v0.10.0-v0.10.8)"
 _NOTE = (
     'crossfn: note: Composition "xdatabases.example.crossplane.io" uses mode: Resources; rendering it as a '
     "Pipeline with {fn} (see crossfn convert pipeline-composition)\n"
@@ -155,7 +153,7 @@ def test_environment_needs_its_function(capsys: pytest.CaptureFixture[str], tmp_
     assert err == (
         'crossfn: error: cannot render Composition "xdatabases.example.crossplane.io": it uses mode: Resources '
         'with spec.environment, which needs Function "function-environment-configs" (not a crossfn built-in); '
-        "add it to the Functions file\n"
+        "add it to the Functions file, or convert the Composition with crossfn convert pipeline-composition\n"
     )
 
 
@@ -198,3 +196,58 @@ def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
                 functions=_EXAMPLE / "functions.yaml",
             )
         )
+
+
+def _without_mode(tmp_path: Path) -> Path:
+    comp = tmp_path / "composition.yaml"
+    comp.write_text((_EXAMPLE / "composition.yaml").read_text().replace("  mode: Resources\n", ""))
+    return comp
+
+
+def test_no_mode_is_legacy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Crossplane v1's CRD defaulted spec.mode to Resources: spec.resources without a mode renders as legacy,
+    says why in one note, and prints what the spelled mode prints."""
+    code, out, err = _main(capsys, _EXAMPLE / "functions.yaml", comp=_without_mode(tmp_path))
+    assert code == 0, err
+    assert err == (
+        'crossfn: note: Composition "xdatabases.example.crossplane.io" has spec.resources and no spec.mode, so '
+        "mode: Resources (Crossplane v1's default); rendering it as a Pipeline with "
+        "crossplane-contrib-function-patch-and-transform (see crossfn convert pipeline-composition)\n"
+        f"crossfn: note: {_PT_LINE}\n"
+    )
+    assert out == _GOLDEN.read_text()
+
+
+def test_no_mode_and_no_resources_is_rejected(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """Without spec.resources a Composition with no mode may be a Pipeline that lost its mode: upstream's text."""
+    comp = tmp_path / "composition.yaml"
+    text = (_EXAMPLE / "composition.yaml").read_text().replace("  mode: Resources\n", "")
+    comp.write_text(text[: text.index("  resources:")])
+    code, out, err = _main(capsys, _EXAMPLE / "functions.yaml", comp=comp)
+    assert (code, out) == (1, "")
+    assert err == (
+        "crossfn: error: render only supports Composition Function pipelines: Composition "
+        '"xdatabases.example.crossplane.io" must use spec.mode: Pipeline\n'
+    )
+
+
+def test_crossfn_test_reads_no_mode_as_legacy(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """`crossfn test` renders as render does: the legacy Composition passes, with the same note once."""
+    comp = _without_mode(tmp_path)
+    (tmp_path / "test.yaml").write_text(
+        "apiVersion: test.crossplane.io/v1alpha1\nkind: CompositionTest\nmetadata: {name: legacy}\n"
+        "spec:\n  tests:\n  - name: legacy composes\n    inputs:\n"
+        f"      xr: {{path: {_EXAMPLE / 'xr.yaml'}}}\n      composition: {{path: {comp}}}\n"
+        "      functions: {path: functions.yaml}\n"
+        "    assertions:\n    - type: chainsaw\n      chainsaw:\n        resources:\n"
+        "        - apiVersion: example.crossplane.io/v1\n          kind: XDatabase\n"
+        "          metadata: {name: orders}\n"
+    )
+    (tmp_path / "functions.yaml").write_text("# none: the built-in is supplied\n")
+    code = cli.main(["test", str(tmp_path / "test.yaml")])
+    out, err = capsys.readouterr()
+    assert code == 0, out + err
+    assert err.startswith(
+        'crossfn: note: Composition "xdatabases.example.crossplane.io" has spec.resources and no spec.mode'
+    )
+    assert err.count("has spec.resources and no spec.mode") == 1

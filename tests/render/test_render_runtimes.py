@@ -74,9 +74,15 @@ def _fn(
         ),
         pytest.param(
             _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4"),
+            _runtimes.Runtime("fn", "InProcess", object_ref="crossfn.functions.patch_and_transform:compose_v0_1"),
+            "every reproduced release runs in-process as itself", id="BuiltinOldRelease",
+        ),
+        pytest.param(
+            _fn({}, package="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.3"),
             _runtimes.Runtime("fn", "Docker", docker=_runtimes.Docker(
-                image="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.4", pinned_builtin=True)),
-            "a version that behaves differently runs its package, as Crossplane does", id="BuiltinOtherVersion",
+                image="xpkg.upbound.io/crossplane-contrib/function-patch-and-transform:v0.1.3",
+                builtin_versions="v0.1.4, v0.2.0 to v0.10.8")),
+            "a version the built-in does not reproduce runs its package, as Crossplane does", id="BuiltinOtherVersion",
         ),
         pytest.param(
             _fn({"render.crossplane.io/runtime": "InProcess", "render.crossfn.io/runtime-inprocess-object": "m:f"}),
@@ -178,7 +184,7 @@ async def test_started_loads_builtins_with_the_shared_loader(
     )
     started = _runtimes.Started(runtimes, cwd=tmp_path)
     await started.start(deadline=0.0)
-    assert (loaded, started.objects) == (["auto-ready@v0.6.0"], {"fn": "auto-ready@v0.6.0"})
+    assert (loaded, started.objects) == (["auto-ready@v0.5.2"], {"fn": "auto-ready@v0.5.2"})
 
 
 @pytest.mark.parametrize(
@@ -260,31 +266,52 @@ def test_process_runtime_stops_its_whole_process_group(tmp_path: Path) -> None:
     assert not running, "the process the shell started is still running after render returned"
 
 
+_WITHOUT_DOCKER = (
+    "set the render.crossplane.io/runtime annotation (or -a render.crossplane.io/runtime=...) to "
+    "InProcess with render.crossfn.io/runtime-inprocess-object: <module:object> (a Python function), "
+    "Process with render.crossfn.io/runtime-process-command: <command> (a local command), "
+    "or Development with render.crossplane.io/runtime-development-target: <host:port> "
+    "(an already running function, default localhost:9443); see docs/render.md"
+)
+
+
 @pytest.mark.parametrize(
-    ("package", "hint"),
+    ("package", "pin"),
     [
-        pytest.param("xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.8.2", True, id="PinnedOtherVersion"),
-        pytest.param("xpkg.crossplane.io/acme/function-x:v1.0.0", False, id="OtherPackage"),
+        pytest.param(
+            "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.11.0",
+            "pin a version a crossfn built-in behaves as (v0.1.4, v0.2.0 to v0.10.8), or ",
+            id="PinnedOtherVersion",
+        ),
+        pytest.param(
+            "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.8.0",
+            "pin a version a crossfn built-in behaves as (v0.1.0 to v0.7.0), or ",
+            id="PinnedOtherAutoReady",
+        ),
+        pytest.param(
+            "xpkg.crossplane.io/crossplane-contrib/function-auto-ready@sha256:" + "a" * 64,
+            "pin a version a crossfn built-in behaves as (v0.1.0 to v0.7.0), or ",
+            id="Digest",
+        ),
+        pytest.param("xpkg.crossplane.io/acme/function-x:v1.0.0", "", id="OtherPackage"),
     ],
-)  # fmt: skip
+)
 async def test_unsubstituted_package_without_docker_is_one_clear_line(
-    tmp_path: Path, package: str, hint: bool
+    tmp_path: Path, package: str, pin: str
 ) -> None:
-    """A built-in's package at a version it does not behave as runs as its package; with no Docker, one line says
-    the ways around it, including pinning a version a built-in behaves as."""
+    """With no Docker engine, one line names what would run the Function without Docker, in order: a version a
+    built-in behaves as (only for a package a built-in stands in for at other versions, naming them), then the
+    InProcess, Process and Development runtimes with the annotation each needs."""
     started = _runtimes.Started(
         _runtimes.plan([_fn({}, package=package)]), cwd=tmp_path, docker_reachable=lambda: False
     )
     with pytest.raises(errors.InputError) as info:
         await started.start(deadline=0.0)
     await started.stop()
-    text = str(info.value)
-    assert "\n" not in text
-    assert text.startswith(
-        f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable'
+    assert str(info.value) == (
+        f'cannot start Function "fn" (Docker image "{package}"): no Docker engine is reachable; '
+        f"to run it without Docker, {pin}{_WITHOUT_DOCKER}"
     )
-    assert ("or pin a version a crossfn built-in behaves as" in text) is hint
-    assert text.endswith("; see docs/render.md")
 
 
 @pytest.mark.parametrize(

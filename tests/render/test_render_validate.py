@@ -22,7 +22,7 @@ _XR_LINE = "[x] schema validation error example.crossplane.io/v1, Kind=XBucket, 
 _BUCKET_LINE = "[x] schema validation error s3.example.org/v1beta1, Kind=Bucket, bucket : "
 _BUILTIN = (
     "crossfn: note: running function-patch-and-transform v0.10.8 as the built-in patch-and-transform "
-    "(behaves as v0.10.8)\n"
+    "(behaves as v0.10.0-v0.10.8)\n"
 )
 
 

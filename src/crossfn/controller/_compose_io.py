@@ -26,6 +26,12 @@ that settles (the reconcile that sees its resources ready composes them
 again). A kind that is not watched is always applied: nothing would tell a
 change.
 
+A legacy revision (``mode: Resources``, or ``spec.resources`` without a mode,
+which Crossplane v1's CRD defaulted to ``Resources``) is composed as
+``crossfn convert pipeline-composition`` converts it, its patch-and-transform
+step run by the built-in in this process (:func:`_legacy_steps`), as Crossplane
+v1 ran native patch-and-transform; it is logged once per revision.
+
 The XR's status (upstream core-2.14) is written by the reconciler together with its
 conditions. Failures raise :class:`ComposeFailed` with the text the XR's
 ``Synced`` condition and Warning event will carry after ``cannot compose
@@ -40,15 +46,17 @@ import binascii
 import copy
 import dataclasses
 import datetime
+import functools
 import hashlib
 import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
-from crossfn import engine, errors
+from crossfn import engine, errors, functions
 from crossfn.controller import _api, _events, _realtime, _selection, _sources
 from crossfn.engine import _metadata
+from crossfn.functions.patch_and_transform import convert
 from crossfn.gocompat import values
 
 __all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome", "digest"]
@@ -146,6 +154,8 @@ class ComposeIO:
         self.applied = Applied()
         self.skipped = 0
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
+        self._legacy_logged: set[str] = set()
+        """Legacy revisions already logged: once each, not on every reconcile."""
 
     def forget(self, xr_key: str) -> None:
         """Drop what was remembered of the XR ``xr_key``'s applies (it is gone or being deleted)."""
@@ -174,7 +184,11 @@ class ComposeIO:
         tracer: engine.Tracer | None = None,
     ) -> Outcome:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
-        steps = self._steps(rev)
+        legacy = _legacy_steps(rev, self._legacy_logged)
+        if legacy is not None:
+            steps, runner = legacy[0], _with_native_pt(runner)
+        else:
+            steps = self._steps(rev)
         try:
             _selection.check_composition_fields(xr, fields)
         except errors.CrossfnError as exc:
@@ -392,3 +406,54 @@ async def _unless_gone(call: Awaitable[object], failure: str) -> None:
         raise
     except _api.ApiError as exc:
         raise errors.CrossfnError(f"{failure}: {exc}") from exc
+
+
+_NATIVE_PT = "crossfn-native-patch-and-transform"
+"""The name a legacy revision's converted step calls: the built-in, whatever Functions are installed."""
+
+
+def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine.PipelineStep], str] | None:
+    """The steps of a legacy revision converted to a Pipeline, and its name; None for any other revision.
+
+    The first time a revision is seen (not in ``logged``) the conversion is logged.
+    """
+    spec = rev.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    mode = spec.get("mode") if "mode" in spec else ("Resources" if "resources" in spec else None)
+    if mode != "Resources":
+        return None
+    name = str((rev.get("metadata") or {}).get("name") or "")
+    composition = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "spec": spec}
+    try:
+        converted = convert.to_pipeline(dict(composition), function_name=_NATIVE_PT)
+    except errors.CrossfnError as exc:
+        raise ComposeFailed(
+            errors.InputError(f"cannot convert legacy composition to a pipeline: {exc}"), None
+        ) from exc
+    assert converted is not None, "a Resources composition is always converted"
+    if name not in logged:
+        logged.add(name)
+        how = (
+            "mode: Resources"
+            if "mode" in spec
+            else "spec.resources and no spec.mode (Crossplane v1's default)"
+        )
+        _log.info(
+            "CompositionRevision %s uses %s; composing it as a Pipeline with the built-in "
+            "function-patch-and-transform (as crossfn convert pipeline-composition converts it)",
+            name,
+            how,
+        )
+    return ComposeIO._steps(converted), name
+
+
+def _with_native_pt(runner: engine.FunctionRunner) -> engine.FunctionRunner:
+    """``runner``, except that the converted step's function is the built-in patch-and-transform."""
+    native = _native_runner()
+    return engine.RoutingRunner(lambda name: native if name == _NATIVE_PT else runner)
+
+
+@functools.cache
+def _native_runner() -> engine.InProcessRunner:
+    return engine.InProcessRunner({_NATIVE_PT: functions.load("patch-and-transform")})

@@ -27,9 +27,9 @@ from collections.abc import Mapping
 from crossfn.functions import _registry
 from crossfn.sdk import _loader
 
-__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "upstreams"]
+__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "runs_code", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark")
+_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "sequencer", "status_transformer", "python")
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 
@@ -48,6 +48,10 @@ def _declarations() -> tuple[_registry.Upstream, ...]:
 
 _UPSTREAMS = _declarations()
 _BY_REPO: Mapping[tuple[str, str], _registry.Upstream] = {(u.org, u.repo): u for u in _UPSTREAMS}
+_BY_BARE_NAME: Mapping[str, _registry.Upstream] = {
+    u.repo: u for u in _UPSTREAMS if u.releases and not u.any_version
+}
+"""Upstream packages by repository name alone, as their own examples' Functions files name them."""
 
 BUILTINS: dict[str, str] = {u.short: next(iter(u.objects.values())) for u in _UPSTREAMS}
 """Each built-in's short name (``crossfn function serve <name>``) and its ``module:object``."""
@@ -56,6 +60,8 @@ EMULATIONS: dict[str, str] = {
     key: obj for u in _UPSTREAMS for key, obj in u.objects.items() if key not in BUILTINS
 }
 """Built-ins run as an older upstream version behaved; keys are what :attr:`Decision.builtin` names."""
+
+_RUNS_CODE = frozenset(key for u in _UPSTREAMS if u.runs_code for key in u.objects)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,6 +74,9 @@ class Decision:
     builtin: str | None
     line: str
     """One line for stderr: what runs, and why when it is not the built-in ("" for crossfn's own packages)."""
+    covered: str = ""
+    """The versions of this package some built-in behaves as (``v0.1.4, v0.2.0 to v0.10.8``); "" for
+    crossfn's own packages, which every version is."""
 
 
 def _split(package: str) -> tuple[list[str], str, str]:
@@ -95,6 +104,8 @@ def resolve(package: str) -> Decision | None:
     path, tag, digest = _split(package.strip())
     if len(path) > 2 and _is_host(path[0]):
         path = path[1:]
+    if len(path) == 1 and not tag and not digest and path[0] in _BY_BARE_NAME:
+        return _example_name(package, _BY_BARE_NAME[path[0]])
     if len(path) != 2:
         return None
     upstream = _BY_REPO.get((path[0], path[1]))
@@ -105,13 +116,14 @@ def resolve(package: str) -> Decision | None:
         return Decision(
             package, repo, tag, short, ""
         )  # crossfn's own package: nothing stands in for anything
+    covered = upstream.covered()
     shown = f"{repo} {tag}" if tag else f"{repo}@{digest}" if digest else repo
     match = upstream.match(tag) if tag else None
     if match is None:
         return Decision(
             package, repo, tag, None,
             f"not running {shown} as the built-in {short}: without a release tag (vX.Y.Z) crossfn cannot tell "
-            "whether the built-in behaves as it does; running the package",
+            "whether the built-in behaves as it does; running the package", covered,
         )  # fmt: skip
     how = f" ({match.how})" if match.how else ""
     span = upstream.span(match.version)
@@ -122,6 +134,7 @@ def resolve(package: str) -> Decision | None:
             tag,
             None,
             f"not running {shown}{how} as the built-in {short}: {upstream.other}; running the package",
+            covered,
         )
     return Decision(
         package,
@@ -129,6 +142,24 @@ def resolve(package: str) -> Decision | None:
         tag,
         span.key,
         f"running {shown}{how} as the built-in {short} (behaves as {span.behaves})",
+        covered,
+    )
+
+
+def _example_name(package: str, upstream: _registry.Upstream) -> Decision | None:
+    """A package named only ``function-<name>``: what the function's own examples name (for a
+    Development runtime); no image has that name, so it stands for the newest release crossfn knows."""
+    newest = upstream.releases[-1]
+    span = upstream.span(newest.version)
+    if span is None:
+        return None
+    how = f"the name its own examples use: the newest release crossfn knows, {newest.tag} of {newest.date}"
+    return Decision(
+        package,
+        upstream.repo,
+        "",
+        span.key,
+        f"running {upstream.repo} ({how}) as the built-in {upstream.short} (behaves as {span.behaves})",
     )
 
 
@@ -141,6 +172,11 @@ def load(name: str) -> object:
     callers decide with :func:`resolve` first.
     """
     return _loader.load(ref(name))
+
+
+def runs_code(name: str) -> bool:
+    """Whether built-in ``name`` runs code from its input that crossfn cannot confine (``--no-exec`` refuses it)."""
+    return name in _RUNS_CODE
 
 
 def ref(name: str) -> str:

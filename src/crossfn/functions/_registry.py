@@ -13,8 +13,10 @@ Versions a user may pin, and how each is matched to a behaviour:
 * a Go pseudo-version (``v0.0.0-20231101231317-cdb49945da4e``, or
   ``vX.Y.Z-0.<date>-<sha>`` and ``vX.Y.Z-pre.0.<date>-<sha>``), which the
   Upbound marketplace and ``up`` publish for builds of a commit: the release
-  it follows by date (the newest release published at or before the build),
-  or the first release for a build older than every release;
+  it follows by date (the highest release published at or before the build,
+  so a build of the main branch is not matched to a patch release of an older
+  branch published the same week), or the first release for a build older
+  than every release;
 * ``latest``: the newest release in :attr:`Upstream.releases`, named in the
   line so the user sees which;
 * anything else (a pre-release such as ``v0.7.0-rc.1``, a digest, no tag, a
@@ -62,7 +64,7 @@ class Release:
 class Span:
     """Releases from ``since`` (inclusive) up to ``until`` (exclusive; "" for no end) run built-in ``key``.
 
-    ``behaves`` finishes "behaves as ...", e.g. ``v0.10.8`` or ``v0.6.0 and earlier: the Ready condition only``.
+    ``behaves`` finishes "behaves as ...", e.g. ``v0.8.0-v0.9.3`` or ``v0.5.2 and earlier: the Ready condition only``.
     """
 
     since: str
@@ -91,9 +93,11 @@ class Upstream:
     ``objects`` maps each key a :class:`Span` names to its ``module:object``;
     the first key is the built-in ``crossfn function serve <key>`` serves.
     ``other`` says why a version no span holds runs the package. ``releases``
-    lists upstream's releases, oldest first: what pseudo-versions and
-    ``latest`` are matched against. ``any_version`` is for crossfn's own
+    lists upstream's releases in version order with their days: what
+    pseudo-versions and ``latest`` (the highest) are matched against. ``any_version`` is for crossfn's own
     functions: every tag, or none, runs ``objects``' first key, silently.
+    ``runs_code`` marks a built-in that runs code its input gives in a
+    language crossfn cannot confine (Python): ``--no-exec`` refuses it.
     """
 
     org: str
@@ -103,6 +107,7 @@ class Upstream:
     other: str = ""
     releases: tuple[Release, ...] = ()
     any_version: bool = False
+    runs_code: bool = False
 
     @property
     def short(self) -> str:
@@ -112,6 +117,26 @@ class Upstream:
     def span(self, v: Version) -> Span | None:
         return next((s for s in self.spans if s.holds(v)), None)
 
+    def covered(self) -> str:
+        """The versions some built-in behaves as, e.g. ``v0.1.4, v0.2.0 to v0.10.8``.
+
+        Adjoining spans are joined; a span ends at the highest release below its
+        ``until`` (or ``until`` itself, less than it, when no release is known).
+        """
+        runs: list[list[str]] = []
+        for s in sorted(self.spans, key=lambda s: parse_version(s.since) or (0, 0, 0)):
+            last = self._last_before(s.until) if s.until else "later"
+            if runs and runs[-1][2] == s.since:
+                runs[-1][1:] = [last, s.until]
+            else:
+                runs.append([s.since, last, s.until])
+        return ", ".join(since if since == last else f"{since} to {last}" for since, last, _ in runs)
+
+    def _last_before(self, until: str) -> str:
+        high = parse_version(until)
+        below = [r for r in self.releases if high is not None and r.version < high]
+        return max(below, key=lambda r: r.version).tag if below else f"before {until}"
+
     def match(self, tag: str) -> Match | None:
         """The release ``tag`` behaves as, or None when it cannot be told (see the module docstring)."""
         v = parse_version(tag)
@@ -120,7 +145,7 @@ class Upstream:
         if not self.releases:
             return None
         if tag == "latest":
-            newest = self.releases[-1]
+            newest = max(self.releases, key=lambda r: r.version)
             return Match(
                 newest.version, f"latest: the newest release crossfn knows, {newest.tag} of {newest.date}"
             )
@@ -131,7 +156,7 @@ class Upstream:
         day = f"{stamp[0:4]}-{stamp[4:6]}-{stamp[6:8]}"
         before = [r for r in self.releases if r.date <= day]
         if before:
-            r = before[-1]
+            r = max(before, key=lambda r: r.version)
             return Match(r.version, f"a build of {day}, after {r.tag} of {r.date}")
-        first = self.releases[0]
+        first = min(self.releases, key=lambda r: r.date)
         return Match(first.version, f"a build of {day}, before the first release {first.tag} of {first.date}")

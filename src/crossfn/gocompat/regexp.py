@@ -64,6 +64,14 @@ class Regexp:
         """The number of capture groups, Go's ``NumSubexp``."""
         return int(self._re.groups)
 
+    @property
+    def subexp_names(self) -> list[str]:
+        """Each group's name, ``""`` for the whole match and unnamed groups (Go's ``SubexpNames``)."""
+        names = [""] * (self.num_subexp + 1)
+        for name, index in self._re.groupindex.items():
+            names[index] = name.decode() if isinstance(name, bytes) else name
+        return names
+
     def match_string(self, s: str) -> bool:
         """Whether the expression matches anywhere in ``s`` (Go's ``MatchString``)."""
         return self.find_string_submatch(s) is not None

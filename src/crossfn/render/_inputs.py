@@ -169,7 +169,7 @@ def _check_composition(xr: Mapping[str, Any], comp: Mapping[str, Any]) -> None:
                 f"composition {errors.quote(name)} has incorrect value for label {errors.quote(key)}: "
                 f"want {errors.quote(str(want))}, got {errors.quote(str(labels[key]))}"
             )
-    if spec.get("mode") not in ("Pipeline", _legacy.LEGACY_MODE):
+    if _legacy.mode(comp) not in ("Pipeline", _legacy.LEGACY_MODE):
         raise errors.InputError(
             "render only supports Composition Function pipelines: "
             f"Composition {errors.quote(name)} must use spec.mode: Pipeline"
@@ -589,7 +589,7 @@ def _build(given: _Given, annotations: Sequence[str], *, allow_exec: bool) -> In
     _check_composition(xr, comp)
     fns = given.functions(annotations)
     notes: list[str] = []
-    if _load.object_at(comp, "spec").get("mode") == _legacy.LEGACY_MODE:
+    if _legacy.mode(comp) == _legacy.LEGACY_MODE:
         comp, fns, note = _legacy.to_pipeline(comp, fns)
         _annotate(fns, annotations)
         notes.append(note)

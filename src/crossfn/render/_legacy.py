@@ -1,8 +1,10 @@
 """Rendering a legacy ``mode: Resources`` Composition, which ``crossplane render`` rejects.
 
 Crossplane v1 Compositions carry patch-and-transform inside the Composition
-(``spec.resources``, ``spec.patchSets``, ``spec.environment``). Render accepts
-one spelled ``mode: Resources`` by converting it, as
+(``spec.resources``, ``spec.patchSets``, ``spec.environment``). Crossplane v1's
+CRD defaulted ``spec.mode`` to ``Resources``, so such Compositions almost never
+spell it: :func:`mode` reads one with ``spec.resources`` and no ``spec.mode``
+as ``Resources``. Render accepts a legacy Composition by converting it, as
 ``crossfn convert pipeline-composition`` does
 (:func:`crossfn.functions.patch_and_transform.convert.to_pipeline`), into a
 Pipeline that calls ``function-patch-and-transform`` and, when the Composition
@@ -19,8 +21,10 @@ A Function counts as defining one of these when its name is the converter's
 default name or its package is that function's package (any registry, tag or
 digest); the converted steps then call it by its name.
 
-A Composition without ``spec.mode`` is left alone (render rejects it, as
-upstream does): it may just as well be a Pipeline that lost its mode.
+A Composition without ``spec.mode`` and without ``spec.resources`` is left
+alone (render rejects it, as upstream does): it may be a Pipeline that lost its
+mode. Every error about a legacy Composition names
+``crossfn convert pipeline-composition``, the way to see and keep its Pipeline.
 """
 
 from __future__ import annotations
@@ -31,9 +35,10 @@ from typing import Any
 from crossfn import errors
 from crossfn.functions.patch_and_transform import convert
 
-__all__ = ["LEGACY_MODE", "to_pipeline"]
+__all__ = ["LEGACY_MODE", "mode", "to_pipeline"]
 
 LEGACY_MODE = "Resources"
+_CONVERT = "crossfn convert pipeline-composition"
 _FUNCTION_API = "pkg.crossplane.io/v1"
 _PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION + ":v0.10.8"
 """The version the built-in reproduces, so the supplied entry runs it (``crossfn.functions.resolve``)."""
@@ -60,6 +65,17 @@ def _find(fns: Sequence[Mapping[str, Any]], default: str) -> str | None:
         if _package_name(fn) == default and name:
             return name
     return None
+
+
+def mode(comp: Mapping[str, Any]) -> Any:
+    """The Composition's mode as Crossplane v1 read it: ``spec.mode``, else ``Resources`` when it has
+    ``spec.resources`` (the v1 CRD's default), else None (no mode to go by)."""
+    spec = comp.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    if "mode" in spec:
+        return spec["mode"]
+    return LEGACY_MODE if "resources" in spec else None
 
 
 def _builtin_function(name: str) -> dict[str, Any]:
@@ -91,6 +107,8 @@ def to_pipeline(
     ``fns`` does not define.
     """
     name = errors.quote(_function_name(comp))
+    spec = comp.get("spec")
+    spelled = isinstance(spec, Mapping) and "mode" in spec
     pt = _find(fns, convert.DEFAULT_FUNCTION)
     env = _find(fns, convert.DEFAULT_ENVIRONMENT_FUNCTION)
     try:
@@ -100,18 +118,25 @@ def to_pipeline(
             environment_function_name=env or convert.DEFAULT_ENVIRONMENT_FUNCTION,
         )
     except errors.InputError as exc:
-        raise errors.InputError(f"cannot convert Composition {name} to a pipeline: {exc}") from exc
+        raise errors.InputError(
+            f"cannot convert Composition {name} to a pipeline: {exc} (as {_CONVERT} would)"
+        ) from exc
     assert converted is not None, "the caller converts only mode: Resources, which the converter never skips"
     if env is None and _uses(converted, convert.DEFAULT_ENVIRONMENT_FUNCTION):
         raise errors.InputError(
             f"cannot render Composition {name}: it uses mode: Resources with spec.environment, which needs "
             f"Function {errors.quote(convert.DEFAULT_ENVIRONMENT_FUNCTION)} (not a crossfn built-in); "
-            "add it to the Functions file"
+            f"add it to the Functions file, or convert the Composition with {_CONVERT}"
         )
     if pt is None:
         fns = [*fns, _builtin_function(convert.DEFAULT_FUNCTION)]
+    how = (
+        "uses mode: Resources"
+        if spelled
+        else "has spec.resources and no spec.mode, so mode: Resources (Crossplane v1's default)"
+    )
     note = (
-        f"Composition {name} uses mode: Resources; rendering it as a Pipeline with "
-        f"{pt or convert.DEFAULT_FUNCTION} (see crossfn convert pipeline-composition)"
+        f"Composition {name} {how}; rendering it as a Pipeline with "
+        f"{pt or convert.DEFAULT_FUNCTION} (see {_CONVERT})"
     )
     return converted, fns, note

@@ -86,8 +86,8 @@ class Docker:
     env: tuple[str, ...] = ()
     publish_address: str = "127.0.0.1"
     target_host: str = ""
-    pinned_builtin: bool = False
-    """The package is one a built-in stands in for at other versions (``crossfn.functions.resolve``)."""
+    builtin_versions: str = ""
+    """When a built-in stands in for this package at other versions: which (``crossfn.functions.resolve``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -163,7 +163,7 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     if kind in ("", "Docker"):
         docker = _docker(fn, package)
         if decision is not None and builtin is None:
-            docker = dataclasses.replace(docker, pinned_builtin=True)
+            docker = dataclasses.replace(docker, builtin_versions=decision.covered)
         return Runtime(name, "Docker", docker=docker)
     if kind == "Development":
         return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
@@ -222,17 +222,21 @@ def plan(fns: Sequence[Mapping[str, Any]]) -> dict[str, Runtime]:
 def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     """Raise for the first runtime that would run code crossfn does not ship (``--no-exec``).
 
-    Allowed: the built-in functions in-process (patch-and-transform, auto-ready
-    and the sandboxed Starlark), and Development targets, servers someone
-    already runs. Refused: a Process (any command), Docker (any image) and an
-    InProcess object outside crossfn (any Python code).
+    Allowed: the built-in functions in-process (patch-and-transform, auto-ready,
+    the sandboxed Starlark...), and Development targets, servers someone
+    already runs. Refused: a Process (any command), Docker (any image), an
+    InProcess object outside crossfn (any Python code), and a built-in that
+    runs the Python script its input gives (function-python).
     """
     for rt in runtimes.values():
-        if rt.kind == "Development" or rt.builtin is not None:
+        if rt.kind == "Development" or (rt.builtin is not None and not functions.runs_code(rt.builtin)):
             continue
+        what = f"runtime {rt.kind} ({rt.detail()})"
+        if rt.builtin is not None:
+            what = f"the built-in {rt.builtin.partition('@')[0]} runs the Python script its input gives"
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
-            f"runtime {rt.kind} ({rt.detail()})"
+            f"{what}"
         )
 
 
@@ -370,13 +374,7 @@ class Started:
         assert d is not None  # plan() sets it for every Docker runtime
         who = f"Function {errors.quote(rt.function)} (Docker image {errors.quote(d.image)})"
         if shutil.which(self._docker) is None or not self._docker_reachable():
-            raise errors.InputError(
-                f"cannot start {who}: no Docker engine is reachable; run it without Docker by setting the "
-                f"{RUNTIME} annotation (or -a {RUNTIME}=...) to InProcess (a Python function), Process "
-                "(a local command) or Development (an already running function)"
-                + (", or pin a version a crossfn built-in behaves as" if d.pinned_builtin else "")
-                + "; see docs/render.md"
-            )
+            raise errors.InputError(f"cannot start {who}: no Docker engine is reachable; {without_docker(d)}")
         container = await self._existing_container(d.name) if d.name else None
         if container is None:
             container = await self._run_container(d)
@@ -436,6 +434,24 @@ class Started:
                     await self._docker_cli("stop", "-t", str(int(_STOP_GRACE)), container)
         for log in self._logs:
             log.close()
+
+
+def without_docker(d: Docker) -> str:
+    """What would run a Docker Function without Docker, in order: a version a built-in behaves as (when
+    a built-in stands in for the package at other versions), then the InProcess, Process and Development
+    runtimes with the annotations each needs."""
+    pin = (
+        f"pin a version a crossfn built-in behaves as ({d.builtin_versions}), or "
+        if d.builtin_versions
+        else ""
+    )
+    return (
+        f"to run it without Docker, {pin}set the {RUNTIME} annotation (or -a {RUNTIME}=...) to "
+        f"InProcess with {INPROCESS_OBJECT}: <module:object> (a Python function), "
+        f"Process with {PROCESS_COMMAND}: <command> (a local command), "
+        f"or Development with {DEVELOPMENT_TARGET}: <host:port> (an already running function, "
+        f"default {_DEFAULT_DEV_TARGET}); see docs/render.md"
+    )
 
 
 def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:

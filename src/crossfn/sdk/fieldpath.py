@@ -156,8 +156,12 @@ def format_segments(segments: Sequence[Segment]) -> str:
 # --- reading ----------------------------------------------------------------------------------
 
 
-def _walk(obj: Any, segments: Sequence[Segment]) -> Any:
-    """Read ``segments`` from ``obj`` (Go ``getValueFromInterface``); no segments read null."""
+def _walk(obj: Any, segments: Sequence[Segment], nil_is_missing: bool = True) -> Any:
+    """Read ``segments`` from ``obj`` (Go ``getValueFromInterface``); no segments read null.
+
+    A null on the way is "not found" (crossplane-runtime v1.15.1 on); with
+    ``nil_is_missing=False`` it is ``not an object``, as earlier versions said.
+    """
     if not segments:
         return None
     it = obj
@@ -174,36 +178,40 @@ def _walk(obj: Any, segments: Sequence[Segment]) -> Any:
                 raise errors.FieldNotFoundError(f"{format_segments(segments[: i + 1])}: no such field")
             it = it[seg]
             continue
-        if it is None:
+        if it is None and nil_is_missing:
             raise errors.FieldNotFoundError(f"{format_segments(segments[:i])}: expected map, got nil")
         raise errors.FieldPathError(f"{format_segments(segments[:i])}: not an object")
     return it
 
 
-def get_value(obj: Any, path: str) -> Any:
-    """Return the value at ``path``; a present ``null`` is returned as ``None`` without error."""
-    return _walk(obj, parse(path))
+def get_value(obj: Any, path: str, *, nil_is_missing: bool = True) -> Any:
+    """Return the value at ``path``; a present ``null`` is returned as ``None`` without error.
+
+    ``nil_is_missing=False`` reads a null on the way as crossplane-runtime before v1.15.1 did
+    (``<path>: not an object``, not a not-found error).
+    """
+    return _walk(obj, parse(path), nil_is_missing)
 
 
-def get_string(obj: Any, path: str) -> str:
+def get_string(obj: Any, path: str, *, nil_is_missing: bool = True) -> str:
     """Return the string at ``path``; the type error names the raw path, as Go does."""
-    v = get_value(obj, path)
+    v = get_value(obj, path, nil_is_missing=nil_is_missing)
     if not isinstance(v, str):
         raise errors.FieldPathError(f"{path}: not a string")
     return v
 
 
-def get_bool(obj: Any, path: str) -> bool:
+def get_bool(obj: Any, path: str, *, nil_is_missing: bool = True) -> bool:
     """Return the bool at ``path``."""
-    v = get_value(obj, path)
+    v = get_value(obj, path, nil_is_missing=nil_is_missing)
     if not isinstance(v, bool):
         raise errors.FieldPathError(f"{path}: not a bool")
     return v
 
 
-def get_integer(obj: Any, path: str) -> int:
+def get_integer(obj: Any, path: str, *, nil_is_missing: bool = True) -> int:
     """Return the Go int64 at ``path``: a ``float`` fails even when whole, as in Go."""
-    v = get_value(obj, path)
+    v = get_value(obj, path, nil_is_missing=nil_is_missing)
     if not isinstance(v, int) or isinstance(v, bool):
         raise errors.FieldPathError(f"{path}: not a (int64) number")
     return v
@@ -408,17 +416,18 @@ def _merge_key(d: dict[str, Any], key: str, s: Any, opts: MergeOptions) -> None:
 # --- wildcards --------------------------------------------------------------------------------
 
 
-def expand_wildcards(obj: Any, path: str) -> list[str]:
+def expand_wildcards(obj: Any, path: str, *, nil_is_missing: bool = True) -> list[str]:
     """Expand every ``*`` segment of ``path`` over the lists and objects in ``obj``.
 
     Only paths whose every prefix and leaf already exist are returned, each
     printed as :func:`format_segments` does. Go recurses forever on an object
     with a field literally named ``*``; we raise a :class:`FieldPathError` instead
-    (a documented divergence).
+    (a documented divergence). ``nil_is_missing=False``: a null where a wildcard
+    or a field is read fails, as in crossplane-runtime before v1.15.0/v1.15.1.
     """
     segments = parse(path)
     try:
-        expanded = _expand(obj, segments)
+        expanded = _expand(obj, segments, nil_is_missing)
     except errors.FieldPathError as exc:
         cls = type(exc)
         raise cls(
@@ -427,19 +436,21 @@ def expand_wildcards(obj: Any, path: str) -> list[str]:
     return [format_segments(s) for s in expanded]
 
 
-def _expand(data: Any, segments: tuple[Segment, ...]) -> list[tuple[Segment, ...]]:
+def _expand(data: Any, segments: tuple[Segment, ...], nil_is_missing: bool) -> list[tuple[Segment, ...]]:
     it = data
     for i, seg in enumerate(segments):
         if seg == _WILDCARD:
-            return _expand_at(data, segments, i, it)
+            return _expand_at(data, segments, i, it, nil_is_missing)
         try:
-            it = _walk(data, segments[: i + 1])
+            it = _walk(data, segments[: i + 1], nil_is_missing)
         except errors.FieldNotFoundError:
             return []
     return [segments]
 
 
-def _expand_at(data: Any, segments: tuple[Segment, ...], i: int, it: Any) -> list[tuple[Segment, ...]]:
+def _expand_at(
+    data: Any, segments: tuple[Segment, ...], i: int, it: Any, nil_is_missing: bool
+) -> list[tuple[Segment, ...]]:
     prefix = errors.quote(format_segments(segments[:i]))
     keys: Sequence[Segment]
     if isinstance(it, list):
@@ -450,7 +461,7 @@ def _expand_at(data: Any, segments: tuple[Segment, ...], i: int, it: Any) -> lis
                 f'{prefix}: cannot expand a wildcard over an object with a field named "*"'
             )
         keys = list(it)
-    elif it is None:
+    elif it is None and nil_is_missing:
         raise errors.FieldNotFoundError(f"wildcard field {prefix} is not found in the path")
     else:
         raise errors.FieldPathError(f"{prefix}: unexpected wildcard usage")
@@ -458,7 +469,7 @@ def _expand_at(data: Any, segments: tuple[Segment, ...], i: int, it: Any) -> lis
     for k in keys:
         expanded = (*segments[:i], k, *segments[i + 1 :])
         try:
-            out.extend(_expand(data, expanded))
+            out.extend(_expand(data, expanded, nil_is_missing))
         except errors.FieldPathError as exc:
             cls = type(exc)
             raise cls(f"{errors.quote(format_segments(expanded))}: cannot expand wildcards: {exc}") from exc

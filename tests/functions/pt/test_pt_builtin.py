@@ -13,8 +13,11 @@ from crossfn.sdk import function, resource
 
 
 def test_exports() -> None:
-    """The package exports exactly the function."""
-    assert patch_and_transform.__all__ == ["compose"]
+    """The package exports the function, its class and one object per reproduced release, each the class."""
+    assert "compose" in patch_and_transform.__all__
+    for name in patch_and_transform.__all__:
+        if name.startswith("compose"):
+            assert isinstance(getattr(patch_and_transform, name), patch_and_transform.PatchAndTransform)
 
 
 async def test_builtin_entry_runs_through_a_handler() -> None:

@@ -17,9 +17,10 @@ Upstream keeps pass 1 behind the ``CELHealthcheckCustomizations`` feature gate;
 here it is on by default (``AutoReady(cel=False)`` turns it off). The response
 TTL is the input's ``ttl``, else the constructor's, else 60 seconds.
 
-This is function-auto-ready v0.7.0. :data:`compose_ready_condition_only` is
-v0.6.0 and earlier: no input, no CEL rules, no per-kind checks, only the
-``Ready`` condition (``crossfn.functions.resolve`` picks it for those versions).
+This is function-auto-ready v0.7.0. :data:`compose_health_checks` is v0.6.x:
+the per-kind checks and the ``Ready`` condition, no input, no CEL rules.
+:data:`compose_ready_condition_only` is v0.5.2 and earlier: only the ``Ready``
+condition (``crossfn.functions.resolve`` picks one by the pinned version).
 """
 
 from __future__ import annotations
@@ -33,7 +34,7 @@ from crossfn.functions.auto_ready import _cel, _checks, _input
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
-__all__ = ["AutoReady", "compose", "compose_ready_condition_only"]
+__all__ = ["AutoReady", "compose", "compose_health_checks", "compose_ready_condition_only"]
 
 
 def _gvk(obj: Mapping[str, Any]) -> tuple[str, str, str]:
@@ -60,8 +61,9 @@ class AutoReady:
 
     ``ttl`` plays upstream's ``--ttl`` flag (the input's ``ttl`` wins);
     ``cel`` plays the ``CELHealthcheckCustomizations`` feature gate.
-    ``health_checks=False`` drops the per-kind checks and ``read_input=False``
-    ignores the step input, as function-auto-ready up to v0.6.0 did.
+    ``read_input=False`` ignores the step input, as function-auto-ready before
+    v0.7.0 did, and ``health_checks=False`` drops the per-kind checks, as it did
+    before v0.6.0.
     """
 
     def __init__(
@@ -133,5 +135,8 @@ class AutoReady:
 compose = AutoReady()
 """The auto-ready function with upstream's defaults (60 s TTL, CEL rules on)."""
 
+compose_health_checks = AutoReady(cel=False, read_input=False)
+"""function-auto-ready v0.6.x: the per-kind health checks, then the ``Ready`` condition; the input is ignored."""
+
 compose_ready_condition_only = AutoReady(cel=False, health_checks=False, read_input=False)
-"""function-auto-ready as it was up to v0.6.0: ready when the observed resource has ``Ready=True``."""
+"""function-auto-ready up to v0.5.2: ready when the observed resource has ``Ready=True``."""

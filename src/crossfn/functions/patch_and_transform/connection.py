@@ -16,7 +16,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.functions.patch_and_transform import patches, validation
+from crossfn.functions.patch_and_transform import patches, release, validation
 from crossfn.gocompat import json as gojson
 from crossfn.gocompat import values
 from crossfn.sdk import fieldpath
@@ -30,11 +30,12 @@ def extract(
     observed: dict[str, Any],
     observed_details: Mapping[str, bytes],
     details: tuple[ptinput.ConnectionDetail, ...],
+    r: release.Release = release.CURRENT,
 ) -> dict[str, bytes]:
     """Extract one template's connection details; later entries of the same name win."""
     out: dict[str, bytes] = {}
     for d in details:
-        if err := validation.validate_connection_detail(d):
+        if err := validation.validate_connection_detail(d, r):
             raise errors.CrossfnError(f"invalid: {err}")
         if d.type == "FromValue":
             out[d.name] = values.to_bytes(d.value or "")

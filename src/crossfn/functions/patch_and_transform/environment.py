@@ -14,7 +14,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.functions.patch_and_transform import patches
+from crossfn.functions.patch_and_transform import patches, release
 
 __all__ = ["CONTEXT_KEY", "apply_patches", "load"]
 
@@ -23,11 +23,12 @@ _API_VERSION = "internal.crossplane.io/v1alpha1"
 _KIND = "Environment"
 
 
-def load(context: dict[str, Any]) -> dict[str, Any]:
-    """Return the environment from the context; a missing GVK gets the internal Environment GVK."""
+def load(context: dict[str, Any], r: release.Release = release.CURRENT) -> dict[str, Any]:
+    """Return the environment from the context; a missing GVK gets the internal Environment GVK
+    (from v0.6.0; before, it stayed without one)."""
     env = context.get(CONTEXT_KEY)
     env = dict(env) if isinstance(env, dict) else {}
-    if not env.get("apiVersion") and not env.get("kind"):
+    if r.defaults_environment_kind and not env.get("apiVersion") and not env.get("kind"):
         env["apiVersion"] = _API_VERSION
         env["kind"] = _KIND
     return env
@@ -40,17 +41,19 @@ def apply_patches(
     env: dict[str, Any],
     *,
     normalised: dict[int, dict[str, Any]] | None = None,
+    r: release.Release = release.CURRENT,
 ) -> None:
-    """Apply the environment patches in order; a not-found source under Optional skips the patch.
+    """Apply the environment patches in order; a not-found source under Optional skips the patch
+    (from v0.4.0; in v0.3.0 it failed too).
 
     Any other error, a not-found under Required included, raises with Go's text:
     ``cannot apply the "<Type>" environment patch at index <i>: <err>``.
     """
     for i, p in enumerate(ps):
         try:
-            _apply(p, oxr, dxr, env, normalised)
+            _apply(p, (oxr, dxr, env), normalised, r)
         except errors.CrossfnError as exc:
-            if patches.is_not_found(exc) and p.policy_from != "Required":
+            if patches.is_not_found(exc) and p.policy_from != "Required" and r.optional_environment_patches:
                 continue
             raise errors.CrossfnError(
                 f'cannot apply the "{p.type}" environment patch at index {i}: {exc}'
@@ -59,17 +62,20 @@ def apply_patches(
 
 def _apply(
     p: ptinput.Patch,
-    oxr: dict[str, Any],
-    dxr: dict[str, Any],
-    env: dict[str, Any],
+    objects: tuple[dict[str, Any], dict[str, Any], dict[str, Any]],
     normalised: dict[int, dict[str, Any]] | None,
+    r: release.Release,
 ) -> None:
-    """Direction per upstream pt-5.1: From*Composite and ToEnvironment read the XR; the rest write it."""
+    """Direction per upstream pt-5.1: From*Composite and ToEnvironment read the XR; the rest write it.
+
+    ``objects`` are the observed XR, the desired XR and the environment.
+    """
+    oxr, dxr, env = objects
     if p.type in ("FromCompositeFieldPath", "ToEnvironmentFieldPath"):
-        patches.apply_field(p, oxr, env, normalised=normalised)
+        patches.apply_field(p, oxr, env, normalised=normalised, r=r)
     elif p.type == "CombineFromComposite":
-        patches.apply_combine(p, oxr, env, normalised=normalised)
+        patches.apply_combine(p, oxr, env, normalised=normalised, r=r)
     elif p.type in ("ToCompositeFieldPath", "FromEnvironmentFieldPath"):
-        patches.apply_field(p, env, dxr, normalised=normalised)
+        patches.apply_field(p, env, dxr, normalised=normalised, r=r)
     elif p.type == "CombineToComposite":
-        patches.apply_combine(p, env, dxr, normalised=normalised)
+        patches.apply_combine(p, env, dxr, normalised=normalised, r=r)

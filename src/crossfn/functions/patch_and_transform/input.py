@@ -1,10 +1,12 @@
 """The function's input, ``pt.fn.crossplane.io/v1beta1`` ``Resources``, decoded strictly.
 
-Go decodes the input with JSON v2 and ``RejectUnknownMembers``, so an unknown
-field anywhere (the removed ``policy.mergeOptions`` included) fails the whole
-input, and integer fields must hold whole numbers (upstream pt-2.1).
-:func:`decode` checks the raw input against a schema mirroring the Go types,
-then builds the frozen dataclasses below. No CRD defaults are applied: the
+Go decodes the input with JSON v2 and, from v0.4.0, ``RejectUnknownMembers``, so
+an unknown field anywhere (the removed ``policy.mergeOptions`` included) fails
+the whole input; earlier releases drop unknown fields. Integer fields must hold
+whole numbers in every release (upstream pt-2.1). :func:`decode` checks the raw
+input against a schema mirroring the Go types of the release it behaves as
+(:mod:`.release`: fields a release did not have are unknown to it), then builds
+the frozen dataclasses below. No CRD defaults are applied: the
 only defaults are the ones Go writes in code (a patch's empty type means
 ``FromCompositeFieldPath``, an absent
 ``toFieldPath`` means ``fromFieldPath``).
@@ -18,9 +20,11 @@ Validation of the decoded input lives in :mod:`.validation`.
 from __future__ import annotations
 
 import dataclasses
+import functools
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions.patch_and_transform import release
 from crossfn.gocompat import values
 
 __all__ = [
@@ -41,71 +45,83 @@ FROM_COMPOSITE = "FromCompositeFieldPath"
 # --- the schema: str/int are leaf types, dicts are objects, one-element lists are lists ---------
 _ANY = "any"
 _OBJECT = "object"
-_POLICY = {"fromFieldPath": str, "toFieldPath": str}
-_COMBINE = {"variables": [{"fromFieldPath": str}], "strategy": str, "string": {"fmt": str}}
-_TRANSFORM = {
-    "type": str,
-    "map": _OBJECT,
-    "match": {
-        "patterns": [{"type": str, "literal": str, "regexp": str, "result": _ANY}],
-        "fallbackValue": _ANY,
-        "fallbackTo": str,
-    },
-    "math": {"type": str, "multiply": int, "clampMin": int, "clampMax": int},
-    "string": {
+
+
+@functools.cache
+def _schema(r: release.Release) -> dict[str, Any]:
+    """The ``Resources`` type of release ``r``, as the schema :func:`_check` reads."""
+    policy: dict[str, Any] = {"fromFieldPath": str}
+    if r.has_to_field_path_policy:
+        policy["toFieldPath"] = str
+    combine = {"variables": [{"fromFieldPath": str}], "strategy": str, "string": {"fmt": str}}
+    string: dict[str, Any] = {
         "type": str,
         "fmt": str,
         "convert": str,
         "trim": str,
         "regexp": {"match": str, "group": int},
-        "join": {"separator": str},
-        "replace": {"search": str, "replace": str},
-    },
-    "convert": {"toType": str, "format": str},
-}
-_PATCH = {
-    "type": str,
-    "fromFieldPath": str,
-    "toFieldPath": str,
-    "combine": _COMBINE,
-    "transforms": [_TRANSFORM],
-    "policy": _POLICY,
-}
-_COMPOSED_PATCH = {**_PATCH, "patchSetName": str}
-_CONNECTION_DETAIL = {
-    "name": str,
-    "type": str,
-    "fromConnectionSecretKey": str,
-    "fromFieldPath": str,
-    "value": str,
-}
-_READINESS_CHECK = {
-    "type": str,
-    "fieldPath": str,
-    "matchString": str,
-    "matchInteger": int,
-    "matchCondition": {"type": str, "status": str},
-}
-_TEMPLATE = {
-    "name": str,
-    "base": _ANY,
-    "patches": [_COMPOSED_PATCH],
-    "connectionDetails": [_CONNECTION_DETAIL],
-    "readinessChecks": [_READINESS_CHECK],
-}
-_RESOURCES = {
-    "apiVersion": str,
-    "kind": str,
-    "metadata": _ANY,
-    "patchSets": [{"name": str, "patches": [_PATCH]}],
-    "environment": {"patches": [_PATCH]},
-    "resources": [_TEMPLATE],
-    "writeConnectionSecretToRef": {"name": str, "namespace": str, "patches": [_PATCH]},
-}
+    }
+    if r.has_join_and_replace:
+        string |= {"join": {"separator": str}, "replace": {"search": str, "replace": str}}
+    transform = {
+        "type": str,
+        "map": _OBJECT,
+        "match": {
+            "patterns": [{"type": str, "literal": str, "regexp": str, "result": _ANY}],
+            "fallbackValue": _ANY,
+            "fallbackTo": str,
+        },
+        "math": {"type": str, "multiply": int, "clampMin": int, "clampMax": int},
+        "string": string,
+        "convert": {"toType": str, "format": str},
+    }
+    patch: dict[str, Any] = {
+        "type": str,
+        "fromFieldPath": str,
+        "toFieldPath": str,
+        "combine": combine,
+        "transforms": [transform],
+        "policy": policy,
+    }
+    composed_patch = {**patch, "patchSetName": str}
+    if not r.patches_in_order:
+        patch = composed_patch  # one Patch type for every list up to v0.2.x
+    template = {
+        "name": str,
+        "base": _ANY,
+        "patches": [composed_patch],
+        "connectionDetails": [
+            {"name": str, "type": str, "fromConnectionSecretKey": str, "fromFieldPath": str, "value": str}
+        ],
+        "readinessChecks": [
+            {
+                "type": str,
+                "fieldPath": str,
+                "matchString": str,
+                "matchInteger": int,
+                "matchCondition": {"type": str, "status": str},
+            }
+        ],
+    }
+    out: dict[str, Any] = {
+        "apiVersion": str,
+        "kind": str,
+        "metadata": _ANY,
+        "patchSets": [{"name": str, "patches": [patch]}],
+        "resources": [template],
+    }
+    if r.has_environment:
+        out["environment"] = {"patches": [patch]}
+    if r.has_connection_secret:
+        out["writeConnectionSecretToRef"] = {"name": str, "namespace": str, "patches": [patch]}
+    return out
 
 
-def _check(value: Any, schema: Any, path: str) -> Any:
-    """Check ``value`` against ``schema`` and return it cleaned (integers as ``int``, nulls dropped)."""
+def _check(value: Any, schema: Any, path: str, strict: bool) -> Any:
+    """Check ``value`` against ``schema`` and return it cleaned (integers as ``int``, nulls dropped).
+
+    An unknown field fails when ``strict``; otherwise it is dropped, as Go's decoder then ignores it.
+    """
     where = path or "input"
     if schema == _ANY:
         return value
@@ -117,14 +133,16 @@ def _check(value: Any, schema: Any, path: str) -> Any:
         out: dict[str, Any] = {}
         for key, item in value.items():
             if key not in schema:
+                if not strict:
+                    continue
                 raise errors.FunctionInputError(f"{where}: unknown field {errors.quote(key)}")
             if item is not None:
-                out[key] = _check(item, schema[key], f"{path}.{key}" if path else key)
+                out[key] = _check(item, schema[key], f"{path}.{key}" if path else key, strict)
         return out
     if isinstance(schema, list):
         if not isinstance(value, list):
             raise errors.FunctionInputError(f"{where}: expected an array, got {values.json_type(value)}")
-        return [_check(item, schema[0], f"{path}[{i}]") for i, item in enumerate(value)]
+        return [_check(item, schema[0], f"{path}[{i}]", strict) for i, item in enumerate(value)]
     if schema is str:
         if not isinstance(value, str):
             raise errors.FunctionInputError(f"{where}: expected a string, got {values.json_type(value)}")
@@ -158,6 +176,7 @@ class Patch:
     type: str
     """Already defaulted: an empty type is ``FromCompositeFieldPath``."""
     from_field_path: str
+    """``""`` when absent (:attr:`has_from_field_path` tells the two apart)."""
     to_field_path: str | None
     """``None`` when absent: :attr:`to` then falls back to ``from_field_path``."""
     combine: Combine | None = None
@@ -166,6 +185,9 @@ class Patch:
     policy_to: str | None = None
     has_policy: bool = False
     patch_set_name: str = ""
+    written_type: str = ""
+    """The type as written (empty when absent): what validation up to v0.2.x printed."""
+    has_from_field_path: bool = True
 
     @property
     def to(self) -> str:
@@ -262,6 +284,8 @@ def _patch(d: dict[str, Any]) -> Patch:
         policy_to=policy.get("toFieldPath") if policy is not None else None,
         has_policy=policy is not None,
         patch_set_name=d.get("patchSetName", ""),
+        written_type=d.get("type", ""),
+        has_from_field_path="fromFieldPath" in d,
     )
 
 
@@ -297,16 +321,16 @@ def _template(d: dict[str, Any]) -> ComposedTemplate:
     )
 
 
-def decode(raw: dict[str, Any]) -> Resources:
-    """Decode the input object strictly; raises :class:`FunctionInputError` naming the field at fault."""
-    d = _check(raw, _RESOURCES, "")
+def decode(raw: dict[str, Any], r: release.Release = release.CURRENT) -> Resources:
+    """Decode the input object as release ``r`` does; raises :class:`FunctionInputError` naming the field at fault."""
+    d = _check(raw, _schema(r), "", r.rejects_unknown_fields)
     ref = None
     if "writeConnectionSecretToRef" in d:
-        r = d["writeConnectionSecretToRef"]
+        w = d["writeConnectionSecretToRef"]
         ref = ConnectionSecretRef(
-            name=r.get("name", ""),
-            namespace=r.get("namespace", ""),
-            patches=tuple(_patch(p) for p in r.get("patches", ())),
+            name=w.get("name", ""),
+            namespace=w.get("namespace", ""),
+            patches=tuple(_patch(p) for p in w.get("patches", ())),
         )
     return Resources(
         patch_sets=tuple(

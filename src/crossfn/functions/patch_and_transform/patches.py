@@ -19,7 +19,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.functions.patch_and_transform import transforms
+from crossfn.functions.patch_and_transform import release, transforms
 from crossfn.gocompat import fmt as gofmt
 from crossfn.gocompat import json as gojson
 from crossfn.sdk import fieldpath
@@ -81,15 +81,16 @@ def apply_field(
     target: dict[str, Any],
     *,
     normalised: dict[int, dict[str, Any]] | None = None,
+    r: release.Release = release.CURRENT,
 ) -> None:
     """Apply a field-style patch from ``source`` to ``target``
-    (upstream pt-5.2); see :func:`normalise_target`."""
-    value = fieldpath.get_value(source, p.from_field_path)
-    value = fieldpath.json_round_trip(transforms.resolve(p.transforms, value))
+    (upstream pt-5.2) as release ``r`` does; see :func:`normalise_target`."""
+    value = fieldpath.get_value(source, p.from_field_path, nil_is_missing=r.nil_is_missing)
+    value = fieldpath.json_round_trip(transforms.resolve(p.transforms, value, r))
     options = merge_options(p)
     to = p.to
     if "[*]" in to:
-        paths = fieldpath.expand_wildcards(target, to)
+        paths = fieldpath.expand_wildcards(target, to, nil_is_missing=r.nil_is_missing)
         if not paths:
             raise errors.CrossfnError(f"cannot expand ToFieldPath {to}")
         for path in paths:
@@ -109,20 +110,24 @@ def apply_combine(
     target: dict[str, Any],
     *,
     normalised: dict[int, dict[str, Any]] | None = None,
+    r: release.Release = release.CURRENT,
 ) -> None:
     """Apply a combine-style patch from ``source`` to ``target``
-    (upstream pt-5.3); the first missing variable aborts."""
+    (upstream pt-5.3) as release ``r`` does; the first missing variable aborts."""
     combine = p.combine
     if combine is None:
         raise errors.CrossfnError(f"combine must be set for patch type {p.type}")
-    values = [fieldpath.get_value(source, v) for v in combine.variables]
+    if not combine.variables and not r.patches_in_order:
+        raise errors.CrossfnError("combine patch types require at least one variable")
+    values = [fieldpath.get_value(source, v, nil_is_missing=r.nil_is_missing) for v in combine.variables]
     if combine.strategy != "string":
         raise errors.CrossfnError(f"combine strategy {combine.strategy} is not supported")
     if combine.string_fmt is None:
         raise errors.CrossfnError("given combine strategy string requires configuration")
-    out = transforms.resolve(p.transforms, gofmt.sprintf(combine.string_fmt, *values))
+    out = transforms.resolve(p.transforms, gofmt.sprintf(combine.string_fmt, *values), r)
+    options = merge_options(p) if r.combine_honours_policy else None
     try:
-        fieldpath.merge_value(target, p.to, out, merge_options(p))
+        fieldpath.merge_value(target, p.to, out, options)
         normalise_target(target, normalised)
     except errors.CrossfnError as exc:
         raise errors.CrossfnError(f"cannot patch to object: {exc}") from exc

@@ -18,7 +18,7 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.functions.patch_and_transform import validation
+from crossfn.functions.patch_and_transform import release, validation
 from crossfn.sdk import fieldpath
 
 __all__ = ["condition_status", "is_ready"]
@@ -72,13 +72,15 @@ def condition_status(obj: dict[str, Any], condition_type: str) -> tuple[str, str
     return condition_type, "Unknown"
 
 
-def is_ready(obj: dict[str, Any], checks: tuple[ptinput.ReadinessCheck, ...]) -> bool:
+def is_ready(
+    obj: dict[str, Any], checks: tuple[ptinput.ReadinessCheck, ...], r: release.Release = release.CURRENT
+) -> bool:
     """Whether the observed resource is ready; raises naming the failing check's index."""
     if not checks:
         return condition_status(obj, "Ready")[1] == "True"
     for i, check in enumerate(checks):
         try:
-            ready = _run(obj, check)
+            ready = _run(obj, check, r.nil_is_missing)
         except errors.CrossfnError as exc:
             raise errors.CrossfnError(f"cannot run readiness check at index {i}: {exc}") from exc
         if not ready:
@@ -86,7 +88,7 @@ def is_ready(obj: dict[str, Any], checks: tuple[ptinput.ReadinessCheck, ...]) ->
     return True
 
 
-def _run(obj: dict[str, Any], c: ptinput.ReadinessCheck) -> bool:
+def _run(obj: dict[str, Any], c: ptinput.ReadinessCheck, nil_is_missing: bool) -> bool:
     if err := validation.validate_readiness_check(c):
         raise errors.CrossfnError(f"invalid: {err}")
     if c.type == "None":
@@ -97,14 +99,14 @@ def _run(obj: dict[str, Any], c: ptinput.ReadinessCheck) -> bool:
     path = c.field_path or ""
     try:
         if c.type == "NonEmpty":
-            fieldpath.get_value(obj, path)
+            fieldpath.get_value(obj, path, nil_is_missing=nil_is_missing)
             return True
         if c.type == "MatchString":
-            return fieldpath.get_string(obj, path) == c.match_string
+            return fieldpath.get_string(obj, path, nil_is_missing=nil_is_missing) == c.match_string
         if c.type == "MatchInteger":
-            return fieldpath.get_integer(obj, path) == c.match_integer
+            return fieldpath.get_integer(obj, path, nil_is_missing=nil_is_missing) == c.match_integer
         if c.type == "MatchTrue":
-            return fieldpath.get_bool(obj, path) is True
-        return fieldpath.get_bool(obj, path) is False
+            return fieldpath.get_bool(obj, path, nil_is_missing=nil_is_missing) is True
+        return fieldpath.get_bool(obj, path, nil_is_missing=nil_is_missing) is False
     except errors.FieldNotFoundError:
         return False

@@ -28,6 +28,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions.patch_and_transform import release
 from crossfn.gocompat import base64 as gobase64
 from crossfn.gocompat import field as gofield
 from crossfn.gocompat import fmt, json, quantity, regexp, strconv, strings, values
@@ -62,7 +63,7 @@ class _ResolveError(Exception):
     """One transform's error text, before the index is known (never escapes)."""
 
 
-def validate(t: Mapping[str, Any]) -> gofield.Error | None:
+def validate(t: Mapping[str, Any], r: release.Release = release.CURRENT) -> gofield.Error | None:
     """First validation error of one transform (upstream pt-2.13), path relative to the transform."""
     ttype = _text(t.get("type"))
     if ttype not in _TRANSFORM_TYPES:
@@ -70,28 +71,64 @@ def validate(t: Mapping[str, Any]) -> gofield.Error | None:
     cfg = t.get(ttype)
     if cfg is None:
         return gofield.required(ttype, f"given transform type {ttype} requires configuration")
+    if _later_string_type(ttype, cfg, r):
+        return gofield.invalid(
+            "string.type", gofield.Named(_text(cfg.get("type"))), "unknown string transform type"
+        )
+    cfg = _as_release(ttype, cfg, r, validating=True)
     err = _VALIDATORS[ttype](cfg)
     return err.under(ttype) if err is not None else None
 
 
-def resolve(transforms: Sequence[Mapping[str, Any]], value: Any) -> Any:
+def resolve(transforms: Sequence[Mapping[str, Any]], value: Any, r: release.Release = release.CURRENT) -> Any:
     """Apply transforms in order (upstream pt-6.1); raises TransformError with the upstream pt-6.1 message
     chain 'transform at index <k> returned error: <type> transform could not resolve: <inner>'."""
     for index, t in enumerate(transforms):
         try:
-            value = _resolve_one(t, value)
+            value = _resolve_one(t, value, r)
         except _ResolveError as e:
             raise TransformError(index, str(e)) from e
     return value
 
 
-def _resolve_one(t: Mapping[str, Any], value: Any) -> Any:
+_LATER_STRING_TYPES = frozenset({"Join", "Replace"})
+"""String transform types added in v0.7.0."""
+
+
+def _later_string_type(ttype: str, cfg: Any, r: release.Release) -> bool:
+    """Whether this is a Join or Replace string transform and release ``r`` predates them (v0.7.0)."""
+    return (
+        ttype == "string"
+        and not r.has_join_and_replace
+        and isinstance(cfg, Mapping)
+        and _text(cfg.get("type")) in _LATER_STRING_TYPES
+    )
+
+
+def _as_release(ttype: str, cfg: Any, r: release.Release, *, validating: bool) -> Any:
+    """The transform's configuration as release ``r`` reads it: v0.1.4 defaulted an empty math
+    type to Multiply (validating and resolving) and validated an empty string type as Format."""
+    if not r.defaults_transform_types or not isinstance(cfg, Mapping) or _text(cfg.get("type")):
+        return cfg
+    if ttype == "math":
+        return {**cfg, "type": "Multiply"}
+    if ttype == "string" and validating:
+        return {**cfg, "type": "Format"}
+    return cfg
+
+
+def _resolve_one(t: Mapping[str, Any], value: Any, r: release.Release) -> Any:
     ttype = _text(t.get("type"))
     if ttype not in _TRANSFORM_TYPES:
         raise _ResolveError(f"transform type {ttype} is not supported")
     cfg = t.get(ttype)
     if cfg is None:
         raise _ResolveError(f"given transform type {ttype} requires configuration")
+    if _later_string_type(ttype, cfg, r):
+        raise _ResolveError(
+            f"string transform could not resolve: type {_text(cfg.get('type'))} is not supported for string transform type"
+        )
+    cfg = _as_release(ttype, cfg, r, validating=False)
     try:
         return _RESOLVERS[ttype](cfg, value)
     except _ResolveError as e:

@@ -8,17 +8,19 @@ types, policies, strategies, detail and check types) print JSON-encoded, which
 
 The connection-detail and readiness-check validators are also run again at
 extraction and check time, as Go does, by :mod:`.connection` and :mod:`.readiness`.
+
+Each validator takes the :class:`~.release.Release` it behaves as: the patch
+types, policies and checks each release knew (``docs/functions.md``).
 """
 
 from __future__ import annotations
 
 from crossfn.functions.patch_and_transform import input as ptinput
-from crossfn.functions.patch_and_transform import transforms
+from crossfn.functions.patch_and_transform import release, transforms
 from crossfn.gocompat import field as gofield
 
 __all__ = [
     "COMBINE_TYPES",
-    "ENVIRONMENT_PATCH_TYPES",
     "FIELD_PATH_TYPES",
     "validate",
     "validate_connection_detail",
@@ -32,16 +34,6 @@ FIELD_PATH_TYPES = frozenset(
 COMBINE_TYPES = frozenset(
     {"CombineFromComposite", "CombineToComposite", "CombineFromEnvironment", "CombineToEnvironment"}
 )
-ENVIRONMENT_PATCH_TYPES = frozenset(
-    {
-        "FromCompositeFieldPath",
-        "ToCompositeFieldPath",
-        "CombineFromComposite",
-        "CombineToComposite",
-        "FromEnvironmentFieldPath",
-        "ToEnvironmentFieldPath",
-    }
-)
 TO_POLICIES = frozenset(
     {
         "Replace",
@@ -53,6 +45,8 @@ TO_POLICIES = frozenset(
         "AppendArray",
     }
 )
+_FIRST_TO_POLICIES = frozenset({"Replace", "MergeObject", "AppendArray"})
+"""The policies of v0.4.0, before the Merge*/ForceMerge* ones."""
 FROM_POLICIES = frozenset({"Optional", "Required"})
 CONNECTION_DETAIL_TYPES = frozenset({"FromConnectionSecretKey", "FromFieldPath", "FromValue"})
 READINESS_TYPES = frozenset(
@@ -64,47 +58,54 @@ _invalid = gofield.invalid
 _named = gofield.Named
 
 
-def validate(res: ptinput.Resources) -> gofield.Error | None:
+def validate(res: ptinput.Resources, r: release.Release = release.CURRENT) -> gofield.Error | None:
     """Validate the whole input in Go's order; return the first error."""
     for ps in res.patch_sets:
         if not ps.name:
             return _required("name", "name is required")
         for j, p in enumerate(ps.patches):
-            if err := validate_patch(p, in_patch_set=True):
+            if err := validate_patch(p, r, in_patch_set=True):
                 return err.under(f"patches[{j}]")
-    if not res.resources and not res.environment_patches:
-        return _required("resources", "resources or environment patches are required")
+    if not res.resources and not (r.environment_patches_suffice and res.environment_patches):
+        if r.environment_patches_suffice:
+            return _required("resources", "resources or environment patches are required")
+        return _required("resources", "resources is required")
     for i, t in enumerate(res.resources):
-        if err := _validate_template(t):
+        if err := _validate_template(t, r):
             return err.under(f"resources[{i}]")
     for j, p in enumerate(res.environment_patches):
-        if p.type not in ENVIRONMENT_PATCH_TYPES:
+        if p.type not in r.environment_patch_types:
+            shown = p.type if r.patches_in_order else p.written_type
             return _invalid(
-                f"environment.patches[{j}][type]", _named(p.type), "invalid environment patch type"
+                f"environment.patches[{j}][type]", _named(shown), "invalid environment patch type"
             )
-        if err := validate_patch(p):
+        if err := validate_patch(p, r):
             return err.under(f"environment.patches[{j}]")
     return None
 
 
-def _validate_template(t: ptinput.ComposedTemplate) -> gofield.Error | None:
+def _validate_template(t: ptinput.ComposedTemplate, r: release.Release) -> gofield.Error | None:
     if not t.name:
         return _required("name", "name is required")
     for j, p in enumerate(t.patches):
-        if err := validate_patch(p):
+        if err := validate_patch(p, r):
             return err.under(f"patches[{j}]")
     for j, c in enumerate(t.connection_details):
-        if err := validate_connection_detail(c):
+        if err := validate_connection_detail(c, r):
             return err.under(f"connectionDetails[{j}]")
-    for j, r in enumerate(t.readiness_checks):
-        if err := validate_readiness_check(r):
+    for j, check in enumerate(t.readiness_checks):
+        if err := validate_readiness_check(check):
             return err.under(f"readinessChecks[{j}]")
     return None
 
 
-def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> gofield.Error | None:
-    """Validate one patch. Combine* patches return after the combine checks (Go's quirk,
-    upstream pt-9 item 2)."""
+def validate_patch(
+    p: ptinput.Patch, r: release.Release = release.CURRENT, *, in_patch_set: bool = False
+) -> gofield.Error | None:
+    """Validate one patch. From v0.3.0 Combine* patches return after the combine checks (Go's quirk,
+    upstream pt-9 item 2); up to v0.2.x the combine is checked only when it is applied."""
+    if not r.patches_in_order:
+        return _validate_patch_grouped(p, r)
     t = p.type
     if t in FIELD_PATH_TYPES:
         if not p.from_field_path:
@@ -126,15 +127,42 @@ def validate_patch(p: ptinput.Patch, *, in_patch_set: bool = False) -> gofield.E
     else:
         return _invalid("type", _named(t), "unknown patch type")
     for k, tr in enumerate(p.transforms):
-        if err := transforms.validate(tr):
+        if err := transforms.validate(tr, r):
             return err.under(f"transforms[{k}]")
-    if p.has_policy:
-        if p.policy_to is not None and p.policy_to not in TO_POLICIES:
+    if p.has_policy and r.validates_policies:
+        policies = TO_POLICIES if r.has_merge_policies else _FIRST_TO_POLICIES
+        if p.policy_to is not None and p.policy_to not in policies:
             return _invalid("policy.toFieldPathPolicy", _named(p.policy_to), "unknown toFieldPathPolicy")
         if p.policy_from is not None and p.policy_from not in FROM_POLICIES:
             return _invalid(
                 "policy.fromFieldPathPolicy", _named(p.policy_from), "unknown fromFieldPathPolicy"
             )
+    return None
+
+
+def _validate_patch_grouped(p: ptinput.Patch, r: release.Release) -> gofield.Error | None:
+    """Up to v0.2.x: fields checked for presence, messages print the type as written."""
+    t, shown = p.type, p.written_type
+    field_types = (
+        FIELD_PATH_TYPES if r.has_environment else {"FromCompositeFieldPath", "ToCompositeFieldPath"}
+    )
+    combine_types = COMBINE_TYPES if r.has_environment else {"CombineFromComposite", "CombineToComposite"}
+    if t in field_types:
+        if not p.has_from_field_path:
+            return _required("fromFieldPath", f"fromFieldPath must be set for patch type {shown}")
+    elif t == "PatchSet":
+        if not p.patch_set_name:
+            return _required("patchSetName", f"patchSetName must be set for patch type {shown}")
+    elif t in combine_types:
+        if p.combine is None:
+            return _required("combine", f"combine must be set for patch type {shown}")
+        if p.to_field_path is None:
+            return _required("toFieldPath", f"toFieldPath must be set for patch type {shown}")
+    else:
+        return _invalid("type", _named(shown), "unknown patch type")
+    for k, tr in enumerate(p.transforms):
+        if err := transforms.validate(tr, r):
+            return err.under(f"transforms[{k}]")
     return None
 
 
@@ -155,10 +183,12 @@ def _validate_combine(c: ptinput.Combine) -> gofield.Error | None:
     return None
 
 
-def validate_connection_detail(c: ptinput.ConnectionDetail) -> gofield.Error | None:
+def validate_connection_detail(
+    c: ptinput.ConnectionDetail, r: release.Release = release.CURRENT
+) -> gofield.Error | None:
     """Validate one connection detail (also re-run at extraction time)."""
     if not c.type:
-        return _required("type", "connection detail type is required")
+        return _required("type", r.connection_detail_type_required)
     if c.type not in CONNECTION_DETAIL_TYPES:
         return _invalid("type", _named(c.type), "unknown connection detail type")
     if not c.name:

@@ -9,7 +9,7 @@ RunFunctionResponse-shaped dict. Connection details and credentials are
 ``set_ready``, ``require_resources``, ``required_resources``, ``credentials``,
 ``text``, ``from_base64``, ``child_name`` and ``json``.
 
-Scripts run in a separate sandbox process (``_pool``, ``_worker``): no file
+Scripts run in a separate sandbox process (``crossfn.functions._sandbox``, ``_worker``): no file
 system, network, clock, randomness or ``load()``; bounded time, memory and
 output. Every failure is a Fatal result that starts ``cannot run starlark
 script:`` and names ``script.star:<line>:<col>`` where the evaluator knows it.
@@ -22,11 +22,13 @@ from __future__ import annotations
 import datetime
 import os
 import threading
+from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 from crossfn import extras as _extras
-from crossfn.functions.starlark import _data, _pool
+from crossfn.functions import _sandbox as _pool
+from crossfn.functions.starlark import _data
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
@@ -38,6 +40,7 @@ API_VERSION = "starlark.fn.crossfn.io/v1alpha1"
 """The input's apiVersion."""
 KIND = "StarlarkScript"
 """The input's kind."""
+_WORKER = Path(__file__).with_name("_worker.py")
 
 
 class Starlark:
@@ -71,7 +74,7 @@ class Starlark:
     def _sandbox(self) -> _pool.Pool:
         with self._lock:
             if self._pool is None:
-                self._pool = _pool.Pool(size=self._workers, memory_limit=self._memory_limit)
+                self._pool = _pool.Pool(_WORKER, size=self._workers, memory_limit=self._memory_limit)
             return self._pool
 
     def close(self) -> None:

@@ -1,4 +1,4 @@
-"""The sandbox process that runs Starlark scripts; started by ``_pool``, never imported by crossfn.
+"""The sandbox process that runs Starlark scripts; started by ``crossfn.functions._sandbox``, never imported by crossfn.
 
 It runs as ``python -I _worker.py <memory limit bytes>`` and imports nothing
 from crossfn, so it starts fast and a broken script cannot reach crossfn's

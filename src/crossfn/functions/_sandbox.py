@@ -1,15 +1,18 @@
-"""A small pool of sandbox processes that run Starlark scripts, each killable.
+"""A small pool of sandbox processes that run user scripts (Starlark, Python), each killable.
 
-Why processes: starlark-pyo3 evaluates in Rust while holding the GIL. Its
-cancellation hook stops loops, but one builtin call (``"a" * 10**9``,
-``sorted`` of a huge list) runs to the end without asking, and memory use is
-unbounded. In a child process both are contained: the child has an address
-space limit, and the parent kills it at a hard deadline. The server thread
-that waits here blocks on a pipe, not on the GIL, so other requests go on.
+Why processes: starlark-pyo3 evaluates in Rust while holding the GIL, and a
+Python script is arbitrary code. A cancellation hook stops loops, but one
+builtin call (``"a" * 10**9``, ``sorted`` of a huge list) runs to the end
+without asking, and memory use is unbounded. In a child process both are
+contained: the child has an address space limit, and the parent kills it at
+a hard deadline. The server thread that waits here blocks on a pipe, not on
+the GIL, so other requests go on.
 
-Workers are started on first use (``python -I`` with the worker file, which
-imports only ``starlark``), reused across calls, and replaced when one is
-killed or dies. At most ``size`` scripts run at once; further calls wait.
+Each built-in gives its own worker file (``crossfn.functions.starlark._worker``,
+``crossfn.functions.python._worker``), run as ``python -I <worker> <memory
+limit>``: one JSON job a stdin line, one JSON reply a stdout line. Workers are
+started on first use, reused across calls, and replaced when one is killed or
+dies. At most ``size`` scripts run at once; further calls wait.
 """
 
 from __future__ import annotations
@@ -30,8 +33,6 @@ from crossfn import errors
 
 __all__ = ["Pool", "SandboxError", "SandboxTimeoutError"]
 
-_WORKER = Path(__file__).with_name("_worker.py")
-
 
 class SandboxError(errors.CrossfnError):
     """The sandbox process died or could not be reached; the message is one line."""
@@ -44,10 +45,10 @@ class SandboxTimeoutError(SandboxError):
 class _Worker:
     """One sandbox process and its pipes."""
 
-    def __init__(self, memory_limit: int) -> None:
+    def __init__(self, worker: Path, memory_limit: int) -> None:
         self._memory_limit = memory_limit
         self._proc = subprocess.Popen(  # our own interpreter and file, no shell
-            [sys.executable, "-I", str(_WORKER), str(memory_limit)],
+            [sys.executable, "-I", str(worker), str(memory_limit)],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
@@ -109,9 +110,10 @@ class _Worker:
 
 
 class Pool:
-    """Up to ``size`` reusable sandbox processes."""
+    """Up to ``size`` reusable sandbox processes running ``worker``."""
 
-    def __init__(self, *, size: int, memory_limit: int) -> None:
+    def __init__(self, worker: Path, *, size: int, memory_limit: int) -> None:
+        self._worker = worker
         self._memory_limit = memory_limit
         self._slots = threading.BoundedSemaphore(size)
         self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
@@ -142,7 +144,7 @@ class Pool:
                 worker = self._idle.get_nowait()
             except queue.Empty:
                 try:
-                    return _Worker(self._memory_limit)
+                    return _Worker(self._worker, self._memory_limit)
                 except OSError as exc:
                     raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
             if worker.alive():

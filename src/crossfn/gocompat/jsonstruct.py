@@ -1,0 +1,211 @@
+"""Go's JSON decoding into a Go struct: which keys land, and the error text when one does not fit.
+
+Functions written with function-sdk-go read their input with
+``request.GetInput``: the input Struct is marshalled to JSON and decoded into
+the input type. function-sdk-go v0.1.0 decodes with ``encoding/json``
+(:data:`LENIENT`); from February 2024 on it decodes with go-json-experiment
+and ``RejectUnknownMembers`` (:data:`STRICT`). The function wraps the error
+and shows it to the user, so the texts matter.
+
+``encoding/json`` (lenient):
+
+* unknown keys are ignored; a key matches a field by its JSON name exactly,
+  else case-insensitively (``Rules`` fills ``rules``); a later duplicate wins;
+* ``null`` leaves a field at its zero value;
+* a value of the wrong JSON type is an ``UnmarshalTypeError``, reported as
+  ``json: cannot unmarshal <string|number|bool|array|object> into Go struct
+  field <Struct>.<path> of type <Go type>``, where ``<Struct>`` is the
+  innermost struct type being filled and ``<path>`` the JSON names from the
+  top (``SequencingRule.rules.sequence``); decoding goes on and the first
+  such error is returned.
+
+go-json-experiment with ``RejectUnknownMembers`` (strict), as vendored by
+function-sdk-go (2023-11 to 2024-08 builds, one error format):
+
+* a key must be a field's JSON name exactly; any other key is ``json: cannot
+  unmarshal Go value of type <Struct>: unknown name "<key>"``;
+* a value of the wrong JSON type is ``json: cannot unmarshal JSON
+  <string|number|boolean|array|object> into Go value of type <Go type>``;
+* decoding stops at the first error. (The library picks "cannot" or "unable
+  to" at random per process, on purpose; crossfn always says "cannot".)
+
+A type is described by :class:`Struct`, :class:`Slice`, :class:`Map` and
+:class:`Scalar` (``string``, ``bool``, or a named type over one of them, such
+as ``resource.Name``); pointers need no type of their own, since Go reports
+the pointed-to type. :func:`decode` returns the value with only the known
+fields, each under its JSON name, and ``null`` fields left out.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+from collections.abc import Mapping
+from typing import Any
+
+from crossfn import errors
+from crossfn.gocompat import json
+
+__all__ = ["ANY", "BOOL", "LENIENT", "STRICT", "STRING", "Map", "Scalar", "Slice", "Struct", "Type", "decode"]
+
+LENIENT = "encoding/json"
+STRICT = "go-json-experiment"
+
+
+@dataclasses.dataclass(frozen=True)
+class Scalar:
+    """A Go ``string`` or ``bool``, or a named type over one (``go`` is how ``%v`` of its type prints)."""
+
+    kind: str
+    """``"string"``, ``"bool"``, or ``"any"`` (a field whose value is kept as it is, such as ``metadata``)."""
+    go: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.go or self.kind
+
+
+@dataclasses.dataclass(frozen=True)
+class Slice:
+    elem: Type
+
+    @property
+    def name(self) -> str:
+        return f"[]{self.elem.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Map:
+    """A ``map[string]<elem>``."""
+
+    elem: Type
+
+    @property
+    def name(self) -> str:
+        return f"map[string]{self.elem.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class Struct:
+    """A Go struct: its qualified type name (``v1beta1.Input``) and its fields by JSON name."""
+
+    go: str
+    fields: Mapping[str, Type]
+
+    @property
+    def name(self) -> str:
+        return self.go
+
+    @property
+    def short(self) -> str:
+        """The name without its package, as ``reflect.Type.Name`` gives it in errors."""
+        return self.go.rpartition(".")[2]
+
+
+Type = Scalar | Slice | Map | Struct
+
+STRING = Scalar("string")
+BOOL = Scalar("bool")
+ANY = Scalar("any")
+
+
+class _Stop(Exception):  # noqa: N818 -- a control-flow signal: strict decoding stops at the first error
+    """The first strict-mode error: decoding stops."""
+
+
+@dataclasses.dataclass
+class _Context:
+    strict: bool
+    struct: str = ""
+    stack: tuple[str, ...] = ()
+    first: errors.GoError | None = None
+
+
+def _json_kind(v: object, strict: bool) -> str:
+    if isinstance(v, bool):
+        return "boolean" if strict else "bool"
+    if isinstance(v, int | float):
+        return "number"
+    if isinstance(v, str):
+        return "string"
+    if isinstance(v, list):
+        return "array"
+    return "object"
+
+
+def _mismatch(ctx: _Context, v: object, t: Type) -> None:
+    if ctx.first is not None:
+        return
+    got = _json_kind(v, ctx.strict)
+    if ctx.strict:
+        ctx.first = errors.GoError(f"json: cannot unmarshal JSON {got} into Go value of type {t.name}")
+        raise _Stop
+    where = f"Go struct field {ctx.struct}.{'.'.join(ctx.stack)}" if ctx.struct or ctx.stack else "Go value"
+    ctx.first = errors.GoError(f"json: cannot unmarshal {got} into {where} of type {t.name}")
+
+
+def _field(st: Struct, key: str, strict: bool) -> str | None:
+    if key in st.fields or strict:
+        return key if key in st.fields else None
+    folded = key.casefold()
+    return next((name for name in st.fields if name.casefold() == folded), None)
+
+
+def _value(v: Any, t: Type, ctx: _Context) -> Any:
+    if v is None:
+        return None
+    if t == ANY:
+        return v
+    if isinstance(t, Scalar):
+        ok = isinstance(v, bool) if t.kind == "bool" else isinstance(v, str)
+        if ok:
+            return v
+        _mismatch(ctx, v, t)
+        return None
+    if isinstance(t, Slice):
+        if not isinstance(v, list):
+            _mismatch(ctx, v, t)
+            return None
+        return [_value(item, t.elem, ctx) for item in v]
+    if not isinstance(v, Mapping):
+        _mismatch(ctx, v, t)
+        return None
+    if isinstance(t, Map):
+        return {k: _value(item, t.elem, ctx) for k, item in v.items()}
+    return _struct(v, t, ctx)
+
+
+def _struct(v: Mapping[str, Any], st: Struct, ctx: _Context) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    outer_struct, outer_stack = ctx.struct, ctx.stack
+    for key, item in v.items():
+        name = _field(st, key, ctx.strict)
+        if name is None:
+            if ctx.strict:
+                ctx.first = errors.GoError(
+                    f"json: cannot unmarshal Go value of type {st.go}: unknown name {json.marshal(key)}"
+                )
+                raise _Stop
+            continue
+        ctx.struct, ctx.stack = st.short, (*outer_stack, name)
+        decoded = _value(item, st.fields[name], ctx)
+        if decoded is None:
+            out.pop(name, None)
+        else:
+            out[name] = decoded
+    ctx.struct, ctx.stack = outer_struct, outer_stack
+    return out
+
+
+def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
+    """Decode the JSON object ``v`` into ``st`` with ``decoder`` (:data:`LENIENT` or :data:`STRICT`).
+
+    Returns the known, non-null fields; raises :class:`~crossfn.errors.GoError`
+    with the decoder's text for the first error.
+    """
+    ctx = _Context(strict=decoder == STRICT)
+    with contextlib.suppress(_Stop):
+        out = _struct(v, st, ctx)
+    if ctx.first is not None:
+        raise ctx.first
+    return out
