@@ -170,6 +170,7 @@ def test_public_surface() -> None:
         "OptionError",
         "ParseError",
         "Template",
+        "TypedNil",
     }
     for name in pkg.__all__:
         obj = getattr(pkg, name)

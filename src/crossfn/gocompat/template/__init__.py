@@ -25,7 +25,8 @@ Modules: ``_lex`` (items), ``_parse`` and ``_numbers`` (trees), ``_node``
 (the tree and its text), ``_exec`` (execution), ``_funcs`` (the builtins),
 ``_value`` (what execution holds where Go holds a ``reflect.Value``).
 Errors are :class:`ParseError` and :class:`ExecError`, both
-:class:`crossfn.errors.GoError`.
+:class:`crossfn.errors.GoError`. :class:`TypedNil` is how a function's nil map
+or slice reaches the functions a template passes it to.
 """
 
 from __future__ import annotations
@@ -43,6 +44,7 @@ from crossfn.gocompat import gofunc, strconv
 from crossfn.gocompat.template import _exec, _funcs, _node, _parse
 from crossfn.gocompat.template._exec import MAX_EXEC_DEPTH, ExecError, ExecLimits
 from crossfn.gocompat.template._parse import ParseError
+from crossfn.gocompat.template._value import TypedNil
 
 __all__ = [
     "LATEST",
@@ -53,6 +55,7 @@ __all__ = [
     "OptionError",
     "ParseError",
     "Template",
+    "TypedNil",
 ]
 
 
