@@ -46,7 +46,20 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import json
 
-__all__ = ["ANY", "BOOL", "LENIENT", "STRICT", "STRING", "Map", "Scalar", "Slice", "Struct", "Type", "decode"]
+__all__ = [
+    "ANY",
+    "BOOL",
+    "LENIENT",
+    "STRICT",
+    "STRING",
+    "Map",
+    "Scalar",
+    "Slice",
+    "Struct",
+    "Type",
+    "decode",
+    "decode_value",
+]
 
 LENIENT = "encoding/json"
 STRICT = "go-json-experiment"
@@ -106,7 +119,7 @@ Type = Scalar | Slice | Map | Struct
 
 STRING = Scalar("string")
 BOOL = Scalar("bool")
-ANY = Scalar("any")
+ANY = Scalar("any", "interface {}")
 
 
 class _Stop(Exception):  # noqa: N818 -- a control-flow signal: strict decoding stops at the first error
@@ -206,6 +219,20 @@ def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
     ctx = _Context(strict=decoder == STRICT)
     with contextlib.suppress(_Stop):
         out = _struct(v, st, ctx)
+    if ctx.first is not None:
+        raise ctx.first
+    return out
+
+
+def decode_value(v: Any, t: Type, *, decoder: str) -> Any:
+    """Decode the JSON value ``v`` into a Go value of type ``t`` (not only a struct), as :func:`decode` does.
+
+    A mismatch at the top is ``json: cannot unmarshal number into Go value of type map[string]interface {}``.
+    """
+    ctx = _Context(strict=decoder == STRICT)
+    out = None
+    with contextlib.suppress(_Stop):
+        out = _value(v, t, ctx)
     if ctx.first is not None:
         raise ctx.first
     return out

@@ -146,7 +146,7 @@ def _get_into(obj: Any, path: str, schema: js.Type, what: str) -> Any:
     except errors.CrossfnError as exc:
         raise _Fatal(f"{what}: {exc}") from exc
     try:
-        return js.decode({"v": value}, js.Struct("x", {"v": schema}), decoder=js.LENIENT).get("v")
+        return js.decode_value(value, schema, decoder=js.LENIENT)
     except errors.GoError as exc:
         raise _Fatal(f"{what}: cannot unmarshal value from JSON: {exc}") from exc
 
@@ -352,8 +352,9 @@ class GoTemplating:
         src, src_exists = _get_into_map(obj, "status", "cannot get templated composite status")
         if self.release.status_only_when_present and not (dst_exists or src_exists):
             return
-        if dst is None and src is None:
-            state.xr["status"] = None  # both nil maps: mergo leaves the nil map, which JSON writes as null
+        # Go starts both as empty maps; a JSON null found at the path makes one nil.
+        if dst_exists and dst is None and src_exists and src is None:
+            state.xr["status"] = None  # two nil maps: mergo leaves the nil map, which JSON writes as null
             return
         merged = dst if dst is not None else {}
         _merge(merged, src or {})

@@ -33,7 +33,7 @@ def decode(text: str, r: Release) -> list[dict[str, Any]]:
     follows ``cannot decode manifest: ``."""
     head = values.from_bytes(values.to_bytes(text)[:_SNIFF_BYTES])
     if head.lstrip(_SPACES).startswith("{"):
-        objs, rest = _json_stream(text, strict=not r.yaml_error_context)
+        objs, rest = _json_stream(text, strict=not r.json_falls_back_to_yaml)
         if rest is None:
             return objs
         return objs + _yaml_stream(rest, r, text)
@@ -48,23 +48,23 @@ def _json_stream(text: str, *, strict: bool) -> tuple[list[dict[str, Any]], str 
     reading gave up after at most one value, the rest of the text to read as YAML."""
     decoder = _stdjson.JSONDecoder()
     objs: list[dict[str, Any]] = []
-    pos, count = 0, 0
+    end, count = 0, 0
     while True:
-        while pos < len(text) and text[pos] in " \t\n\r":
-            pos += 1
-        if pos == len(text):
+        start = end
+        while start < len(text) and text[start] in " \t\n\r":
+            start += 1
+        if start == len(text):
             return objs, None
         try:
-            _, end = decoder.raw_decode(text, pos)
+            _, stop = decoder.raw_decode(text, start)
         except ValueError:
             if not strict and count <= 1:
-                return objs, _after_first_newline(text[pos:])
-            raise _json_syntax_error(text, pos) from None
-        raw = text[pos:end]
-        pos = end
+                return objs, _after_first_newline(text[end:])
+            raise _json_syntax_error(text[end:]) from None
+        raw = text[start:stop]
+        end = stop
         count += 1
-        value = json.unmarshal(raw, integers=True)
-        obj = _unstructured(value, raw)
+        obj = _unstructured(json.unmarshal(raw, integers=True), raw)
         if obj is not None:
             objs.append(obj)
 
@@ -79,25 +79,15 @@ def _after_first_newline(text: str) -> str:
     return text[i:]
 
 
-def _json_syntax_error(text: str, pos: int) -> errors.GoError:
-    """Go's ``json: offset N: <syntax error>`` for the value starting at ``pos``."""
-    try:
-        json.unmarshal(text[pos:])
-    except errors.GoError as exc:
-        offset = len(values.to_bytes(text[:pos])) + _error_offset(text[pos:])
-        return errors.GoError(f"json: offset {offset}: {exc}")
-    return errors.GoError(
-        f"json: offset {len(values.to_bytes(text))}: invalid character after top-level value"
-    )
-
-
-def _error_offset(text: str) -> int:
-    """Bytes Go's decoder had read when it found the error: up to the first byte Python's decoder refused."""
-    try:
-        _stdjson.loads(text)
-    except _stdjson.JSONDecodeError as exc:
-        return len(values.to_bytes(text[: exc.pos])) + 1
-    return len(values.to_bytes(text))
+def _json_syntax_error(rest: str) -> errors.GoError:
+    """What Go's ``json.Decoder`` says of the value that starts ``rest`` (after the previous value):
+    ``json: offset N: <syntax error>``, N counted from the previous value's end; ``unexpected EOF``
+    when the text ends inside the value."""
+    found = json.syntax_error(rest)
+    if found is None or found[0] == "unexpected end of JSON input":
+        return errors.GoError("unexpected EOF")
+    message, offset = found
+    return errors.GoError(f"json: offset {offset}: {message}")
 
 
 def _unstructured(value: Any, raw: str, *, wrap: bool = False) -> dict[str, Any] | None:

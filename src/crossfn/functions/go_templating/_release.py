@@ -204,6 +204,12 @@ class Release:
         return self._since(0, 5, 0)
 
     @property
+    def json_falls_back_to_yaml(self) -> bool:
+        """v0.12.0 (apimachinery 0.35): output that starts like JSON but does not parse as a JSON stream
+        (after at most one value) is read as YAML; before, it was a JSON syntax error."""
+        return self._since(0, 12, 0)
+
+    @property
     def yaml_error_context(self) -> bool:
         """v0.12.0: a YAML error names the line in the whole output, the document and the text near it."""
         return self._since(0, 12, 0)
