@@ -18,39 +18,43 @@ NAME = "gotemplating.fn.crossplane.io/composition-resource-name"
 READY = "gotemplating.fn.crossplane.io/ready"
 META = "meta.gotemplating.fn.crossplane.io/v1alpha1"
 
+
+def _j(text: str) -> str:
+    """A test document with the annotation keys and the meta apiVersion filled in."""
+    return text.replace("$NAME", NAME).replace("$READY", READY).replace("$META", META)
+
+
 # The documents upstream's fn_test.go renders (facts: inputs and what they become).
 INVALID_YAML = "\n---\napiVersion: example.org/v1\nkind: CD\nmetadata:\n  name: %!@#$%^&*()_+\n"
-CD = '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"%s":"cool-cd"},"name":"cool-cd"}}' % NAME
-CD_TMPL = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"%s":"cool-cd"},"name":"cool-cd",'
-    '"labels":{"belongsTo":{{.observed.composite.resource.metadata.name|quote}}}}}' % NAME
+CD = _j(
+    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"$NAME":"cool-cd"},"name":"cool-cd"}}'
 )
-CD_MISSING_KEY_TMPL = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"cool-cd","labels":{"belongsTo":{{.missing | quote }}}}}'
+CD_TMPL = _j(
+    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"$NAME":"cool-cd"},"name":"cool-cd",'
+    '"labels":{"belongsTo":{{.observed.composite.resource.metadata.name|quote}}}}}'
 )
-CD_WRONG_TMPL = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"cool-cd","labels":{"belongsTo":{{.invalid-key}}}}}'
-)
+CD_MISSING_KEY_TMPL = '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"cool-cd","labels":{"belongsTo":{{.missing | quote }}}}}'
+CD_WRONG_TMPL = '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"cool-cd","labels":{"belongsTo":{{.invalid-key}}}}}'
 CD_MISSING_KIND = '{"apiVersion":"example.org/v1"}'
 CD_MISSING_RESOURCE_NAME = '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"cool-cd"}}'
-CD_WITH_READY_WRONG = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"%s":"cool-cd","%s":"wrongValue"},'
-    '"name":"cool-cd"}}' % (NAME, READY)
+CD_WITH_READY_WRONG = _j(
+    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"$NAME":"cool-cd","$READY":"wrongValue"},'
+    '"name":"cool-cd"}}'
 )
-CD_WITH_READY_TRUE = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"%s":"cool-cd","%s":"True"},'
-    '"name":"cool-cd"}}' % (NAME, READY)
+CD_WITH_READY_TRUE = _j(
+    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"annotations":{"$NAME":"cool-cd","$READY":"True"},'
+    '"name":"cool-cd"}}'
 )
-META_INVALID = '{"apiVersion":"%s","kind":"InvalidMeta"}' % META
-META_CONDET = '{"apiVersion":"%s","kind":"CompositeConnectionDetails","data":{"key":"dmFsdWU="}}' % META
-META_CONDET2 = '{"apiVersion":"%s","kind":"CompositeConnectionDetails","data":{"key2":"ZXVsYXY="}}' % META
-META_CONTEXT_INVALID = '{"apiVersion":"%s","kind":"Context","data": 1 }' % META
-META_CONTEXT = '{"apiVersion":"%s","kind":"Context","data":{"apiextensions.crossplane.io/environment":{ "new":"value"}}}' % META
+META_INVALID = _j('{"apiVersion":"$META","kind":"InvalidMeta"}')
+META_CONDET = _j('{"apiVersion":"$META","kind":"CompositeConnectionDetails","data":{"key":"dmFsdWU="}}')
+META_CONDET2 = _j('{"apiVersion":"$META","kind":"CompositeConnectionDetails","data":{"key2":"ZXVsYXY="}}')
+META_CONTEXT_INVALID = _j('{"apiVersion":"$META","kind":"Context","data": 1 }')
+META_CONTEXT = _j(
+    '{"apiVersion":"$META","kind":"Context","data":{"apiextensions.crossplane.io/environment":{ "new":"value"}}}'
+)
 
 XR = '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"name":"cool-xr"},"spec":{"count":2}}'
-XR_WITH_STATUS = (
-    '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"name":"cool-xr"},"spec":{"count":2},"status":{"ready":"true"}}'
-)
+XR_WITH_STATUS = '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"name":"cool-xr"},"spec":{"count":2},"status":{"ready":"true"}}'
 XR_NESTED_FOO = (
     '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"name":"cool-xr"},"spec":{"count":2},'
     '"status":{"state":{"foo":"bar"}}}'
@@ -59,9 +63,9 @@ XR_NESTED_BAZ = (
     '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"name":"cool-xr"},"spec":{"count":2},'
     '"status":{"state":{"baz":"qux"}}}'
 )
-XR_RECURSIVE_TMPL = (
-    '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"annotations":{"%s":"recursive-xr"},"name":"recursive-xr",'
-    '"labels":{"belongsTo":{{.observed.composite.resource.metadata.name|quote}}}},"spec":{"count":2}}' % NAME
+XR_RECURSIVE_TMPL = _j(
+    '{"apiVersion":"example.org/v1","kind":"XR","metadata":{"annotations":{"$NAME":"recursive-xr"},"name":"recursive-xr",'
+    '"labels":{"belongsTo":{{.observed.composite.resource.metadata.name|quote}}}},"spec":{"count":2}}'
 )
 
 
@@ -77,40 +81,46 @@ def xr_with(annotations: dict[str, str], status: dict[str, Any] | None = None) -
     return json.dumps(doc, separators=(",", ":"))
 
 
-CLAIM_CONDITIONS = (
-    '{"apiVersion":"%s","kind":"ClaimConditions","conditions":['
+CLAIM_CONDITIONS = _j(
+    '{"apiVersion":"$META","kind":"ClaimConditions","conditions":['
     '{"type":"TestCondition","status":"False","reason":"InstallFail","message":"failed to install","target":"ClaimAndComposite"},'
     '{"type":"ConditionTrue","status":"True","reason":"this condition is true","message":"we are true","target":"Composite"},'
-    '{"type":"DatabaseReady","status":"True","reason":"Ready","message":"Database is ready"}]}' % META
+    '{"type":"DatabaseReady","status":"True","reason":"Ready","message":"Database is ready"}]}'
 )
-CLAIM_CONDITIONS_RESERVED = (
-    '{"apiVersion":"%s","kind":"ClaimConditions","conditions":[{"type":"Ready","status":"False","reason":"InstallFail",'
-    '"message":"I am using a reserved Condition","target":"ClaimAndComposite"}]}' % META
+CLAIM_CONDITIONS_RESERVED = _j(
+    '{"apiVersion":"$META","kind":"ClaimConditions","conditions":[{"type":"Ready","status":"False","reason":"InstallFail",'
+    '"message":"I am using a reserved Condition","target":"ClaimAndComposite"}]}'
 )
-EXTRA_RESOURCE = (
-    '{"apiVersion":"%s","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"example.org/v1",'
-    '"kind":"CoolExtraResource","matchName":"cool-extra-resource"}}}' % META
+EXTRA_RESOURCE = _j(
+    '{"apiVersion":"$META","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"example.org/v1",'
+    '"kind":"CoolExtraResource","matchName":"cool-extra-resource"}}}'
 )
 EXTRA_RESOURCES = "\n".join(
     [
         EXTRA_RESOURCE,
-        '{"apiVersion":"%s","kind":"ExtraResources","requirements":{"another-cool-extra-resource":{"apiVersion":'
-        '"example.org/v1","kind":"CoolExtraResource","matchLabels":{"key": "value"}},"yet-another-cool-extra-resource":'
-        '{"apiVersion":"example.org/v1","kind":"CoolExtraResource","matchName":"foo"}}}' % META,
-        '{"apiVersion":"%s","kind":"ExtraResources","requirements":{"all-cool-resources":{"apiVersion":"example.org/v1",'
-        '"kind":"CoolExtraResource","matchLabels":{}}}}' % META,
+        _j(
+            '{"apiVersion":"$META","kind":"ExtraResources","requirements":{"another-cool-extra-resource":{"apiVersion":'
+            '"example.org/v1","kind":"CoolExtraResource","matchLabels":{"key": "value"}},"yet-another-cool-extra-resource":'
+            '{"apiVersion":"example.org/v1","kind":"CoolExtraResource","matchName":"foo"}}}'
+        ),
+        _j(
+            '{"apiVersion":"$META","kind":"ExtraResources","requirements":{"all-cool-resources":{"apiVersion":"example.org/v1",'
+            '"kind":"CoolExtraResource","matchLabels":{}}}}'
+        ),
     ]
 )
 EXTRA_RESOURCES_DUPLICATED = "\n".join(
     [
         EXTRA_RESOURCE,
-        '{"apiVersion":"%s","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"example.org/v1",'
-        '"kind":"CoolExtraResource","matchName":"another-cool-extra-resource"}}}' % META,
+        _j(
+            '{"apiVersion":"$META","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"example.org/v1",'
+            '"kind":"CoolExtraResource","matchName":"another-cool-extra-resource"}}}'
+        ),
     ]
 )
-EXTRA_RESOURCE_NAMESPACED = (
-    '{"apiVersion":"%s","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"v1",'
-    '"kind":"ConfigMap","matchName":"cool-extra-resource","namespace":"default"}}}' % META
+EXTRA_RESOURCE_NAMESPACED = _j(
+    '{"apiVersion":"$META","kind":"ExtraResources","requirements":{"cool-extra-resource":{"apiVersion":"v1",'
+    '"kind":"ConfigMap","matchName":"cool-extra-resource","namespace":"default"}}}'
 )
 
 

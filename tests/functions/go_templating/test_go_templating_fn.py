@@ -43,7 +43,11 @@ _EXTRA_REQUIREMENTS = {
         "kind": "CoolExtraResource",
         "matchLabels": {"labels": {"key": "value"}},
     },
-    "yet-another-cool-extra-resource": {"apiVersion": "example.org/v1", "kind": "CoolExtraResource", "matchName": "foo"},
+    "yet-another-cool-extra-resource": {
+        "apiVersion": "example.org/v1",
+        "kind": "CoolExtraResource",
+        "matchName": "foo",
+    },
     "all-cool-resources": {"apiVersion": "example.org/v1", "kind": "CoolExtraResource", "matchLabels": {}},
 }
 _COOL_EXTRA = '{"apiVersion": "example.org/v1","kind":"CoolExtraResource","metadata":{"name":"cool-extra-resource"},"spec":{}}'
@@ -63,7 +67,7 @@ _ENV_TEMPLATE = (
     "    belongsTo: {{ .observed.composite.resource.metadata.name|quote }}"
 )
 _KEY = "userkey/go-template"
-_WITH_XR = {"observed": g.XR, "desired": g.XR}
+_WITH_XR: dict[str, Any] = {"observed": g.XR, "desired": g.XR}
 
 
 def _xr(status: dict[str, Any] | None = None) -> dict[str, Any]:
@@ -96,7 +100,9 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
         {},
         {
             "meta": TTL,
-            "results": [g.fatal("invalid function input: inline.template or inline.templates should be provided")],
+            "results": [
+                g.fatal("invalid function input: inline.template or inline.templates should be provided")
+            ],
         },
     ),
     (
@@ -128,7 +134,12 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
         "an object without a kind is refused, named by its JSON",
         g.inline(g.CD_MISSING_KIND),
         {},
-        {"meta": TTL, "results": [g.fatal(f"cannot decode manifest: Object 'Kind' is missing in '{g.CD_MISSING_KIND}'")]},
+        {
+            "meta": TTL,
+            "results": [
+                g.fatal(f"cannot decode manifest: Object 'Kind' is missing in '{g.CD_MISSING_KIND}'")
+            ],
+        },
     ),
     (
         "CannotParseTemplate",
@@ -207,7 +218,11 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
                         "resource": {
                             "apiVersion": "example.org/v1",
                             "kind": "XR",
-                            "metadata": {"annotations": {}, "name": "recursive-xr", "labels": {"belongsTo": "cool-xr"}},
+                            "metadata": {
+                                "annotations": {},
+                                "name": "recursive-xr",
+                                "labels": {"belongsTo": "cool-xr"},
+                            },
                             "spec": {"count": 2},
                         }
                     }
@@ -280,7 +295,9 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
             "meta": TTL,
             "context": {"apiextensions.crossplane.io/environment": {}},
             "results": [
-                g.fatal(f"invalid function input: cannot read tmpl from the environment: key: {_KEY} does not exist")
+                g.fatal(
+                    f"invalid function input: cannot read tmpl from the environment: key: {_KEY} does not exist"
+                )
             ],
         },
     ),
@@ -511,7 +528,9 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
         _WITH_XR,
         {
             "meta": TTL,
-            "desired": _desired(_xr({"phase": "Ready", "message": "Composite resource is ready"}), ready="READY_TRUE"),
+            "desired": _desired(
+                _xr({"phase": "Ready", "message": "Composite resource is ready"}), ready="READY_TRUE"
+            ),
         },
     ),
     (
@@ -632,7 +651,9 @@ CASES: list[tuple[str, str, dict[str, Any] | None, dict[str, Any], dict[str, Any
 
 
 @pytest.mark.parametrize(("name", "reason", "inp", "kw", "want"), CASES, ids=[c[0] for c in CASES])
-def test_run_function(name: str, reason: str, inp: dict[str, Any] | None, kw: dict[str, Any], want: dict[str, Any]) -> None:
+def test_run_function(
+    name: str, reason: str, inp: dict[str, Any] | None, kw: dict[str, Any], want: dict[str, Any]
+) -> None:
     del name
     got = g.run(g.request(inp, **kw))
     assert got == want, reason

@@ -126,12 +126,17 @@ def test_get_resource_condition_in_a_template(template: str, want: str) -> None:
 
 def test_get_resource_condition_undecodable_status_is_unknown() -> None:
     """A status crossplane-runtime cannot decode (a bad time) is read as no conditions."""
-    res = {"resource": {"status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": 5}]}}}
+    res = {
+        "resource": {"status": {"conditions": [{"type": "Ready", "status": "True", "lastTransitionTime": 5}]}}
+    }
     assert _fn("getResourceCondition")("Ready", res).fields["Status"] == "Unknown"
 
 
 def test_set_resource_name_annotation() -> None:
-    assert _fn("setResourceNameAnnotation")("test") == "gotemplating.fn.crossplane.io/composition-resource-name: test"
+    assert (
+        _fn("setResourceNameAnnotation")("test")
+        == "gotemplating.fn.crossplane.io/composition-resource-name: test"
+    )
 
 
 INCLUDE_CASES = [
@@ -195,18 +200,33 @@ def test_include_recursion_is_bounded() -> None:
         (Release((0, 8, 0)), "flexserver", COMPLETE),
         (Release((0, 8, 0)), "flex.server", None),
     ],
-    ids=["RetrieveCompleteResource", "RetrieveCompleteResourceWithDots", "ResourceNotFound", "v0.8.0", "v0.8.0-dots"],
+    ids=[
+        "RetrieveCompleteResource",
+        "RetrieveCompleteResourceWithDots",
+        "ResourceNotFound",
+        "v0.8.0",
+        "v0.8.0-dots",
+    ],
 )
 def test_get_composed_resource(release: Release, path_name: str, want: Any) -> None:
     """Names with dots work from v0.9.0 (a bracketed field path); before, the dots split the path."""
-    req = {"observed": {"resources": {"flexserver": {"resource": COMPLETE}, "flex.server": {"resource": COMPLETE}}}}
+    req = {
+        "observed": {
+            "resources": {"flexserver": {"resource": COMPLETE}, "flex.server": {"resource": COMPLETE}}
+        }
+    }
     if path_name == "missingResource":
         req = {"observed": {"resources": {}}}
     assert _fn("getComposedResource", release)(req, path_name) == want
 
 
 def test_get_composite_resource() -> None:
-    xr = {"apiVersion": "example.crossplane.io/v1beta1", "kind": "XR", "metadata": {"name": "example"}, "spec": {"key": "value"}}
+    xr = {
+        "apiVersion": "example.crossplane.io/v1beta1",
+        "kind": "XR",
+        "metadata": {"name": "example"},
+        "spec": {"key": "value"},
+    }
     assert _fn("getCompositeResource")({"observed": {"composite": {"resource": xr}}}) == xr
     assert _fn("getCompositeResource")({"observed": {"composite": {}}}) is None
 
@@ -237,7 +257,11 @@ def test_get_extra_resources_before_v0_12_reads_extra_resources_only() -> None:
 
 CONTEXT_KEY = "apiextensions.crossplane.io/extra-resources"
 FROM_CONTEXT_CASES = [
-    ("RetrieveCompleteResource", {"context": {CONTEXT_KEY: {"flexserver": {"items": [COMPLETE]}}}}, [COMPLETE]),
+    (
+        "RetrieveCompleteResource",
+        {"context": {CONTEXT_KEY: {"flexserver": {"items": [COMPLETE]}}}},
+        [COMPLETE],
+    ),
     ("ResourceNotFound", {"context": {CONTEXT_KEY: {"flexserver": {"items": []}}}}, []),
     ("NoExtraResources", {}, None),
 ]
@@ -269,7 +293,11 @@ def test_random_choice() -> None:
     ("release", "present", "absent"),
     [
         (Release((0, 2, 0)), {"randomChoice"}, {"toYaml", "include", "getComposedResource"}),
-        (Release((0, 3, 0)), {"toYaml", "fromYaml", "getResourceCondition", "setResourceNameAnnotation"}, {"include"}),
+        (
+            Release((0, 3, 0)),
+            {"toYaml", "fromYaml", "getResourceCondition", "setResourceNameAnnotation"},
+            {"include"},
+        ),
         (Release((0, 4, 0)), {"include"}, {"getComposedResource", "getCompositeResource"}),
         (Release((0, 5, 0)), {"getComposedResource", "getCompositeResource"}, {"getExtraResources"}),
         (Release((0, 11, 0)), {"getExtraResources", "getCredentialData"}, {"getExtraResourcesFromContext"}),
@@ -292,6 +320,9 @@ def test_to_yaml_of_a_nil_map_and_a_typed_nil() -> None:
 
 def test_from_yaml_values_are_go_values() -> None:
     """Integers are Go ints (``%T`` prints int), so they compare with template constants."""
-    assert _render('{{ $v := fromYaml "a: 3" }}{{ printf "%T" $v.a }}{{ if eq $v.a 3 }} three{{ end }}') == "int three"
+    assert (
+        _render('{{ $v := fromYaml "a: 3" }}{{ printf "%T" $v.a }}{{ if eq $v.a 3 }} three{{ end }}')
+        == "int three"
+    )
     assert isinstance(_fn("fromYaml")("a: 3")["a"], values.GoInt)
     assert g.NAME == _functions.NAME_ANNOTATION

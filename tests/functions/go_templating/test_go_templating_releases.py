@@ -32,17 +32,21 @@ CD_NAMED = (
     "apiVersion: example.org/v1\nkind: CD\nmetadata:\n  name: cd\n  annotations:\n"
     "    gotemplating.fn.crossplane.io/composition-resource-name: cd\n"
 )
-XR_KW = {"observed": g.XR, "desired": g.XR}
+XR_KW: dict[str, Any] = {"observed": g.XR, "desired": g.XR}
 JSON_THEN_YAML = (
-    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"a","annotations":{"%s":"a"}}}\n---\n%s'
-    % (g.NAME, CD_NAMED)
+    '{"apiVersion":"example.org/v1","kind":"CD","metadata":{"name":"a","annotations":{"$NAME":"a"}}}\n---\n'.replace(
+        "$NAME", g.NAME
+    )
+    + CD_NAMED
 )
 UNKNOWN_FIELD = {"source": "Inline", "inline": {"template": CD_NAMED}, "foo": 1}
 INPUT_ERROR_TAIL = 'json: cannot unmarshal Go value of type v1beta1.GoTemplate: unknown name "foo"'
 
 
 # (id, what changed, (tag, input, request keywords, messages of its results, other checks of the response))
-DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]]]] = [
+DIFFERENCES: list[
+    tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[str, Any], list[str], dict[str, Any]]]]
+] = [
     (
         "unknown-input-fields",
         "function-sdk-go v0.2.0 (v0.5.0) rejects unknown input fields; v0.4.0's SDK (v0.9.0) names the types",
@@ -54,7 +58,8 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 XR_KW,
                 [
                     "cannot get Function input from *v1beta1.RunFunctionRequest: cannot get Function input %T from %T, "
-                    "into, req: cannot unmarshal JSON from *structpb.Struct into *v1beta1.GoTemplate: " + INPUT_ERROR_TAIL
+                    "into, req: cannot unmarshal JSON from *structpb.Struct into *v1beta1.GoTemplate: "
+                    + INPUT_ERROR_TAIL
                 ],
                 {},
             ),
@@ -121,7 +126,13 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 ],
                 {},
             ),
-            ("v0.3.0", {"source": "Inline"}, {}, ["invalid function input: inline.template should be provided"], {}),
+            (
+                "v0.3.0",
+                {"source": "Inline"},
+                {},
+                ["invalid function input: inline.template should be provided"],
+                {},
+            ),
             (
                 "v0.12.0",
                 {"source": "Inline"},
@@ -137,18 +148,30 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
         [
             (
                 "v0.3.0",
-                {"source": "Inline", "inline": {"template": "[[ . ]]"}, "delims": {"left": "[[", "right": "]]"}},
+                {
+                    "source": "Inline",
+                    "inline": {"template": "[[ . ]]"},
+                    "delims": {"left": "[[", "right": "]]"},
+                },
                 XR_KW,
-                ["cannot decode manifest: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array "
-                 "into Go value of type map[string]interface {}"],
+                [
+                    "cannot decode manifest: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal array "
+                    "into Go value of type map[string]interface {}"
+                ],
                 {},
             ),
             (
                 "v0.4.0",
-                {"source": "Inline", "inline": {"template": "[[ printf \"%q\" . ]]"}, "delims": {"left": "[[", "right": "]]"}},
+                {
+                    "source": "Inline",
+                    "inline": {"template": '[[ printf "%q" . ]]'},
+                    "delims": {"left": "[[", "right": "]]"},
+                },
                 XR_KW,
-                ["cannot decode manifest: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string "
-                 "into Go value of type map[string]interface {}"],
+                [
+                    "cannot decode manifest: error unmarshaling JSON: while decoding JSON: json: cannot unmarshal string "
+                    "into Go value of type map[string]interface {}"
+                ],
                 {},
             ),
         ],
@@ -161,8 +184,10 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 "v0.2.2",
                 g.inline("{{ toYaml . }}"),
                 {},
-                ['invalid function input: cannot parse the provided templates: template: manifests:1: '
-                 'function "toYaml" not defined'],
+                [
+                    "invalid function input: cannot parse the provided templates: template: manifests:1: "
+                    'function "toYaml" not defined'
+                ],
                 {},
             ),
             ("v0.3.0", g.inline("{{ toYaml .observed }}"), {}, [], {}),
@@ -172,8 +197,20 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
         "environment-source",
         "v0.11.0: source Environment",
         [
-            ("v0.10.1", {"source": "Environment"}, {}, ["invalid function input: invalid source: Environment"], {}),
-            ("v0.11.0", {"source": "Environment"}, {}, ["invalid function input: environment.key should be provided"], {}),
+            (
+                "v0.10.1",
+                {"source": "Environment"},
+                {},
+                ["invalid function input: invalid source: Environment"],
+                {},
+            ),
+            (
+                "v0.11.0",
+                {"source": "Environment"},
+                {},
+                ["invalid function input: environment.key should be provided"],
+                {},
+            ),
         ],
     ),
     (
@@ -226,7 +263,9 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 "v0.11.9",
                 g.inline(g.INVALID_YAML),
                 XR_KW,
-                ["cannot decode manifest: error converting YAML to JSON: yaml: line 4: found character that cannot start any token"],
+                [
+                    "cannot decode manifest: error converting YAML to JSON: yaml: line 4: found character that cannot start any token"
+                ],
                 {},
             ),
             (
@@ -263,7 +302,9 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 "v0.5.0",
                 g.inline(g.EXTRA_RESOURCE),
                 XR_KW,
-                [f'invalid kind "ExtraResources" for apiVersion "{g.META}" - must be CompositeConnectionDetails'],
+                [
+                    f'invalid kind "ExtraResources" for apiVersion "{g.META}" - must be CompositeConnectionDetails'
+                ],
                 {},
             ),
             ("v0.6.0", g.inline(g.EXTRA_RESOURCE), XR_KW, [], {"requirements": ["cool-extra-resource"]}),
@@ -271,10 +312,18 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
                 "v0.6.0",
                 g.inline(g.META_CONTEXT),
                 XR_KW,
-                [f'invalid kind "Context" for apiVersion "{g.META}" - must be CompositeConnectionDetails or ExtraResources'],
+                [
+                    f'invalid kind "Context" for apiVersion "{g.META}" - must be CompositeConnectionDetails or ExtraResources'
+                ],
                 {},
             ),
-            ("v0.7.0", g.inline(g.META_CONTEXT), XR_KW, [], {"context": ["apiextensions.crossplane.io/environment"]}),
+            (
+                "v0.7.0",
+                g.inline(g.META_CONTEXT),
+                XR_KW,
+                [],
+                {"context": ["apiextensions.crossplane.io/environment"]},
+            ),
             (
                 "v0.8.0",
                 g.inline(g.CLAIM_CONDITIONS),
@@ -316,8 +365,20 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
         "namespaced-requirements",
         "v0.12.0: requirements go to resources too, with a namespace; before, extraResources only",
         [
-            ("v0.11.9", g.inline(g.EXTRA_RESOURCE_NAMESPACED), XR_KW, [], {"requirement_kinds": ["extraResources"]}),
-            ("v0.12.0", g.inline(g.EXTRA_RESOURCE_NAMESPACED), XR_KW, [], {"requirement_kinds": ["resources"]}),
+            (
+                "v0.11.9",
+                g.inline(g.EXTRA_RESOURCE_NAMESPACED),
+                XR_KW,
+                [],
+                {"requirement_kinds": ["extraResources"]},
+            ),
+            (
+                "v0.12.0",
+                g.inline(g.EXTRA_RESOURCE_NAMESPACED),
+                XR_KW,
+                [],
+                {"requirement_kinds": ["resources"]},
+            ),
         ],
     ),
     (
@@ -345,21 +406,9 @@ DIFFERENCES: list[tuple[str, str, list[tuple[str, dict[str, Any] | None, dict[st
 ROWS = [(name, why, *row) for name, why, rows in DIFFERENCES for row in rows]
 
 
-@pytest.mark.parametrize(
-    ("name", "why", "tag", "inp", "kw", "want_messages", "checks"),
-    ROWS,
-    ids=[f"{r[0]}-{r[2]}-{i}" for i, r in enumerate(ROWS)],
-)
-def test_release_difference(
-    name: str,
-    why: str,
-    tag: str,
-    inp: dict[str, Any] | None,
-    kw: dict[str, Any],
-    want_messages: list[str],
-    checks: dict[str, Any],
-) -> None:
-    del name
+@pytest.mark.parametrize("row", ROWS, ids=[f"{r[0]}-{r[2]}-{i}" for i, r in enumerate(ROWS)])
+def test_release_difference(row: tuple[Any, ...]) -> None:
+    _, why, tag, inp, kw, want_messages, checks = row
     out = _run(tag, inp, **kw)
     assert g.messages(out) == want_messages, why
     targeted = _at(tag).release.results_target_composite
@@ -386,7 +435,7 @@ def test_release_difference(
     [
         ("v0.8.0", "{{ range 2 }}x{{ end }}", "range can't iterate over 2"),
         ("v0.11.1", "{{ range 2 }}{{ end }}", ""),
-        ("v0.8.0", "{{ with .a }}{{ else with .observed }}{{ end }}", 'unexpected <with> in else'),
+        ("v0.8.0", "{{ with .a }}{{ else with .observed }}{{ end }}", "unexpected <with> in else"),
         ("v0.9.0", "{{ with .a }}{{ else with .observed }}{{ end }}", ""),
         ("v0.11.4", "{{ eq 1 1.5 }}", "error calling eq: incompatible types for comparison"),
         ("v0.11.5", "{{ eq 1 1.5 }}", "error calling eq: incompatible types for comparison: int and float64"),
