@@ -208,12 +208,17 @@ class _Emitter:
             self.decrease_indent()
             return
         if isinstance(value, values.Struct):
-            value = {name.lower(): v for name, v in value.fields.items()}
-        if isinstance(value, Mapping):
+            # A struct's fields in declaration order, named in lower case (v3 reads no json tags).
+            fields = [(name.lower(), v) for name, v in value.fields.items()]
+            if not fields:
+                self.empty("{", "}", seq_item)
+                return
+            self.mapping(fields, seq_item)
+        elif isinstance(value, Mapping):
             if not value:
                 self.empty("{", "}", seq_item)
                 return
-            self.mapping(value, seq_item)
+            self.mapping(_sorted_items(value), seq_item)
         elif isinstance(value, Sequence) and not isinstance(value, str | bytes):
             if not value:
                 self.empty("[", "]", seq_item)
@@ -233,9 +238,9 @@ class _Emitter:
         self.decrease_indent()
         self.indicator(right, need_ws=False)
 
-    def mapping(self, m: Mapping[Any, Any], seq_item: bool) -> None:
+    def mapping(self, items: list[tuple[Any, Any]], seq_item: bool) -> None:
         self.increase_indent(flow=False, seq_item=seq_item)
-        for key, value in _sorted_items(m):
+        for key, value in items:
             self.write_indent()
             if self._simple_key(key):
                 self.node(key, seq_item=False, simple_key=True)
