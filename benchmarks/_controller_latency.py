@@ -52,8 +52,9 @@ from _controller_support import (
     loadavg,
 )
 
-from crossfn.controller import _api, _informer, _kube
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.kube import _api, _kube
+from crossfn.controller.runtime import _informer
 
 LABEL_COMPOSITE = "crossplane.io/composite"
 XR_CONTROLLER = f"composite/{XR_PLURAL}.{GROUP}"

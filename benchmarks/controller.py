@@ -76,8 +76,9 @@ from _controller_support import (
     xrd,
 )
 
-from crossfn.controller import _api, _informer, _kube
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.kube import _api, _kube
+from crossfn.controller.runtime import _informer
 
 FIELD_MANAGER = "crossfn-benchmark"
 READY_TIMEOUT = 1800.0

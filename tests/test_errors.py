@@ -11,7 +11,7 @@ import pytest
 
 import crossfn
 from crossfn import engine, errors
-from crossfn.controller import _api
+from crossfn.controller.kube import _api
 from crossfn.functions.patch_and_transform import transforms
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
@@ -118,7 +118,7 @@ def _crossfn_exceptions() -> dict[str, type[BaseException]]:
 
 def test_every_error_is_in_the_tree() -> None:
     exceptions = _crossfn_exceptions()
-    assert "crossfn.controller._api.ApiError" in exceptions, "the walk finds the modules"
+    assert "crossfn.controller.kube._api.ApiError" in exceptions, "the walk finds the modules"
     outside = sorted(
         name
         for name, cls in exceptions.items()

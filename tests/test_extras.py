@@ -89,9 +89,9 @@ def test_import_without_the_extra_names_it(
         pytest.param(["render", *_ROBOTS], "starlark", "crossfn render: needs the starlark extra: pip install 'crossfn[starlark]'", id="RenderStarlarkFunction"),
         pytest.param(["validate", _CRD, _XBUCKET[0]], "celpy", "crossfn validate: needs the validate extra: pip install 'crossfn[validate]'", id="Validate"),
         pytest.param(["test", str(_ROOT / "tests" / "comptest" / "testdata" / "cases")], "celpy", "crossfn test: needs the render extra: pip install 'crossfn[render]'", id="Test"),
-        pytest.param(["convert", "pipeline-composition", str(_ROOT / "examples" / "legacy-resources" / "composition.yaml")], "celpy", "crossfn convert: needs the render extra: pip install 'crossfn[render]'", id="Convert"),
-        pytest.param(["controller", "init"], "httpx2", "crossfn controller: needs the controller extra: pip install 'crossfn[controller]'", id="Controller"),
-        pytest.param(["function", "serve", "starlark"], "starlark", "crossfn function: needs the starlark extra: pip install 'crossfn[starlark]'", id="ServeStarlark"),
+        pytest.param(["convert", "pipeline-composition", str(_ROOT / "examples" / "legacy-resources" / "composition.yaml")], "celpy", "crossfn convert pipeline-composition: needs the render extra: pip install 'crossfn[render]'", id="Convert"),
+        pytest.param(["controller", "init"], "httpx2", "crossfn controller init: needs the controller extra: pip install 'crossfn[controller]'", id="Controller"),
+        pytest.param(["function", "serve", "starlark"], "starlark", "crossfn function serve: needs the starlark extra: pip install 'crossfn[starlark]'", id="ServeStarlark"),
     ],
 )  # fmt: skip
 @pytest.mark.usefixtures("fresh_imports")

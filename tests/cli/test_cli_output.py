@@ -24,8 +24,11 @@ _X = _ROOT / "examples" / "xbucket"
         pytest.param(
             ["render", f"{_X}/xr.yaml", f"{_X}/composition.yaml", f"{_X}/functions.yaml"], id="render"
         ),
-        pytest.param(["validate", f"{_X}/composition.yaml", f"{_X}/xr.yaml"], id="validate"),
-        pytest.param(["test", f"{_X}/test.yaml"], id="test"),
+        pytest.param(
+            ["validate", f"{_ROOT}/examples/controller/xrd.yaml", f"{_ROOT}/examples/controller/xr.yaml"],
+            id="validate",
+        ),
+        pytest.param(["test", "-q", f"{_X}/test.yaml"], id="test"),
         pytest.param(
             ["convert", "pipeline-composition", f"{_ROOT}/tests/functions/pt/legacy-composition.yaml"],
             id="convert",

@@ -4,8 +4,8 @@
 composed kind whose spec keeps any field (so ``writeConnectionSecretToRef``
 survives pruning), a Composition with a valid revision publishing connection
 Secrets to a per-test namespace, and builds a
-:class:`~crossfn.controller._composite.CompositeReconciler` and a
-:class:`~crossfn.controller._claims.ClaimReconciler` over it. Tests call
+:class:`~crossfn.controller.composite._composite.CompositeReconciler` and a
+:class:`~crossfn.controller.claim._claims.ClaimReconciler` over it. Tests call
 ``reconcile_claim`` / ``reconcile_xr`` in the order the watches would.
 """
 
@@ -16,7 +16,9 @@ import uuid
 from typing import Any
 
 from crossfn import engine, functions
-from crossfn.controller import _claims, _composite, _events, _selection, _sources
+from crossfn.controller.claim import _claims
+from crossfn.controller.composite import _composite, _selection, _sources
+from crossfn.controller.runtime import _events
 from crossfn.schemas import xrd as xrd_schemas
 
 from .test_composite import FIELD_MANAGER, apply_crd

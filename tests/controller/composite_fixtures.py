@@ -7,7 +7,8 @@ import datetime
 from typing import Any
 
 from crossfn import engine
-from crossfn.controller import _composite, _events
+from crossfn.controller.composite import _composite
+from crossfn.controller.runtime import _events
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import request, response
 

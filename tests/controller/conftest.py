@@ -76,7 +76,7 @@ def controller_manager(envtest: envtest_module.Environment) -> envtest_module.En
 @pytest.fixture
 async def kube(envtest: envtest_module.Environment) -> AsyncIterator[Any]:
     """A ``KubeApi`` connected to the session's API server, closed after the test."""
-    from crossfn.controller import _kube
+    from crossfn.controller.kube import _kube
 
     api = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
     try:
@@ -89,12 +89,12 @@ async def kube(envtest: envtest_module.Environment) -> AsyncIterator[Any]:
 def crossplane_crds(envtest: envtest_module.Environment) -> list[str]:
     """crossfn's Crossplane CRDs, installed once per session (``_crds.install``)."""
     try:
-        crds = importlib.import_module("crossfn.controller._crds")
+        crds = importlib.import_module("crossfn.controller.crds._crds")
     except ModuleNotFoundError as exc:
-        if exc.name != "crossfn.controller._crds":
+        if exc.name != "crossfn.controller.crds._crds":
             raise
-        pytest.skip("crossfn.controller._crds is not there yet: the Crossplane CRDs cannot be installed")
-    from crossfn.controller import _kube
+        pytest.skip("crossfn.controller.crds._crds is not there yet: the Crossplane CRDs cannot be installed")
+    from crossfn.controller.kube import _kube
 
     async def install() -> list[str]:
         # Its own event loop and client: a session fixture outlives every test's loop.

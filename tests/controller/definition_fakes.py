@@ -7,7 +7,7 @@ from collections.abc import Mapping
 from typing import Any, cast
 
 from crossfn import errors
-from crossfn.controller import _informer
+from crossfn.controller.runtime import _informer
 
 NOW = datetime.datetime(2026, 11, 24, 9, 0, 0, tzinfo=datetime.UTC)
 

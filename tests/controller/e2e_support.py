@@ -21,7 +21,7 @@ import time
 from collections.abc import Awaitable, Callable, Iterator
 from typing import Any, TypeVar, cast
 
-from crossfn.controller import _api
+from crossfn.controller.kube import _api
 
 T = TypeVar("T")
 

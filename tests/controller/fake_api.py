@@ -17,7 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
-from crossfn.controller import _api
+from crossfn.controller.kube import _api
 
 Key = tuple[str, str, str, str]
 

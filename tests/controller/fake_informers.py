@@ -5,14 +5,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from crossfn.controller import _sources
+from crossfn.controller.runtime import _informer
 
 
 class FakeCache:
     def __init__(self, objects: list[dict[str, Any]] | None = None, *, synced: bool = True) -> None:
         self.objects = list(objects or [])
         self._synced = synced
-        self.handlers: list[_sources.Handler] = []
+        self.handlers: list[_informer.Handler] = []
 
     @property
     def synced(self) -> bool:
@@ -41,10 +41,10 @@ class FakeCache:
             out.append(o)
         return out
 
-    def add_handler(self, fn: _sources.Handler) -> None:
+    def add_handler(self, fn: _informer.Handler) -> None:
         self.handlers.append(fn)
 
-    def remove_handler(self, fn: _sources.Handler) -> None:
+    def remove_handler(self, fn: _informer.Handler) -> None:
         if fn in self.handlers:
             self.handlers.remove(fn)
 

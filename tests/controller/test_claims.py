@@ -20,7 +20,10 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _claims, _composite, _controller, _events, _informer, _sources, _xrd
+from crossfn.controller.claim import _claims
+from crossfn.controller.composite import _composite, _sources
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller, _events, _informer
 from crossfn.schemas import xrd as xrd_schemas
 
 from . import claim_fixtures as cf
@@ -175,7 +178,7 @@ async def test_a_claim_whose_xr_kind_is_not_served(
     await kube.apply(
         {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": namespace}}, field_manager="h3-test"
     )
-    api_version, kind = _xrd.claim_type(xrd)
+    api_version, kind = xrd_schemas.claim_type(xrd)
     await kube.create(
         {
             "apiVersion": api_version,

@@ -15,7 +15,10 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _claim_sync, _claims, _controller, _events
+from crossfn.controller.claim import _claim_sync, _claims
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller, _events
+from crossfn.schemas import xrd as xrd_schemas
 
 from .composite_fixtures import GROUP, T0, XR_API, Events
 from .fake_api import FakeApi
@@ -374,7 +377,7 @@ def test_xr_events_enqueue_the_claims_they_name() -> None:
     ids=["Legacy", "Modern", "NoClaimNames"],
 )  # fmt: skip
 def test_offers_claim(the_xrd: dict[str, Any], want: bool) -> None:
-    assert _claims.offers_claim(the_xrd) is want
+    assert xrd_schemas.offers_claim(the_xrd) is want
 
 
 @dataclasses.dataclass(frozen=True)

@@ -11,7 +11,8 @@ import pytest
 
 from crossfn.cli import build_parser
 from crossfn.cli import controller as cli
-from crossfn.controller import _polling, _settings
+from crossfn.controller import _settings
+from crossfn.controller.composite import _polling
 
 
 def parse(argv: list[str]) -> argparse.Namespace:

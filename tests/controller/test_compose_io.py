@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _api, _compose_io, _composite, _sources
+from crossfn.controller.composite import _compose_io, _composite
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _informer
 
 from . import composite_fixtures as fx
 from .fake_api import FakeApi
@@ -53,10 +55,10 @@ class ApiCache:
             if all(((o["metadata"].get("labels") or {}).get(k)) == v for k, v in (labels or {}).items())
         ]
 
-    def add_handler(self, fn: _sources.Handler) -> None:
+    def add_handler(self, fn: _informer.Handler) -> None:
         return None
 
-    def remove_handler(self, fn: _sources.Handler) -> None:
+    def remove_handler(self, fn: _informer.Handler) -> None:
         return None
 
 

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _composite
+from crossfn.controller.composite import _composite
 
 from . import composite_fixtures as fx
 from .fake_api import FakeApi

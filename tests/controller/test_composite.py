@@ -1,6 +1,6 @@
 """The XR reconciler against a real kube-apiserver (envtest), with the built-ins in-process.
 
-One :class:`~crossfn.controller._composite.CompositeReconciler` is driven
+One :class:`~crossfn.controller.composite._composite.CompositeReconciler` is driven
 directly (``reconcile(key)``) for a v2 namespaced, a v2 cluster-scoped and a
 legacy v1 XRD, composing through function-patch-and-transform and
 function-auto-ready. kube-controller-manager runs, so foreground deletion and
@@ -21,17 +21,11 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors, functions
-from crossfn.controller import (
-    _api,
-    _composite,
-    _controller,
-    _crds,
-    _events,
-    _informer,
-    _revisions,
-    _selection,
-    _sources,
-)
+from crossfn.controller.composite import _composite, _selection, _sources
+from crossfn.controller.crds import _crds
+from crossfn.controller.kube import _api
+from crossfn.controller.revisions import _revisions
+from crossfn.controller.runtime import _controller, _events, _informer, _xr
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.schemas import xrd as xrd_schemas
 from crossfn.sdk import response
@@ -318,7 +312,10 @@ async def test_lifecycle(
         [owner] = c["metadata"]["ownerReferences"]
         assert owner == {"apiVersion": world.api_version, "kind": variant.kind, "name": name, "uid": uid,
                          "controller": True, "blockOwnerDeletion": True}  # fmt: skip
-    refs = _selection.Fields(legacy=variant.scope == "LegacyCluster").peek(xr)["resourceRefs"]
+    schema = (
+        engine.CompositeSchema.LEGACY if variant.scope == "LegacyCluster" else engine.CompositeSchema.MODERN
+    )
+    refs = _xr.XR(xr, schema).resource_refs
     assert sorted(r["name"] for r in refs) == sorted(c["metadata"]["name"] for c in composed)
     assert condition(xr, "Synced")[:2] == ("True", "ReconcileSuccess")
     assert condition(xr, "Ready") == ("False", "Creating", "Unready resources: bucket, extra")

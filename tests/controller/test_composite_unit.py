@@ -14,7 +14,9 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _api, _composite, _controller, _events
+from crossfn.controller.composite import _composite
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller, _events
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _composite, _connection
+from crossfn.controller.claim import _connection as claim_connection
+from crossfn.controller.composite import _composite, _connection
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
@@ -173,10 +174,10 @@ async def test_propagate(case: PropagateCase) -> None:
             api.put(s)
     if case.want_error:
         with pytest.raises(errors.CrossfnError) as raised:
-            await _connection.propagate(api, claim(), xr())
+            await claim_connection.propagate(api, claim(), xr())
         assert str(raised.value) == case.want_error, case.reason
     else:
-        assert await _connection.propagate(api, claim(), xr()) is case.want_written, case.reason
+        assert await claim_connection.propagate(api, claim(), xr()) is case.want_written, case.reason
     if case.want_data is None:
         assert [s for s in api.of_kind("Secret") if s["metadata"]["name"] == "cs"] == [], case.reason
         return

@@ -9,7 +9,8 @@ from collections.abc import Callable
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _controller
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _controller
 
 from .fake_clock import FakeClock
 

@@ -13,7 +13,8 @@ import pytest
 import yaml
 
 from crossfn import errors
-from crossfn.controller import _api, _crds
+from crossfn.controller.crds import _crds
+from crossfn.controller.kube import _api
 
 from .fake_api import FakeApi
 

@@ -58,77 +58,80 @@ INFORMED = (
 """The kinds informers list and watch: Crossplane's, CRDs (schemas), function package Deployments, XRs."""
 
 USES: dict[tuple[str, str], set[Perm]] = {
-    ("_claim_sync", "get"): {DYNAMIC},
-    ("_claim_sync", "apply"): {DYNAMIC},
-    ("_claim_sync", "patch"): {DYNAMIC},
-    ("_claim_sync", "update"): {DYNAMIC},
-    ("_claims", "get"): {DYNAMIC},
-    ("_claims", "update"): {DYNAMIC},
-    ("_claims", "update-status"): {DYNAMIC},
-    ("_claims", "delete"): {DYNAMIC},
-    ("_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get"),
-    ("_compose_io", "apply"): {DYNAMIC},
-    ("_compose_io", "update"): {DYNAMIC},
-    ("_compose_io", "delete"): {DYNAMIC},
-    ("_composite", "update"): {DYNAMIC},
-    ("_composite", "apply-status"): {DYNAMIC},
-    ("_connection", "get"): _p("", "secrets", "get"),
-    ("_connection", "create"): _p("", "secrets", "create"),
-    ("_connection", "patch"): _p("", "secrets", "patch"),
-    ("_connection", "update"): _p("", "secrets", "update"),
-    ("_crds", "get"): _p(*CRDS, "get"),
-    ("_crds", "apply"): _p(*CRDS, "patch create"),
-    ("_events", "create"): _p("", "events", "create"),
-    ("_events", "patch"): _p("", "events", "patch"),
-    ("_functionrevisions", "apply"): _p(PKG, "functionrevisions", "patch create"),
-    ("_functionrevisions", "apply-status"): _p(PKG, "functionrevisions/status", "patch")
+    ("claim/_claim_sync", "get"): {DYNAMIC},
+    ("claim/_claim_sync", "apply"): {DYNAMIC},
+    ("claim/_claim_sync", "patch"): {DYNAMIC},
+    ("claim/_claim_sync", "update"): {DYNAMIC},
+    ("claim/_claims", "get"): {DYNAMIC},
+    ("claim/_claims", "update"): {DYNAMIC},
+    ("claim/_claims", "update-status"): {DYNAMIC},
+    ("claim/_claims", "delete"): {DYNAMIC},
+    ("composite/_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("composite/_compose_io", "apply"): {DYNAMIC},
+    ("composite/_compose_io", "update"): {DYNAMIC},
+    ("composite/_compose_io", "delete"): {DYNAMIC},
+    ("composite/_composite", "update"): {DYNAMIC},
+    ("composite/_composite", "apply-status"): {DYNAMIC},
+    ("composite/_connection", "get"): _p("", "secrets", "get"),
+    ("composite/_connection", "create"): _p("", "secrets", "create"),
+    ("composite/_connection", "patch"): _p("", "secrets", "patch"),
+    ("claim/_connection", "get"): _p("", "secrets", "get"),
+    ("claim/_connection", "create"): _p("", "secrets", "create"),
+    ("claim/_connection", "update"): _p("", "secrets", "update"),
+    ("crds/_crds", "get"): _p(*CRDS, "get"),
+    ("crds/_crds", "apply"): _p(*CRDS, "patch create"),
+    ("runtime/_events", "create"): _p("", "events", "create"),
+    ("runtime/_events", "patch"): _p("", "events", "patch"),
+    ("packages/_functionrevisions", "apply"): _p(PKG, "functionrevisions", "patch create"),
+    ("packages/_functionrevisions", "apply-status"): _p(PKG, "functionrevisions/status", "patch")
     | _p(PKG, "functions/status", "patch"),
-    ("_functionrevisions", "patch"): _p(PKG, "functionrevisions", "patch"),
-    ("_functionrevisions", "delete"): _p(PKG, "functionrevisions", "delete"),
-    ("_functions", "get"): _p("", "secrets", "get", N),
-    ("_informer", "list"): {p for p in INFORMED if p[2] == "list" or p == DYNAMIC},
-    ("_informer", "watch"): {p for p in INFORMED if p[2] == "watch" or p == DYNAMIC},
-    ("_leader", "get"): _p("coordination.k8s.io", "leases", "get", N),
-    ("_leader", "create"): _p("coordination.k8s.io", "leases", "create", N),
-    ("_leader", "update"): _p("coordination.k8s.io", "leases", "update", N),
-    ("_manager", "get"): _p(*CRDS, "get"),
-    ("_package_runtime", "get"): _p("apps", "deployments", "get", N)
+    ("packages/_functionrevisions", "patch"): _p(PKG, "functionrevisions", "patch"),
+    ("packages/_functionrevisions", "delete"): _p(PKG, "functionrevisions", "delete"),
+    ("packages/_functions", "get"): _p("", "secrets", "get", N),
+    ("runtime/_informer", "list"): {p for p in INFORMED if p[2] == "list" or p == DYNAMIC},
+    ("runtime/_informer", "watch"): {p for p in INFORMED if p[2] == "watch" or p == DYNAMIC},
+    ("manager/_leader", "get"): _p("coordination.k8s.io", "leases", "get", N),
+    ("manager/_leader", "create"): _p("coordination.k8s.io", "leases", "create", N),
+    ("manager/_leader", "update"): _p("coordination.k8s.io", "leases", "update", N),
+    ("manager/_manager", "get"): _p(*CRDS, "get"),
+    ("packages/_package_runtime", "get"): _p("apps", "deployments", "get", N)
     | _p(PKG, "deploymentruntimeconfigs", "get")
     | _p("", "serviceaccounts", "get", N),
-    ("_package_runtime", "apply"): _p("", "services", "patch create", N)
+    ("packages/_package_runtime", "apply"): _p("", "services", "patch create", N)
     | _p("", "secrets", "patch create", N)
     | _p("", "serviceaccounts", "patch create", N)
     | _p("apps", "deployments", "patch create", N),
-    ("_package_runtime", "apply-status"): _p(PKG, "functionrevisions/status", "patch"),
-    ("_package_runtime", "delete"): _p("apps", "deployments", "delete", N),
-    ("_package_tls", "get"): _p("", "secrets", "get", N),
-    ("_package_tls", "create"): _p("", "secrets", "create", N),
-    ("_package_tls", "update"): _p("", "secrets", "update", N),
-    ("_packages", "apply"): _p(PKG, "functionrevisions", "patch create"),
-    ("_packages", "apply-status"): _p(PKG, "functions/status", "patch"),
-    ("_packages", "patch"): _p(PKG, "functionrevisions", "patch"),
-    ("_packages", "create"): _p(PKG, "deploymentruntimeconfigs", "create"),
-    ("_revisions", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
-    ("_revisions", "list"): _p(XP, "compositionrevisions", "list") | _p(PKG, "functionrevisions", "list"),
-    ("_revisions", "create"): _p(XP, "compositionrevisions", "create"),
-    ("_revisions", "update"): _p(XP, "compositionrevisions", "update"),
-    ("_revisions", "patch-status"): _p(XP, "compositionrevisions/status", "patch"),
-    ("_selection", "list"): _p(XP, "compositions", "list") | _p(XP, "compositionrevisions", "list"),
-    ("_selection", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
-    ("_sources", "get"): {DYNAMIC} | _p("", "secrets", "get"),
-    ("_sources", "list"): {DYNAMIC},
-    ("_sources", "openapi_paths"): _p("nonResourceURL", "/openapi/v3", "get"),
-    ("_sources", "openapi_document"): _p("nonResourceURL", "/openapi/v3/*", "get"),
-    ("_sources", "is_namespaced"): set(),  # discovery: every authenticated user may read it
-    ("_rbac", "get"): _p("rbac.authorization.k8s.io", "clusterroles", "get", OPTIONAL),
-    ("_rbac", "create"): _p("rbac.authorization.k8s.io", "clusterroles", "create", OPTIONAL),
-    ("_rbac", "update"): _p("rbac.authorization.k8s.io", "clusterroles", "update", OPTIONAL),
-    ("_xrd", "get"): _p(XP, "compositeresourcedefinitions", "get") | _p(*CRDS, "get"),
-    ("_xrd", "update"): _p(XP, "compositeresourcedefinitions", "update"),
-    ("_xrd", "apply"): _p(*CRDS, "patch create"),
-    ("_xrd", "list"): {DYNAMIC},
-    ("_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
-    ("_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
+    ("packages/_package_runtime", "apply-status"): _p(PKG, "functionrevisions/status", "patch"),
+    ("packages/_package_runtime", "delete"): _p("apps", "deployments", "delete", N),
+    ("packages/_package_tls", "get"): _p("", "secrets", "get", N),
+    ("packages/_package_tls", "create"): _p("", "secrets", "create", N),
+    ("packages/_package_tls", "update"): _p("", "secrets", "update", N),
+    ("packages/_packages", "apply"): _p(PKG, "functionrevisions", "patch create"),
+    ("packages/_packages", "apply-status"): _p(PKG, "functions/status", "patch"),
+    ("packages/_packages", "patch"): _p(PKG, "functionrevisions", "patch"),
+    ("packages/_packages", "create"): _p(PKG, "deploymentruntimeconfigs", "create"),
+    ("revisions/_revisions", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
+    ("revisions/_revisions", "list"): _p(XP, "compositionrevisions", "list")
+    | _p(PKG, "functionrevisions", "list"),
+    ("revisions/_revisions", "create"): _p(XP, "compositionrevisions", "create"),
+    ("revisions/_revisions", "update"): _p(XP, "compositionrevisions", "update"),
+    ("revisions/_revisions", "patch-status"): _p(XP, "compositionrevisions/status", "patch"),
+    ("composite/_selection", "list"): _p(XP, "compositions", "list") | _p(XP, "compositionrevisions", "list"),
+    ("composite/_selection", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
+    ("composite/_sources", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("composite/_sources", "list"): {DYNAMIC},
+    ("composite/_sources", "openapi_paths"): _p("nonResourceURL", "/openapi/v3", "get"),
+    ("composite/_sources", "openapi_document"): _p("nonResourceURL", "/openapi/v3/*", "get"),
+    ("composite/_sources", "is_namespaced"): set(),  # discovery: every authenticated user may read it
+    ("rbac/_rbac", "get"): _p("rbac.authorization.k8s.io", "clusterroles", "get", OPTIONAL),
+    ("rbac/_rbac", "create"): _p("rbac.authorization.k8s.io", "clusterroles", "create", OPTIONAL),
+    ("rbac/_rbac", "update"): _p("rbac.authorization.k8s.io", "clusterroles", "update", OPTIONAL),
+    ("definition/_xrd", "get"): _p(XP, "compositeresourcedefinitions", "get") | _p(*CRDS, "get"),
+    ("definition/_xrd", "update"): _p(XP, "compositeresourcedefinitions", "update"),
+    ("definition/_xrd", "apply"): _p(*CRDS, "patch create"),
+    ("definition/_xrd", "list"): {DYNAMIC},
+    ("definition/_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
+    ("definition/_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
 }
 
 JUSTIFIED: set[Perm] = (
@@ -160,9 +163,9 @@ _NOT_CALLERS = {"_api.py", "_kube.py", "envtest.py", "__init__.py"}
 
 
 def scan() -> set[tuple[str, str]]:
-    """``(module, method)`` of every ``…api.<method>(…)`` call in the controller (``-status`` when on status)."""
+    """``(module path, method)`` of every ``…api.<method>(…)`` call in the controller (``-status`` when on status)."""
     found = set()
-    for path in sorted(SOURCES.glob("*.py")):
+    for path in sorted(SOURCES.rglob("*.py")):
         if path.name in _NOT_CALLERS:
             continue
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
@@ -174,7 +177,12 @@ def scan() -> set[tuple[str, str]]:
                 k.arg == "status" and isinstance(k.value, ast.Constant) and k.value.value
                 for k in node.keywords
             )
-            found.add((path.stem, node.func.attr + ("-status" if status else "")))
+            found.add(
+                (
+                    path.relative_to(SOURCES).with_suffix("").as_posix(),
+                    node.func.attr + ("-status" if status else ""),
+                )
+            )
     return found
 
 

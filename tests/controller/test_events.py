@@ -11,7 +11,8 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _api, _events
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _events, _xr
 
 from .fake_api import FakeApi
 
@@ -301,7 +302,8 @@ async def test_pipeline_events_reach_the_claim(
         async def event(self, obj: Any, type: str, reason: str, message: str) -> None:
             seen.append((obj["kind"], type, reason, message))
 
-    await _events.record_pipeline_events(Keep(), CLAIMED_XR, (TO_BOTH, TO_XR), legacy=legacy)
+    schema = engine.CompositeSchema.LEGACY if legacy else engine.CompositeSchema.MODERN
+    await _events.record_pipeline_events(Keep(), _xr.XR(CLAIMED_XR, schema), (TO_BOTH, TO_XR))
     assert seen == want, reason
 
 

@@ -1,7 +1,7 @@
 """examples/controller (docs/controller.md's quick start) applies to a real API server and composes.
 
 The YAML files are applied in the order the quick start gives, to the
-session's envtest, and a :class:`~crossfn.controller._manager.Manager` runs with
+session's envtest, and a :class:`~crossfn.controller.manager._manager.Manager` runs with
 the quick start's flags (``--insecure-functions``, everything else default but
 the listen addresses): the XR must become Ready with its ConfigMap composed,
 patched both ways.
@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 import yaml
 
-from crossfn.controller import _manager, _settings
+from crossfn.controller import _settings
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.manager import _manager
 
 from .e2e_support import condition, wait_for
 

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _functionrevisions, _functions
+from crossfn.controller.packages import _functionrevisions, _functions
 
 from .fake_api import FakeApi
 

@@ -13,7 +13,8 @@ import grpc.aio
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _functions, _settings
+from crossfn.controller import _settings
+from crossfn.controller.packages import _functions
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
 

@@ -22,8 +22,9 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _api, _leader
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.kube import _api
+from crossfn.controller.manager import _leader
 
 from .e2e_support import (
     AUTO_READY_PACKAGE,

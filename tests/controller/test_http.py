@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpx2
 import pytest
 
-from crossfn.controller import _http
+from crossfn.controller.kube import _http
 
 OK = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": "b"}\n'
 CHUNKED = (

@@ -14,8 +14,9 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _api, _informer, _kube
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.kube import _api, _kube
+from crossfn.controller.runtime import _informer
 
 from .fake_clock import FakeClock
 

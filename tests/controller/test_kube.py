@@ -19,8 +19,8 @@ from lightkube.core import exceptions as lightkube_exceptions
 
 import crossfn
 from crossfn import errors
-from crossfn.controller import _api, _kube
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.kube import _api, _kube
 
 RESOURCES_V1 = {
     "kind": "APIResourceList",

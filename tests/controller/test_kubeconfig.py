@@ -16,7 +16,8 @@ import pytest
 from lightkube.config import client_adapter
 
 from crossfn import errors
-from crossfn.controller import _kubeconfig, envtest
+from crossfn.controller import envtest
+from crossfn.controller.kube import _kubeconfig
 
 
 def _pki() -> tuple[str, str, str]:

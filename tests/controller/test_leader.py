@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _leader
+from crossfn.controller.kube import _api
+from crossfn.controller.manager import _leader
 
 from .fake_api import FakeApi
 
@@ -256,7 +257,7 @@ class Candidate:
     """One elector with its own client, running ``run`` until stopped; records when it led."""
 
     def __init__(self, kubeconfig: str, lease: str, identity: str, *, release: bool = True) -> None:
-        from crossfn.controller import _kube
+        from crossfn.controller.kube import _kube
 
         self.api = _kube.KubeApi.from_kubeconfig(kubeconfig)
         self.elector = _leader.LeaderElector(

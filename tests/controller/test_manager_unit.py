@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _controller, _manager, _observability, _xrcontrollers
+from crossfn.controller.definition import _xrcontrollers
+from crossfn.controller.manager import _observability
+from crossfn.controller.runtime import _controller, _metrics
 
 from .fake_clock import FakeClock
 
@@ -165,7 +167,7 @@ def xrd(name: str, version: str = "v1", generation: int = 1) -> dict[str, Any]:
 async def test_xr_controllers_start_update_restart_stop() -> None:
     log: list[str] = []
     informers = FakeInformers()
-    xr = _manager.XrControllers(
+    xr = _xrcontrollers.XrControllers(
         lambda x: FakeReconciler(x, log),
         informers,
         workers=1,
@@ -209,7 +211,7 @@ class Recorded:
 
 async def test_instrumented_queue_reports_adds_retries_and_time_waited() -> None:
     clock, metrics = FakeClock(), Recorded()
-    queue = _observability.InstrumentedQueue("q", metrics, clock=clock)
+    queue = _metrics.InstrumentedQueue("q", metrics, clock=clock)
     queue.add("a")
     clock.advance(2.0)
     queue.add("a")  # already queued: still waits since the first add
@@ -232,12 +234,12 @@ async def test_instrument_refuses_a_started_controller() -> None:
         return _controller.Result()
 
     c = _controller.Controller("c", reconcile, workers=1)
-    _observability.instrument(c, Recorded())
-    assert isinstance(c.queue, _observability.InstrumentedQueue)
+    _metrics.instrument(c, Recorded())
+    assert isinstance(c.queue, _metrics.InstrumentedQueue)
     c.start()
     try:
         with pytest.raises(RuntimeError, match="cannot instrument controller c: it has started"):
-            _observability.instrument(c, Recorded())
+            _metrics.instrument(c, Recorded())
     finally:
         await c.stop()
 

@@ -9,7 +9,8 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _api, _functionrevisions, _package_runtime, _packages
+from crossfn.controller.kube import _api
+from crossfn.controller.packages import _functionrevisions, _package_runtime, _packages
 
 from .fake_api import FakeApi
 

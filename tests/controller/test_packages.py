@@ -20,14 +20,14 @@ import pytest
 from cryptography import x509
 
 from crossfn import engine, errors
-from crossfn.controller import (
-    _api,
+from crossfn.controller import _settings
+from crossfn.controller.kube import _api
+from crossfn.controller.packages import (
     _functionrevisions,
     _functions,
     _package_runtime,
     _package_tls,
     _packages,
-    _settings,
 )
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 

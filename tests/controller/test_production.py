@@ -1,6 +1,6 @@
 """The production parts through the whole controller: packages, claims, connection Secrets, RBAC, metrics.
 
-One :class:`~crossfn.controller._manager.Manager` as ``crossfn controller run``
+One :class:`~crossfn.controller.manager._manager.Manager` as ``crossfn controller run``
 starts it by default (``--package-runtime=Deployment``, mTLS to functions with
 the client certificate it makes itself) plus ``--manage-rbac``, against the
 session's envtest; each test drives it only through the API server and its
@@ -19,8 +19,10 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _functionrevisions, _manager, _settings
+from crossfn.controller import _settings
 from crossfn.controller import envtest as envtest_module
+from crossfn.controller.manager import _manager
+from crossfn.controller.packages import _functionrevisions
 
 from .e2e_support import (
     AUTO_READY_PACKAGE,

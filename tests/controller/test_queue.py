@@ -7,7 +7,7 @@ from collections.abc import Callable
 
 import pytest
 
-from crossfn.controller import _queue
+from crossfn.controller.runtime import _queue
 
 from .fake_clock import FakeClock
 

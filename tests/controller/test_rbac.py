@@ -10,7 +10,8 @@ from typing import Any
 
 import pytest
 
-from crossfn.controller import _api, _rbac
+from crossfn.controller.kube import _api
+from crossfn.controller.rbac import _rbac
 
 from .fake_api import FakeApi
 

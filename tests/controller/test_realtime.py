@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from crossfn import engine
-from crossfn.controller import _composite, _realtime, _selection
+from crossfn.controller.composite import _composite, _realtime, _selection
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 

@@ -10,7 +10,9 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _revisions, _xrd
+from crossfn.controller.definition import _xrd
+from crossfn.controller.kube import _api
+from crossfn.controller.revisions import _revisions
 
 from . import definition_fakes as fakes
 from .fake_api import FakeApi
@@ -536,7 +538,7 @@ def test_controller_names_are_crossplanes(reason: str, got: str, want: str) -> N
 async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) -> None:
     """Run by Controllers fed by informers: a new Composition gets a valid revision, and a FunctionRevision
     losing the composition capability invalidates it without any Composition change."""
-    from crossfn.controller import _controller, _informer
+    from crossfn.controller.runtime import _controller, _informer
 
     informers = _informer.InformerFactory(kube)
     compositions = _revisions.CompositionReconciler(kube, informers, fakes.Events())

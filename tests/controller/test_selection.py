@@ -9,13 +9,15 @@ from typing import Any
 
 import pytest
 
-from crossfn import errors
-from crossfn.controller import _selection
+from crossfn import engine, errors
+from crossfn.controller.composite import _selection
+from crossfn.controller.runtime import _xr
 
 from . import composite_fixtures as fx
 from .fake_api import FakeApi
 
-MODERN = _selection.Fields(legacy=False)
+MODERN = engine.CompositeSchema.MODERN
+LEGACY = engine.CompositeSchema.LEGACY
 
 
 def with_machinery(**machinery: Any) -> dict[str, Any]:
@@ -67,12 +69,13 @@ async def test_select_composition(case: CompositionCase) -> None:
         api.put(c)
     reader = _selection.Reader(api, None)
     xrd = fx.xrd(**case.xrd_spec)
+    xr = _xr.XR(case.xr, MODERN)
     if case.want_error:
         with pytest.raises(errors.CrossfnError, match=case.want_error):
-            await _selection.select_composition(case.xr, xrd, MODERN, reader, random.Random(0))
+            await _selection.select_composition(xr, xrd, reader, random.Random(0))
         return
-    events = await _selection.select_composition(case.xr, xrd, MODERN, reader, random.Random(0))
-    assert MODERN.ref_name(case.xr, "compositionRef") == case.want, case.reason
+    events = await _selection.select_composition(xr, xrd, reader, random.Random(0))
+    assert xr.composition_ref == case.want, case.reason
     assert [e.message for e in events] == case.want_events, case.reason
     assert all(e.reason == "CompositionSelection" for e in events), (
         "the selectors' events use CompositionSelection"
@@ -124,22 +127,15 @@ async def test_select_revision(case: RevisionCase) -> None:
         if not controlled:
             rev["metadata"]["ownerReferences"][0]["uid"] = "someone-else"
         api.put(rev)
-    xr = with_machinery(compositionRef={"name": "c"}, **case.machinery)
+    xr = _xr.XR(with_machinery(compositionRef={"name": "c"}, **case.machinery), MODERN)
     reader = _selection.Reader(api, None)
     if case.want_error:
         with pytest.raises(errors.CrossfnError) as raised:
-            await _selection.select_revision(xr, MODERN, reader)
+            await _selection.select_revision(xr, reader)
         assert str(raised.value) == case.want_error, case.reason
         return
-    rev, events = await _selection.select_revision(xr, MODERN, reader)
+    rev, events = await _selection.select_revision(xr, reader)
     assert rev["metadata"]["name"] == case.want, case.reason
-    assert MODERN.ref_name(xr, "compositionRevisionRef") == case.want, case.reason
+    assert xr.composition_revision_ref == case.want, case.reason
     want_events = [f"Selected composition revision: {case.want}"] if case.want_event else []
     assert [e.message for e in events] == want_events, case.reason
-
-
-def test_legacy_fields_sit_under_spec() -> None:
-    legacy = _selection.Fields(legacy=True)
-    xr = fx.xr(compositionRef={"name": "c"}, compositionUpdatePolicy="Manual")
-    assert legacy.ref_name(xr, "compositionRef") == "c" and legacy.update_policy(xr) == "Manual"
-    assert MODERN.ref_name(xr, "compositionRef") is None, "a modern XR reads spec.crossplane only"

@@ -8,7 +8,9 @@ import json
 import pytest
 
 from crossfn import engine, errors
-from crossfn.controller import _api, _sources
+from crossfn.controller.composite import _sources
+from crossfn.controller.crds import _crds
+from crossfn.controller.kube import _api
 
 from .fake_api import FakeApi
 from .fake_informers import FakeCache, FakeInformers
@@ -77,7 +79,7 @@ async def test_schemas_are_cached_until_a_crd_changes() -> None:
     assert api.openapi_reads == reads, "a cached answer reads nothing"
     informers = FakeInformers()
     schemas.watch_crds(informers)
-    informers.caches[(_sources.CRD_API_VERSION, _sources.CRD_KIND)].fire(
+    informers.caches[(_crds.CRD_API_VERSION, _crds.CRD_KIND)].fire(
         "ADDED", {"metadata": {"name": "xnews.example.org"}}
     )
     found = await schemas.schema("example.org/v1", "XNew")

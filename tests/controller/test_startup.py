@@ -13,7 +13,9 @@ from typing import Any
 import pytest
 
 from crossfn import errors
-from crossfn.controller import _api, _manager, _observability, _settings
+from crossfn.controller import _settings
+from crossfn.controller.kube import _api
+from crossfn.controller.manager import _manager, _observability
 
 from .fake_api import FakeApi
 

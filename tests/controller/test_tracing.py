@@ -9,7 +9,8 @@ from opentelemetry.sdk.trace.export import SimpleSpanProcessor
 from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
 
 from crossfn import engine
-from crossfn.controller import _composite, _tracing
+from crossfn.controller.composite import _composite
+from crossfn.controller.runtime import _tracing
 
 from . import composite_fixtures as fx
 

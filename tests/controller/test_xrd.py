@@ -16,14 +16,17 @@ import pytest
 import yaml
 
 from crossfn import errors
-from crossfn.controller import _api, _xrd
+from crossfn.controller.crds import _crds
+from crossfn.controller.definition import _xrd
+from crossfn.controller.kube import _api
+from crossfn.schemas import xrd as xrd_schemas
 
 from . import definition_fakes as fakes
 from .fake_api import FakeApi
 
 TESTDATA = Path(__file__).parent / "testdata" / "crossplane"
 XRD = (_xrd.XRD_API_VERSION, _xrd.XRD_KIND)
-CRD = (_xrd.CRD_API_VERSION, _xrd.CRD_KIND)
+CRD = (_crds.CRD_API_VERSION, _crds.CRD_KIND)
 
 
 def _load(name: str) -> dict[str, Any]:
@@ -58,7 +61,7 @@ class _Server(FakeApi):
             # As the real server, an apply that changes nothing keeps the resourceVersion.
             self.objects[self._obj_key(obj)] = before
             return copy.deepcopy(before)
-        if obj.get("kind") == _xrd.CRD_KIND and self.crd_conditions is not None:
+        if obj.get("kind") == _crds.CRD_KIND and self.crd_conditions is not None:
             self.objects[self._obj_key(obj)]["status"] = {"conditions": copy.deepcopy(self.crd_conditions)}
             out["status"] = copy.deepcopy(self.objects[self._obj_key(obj)]["status"])
         return out
@@ -177,7 +180,7 @@ async def test_establish(reason: str, doc: str, want: Established) -> None:
     assert _conditions(got) == conditions, reason
     assert got["status"]["controllers"] == controllers, reason
     assert all(c["observedGeneration"] == 1 for c in got["status"]["conditions"]), reason
-    applied = {c["metadata"]["name"]: c for c in api.of_kind(_xrd.CRD_KIND)}
+    applied = {c["metadata"]["name"]: c for c in api.of_kind(_crds.CRD_KIND)}
     assert {n: c["spec"]["scope"] for n, c in applied.items()} == crds, reason
     for crd in applied.values():
         owner = crd["metadata"]["ownerReferences"]
@@ -221,7 +224,7 @@ async def test_crd_metadata_comes_from_the_xrd() -> None:
     api.put(doc)
     r, _ = _reconciler(api)
     await r.reconcile("xnetworks.example.crossplane.io")
-    (crd,) = api.of_kind(_xrd.CRD_KIND)
+    (crd,) = api.of_kind(_crds.CRD_KIND)
     assert crd["metadata"]["labels"] == {"team": "platform", "example.crossplane.io/tier": "infrastructure"}
     assert crd["metadata"]["annotations"] == {"example.crossplane.io/owner": "platform-team"}
 
@@ -262,10 +265,10 @@ async def test_waits_until_established(reason: str, conditions: list[dict[str, s
     assert "Established" not in _conditions(api.objects[(*XRD, "", "apps.example.crossplane.io")]), reason
 
     # Once Established the wait is over, and a later wait starts again at one second.
-    api.of_kind(_xrd.CRD_KIND)[0]["status"] = {"conditions": ESTABLISHED}
+    api.of_kind(_crds.CRD_KIND)[0]["status"] = {"conditions": ESTABLISHED}
     assert (await r.reconcile("apps.example.crossplane.io")).requeue_after is None, reason
     assert xr.calls == [("start", "apps.example.crossplane.io")], reason
-    api.of_kind(_xrd.CRD_KIND)[0]["status"] = {"conditions": conditions or []}
+    api.of_kind(_crds.CRD_KIND)[0]["status"] = {"conditions": conditions or []}
     assert (await r.reconcile("apps.example.crossplane.io")).requeue_after == 1.0, reason
 
 
@@ -369,7 +372,7 @@ async def test_refuses_xrds_that_cannot_be_served(reason: str, edit: Any, proble
     assert events.recorded == [(NAME, "Warning", "RenderCRD", want)], reason
     got = api.objects[(*XRD, "", NAME)]
     assert _conditions(got) == {"Synced": ("False", "ReconcileError", want)}, reason
-    assert api.of_kind(_xrd.CRD_KIND) == [], reason
+    assert api.of_kind(_crds.CRD_KIND) == [], reason
     assert "finalizers" not in got["metadata"], reason
     assert xr.calls == [], reason
 
@@ -387,7 +390,7 @@ async def test_a_refused_xrd_can_still_be_deleted() -> None:
     for _ in range(3):
         await r.reconcile(NAME)
     assert api.of_kind(_xrd.XRD_KIND) == []
-    assert api.of_kind(_xrd.CRD_KIND) == []
+    assert api.of_kind(_crds.CRD_KIND) == []
 
 
 @pytest.mark.parametrize(
@@ -409,7 +412,7 @@ async def test_a_refused_xrd_can_still_be_deleted() -> None:
             _stored(_load("xrd-v2-namespaced.yaml")),
             lambda api: api.fail(
                 "apply",
-                _xrd.CRD_KIND,
+                _crds.CRD_KIND,
                 _api.Invalid(
                     'CustomResourceDefinition.apiextensions.k8s.io "apps.example.crossplane.io" is invalid: bad',
                     status=422,
@@ -427,8 +430,8 @@ async def test_a_refused_xrd_can_still_be_deleted() -> None:
             _stored(_load("xrd-v2-namespaced.yaml")),
             lambda api: api.put(
                 {
-                    "apiVersion": _xrd.CRD_API_VERSION,
-                    "kind": _xrd.CRD_KIND,
+                    "apiVersion": _crds.CRD_API_VERSION,
+                    "kind": _crds.CRD_KIND,
                     "metadata": {
                         "name": "apps.example.crossplane.io",
                         "ownerReferences": [
@@ -561,7 +564,7 @@ async def test_deletion() -> None:
         results.append((await r.reconcile("apps.example.crossplane.io")).requeue_after)
     assert results == [1.0, 2.0, None, None], "waiting for the XRs, then for the CRD, backs off"
     assert api.of_kind("App") == []
-    assert api.of_kind(_xrd.CRD_KIND) == []
+    assert api.of_kind(_crds.CRD_KIND) == []
     assert api.of_kind(_xrd.XRD_KIND) == []
     assert ("stop", "apps.example.crossplane.io") in xr.calls
     assert [e[3] for e in events.recorded if e[2] == "TerminateComposite"] == [
@@ -646,7 +649,7 @@ async def test_xrd_on_a_real_api_server(
     if claim:
         want["Offered"] = ("True", "WatchingCompositeResourceClaim", "")
     assert _conditions(got) == want
-    api_version, kind = _xrd.composite_type(got)
+    api_version, kind = xrd_schemas.composite_type(got)
     assert got["status"]["controllers"]["compositeResourceType"] == {"apiVersion": api_version, "kind": kind}
     assert await kube.is_namespaced(api_version, kind) is (scope == "Namespaced")
     xr_obj: dict[str, Any] = {
@@ -660,7 +663,7 @@ async def test_xrd_on_a_real_api_server(
     created = await kube.create(xr_obj)
     assert created["kind"] == kind, "the XR kind is served"
     if claim:
-        claim_version, claim_kind = _xrd.claim_type(got)
+        claim_version, claim_kind = xrd_schemas.claim_type(got)
         assert await kube.is_namespaced(claim_version, claim_kind) is True
     assert xr.calls == [("start", name)]
 
@@ -750,8 +753,8 @@ async def test_refused_xrds_on_a_real_api_server(
 def _rival_crd(group: str, kind: str, list_kind: str) -> dict[str, Any]:
     """A plain CRD in ``group`` holding names an XRD's CRD may then ask for."""
     return {
-        "apiVersion": _xrd.CRD_API_VERSION,
-        "kind": _xrd.CRD_KIND,
+        "apiVersion": _crds.CRD_API_VERSION,
+        "kind": _crds.CRD_KIND,
         "metadata": {"name": f"rivals.{group}"},
         "spec": {
             "group": group,
@@ -834,7 +837,7 @@ async def test_refused_crd_names_on_a_real_api_server(
 @pytest.mark.cluster
 async def test_xrd_controller_loop(kube: Any, crossplane_crds: list[str]) -> None:
     """Run by a Controller fed by informers, an XRD becomes Established and its deletion completes unaided."""
-    from crossfn.controller import _controller, _informer
+    from crossfn.controller.runtime import _controller, _informer
 
     informers = _informer.InformerFactory(kube)
     xr = fakes.XrControllers()

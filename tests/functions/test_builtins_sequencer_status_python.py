@@ -18,7 +18,7 @@ import yaml
 from google.protobuf import json_format
 
 from crossfn import cli, functions
-from crossfn.controller import _functions
+from crossfn.controller.packages import _functions
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
 

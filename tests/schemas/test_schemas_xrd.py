@@ -63,6 +63,61 @@ def test_scope_of(reason: str, obj: dict[str, Any], want: str) -> None:
     assert xrd.scope_of(obj) == want, reason
 
 
+_TWO_VERSIONS = [
+    {"name": "v1alpha1", "served": True, "referenceable": False},
+    {"name": "v1", "served": True, "referenceable": True},
+]
+_CLAIM_NAMES = {"kind": "Thing", "plural": "things"}
+
+
+@pytest.mark.parametrize(
+    ("reason", "obj", "want_xr", "want_claim"),
+    [
+        pytest.param(
+            "A v2 XRD serves its XR at the referenceable version and offers no claim.",
+            _xrd(),
+            ("example.org/v1", "XThing"),
+            ("", ""),
+            id="Modern",
+        ),
+        pytest.param(
+            "The referenceable version names the XR's apiVersion, wherever it is listed.",
+            _xrd(versions=_TWO_VERSIONS),
+            ("example.org/v1", "XThing"),
+            ("", ""),
+            id="ReferenceableNotFirst",
+        ),
+        pytest.param(
+            "A legacy XRD with claimNames offers a claim at the XR's version.",
+            _xrd("apiextensions.crossplane.io/v1", claimNames=_CLAIM_NAMES),
+            ("example.org/v1", "XThing"),
+            ("example.org/v1", "Thing"),
+            id="LegacyWithClaim",
+        ),
+        pytest.param(
+            "claimNames on a v2 XRD offer nothing: only LegacyCluster XRs have claims.",
+            _xrd(claimNames=_CLAIM_NAMES),
+            ("example.org/v1", "XThing"),
+            ("", ""),
+            id="ModernClaimNamesIgnored",
+        ),
+        pytest.param(
+            "Without a referenceable version the version is empty, as Crossplane's GetCompositeGroupVersionKind.",
+            _xrd(versions=[{"name": "v1", "served": True}]),
+            ("example.org/", "XThing"),
+            ("", ""),
+            id="NoReferenceableVersion",
+        ),
+    ],
+)
+def test_composite_and_claim_type(
+    reason: str, obj: dict[str, Any], want_xr: tuple[str, str], want_claim: tuple[str, str]
+) -> None:
+    assert xrd.composite_type(obj) == want_xr, reason
+    assert xrd.claim_type(obj) == want_claim, reason
+    assert xrd.offers_claim(obj) is (want_claim != ("", "")), reason
+
+
 def test_legacy_xrd_crd() -> None:
     crd = xrd.crd_from_xrd(_load("v1-xpostgres.yaml"))
     assert crd["metadata"]["name"] == "xpostgresqlinstances.database.example.org"

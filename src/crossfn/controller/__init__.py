@@ -31,10 +31,10 @@ from crossfn.controller._settings import (
 _extras.require("controller", "crossfn.controller")  # without the extra: one line naming it
 
 if _typing.TYPE_CHECKING:
-    from crossfn.controller._manager import Manager as Manager
-    from crossfn.controller._manager import run as run
+    from crossfn.controller.manager._manager import Manager as Manager
+    from crossfn.controller.manager._manager import run as run
 
-_LAZY = {"Manager": "_manager", "run": "_manager"}
+_LAZY = {"Manager": "manager._manager", "run": "manager._manager"}
 """Names whose module (and the Kubernetes client behind it) loads on first access.
 The one list of them (:mod:`crossfn._lazy`).
 """

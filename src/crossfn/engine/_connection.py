@@ -5,7 +5,8 @@ Crossplane does not aggregate composed resources' details: the XR's details
 are exactly what the last step left in ``desired.composite.connection_details``,
 and only legacy XRs (v1 model) publish them, to
 ``spec.writeConnectionSecretToRef``. The caller reads and writes Secrets; this
-module says which Secret and with what content.
+module says which Secret, with what content, and whether an existing Secret
+may be written (:func:`check_controllable`, also for a claim's copy).
 """
 
 from __future__ import annotations
@@ -14,9 +15,16 @@ import base64
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from crossfn import errors
 from crossfn.engine import _metadata
 
-__all__ = ["CONNECTION_SECRET_TYPE", "connection_secret", "secret_ref"]
+__all__ = [
+    "CONNECTION_SECRET_TYPE",
+    "check_controllable",
+    "connection_secret",
+    "controller_uid",
+    "secret_ref",
+]
 
 CONNECTION_SECRET_TYPE = "connection.crossplane.io/v1alpha1"
 
@@ -58,3 +66,29 @@ def connection_secret(
         "type": CONNECTION_SECRET_TYPE,
         "data": data,
     }
+
+
+def _controller_of(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            return ref
+    return None
+
+
+def controller_uid(obj: Mapping[str, Any]) -> str | None:
+    """The UID of the object's controller reference; ``None`` when nothing controls it."""
+    owner = _controller_of(obj)
+    return None if owner is None else str(owner.get("uid") or "")
+
+
+def check_controllable(secret: Mapping[str, Any], uid: str) -> None:
+    """Refuse a Secret ``uid`` may not write: controlled by another, or uncontrolled and not a connection
+    Secret (Crossplane's ``ConnectionSecretMustBeControllableBy``)."""
+    owner = controller_uid(secret)
+    if owner is None:
+        kind = str(secret.get("type") or "")
+        if kind != CONNECTION_SECRET_TYPE:
+            raise errors.CrossfnError(f"refusing to modify uncontrolled secret of type {errors.quote(kind)}")
+        return
+    if owner != uid:
+        raise errors.CrossfnError(f"existing secret is not controlled by UID {errors.quote(uid)}")

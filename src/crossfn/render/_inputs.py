@@ -123,15 +123,22 @@ def _load_composition(path: Path) -> dict[str, Any]:
 
 def _checked_composition(comp: dict[str, Any], what: str) -> dict[str, Any]:
     if comp.get("apiVersion") != _COMPOSITION_API or comp.get("kind") != "Composition":
-        raise errors.InputError(
-            f"{what}: not a composition: {comp.get('kind', '')}/{_meta(comp, 'name') or ''}"
-        )
+        text = f"{what}: not a composition: {comp.get('kind', '')}/{_meta(comp, 'name') or ''}"
+        if comp.get("kind") == "Composition":
+            # Upstream's text alone reads as if the kind were wrong: say it is the apiVersion.
+            text += (
+                f" (apiVersion is {errors.quote(str(comp.get('apiVersion', '')))}; a Composition's is "
+                f"{errors.quote(_COMPOSITION_API)})"
+            )
+        raise errors.InputError(text)
     return comp
 
 
 def pipeline_steps(comp: Mapping[str, Any]) -> list[engine.PipelineStep]:
     """The Composition's ``spec.pipeline``, parsed; a wrong type anywhere is an InputError naming the field."""
     pipeline = _load.object_at(comp, "spec").get("pipeline")
+    if pipeline is None:
+        return []  # Go decodes a missing (or null) list as an empty one: zero steps, as `pipeline: []`
     if not isinstance(pipeline, list):
         raise errors.InputError("cannot parse Composition: spec.pipeline must be a list of steps")
     steps = []

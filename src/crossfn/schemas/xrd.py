@@ -38,7 +38,16 @@ from typing import Any
 from crossfn import errors
 from crossfn.schemas import _xrd_checks
 
-__all__ = ["check_xrd", "claim_crd_from_xrd", "crd_from_xrd", "scope_of", "version_schema"]
+__all__ = [
+    "check_xrd",
+    "claim_crd_from_xrd",
+    "claim_type",
+    "composite_type",
+    "crd_from_xrd",
+    "offers_claim",
+    "scope_of",
+    "version_schema",
+]
 
 _XRD_GROUP = "apiextensions.crossplane.io"
 _NAME_MAX_LENGTH = 63
@@ -57,6 +66,39 @@ def scope_of(xrd: Mapping[str, Any]) -> str:
     if str(xrd.get("apiVersion", "")).endswith("/v1"):
         return LEGACY_CLUSTER
     return "Namespaced"
+
+
+def offers_claim(xrd: Mapping[str, Any]) -> bool:
+    """Whether the XRD offers a claim: ``spec.claimNames`` on a ``LegacyCluster`` XRD."""
+    spec = _mapping(xrd.get("spec"))
+    return isinstance(spec.get("claimNames"), Mapping) and scope_of(xrd) == LEGACY_CLUSTER
+
+
+def composite_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
+    """The XR's apiVersion (the group and the referenceable version) and kind."""
+    return _type_of(xrd, "names")
+
+
+def claim_type(xrd: Mapping[str, Any]) -> tuple[str, str]:
+    """The claim's apiVersion (the XR's) and kind; empty strings when the XRD offers no claim."""
+    if not offers_claim(xrd):
+        return "", ""
+    return _type_of(xrd, "claimNames")
+
+
+def _type_of(xrd: Mapping[str, Any], names_field: str) -> tuple[str, str]:
+    """Crossplane's ``GetCompositeGroupVersionKind``: the referenceable version (``""`` when none is)."""
+    spec = _mapping(xrd.get("spec"))
+    version = next(
+        (
+            str(v.get("name") or "")
+            for v in spec.get("versions") or ()
+            if isinstance(v, Mapping) and v.get("referenceable")
+        ),
+        "",
+    )
+    kind = str(_mapping(spec.get(names_field)).get("kind") or "")
+    return f"{spec.get('group', '')}/{version}", kind
 
 
 def crd_from_xrd(xrd: Mapping[str, Any]) -> dict[str, Any]:

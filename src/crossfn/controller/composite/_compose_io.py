@@ -1,0 +1,451 @@
+"""The I/O around one compose (upstream core-2.2): observe, run the engine, GC, refs, apply.
+
+``engine.compose`` decides and touches nothing; :meth:`ComposeIO.compose`
+does what it decided, in upstream core-2.2's order:
+
+1. observe the composed resources the XR's ``resourceRefs`` name (the
+   informer cache when the kind is watched, else or on a miss the API server;
+   gone ones are skipped) with their connection details (upstream core-2.16);
+2. run the pipeline (``engine.compose``; a fatal result stops here);
+3. garbage-collect what is no longer desired (upstream core-2.11): strip the composite and
+   claim labels with an update, then delete in the foreground with a UID
+   precondition, NotFound ignored either way;
+4. server-side apply ``resourceRefs`` before anything is created (upstream core-2.12), so
+   a crash never leaves a composed resource the XR cannot find;
+5. server-side apply each composed resource, forcing ownership, as the XR's
+   own field owner (upstream core-2.13). A 422 Invalid marks that resource unsynced with a
+   Warning event and carries on; any other error aborts.
+
+An apply the API server would make a no-op is not sent (:class:`Applied`):
+the desired object is the one this controller last applied, with the same
+field owner, and the informer's cache still holds exactly the
+``resourceVersion`` that apply returned, so nobody has changed the object
+since. A forced apply of the same configuration by the same owner to an
+unchanged object changes nothing; skipping it halves the writes of an XR
+that settles (the reconcile that sees its resources ready composes them
+again). A kind that is not watched is always applied: nothing would tell a
+change.
+
+A legacy revision (``mode: Resources``, or ``spec.resources`` without a mode,
+which Crossplane v1's CRD defaulted to ``Resources``) is composed as
+``crossfn convert pipeline-composition`` converts it, its patch-and-transform
+step run by the built-in in this process (:func:`_legacy_steps`), as Crossplane
+v1 ran native patch-and-transform; it is logged once per revision.
+
+The XR's status (upstream core-2.14) is written by the reconciler together with its
+conditions. Failures raise :class:`ComposeFailed` with the text the XR's
+``Synced`` condition and Warning event will carry after ``cannot compose
+resources: ``; a Conflict is raised as is, for a silent requeue.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import base64
+import binascii
+import copy
+import dataclasses
+import datetime
+import functools
+import hashlib
+import json
+import logging
+from collections.abc import Awaitable, Callable, Mapping
+from typing import Any
+
+from crossfn import engine, errors, functions
+from crossfn.controller.composite import _realtime, _selection
+from crossfn.controller.kube import _api
+from crossfn.controller.runtime import _events, _informer, _xr
+from crossfn.engine import _metadata
+from crossfn.functions.patch_and_transform import convert
+from crossfn.gocompat import values
+
+__all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome", "digest"]
+
+_log = logging.getLogger("crossfn.controller.compose")
+
+LABEL_COMPOSITE = _metadata.LABEL_COMPOSITE
+
+
+class ComposeFailed(errors.CrossfnError):
+    """Compose failed: ``error`` (for ``cannot compose resources: …``) and the partial result, if any."""
+
+    def __init__(
+        self, error: errors.CrossfnError, result: engine.CompositionResult | None, *, invalid: bool = False
+    ) -> None:
+        super().__init__(str(error))
+        self.error = error
+        self.result = result
+        self.invalid = invalid
+        """The API server rejected an object as Invalid: the condition points at the event instead."""
+
+
+@dataclasses.dataclass(frozen=True)
+class Outcome:
+    """A successful compose: the engine's result, what was not applied, what the XR depends on."""
+
+    result: engine.CompositionResult
+    unsynced: tuple[str, ...]
+    dependencies: tuple[dict[str, Any], ...]
+    required: tuple[_realtime.Selector, ...]
+
+
+def _resource_name(obj: Mapping[str, Any]) -> str:
+    return str(
+        ((obj.get("metadata") or {}).get("annotations") or {}).get(_metadata.ANNOTATION_RESOURCE_NAME) or ""
+    )
+
+
+def _describe(obj: Mapping[str, Any]) -> str:
+    """``(a <Kind> named <name>)``, as Crossplane's composer names an object in errors."""
+    return f"(a {obj.get('kind', '')} named {(obj.get('metadata') or {}).get('name', '')})"
+
+
+def digest(obj: Mapping[str, Any]) -> bytes:
+    """A hash of ``obj`` over a canonical (key-sorted, compact) JSON encoding."""
+    encoded = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
+    return hashlib.blake2b(encoded.encode(), digest_size=16).digest()
+
+
+_Ident = tuple[str, str, str, str, str]
+"""apiVersion, kind, namespace, name, field owner."""
+
+
+def _ident(obj: Mapping[str, Any], owner: str) -> _Ident:
+    meta = obj.get("metadata") or {}
+    names = (obj.get("apiVersion"), obj.get("kind"), meta.get("namespace"), meta.get("name"))
+    api_version, kind, namespace, name = (str(n or "") for n in names)
+    return api_version, kind, namespace, name, owner
+
+
+class Applied:
+    """What the last successful apply of each composed resource sent and got back, per XR.
+
+    Memory is bounded by the live XRs: each compose replaces its XR's entries
+    with those of the objects it desires now, and :meth:`forget` drops an XR
+    that is gone or deleted.
+    """
+
+    def __init__(self) -> None:
+        self._by_xr: dict[str, dict[_Ident, tuple[bytes, str]]] = {}
+
+    def __len__(self) -> int:
+        return sum(len(entries) for entries in self._by_xr.values())
+
+    def entries(self, xr_key: str) -> dict[_Ident, tuple[bytes, str]]:
+        """The XR's remembered applies (the digest sent, the resourceVersion returned)."""
+        return self._by_xr.get(xr_key, {})
+
+    def replace(self, xr_key: str, entries: dict[_Ident, tuple[bytes, str]]) -> None:
+        if entries:
+            self._by_xr[xr_key] = entries
+        else:
+            self._by_xr.pop(xr_key, None)
+
+    def forget(self, xr_key: str) -> None:
+        self._by_xr.pop(xr_key, None)
+
+
+class ComposeIO:
+    """Reads and writes for composing one XR; shared by all XRs of a controller."""
+
+    def __init__(self, api: _api.Api, informers: _informer.Informers | None) -> None:
+        self._api = api
+        self._informers = informers
+        self.applied = Applied()
+        self.skipped = 0
+        """Composed applies not sent because the server would have made them no-ops (module docstring)."""
+        self._legacy_logged: set[str] = set()
+        """Legacy revisions already logged: once each, not on every reconcile."""
+
+    def forget(self, xr_key: str) -> None:
+        """Drop what was remembered of the XR ``xr_key``'s applies (it is gone or being deleted)."""
+        self.applied.forget(xr_key)
+
+    async def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
+        """An object from the cache when its kind is watched, else (or on a miss) live; a copy."""
+        cache = _informer.watched(self._informers, api_version, kind)
+        if cache is not None:
+            found = cache.get(name, namespace)
+            if found is not None:
+                return copy.deepcopy(found)
+        return await self._api.get(api_version, kind, name, namespace)
+
+    async def compose(
+        self,
+        xr: _xr.XR,
+        rev: Mapping[str, Any],
+        runner: engine.FunctionRunner,
+        *,
+        sources: engine.Sources,
+        clock: Callable[[], datetime.datetime],
+        seed: Mapping[str, Any],
+        recorder: _events.Recorder,
+        tracer: engine.Tracer | None = None,
+    ) -> Outcome:
+        """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
+        legacy = _legacy_steps(rev, self._legacy_logged)
+        if legacy is not None:
+            steps, runner = legacy[0], _with_native_pt(runner)
+        else:
+            steps = self._steps(rev)
+        try:
+            xr.check_composition_fields()
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, None) from exc
+        observed = await self._observe(xr)
+        xr_details = await self._details(xr.obj, "composite resource") if xr.legacy else {}
+        name = str(
+            ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or ""
+        )
+        try:
+            result = await engine.compose(
+                xr.obj, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
+                options=engine.ComposeOptions.controller(xr.schema), clock=clock, composition_name=name,
+                seed=seed, tracer=tracer,
+            )  # fmt: skip
+        except _api.Conflict:
+            raise
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, None, invalid=isinstance(exc, _api.Invalid)) from exc
+        except Exception as exc:  # a crossfn bug: still reported on the XR, and logged with its traceback
+            _log.exception("unexpected error composing %s", xr.name)
+            raise ComposeFailed(errors.CrossfnError(f"{type(exc).__name__}: {exc}"), None) from exc
+        if result.fatal is not None:
+            raise ComposeFailed(result.fatal, result)
+        try:
+            await self._collect(result.garbage)
+            await self._write_refs(xr, result)
+            unsynced = await self._apply(xr, result, recorder)
+        except _api.Conflict:
+            raise
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, result, invalid=isinstance(exc.__cause__, _api.Invalid)) from exc
+        required = [
+            _realtime.Selector.from_proto(rr.selector()) for s in steps for rr in s.required_resources
+        ]
+        for reqs in result.pipeline.requirements.values():
+            for group in (reqs.resources, reqs.extra_resources):
+                required += [_realtime.Selector.from_proto(sel) for sel in group.values()]
+        return Outcome(
+            result=result,
+            unsynced=tuple(unsynced),
+            dependencies=tuple(c.resource for c in result.composed),
+            required=tuple(required),
+        )
+
+    @staticmethod
+    def _steps(rev: Mapping[str, Any]) -> list[engine.PipelineStep]:
+        spec = rev.get("spec") or {}
+        mode = spec.get("mode") or "Pipeline"
+        if mode != "Pipeline":
+            raise ComposeFailed(
+                errors.InputError(f"unsupported composition mode {errors.quote(str(mode))}"), None
+            )
+        pipeline = spec.get("pipeline") or []
+        if not isinstance(pipeline, list):
+            raise ComposeFailed(
+                errors.InputError(f"spec.pipeline must be a list, not {values.a_json_type(pipeline)}"), None
+            )
+        try:
+            return [
+                engine.PipelineStep.from_dict(s, where=f"spec.pipeline[{i}]") for i, s in enumerate(pipeline)
+            ]
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, None) from exc
+
+    async def _observe(self, xr: _xr.XR) -> list[engine.ObservedResource]:
+        """upstream core-2.2 step 1: the objects the XR's refs name, with their connection details."""
+        xr_ns = xr.namespace
+        refs = [r for r in xr.resource_refs if isinstance(r, Mapping) and r.get("name")]
+
+        async def one(ref: Mapping[str, Any]) -> engine.ObservedResource | None:
+            ns = xr_ns or str(ref.get("namespace") or "")
+            try:
+                obj = await self.get(
+                    str(ref.get("apiVersion") or ""), str(ref.get("kind") or ""), str(ref["name"]), ns
+                )
+            except _api.NoKindMatch:
+                return None
+            except _api.ApiError as exc:
+                raise ComposeFailed(
+                    errors.CrossfnError(
+                        f"cannot get existing composed resources: cannot get composed resource: {exc}"
+                    ),
+                    None,
+                ) from exc
+            if obj is None:
+                return None
+            details = await self._details(obj, f"composed resource {errors.quote(_resource_name(obj))}")
+            return engine.ObservedResource(obj, details)
+
+        found = await asyncio.gather(*(one(r) for r in refs))
+        return [o for o in found if o is not None]
+
+    async def _details(self, obj: Mapping[str, Any], what: str) -> dict[str, bytes]:
+        """The data of the Secret ``obj`` writes its connection details to; NotFound is empty
+        (upstream core-2.16)."""
+        ref = engine.secret_ref(obj)
+        if ref is None:
+            return {}
+        namespace, name = ref
+        try:
+            secret = await self._api.get("v1", "Secret", name, namespace)
+            data = (secret or {}).get("data") or {}
+            return {str(k): base64.b64decode(str(v), validate=True) for k, v in data.items()}
+        except (_api.ApiError, binascii.Error, ValueError) as exc:
+            text = f"cannot fetch connection details for {what} {_describe(obj)}: cannot get connection secret: {exc}"
+            raise ComposeFailed(errors.CrossfnError(text), None) from exc
+
+    async def _collect(self, garbage: tuple[dict[str, Any], ...]) -> None:
+        """upstream core-2.11: strip labels with an update, then
+        delete in the foreground, for each unwanted object."""
+        outer = "cannot garbage collect composed resources that are no longer desired"
+        for obj in garbage:
+            meta = obj.get("metadata") or {}
+            api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
+            name, what = errors.quote(_resource_name(obj)), _describe(obj)
+            await _unless_gone(
+                self._api.update(obj),
+                f"{outer}: cannot cleanup composed resource labels of resource {name} {what}",
+            )
+            await _unless_gone(
+                self._api.delete(
+                    api_version, kind, str(meta.get("name") or ""), str(meta.get("namespace") or ""),
+                    propagation="Foreground", uid=str(meta.get("uid") or "") or None,
+                ),
+                f"{outer}: cannot delete composed resource {name} {what}",
+            )  # fmt: skip
+
+    async def _write_refs(self, xr: _xr.XR, result: engine.CompositionResult) -> None:
+        """upstream core-2.12: the refs, applied before any composed resource (skipped when already there)."""
+        refs = list(result.resource_refs)
+        if xr.resource_refs == refs:
+            return
+        try:
+            await self._api.apply(
+                result.resource_refs_patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True
+            )
+        except _api.Conflict:
+            raise
+        except _api.ApiError as exc:
+            raise errors.CrossfnError(f"cannot update composed resource references: {exc}") from exc
+        xr.set_resource_refs(refs)
+
+    async def _apply(
+        self, xr: _xr.XR, result: engine.CompositionResult, recorder: _events.Recorder
+    ) -> list[str]:
+        """upstream core-2.13: apply each composed resource;
+        Invalid ones are reported and returned, not fatal.
+
+        An apply that would be a no-op is skipped (module docstring).
+        """
+        owner = engine.composed_field_owner(xr.obj)
+        last = self.applied.entries(xr.key)
+        now: dict[_Ident, tuple[bytes, str]] = {}
+        unsynced: list[str] = []
+        try:
+            for c in result.composed:
+                ident, sent = _ident(c.resource, owner), digest(c.resource)
+                if self._unchanged(ident, sent, last.get(ident)):
+                    self.skipped += 1
+                    now[ident] = last[ident]
+                    continue
+                try:
+                    applied = await self._api.apply(c.resource, field_manager=owner, force=True)
+                except _api.Invalid as exc:
+                    unsynced.append(c.name)
+                    message = f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
+                    await recorder.event(xr.obj, "Warning", "ComposeResources", message)
+                    continue
+                except _api.Conflict:
+                    raise
+                except _api.ApiError as exc:
+                    raise errors.CrossfnError(
+                        f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
+                    ) from exc
+                version = str((applied.get("metadata") or {}).get("resourceVersion") or "")
+                if version:
+                    now[ident] = (sent, version)
+        finally:
+            self.applied.replace(xr.key, now)
+        return unsynced
+
+    def _unchanged(self, ident: _Ident, sent: bytes, last: tuple[bytes, str] | None) -> bool:
+        """Whether ``sent`` is what was last applied and the cache still holds what that apply returned."""
+        if last is None or last[0] != sent:
+            return False
+        api_version, kind, namespace, name, _ = ident
+        cache = _informer.watched(self._informers, api_version, kind)
+        if cache is None:
+            return False
+        current = cache.get(name, namespace)
+        return (
+            current is not None
+            and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]
+        )
+
+
+async def _unless_gone(call: Awaitable[object], failure: str) -> None:
+    """Await an API call on an object that may already be gone (NotFound is fine); a Conflict
+    is retried by the caller; any other API error becomes ``<failure>: <cause>``."""
+    try:
+        await call
+    except _api.NotFound:
+        return
+    except _api.Conflict:
+        raise
+    except _api.ApiError as exc:
+        raise errors.CrossfnError(f"{failure}: {exc}") from exc
+
+
+_NATIVE_PT = "crossfn-native-patch-and-transform"
+"""The name a legacy revision's converted step calls: the built-in, whatever Functions are installed."""
+
+
+def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine.PipelineStep], str] | None:
+    """The steps of a legacy revision converted to a Pipeline, and its name; None for any other revision.
+
+    The first time a revision is seen (not in ``logged``) the conversion is logged.
+    """
+    spec = rev.get("spec")
+    if not isinstance(spec, Mapping):
+        return None
+    mode = spec.get("mode") if "mode" in spec else ("Resources" if "resources" in spec else None)
+    if mode != "Resources":
+        return None
+    name = str((rev.get("metadata") or {}).get("name") or "")
+    composition = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "spec": spec}
+    try:
+        converted = convert.to_pipeline(dict(composition), function_name=_NATIVE_PT)
+    except errors.CrossfnError as exc:
+        raise ComposeFailed(
+            errors.InputError(f"cannot convert legacy composition to a pipeline: {exc}"), None
+        ) from exc
+    assert converted is not None, "a Resources composition is always converted"
+    if name not in logged:
+        logged.add(name)
+        how = (
+            "mode: Resources"
+            if "mode" in spec
+            else "spec.resources and no spec.mode (Crossplane v1's default)"
+        )
+        _log.info(
+            "CompositionRevision %s uses %s; composing it as a Pipeline with the built-in "
+            "function-patch-and-transform (as crossfn convert pipeline-composition converts it)",
+            name,
+            how,
+        )
+    return ComposeIO._steps(converted), name
+
+
+def _with_native_pt(runner: engine.FunctionRunner) -> engine.FunctionRunner:
+    """``runner``, except that the converted step's function is the built-in patch-and-transform."""
+    native = _native_runner()
+    return engine.RoutingRunner(lambda name: native if name == _NATIVE_PT else runner)
+
+
+@functools.cache
+def _native_runner() -> engine.InProcessRunner:
+    return engine.InProcessRunner({_NATIVE_PT: functions.load("patch-and-transform")})

@@ -1,0 +1,192 @@
+"""Realtime compositions: which XRs depend on which objects, and the watches that wake them
+(upstream controllers-1.6).
+
+With ``--enable-realtime-compositions`` (the default) an XR is not polled: a
+change to anything it depends on reconciles it at once. Crossplane keeps a
+per-controller *dependency tracker* (HEAD): for each XR, the composed
+resources it applied and the selectors of the resources its functions
+required. After each compose the controller watches every kind the tracker
+names; an event on one of those kinds enqueues the XRs that depend on the
+object.
+
+:class:`Dependencies` is the tracker. An object maps to XRs in three ways:
+
+* it has a controller owner reference to an XR of this controller's kind
+  (a composed resource; the XR's namespace is the object's, or none for a
+  cluster-scoped XR);
+* it carries the ``crossplane.io/composite`` label but no controller (a
+  composed resource whose owner reference was removed): that label names the
+  root XR, in the object's namespace for a namespaced XR;
+* it matches a selector some XR's functions required (by name, labels, or
+  every object of the kind).
+
+:class:`Watches` adds one handler per kind to the shared informers and turns
+events into ``enqueue(key)`` calls. The tracker also remembers each XR's
+last requirements, which the engine uses to pre-fetch what a function will
+ask for again (``seed``, upstream core-2.3). Both are in memory: after a restart every XR
+is listed and reconciled once anyway, which rebuilds them.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any
+
+from crossfn.controller.runtime import _informer
+from crossfn.engine import _metadata
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+
+__all__ = ["Dependencies", "Selector", "Watches", "xr_key"]
+
+_log = logging.getLogger("crossfn.controller.realtime")
+
+Kind = tuple[str, str]
+
+
+def xr_key(namespace: str, name: str) -> str:
+    """A work-queue key: ``namespace/name``, or ``name`` for a cluster-scoped object."""
+    return f"{namespace}/{name}" if namespace else name
+
+
+@dataclasses.dataclass(frozen=True)
+class Selector:
+    """A required resource selector, reduced to what matching an object needs."""
+
+    api_version: str
+    kind: str
+    namespace: str | None = None
+    name: str | None = None
+    labels: tuple[tuple[str, str], ...] | None = None
+
+    @classmethod
+    def from_proto(cls, sel: fnv1.ResourceSelector) -> Selector:
+        match = sel.WhichOneof("match")
+        return cls(
+            api_version=sel.api_version,
+            kind=sel.kind,
+            namespace=sel.namespace if sel.HasField("namespace") else None,
+            name=sel.match_name if match == "match_name" else None,
+            labels=tuple(sorted(sel.match_labels.labels.items())) if match == "match_labels" else None,
+        )
+
+    def matches(self, obj: Mapping[str, Any]) -> bool:
+        meta = obj.get("metadata") or {}
+        if self.namespace is not None and (meta.get("namespace") or "") != self.namespace:
+            return False
+        if self.name is not None:
+            return bool(meta.get("name") == self.name)
+        have = meta.get("labels") or {}
+        return all(have.get(k) == v for k, v in self.labels or ())
+
+
+class Dependencies:
+    """Per XR: the composed kinds, the required selectors and the last requirements."""
+
+    def __init__(self, xr_api_version: str, xr_kind: str, *, namespaced: bool) -> None:
+        self._group = xr_api_version.rpartition("/")[0]
+        self._kind = xr_kind
+        self._namespaced = namespaced
+        self._composed: dict[str, set[Kind]] = {}
+        self._required: dict[str, set[Selector]] = {}
+        self._requirements: dict[str, Mapping[str, fnv1.Requirements]] = {}
+
+    def record(
+        self,
+        key: str,
+        composed: Iterable[Mapping[str, Any]],
+        required: Iterable[Selector],
+        requirements: Mapping[str, fnv1.Requirements],
+    ) -> set[Kind]:
+        """Remember what the XR ``key`` depends on now; returns every kind it depends on."""
+        self._composed[key] = {(str(o.get("apiVersion") or ""), str(o.get("kind") or "")) for o in composed}
+        self._required[key] = set(required)
+        self._requirements[key] = dict(requirements)
+        return self._composed[key] | {(s.api_version, s.kind) for s in self._required[key]}
+
+    def forget(self, key: str) -> None:
+        self._composed.pop(key, None)
+        self._required.pop(key, None)
+        self._requirements.pop(key, None)
+
+    def requirements(self, key: str) -> Mapping[str, fnv1.Requirements]:
+        """The XR's last requirements per step, to seed the next compose."""
+        return self._requirements.get(key, {})
+
+    def dependants(self, obj: Mapping[str, Any]) -> set[str]:
+        """The keys of the XRs that depend on ``obj``."""
+        meta = obj.get("metadata") or {}
+        namespace = str(meta.get("namespace") or "") if self._namespaced else ""
+        out: set[str] = set()
+        owner = self._controller(obj)
+        if owner is not None:
+            out.add(xr_key(namespace, owner))
+        elif (root := (meta.get("labels") or {}).get(_metadata.LABEL_COMPOSITE)) and self._is_composed_kind(
+            obj
+        ):
+            out.add(xr_key(namespace, str(root)))
+        kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+        for key, selectors in self._required.items():
+            if any((s.api_version, s.kind) == kind and s.matches(obj) for s in selectors):
+                out.add(key)
+        return out
+
+    def _controller(self, obj: Mapping[str, Any]) -> str | None:
+        """The name of the XR of this kind that controls ``obj``, if one does."""
+        for ref in (obj.get("metadata") or {}).get("ownerReferences") or []:
+            if not isinstance(ref, Mapping) or not ref.get("controller"):
+                continue
+            group = str(ref.get("apiVersion") or "").rpartition("/")[0]
+            if ref.get("kind") == self._kind and group == self._group:
+                return str(ref.get("name") or "")
+            return None
+        return None
+
+    def _is_composed_kind(self, obj: Mapping[str, Any]) -> bool:
+        kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
+        return any(kind in kinds for kinds in self._composed.values())
+
+
+class Watches:
+    """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
+
+    def __init__(
+        self, informers: _informer.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
+    ) -> None:
+        self._informers = informers
+        self._dependencies = dependencies
+        self.enqueue = enqueue
+        self._kinds: set[Kind] = set()
+        self.stopped = False
+
+    def ensure(self, kinds: Iterable[Kind]) -> None:
+        """Watch every kind in ``kinds`` not watched yet (the shared informer starts on first use)."""
+        for kind in kinds:
+            if kind in self._kinds or not kind[0] or not kind[1]:
+                continue
+            self._kinds.add(kind)
+            self._informers.informer(*kind).add_handler(self._handle)
+
+    def kinds(self) -> set[Kind]:
+        return set(self._kinds)
+
+    def close(self) -> None:
+        """Stop reacting: remove the handlers from the informers still running."""
+        self.stopped = True
+        running = set(self._informers.kinds())
+        for kind in self._kinds & running:
+            self._informers.informer(*kind).remove_handler(self._handle)
+
+    def _handle(self, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """Enqueue the XRs that depended on the object before or depend on it now."""
+        if self.stopped:
+            return
+        keys = self._dependencies.dependants(obj)
+        if old is not None:
+            keys |= self._dependencies.dependants(old)
+        for key in keys:
+            try:
+                self.enqueue(key)
+            except Exception:  # a handler must never break the informer that calls it
+                _log.exception("cannot enqueue %s after a %s event", key, event_type)
