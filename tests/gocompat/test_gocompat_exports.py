@@ -21,6 +21,8 @@ MODULES = [
     "time",
     "yaml_loader",
     "yaml_emitter",
+    "protojson",
+    "celcheck",
 ]
 
 

@@ -36,6 +36,10 @@ _PACKAGES = (
     "sequencer",
     "status_transformer",
     "python",
+    "environment_configs",
+    "extra_resources",
+    "cel_filter",
+    "dummy",
     "go_templating",
 )
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""

@@ -13,11 +13,16 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
 * :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;
 * :mod:`.json`: ``encoding/json`` Marshal and Unmarshal;
+* :mod:`.jsonstruct`: decoding JSON into a Go struct, as function-sdk-go's ``GetInput`` does
+  (``encoding/json`` or go-json-experiment, strict or not), with the decoders' error texts;
+* :mod:`.protojson`: protobuf-go's ``protojson.Unmarshal`` against one build's fields, its errors;
 * :mod:`.regexp`: ``regexp`` over RE2 (its C++ log silenced);
 * :mod:`.strings`: per-rune ``ToUpper``/``ToLower``;
 * :mod:`.base64`: ``StdEncoding.DecodeString`` with Go's error offsets;
 * :mod:`.quantity`: Kubernetes ``resource.Quantity``;
-* :mod:`.cel`: the one CEL interpreter (cel-python, the ``cel`` extra), loaded once;
+* :mod:`.cel`: the one CEL interpreter (cel-python, the ``cel`` extra), loaded once, and cel-go's
+  heterogeneous equality;
+* :mod:`.celcheck`: cel-go's type check (an expression's result type, its check errors);
 * :mod:`.celcost`: cel-go's cost limit on a CEL evaluation, as Kubernetes sets it;
 * :mod:`.time`: ``time.ParseDuration``;
 * :mod:`.yaml_loader`: reading YAML as sigs.k8s.io/yaml does (go-yaml v2's scalar resolution,

@@ -17,8 +17,11 @@
                 CLI, where a Docker engine is reachable.
 (none)          an upstream package a crossfn built-in stands in for
                 (:func:`crossfn.functions.resolve`: the package and its
-                version) runs ``InProcess``; anything else is ``Docker``,
-                as in Crossplane. :func:`notes` says which ran.
+                version) runs ``InProcess``; a release whose PyPI package
+                ``crossfn function install`` installed
+                (:mod:`crossfn.functions.installs`) runs as a ``Process``
+                of that install; anything else is ``Docker``, as in
+                Crossplane. :func:`notes` says which ran.
 ==============  ===========================================================
 
 :func:`plan` decides (pure, so every annotation error is found before anything
@@ -43,6 +46,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from crossfn import errors, functions
+from crossfn.functions import installs
 from crossfn.render import _load
 from crossfn.sdk import _loader, function
 
@@ -88,6 +92,8 @@ class Docker:
     target_host: str = ""
     builtin_versions: str = ""
     """When a built-in stands in for this package at other versions: which (``crossfn.functions.resolve``)."""
+    installable: str = ""
+    """When the package is a release on PyPI too: the package, for ``crossfn function install`` (``crossfn.functions.installs``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +109,8 @@ class Runtime:
     command: tuple[str, ...] = ()
     """argv for Process."""
     docker: Docker | None = None
+    installed: str = ""
+    """For a Process that runs an install of ``crossfn function install``: the PyPI package and where."""
 
     @property
     def builtin(self) -> str | None:
@@ -160,10 +168,18 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     builtin = decision.builtin if decision is not None else None
     if kind == "" and builtin is not None:
         kind = "InProcess"
+    if kind == "" and decision is None:
+        found = installs.find(package)
+        if found is not None:
+            what = f"{found.wanted.source.distribution} {found.wanted.version} installed in {found.path}"
+            return Runtime(name, "Process", command=found.argv, installed=what)
     if kind in ("", "Docker"):
         docker = _docker(fn, package)
         if decision is not None and builtin is None:
             docker = dataclasses.replace(docker, builtin_versions=decision.covered)
+        want = installs.wanted(package)
+        if want is not None and not want.problem:
+            docker = dataclasses.replace(docker, installable=package)
         return Runtime(name, "Docker", docker=docker)
     if kind == "Development":
         return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
@@ -194,19 +210,24 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
 
 
 def notes(fns: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per Function left to its default runtime whose package a built-in could stand in for.
+    """One line per Function left to its default runtime whose package a built-in or an install could stand in for.
 
     Each says what runs: the built-in, and which upstream version it behaves
-    as, or the package itself and why the built-in does not stand in. Never
-    a silent substitution.
+    as, or the package itself and why the built-in does not stand in, or the
+    PyPI package ``crossfn function install`` installed. Never a silent
+    substitution.
     """
     out = []
     for fn in fns:
         if _annotations(fn).get(RUNTIME, ""):
             continue
-        decision = functions.resolve(str(_load.object_at(fn, "spec").get("package") or ""))
+        package = str(_load.object_at(fn, "spec").get("package") or "")
+        decision = functions.resolve(package)
         if decision is not None and decision.line:
             out.append(decision.line)
+        found = installs.find(package) if decision is None else None
+        if found is not None:
+            out.append(found.line())
     return out
 
 
@@ -232,6 +253,8 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
         if rt.kind == "Development" or (rt.builtin is not None and not functions.runs_code(rt.builtin)):
             continue
         what = f"runtime {rt.kind} ({rt.detail()})"
+        if rt.installed:
+            what = f"runtime {rt.kind} of the PyPI package {rt.installed}"
         if rt.builtin is not None:
             what = f"the built-in {rt.builtin.partition('@')[0]} runs the Python script its input gives"
         raise errors.InputError(
@@ -438,13 +461,16 @@ class Started:
 
 def without_docker(d: Docker) -> str:
     """What would run a Docker Function without Docker, in order: a version a built-in behaves as (when
-    a built-in stands in for the package at other versions), then the InProcess, Process and Development
-    runtimes with the annotations each needs."""
+    a built-in stands in for the package at other versions), installing its PyPI package (when it is
+    one), then the InProcess, Process and Development runtimes with the annotations each needs."""
     pin = (
         f"pin a version a crossfn built-in behaves as ({d.builtin_versions}), or "
         if d.builtin_versions
         else ""
     )
+    want = installs.wanted(d.installable) if d.installable else None
+    if want is not None:
+        pin += f"install its PyPI package {want.requirement} with `crossfn function install {d.installable}`, or "
     return (
         f"to run it without Docker, {pin}set the {RUNTIME} annotation (or -a {RUNTIME}=...) to "
         f"InProcess with {INPROCESS_OBJECT}: <module:object> (a Python function), "
