@@ -75,7 +75,7 @@ CASES = [
     ("ghcr.io/mirror/crossplane-contrib/function-auto-ready:v0.7.0", "-", ""),
     ("xpkg.crossplane.io/crossplane-contrib/function-auto-ready-fork:v0.7.0", "-", ""),
     ("function-auto-ready:v0.7.0", "-", ""),
-    ("xpkg.crossplane.io/crossplane-contrib/function-kcl:v0.11.2", "-", ""),
+    ("xpkg.crossplane.io/crossplane-contrib/function-shell:v0.3.0", "-", ""),
     # function-go-templating: each release runs as the group that behaves alike.
     (
         "xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.2",

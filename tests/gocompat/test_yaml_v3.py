@@ -12,6 +12,7 @@ from hypothesis import strategies as st
 
 from crossfn import errors
 from crossfn.gocompat import gofunc, values, yaml_v3
+from crossfn.gocompat import time as gotime
 from crossfn.gocompat.values import GoInt
 
 MARSHAL: list[tuple[Any, str]] = [
@@ -91,9 +92,23 @@ def test_marshal_unsupported_type_panics() -> None:
         yaml_v3.marshal({"a": 1j})
 
 
+class _Pair(values.GoNamed):
+    go_type = "main.pair"
+
+    def go_fields(self) -> dict[str, Any]:
+        return {"Type": "Ready", "Status": "True"}
+
+
 def test_marshal_struct_fields_lower_cased() -> None:
-    cond = values.Struct("v1.Condition", {"Type": "Ready", "Status": "True"})
-    assert yaml_v3.marshal(cond) == 'type: Ready\nstatus: "True"\n'
+    """A struct's fields in declaration order, under their lower-cased names (v3 reads no json tags)."""
+    assert yaml_v3.marshal(_Pair()) == 'type: Ready\nstatus: "True"\n'
+
+
+def test_marshal_times() -> None:
+    """time.Time as RFC 3339 with nanoseconds, unquoted; a Duration as its text."""
+    t = gotime.parse("2006-01-02T15:04:05Z07:00", "2015-02-24T18:19:39Z")
+    assert yaml_v3.marshal({"a": t}) == "a: 2015-02-24T18:19:39Z\n"
+    assert yaml_v3.marshal({"a": gotime.Duration(3 * 10**9)}) == "a: 3s\n"
 
 
 UNMARSHAL: list[tuple[str, Any]] = [
@@ -161,10 +176,19 @@ def test_unmarshal_non_string_keys() -> None:
     assert got["a"] == {"b": "c", GoInt(1): "d"}
 
 
-def test_unmarshal_timestamp() -> None:
-    """An unquoted timestamp is a time.Time, printed as Go prints one."""
-    got = yaml_v3.unmarshal("t: 2024-01-02")
-    assert values.type_name(got["t"]) == "time.Time"
+@pytest.mark.parametrize(
+    ("text", "want"),
+    [
+        ("t: 2024-01-02", "2024-01-02 00:00:00 +0000 UTC"),
+        ("t: 2001-12-14t21:59:43.10-05:00", "2001-12-14 21:59:43.1 -0500 -0500"),
+        ("t: 2001-12-14 21:59:43.10", "2001-12-14 21:59:43.1 +0000 UTC"),
+    ],
+)
+def test_unmarshal_timestamp(text: str, want: str) -> None:
+    """An unquoted timestamp is a time.Time (v3's four layouts), printed as Go prints one."""
+    got = yaml_v3.unmarshal(text)["t"]
+    assert values.type_name(got) == "time.Time"
+    assert got.go_string() == want
 
 
 @pytest.mark.parametrize(

@@ -264,16 +264,7 @@ class _Printer:
         if verb in "pw":
             self._bad_verb(verb, arg, top=True)
             return
-        if self._stringer(arg, verb):
-            return
         self._print_value(arg, verb, 0)
-
-    def _stringer(self, v: Any, verb: str) -> bool:
-        """Go's ``handleMethods`` for a ``fmt.Stringer``: ``%v %s %x %X %q`` print its ``String()``."""
-        if isinstance(v, values.Struct) and v.string is not None and not self.f.sharp_v and verb in "vsxXq":
-            self._fmt_string(v.string, verb)
-            return True
-        return False
 
     def _print_value(self, v: Any, verb: str, depth: int) -> None:
         if v is None:
@@ -281,6 +272,8 @@ class _Printer:
                 self.buf.append("interface {}(nil)")
             else:
                 self._fmt_s("<nil>")
+        elif isinstance(v, values.GoNamed):
+            self._print_named(v, verb, depth)
         elif isinstance(v, bool):
             if verb in "tv":
                 self._pad("true" if v else "false")
@@ -294,9 +287,6 @@ class _Printer:
             self._fmt_string(v, verb)
         elif isinstance(v, complex):
             self._fmt_complex(v, verb)
-        elif isinstance(v, values.Struct):
-            if depth == 0 or not self._stringer(v, verb):
-                self._print_struct(v, verb, depth)
         elif isinstance(v, Mapping):
             self._print_map(v, verb, depth)
         elif isinstance(v, list | tuple):
@@ -304,9 +294,40 @@ class _Printer:
         else:
             self._bad_verb(verb, v)
 
+    def _print_named(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """A named type: its ``String()`` for the string verbs (Go's handleMethods), else its value."""
+        text = v.go_string()
+        if text is not None and verb in "vsxXq" and not self.f.sharp_v:
+            self._fmt_string(text, verb)
+        elif isinstance(v, int):
+            self._fmt_integer(int(v), verb, v)
+        elif isinstance(v, str):
+            self._fmt_string(str(v), verb)  # a named string type: its value
+        else:
+            self._print_struct(v, verb, depth)
+
+    def _print_struct(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """``{f1 f2}``, ``{Name:f1 ...}`` with ``%+v``, ``&`` before a pointer at the top level.
+
+        Only exported fields are modelled, and ``%#v`` prints ``type{Name:value, ...}`` without
+        Go's GoStringer (``time.Date(...)``); both are rare in what templates print.
+        """
+        fields = v.go_fields()
+        if self.f.sharp_v:
+            self.buf.append(v.go_type.lstrip("*") + "{")
+        else:
+            self.buf.append("&{" if v.go_kind == "ptr" and depth == 0 else "{")
+        for k, (name, field) in enumerate(fields.items()):
+            if k:
+                self.buf.append(", " if self.f.sharp_v else " ")
+            if self.f.plus_v or self.f.sharp_v:
+                self.buf.append(name + ":")
+            self._print_value(field, verb, depth + 1)
+        self.buf.append("}")
+
     def _print_map(self, m: Mapping[Any, Any], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("map[string]interface {}{" if sharp_v else "map[")
+        self.buf.append(values.type_name(m) + "{" if sharp_v else "map[")
         for k, key in enumerate(sorted(m, key=lambda s: values.to_bytes(str(s)))):
             if k:
                 self.buf.append(", " if sharp_v else " ")
@@ -317,25 +338,15 @@ class _Printer:
 
     def _print_list(self, items: list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("[]interface {}{" if sharp_v else "[")
+        if sharp_v and values.is_nil(items):
+            self.buf.append(values.type_name(items) + "(nil)")
+            return
+        self.buf.append(values.type_name(items) + "{" if sharp_v else "[")
         for k, item in enumerate(items):
             if k:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(item, verb, depth + 1)
         self.buf.append("}" if sharp_v else "]")
-
-    def _print_struct(self, v: values.Struct, verb: str, depth: int) -> None:
-        f = self.f
-        if f.sharp_v:
-            self.buf.append(v.go_type)
-        self.buf.append("{")
-        for k, (name, field) in enumerate(v.fields.items()):
-            if k:
-                self.buf.append(", " if f.sharp_v else " ")
-            if f.plus_v or f.sharp_v:
-                self.buf.append(name + ":")
-            self._print_value(field, verb, depth + 1)
-        self.buf.append("}")
 
     def _fmt_complex(self, v: complex, verb: str) -> None:
         """Go's ``fmtComplex``: ``(real+imagi)``, the imaginary part always signed."""

@@ -44,10 +44,12 @@ import yaml
 from crossfn import errors
 from crossfn.gocompat import _yaml_resolve as v2resolve
 from crossfn.gocompat import gofunc, strconv, values, yaml_emitter, yaml_loader
+from crossfn.gocompat import time as gotime
 
 __all__ = ["AnyKeyMap", "marshal", "unmarshal"]
 
 _BEST_INDENT = 4
+_RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 _MAX_SIMPLE_KEY = 128
 _PLAIN, _SINGLE, _DOUBLE, _LITERAL = "plain", "single", "double", "literal"
 _BREAKS = "\r\n\x85\u2028\u2029"
@@ -201,19 +203,12 @@ class _Emitter:
     # nodes
 
     def node(self, value: Any, *, seq_item: bool, simple_key: bool = False) -> None:
-        scalar = _scalar(value)
+        scalar = None if isinstance(value, values.GoNamed) else _scalar(value)
         if scalar is not None:
-            self.increase_indent(flow=True, seq_item=seq_item)
-            self.scalar(*scalar, simple_key=simple_key)
-            self.decrease_indent()
+            self.node_scalar(*scalar, seq_item=seq_item, simple_key=simple_key)
             return
-        if isinstance(value, values.Struct):
-            # A struct's fields in declaration order, named in lower case (v3 reads no json tags).
-            fields = [(name.lower(), v) for name, v in value.fields.items()]
-            if not fields:
-                self.empty("{", "}", seq_item)
-                return
-            self.mapping(fields, seq_item)
+        if isinstance(value, values.GoNamed):
+            self.named(value, seq_item=seq_item, simple_key=simple_key)
         elif isinstance(value, Mapping):
             if not value:
                 self.empty("{", "}", seq_item)
@@ -231,6 +226,38 @@ class _Emitter:
             self.decrease_indent()
         else:
             raise gofunc.Panic(f"cannot marshal type: {values.type_name(value)}")
+
+    def named(self, value: values.GoNamed, *, seq_item: bool, simple_key: bool) -> None:
+        """A value of a named Go type, as v3's ``marshal`` dispatches on it."""
+        if isinstance(value, gotime.Time):
+            self.node_scalar(
+                value.format(_RFC3339_NANO), "", _PLAIN, seq_item=seq_item, simple_key=simple_key
+            )
+            return
+        if value.go_type == "time.Duration":
+            text = value.go_string() or ""
+            self.node_scalar(*_go_string_style(text), seq_item=seq_item, simple_key=simple_key)
+            return
+        if isinstance(value, int | str):  # a named number or string: its underlying value
+            self.node(
+                int(value) if isinstance(value, int) else str(value), seq_item=seq_item, simple_key=simple_key
+            )
+            return
+        marshalled = value.go_json()
+        if isinstance(marshalled, str):  # an encoding.TextMarshaler: its text
+            self.node(marshalled, seq_item=seq_item, simple_key=simple_key)
+            return
+        # A struct's fields in declaration order, named in lower case (v3 reads no json tags).
+        fields = [(name.lower(), v) for name, v in value.go_fields().items()]
+        if not fields:
+            self.empty("{", "}", seq_item)
+            return
+        self.mapping(fields, seq_item)
+
+    def node_scalar(self, text: str, tag: str, style: str, *, seq_item: bool, simple_key: bool) -> None:
+        self.increase_indent(flow=True, seq_item=seq_item)
+        self.scalar(text, tag, style, simple_key=simple_key)
+        self.decrease_indent()
 
     def empty(self, left: str, right: str, seq_item: bool) -> None:
         self.indicator(left, need_ws=True, is_ws=True)
@@ -622,6 +649,19 @@ def _binary(text: str) -> str:
     return values.from_bytes(data)
 
 
+_TIMESTAMP_LAYOUTS = (
+    "2006-1-2T15:4:5.999999999Z07:00",
+    "2006-1-2t15:4:5.999999999Z07:00",
+    "2006-1-2 15:4:5.999999999",
+    "2006-1-2",
+)
+
+
 def _timestamp(text: str) -> Any:
-    """A YAML timestamp as v3 gives it to ``any``: a ``time.Time``."""
-    return values.Struct("time.Time", {}, string=text)
+    """A YAML timestamp as v3 gives it to ``any``: a ``time.Time`` (``parseTimestamp``'s layouts, UTC)."""
+    for layout in _TIMESTAMP_LAYOUTS:
+        try:
+            return gotime.parse(layout, text)
+        except errors.GoError:
+            continue
+    return text

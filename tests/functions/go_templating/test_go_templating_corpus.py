@@ -45,9 +45,9 @@ def _example(directory: pathlib.Path, composition: str) -> corpus.Example:
     return found[0]
 
 
-def _as_shipped(example: corpus.Example, tmp: pathlib.Path) -> list[str]:
+def _as_shipped(example: corpus.Example, tmp: pathlib.Path, *, leave_out: str = "") -> list[str]:
     """The XR, Composition and Functions files, the Functions without the Development runtime annotation."""
-    fns = [dict(f) for f in example.functions]
+    fns = [dict(f) for f in example.functions if f["metadata"]["name"] != leave_out]
     for f in fns:
         f["metadata"] = {k: v for k, v in (f.get("metadata") or {}).items() if k != "annotations"}
     (tmp / "xr.yaml").write_text(yaml.safe_dump(example.xr))
@@ -244,9 +244,10 @@ def test_environment_source_example(
     corpus.root()
     example = _example(GT / "environment", "composition.yaml")
     comp = dict(example.composition)
-    comp["spec"] = {**comp["spec"], "pipeline": comp["spec"]["pipeline"][1:]}
+    step, *rest = comp["spec"]["pipeline"]
+    comp["spec"] = {**comp["spec"], "pipeline": rest}
     (tmp_path / "composition.yaml").write_text(yaml.safe_dump(comp))
-    files = _as_shipped(example, tmp_path)
+    files = _as_shipped(example, tmp_path, leave_out=step["functionRef"]["name"])
     files[1] = str(tmp_path / "composition.yaml")
     environment: dict[str, Any] = {"apiVersion": "internal.crossplane.io/v1alpha1", "kind": "Environment"}
     for config in _docs((GT / "environment" / "environmentConfigs.yaml").read_text()):

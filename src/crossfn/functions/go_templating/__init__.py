@@ -48,7 +48,7 @@ from crossfn import errors
 from crossfn.functions.go_templating import _data, _functions, _input, _manifests
 from crossfn.functions.go_templating._release import CURRENT, Release
 from crossfn.gocompat import base64 as gobase64
-from crossfn.gocompat import fmt, gofunc
+from crossfn.gocompat import fmt, gofunc, sprig
 from crossfn.gocompat import jsonstruct as js
 from crossfn.gocompat import template as gotemplate
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -227,6 +227,7 @@ class GoTemplating:
         self._rng = rng
         self._default_source = default_source
         self._limits = limits
+        self._sprig: dict[str, gofunc.Func] | None = None
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Render the input's templates on ``req`` into ``rsp``'s desired state, results and context."""
@@ -263,7 +264,9 @@ class GoTemplating:
             tmpl.delims(str(delims["left"]), str(delims["right"]))
         rng = self._rng or random.Random()
         tmpl.funcs(_functions.function_map(r, tmpl, rng))
-        tmpl.funcs(_sprig(r, rng))
+        if self._sprig is None:
+            self._sprig = _sprig(r, self._rng or random.SystemRandom())
+        tmpl.funcs(self._sprig)
         try:
             tmpl.parse(text)
         except errors.GoError as exc:
@@ -533,9 +536,12 @@ def _write(rsp: fnv1.RunFunctionResponse, state: _State, r: Release) -> None:
 
 
 def _sprig(r: Release, rng: random.Random) -> dict[str, gofunc.Func]:
-    """Sprig's functions at the release's version (without ``env`` and ``expandenv`` from v0.5.0)."""
-    del r, rng
-    return {}
+    """Sprig's functions at the release's Sprig and semver versions (without ``env`` and ``expandenv`` from
+    v0.5.0; before, they read an empty environment, as the function's container has none of the user's)."""
+    funcs = sprig.txt_func_map(r.sprig, semver=r.semver, sources=sprig.Sources(rand=rng))
+    if r.removes_sprig_env:
+        del funcs["env"], funcs["expandenv"]
+    return funcs
 
 
 def _at(tag: str) -> GoTemplating:

@@ -15,10 +15,9 @@ the path, through a JSON round trip, into the result type; anything that fails
 from __future__ import annotations
 
 import base64
-import datetime
 import random
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import Any, ClassVar
 
 from crossfn import errors
 from crossfn.functions.go_templating._release import Release
@@ -193,7 +192,7 @@ def _conditions(status: Any, r: Release) -> list[dict[str, Any]] | None:
             if not isinstance(when, str):
                 return None
             try:
-                gotime.parse_rfc3339(when)
+                gotime.parse("2006-01-02T15:04:05Z07:00", when)
             except errors.GoError:
                 return None
         gen = c.get("observedGeneration")
@@ -205,36 +204,101 @@ def _conditions(status: Any, r: Release) -> list[dict[str, Any]] | None:
     return out
 
 
-def _go_time_string(when: str | None) -> str:
-    """``metav1.Time`` (read as ``Local``, which is UTC in the function's container) as ``String()`` prints it."""
-    if when is None:
-        return "0001-01-01 00:00:00 +0000 UTC"
-    t = gotime.parse_rfc3339(when).astimezone(datetime.UTC)
-    text = t.strftime("%Y-%m-%d %H:%M:%S")
-    if t.microsecond:
-        text += f".{t.microsecond:06d}".rstrip("0")
-    return text + " +0000 UTC"
+class _ConditionType(str, values.GoNamed):
+    """crossplane-runtime's ``ConditionType``, a named string: not a ``string`` to a function's parameter."""
+
+    __slots__ = ()
+    go_type: ClassVar[str] = "v1.ConditionType"
+    go_kind: ClassVar[str] = "string"
 
 
-def _condition(c: Mapping[str, Any], r: Release) -> values.Struct:
-    time_text = _go_time_string(c.get("lastTransitionTime"))
-    when = values.Struct(
-        "v1.Time", {"Time": values.Struct("time.Time", {}, string=time_text)}, string=time_text
+class _ConditionStatus(str, values.GoNamed):
+    """``corev1.ConditionStatus``."""
+
+    __slots__ = ()
+    go_type: ClassVar[str] = "v1.ConditionStatus"
+    go_kind: ClassVar[str] = "string"
+
+
+class _ConditionReason(str, values.GoNamed):
+    """crossplane-runtime's ``ConditionReason``."""
+
+    __slots__ = ()
+    go_type: ClassVar[str] = "v1.ConditionReason"
+    go_kind: ClassVar[str] = "string"
+
+
+class _MetaTime(values.GoNamed):
+    """``metav1.Time``: a struct embedding ``time.Time``, whose methods (``String``, ``Format``...) it has."""
+
+    __slots__ = ("time",)
+    go_type: ClassVar[str] = "v1.Time"
+
+    def __init__(self, t: gotime.Time) -> None:
+        self.time = t
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _MetaTime) and self.time == other.time
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def go_fields(self) -> Mapping[str, Any]:
+        return {"Time": self.time}
+
+    def go_methods(self) -> Mapping[str, gofunc.Func]:
+        return self.time.go_methods()
+
+    def go_string(self) -> str | None:
+        return self.time.go_string()
+
+    def go_json(self) -> Any:
+        return self.time.in_location(gotime.UTC).format("2006-01-02T15:04:05Z07:00")
+
+
+class _Condition(values.GoNamed):
+    """crossplane-runtime's ``Condition`` (``ObservedGeneration`` from its v1.16, function-go-templating v0.9.0)."""
+
+    __slots__ = ("fields",)
+    go_type: ClassVar[str] = "v1.Condition"
+
+    def __init__(self, fields: Mapping[str, Any]) -> None:
+        self.fields = dict(fields)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, _Condition) and values.strict_equal(self.fields, other.fields)
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def go_fields(self) -> Mapping[str, Any]:
+        return self.fields
+
+
+_ZERO_TIME = gotime.unix(-62135596800)
+"""Go's zero ``time.Time``: January 1 of year 1, UTC."""
+
+
+def _condition(c: Mapping[str, Any], r: Release) -> _Condition:
+    when = c.get("lastTransitionTime")
+    # metav1.Time reads RFC 3339 and keeps it in Local, which is UTC in the function's container.
+    t = (
+        _ZERO_TIME
+        if when is None
+        else gotime.parse("2006-01-02T15:04:05Z07:00", when).in_location(gotime.LOCAL)
     )
     fields: dict[str, Any] = {
-        "Type": str(c.get("type", "")),
-        "Status": str(c.get("status", "")),
-        "LastTransitionTime": when,
-        "Reason": str(c.get("reason", "")),
+        "Type": _ConditionType(c.get("type", "")),
+        "Status": _ConditionStatus(c.get("status", "")),
+        "LastTransitionTime": _MetaTime(t),
+        "Reason": _ConditionReason(c.get("reason", "")),
         "Message": str(c.get("message", "")),
     }
     if r.condition_has_observed_generation:
         fields["ObservedGeneration"] = int(c.get("observedGeneration") or 0)
-    return values.Struct("v1.Condition", fields)
+    return _Condition(fields)
 
 
-def _get_resource_condition(r: Release) -> Callable[[str, Any], values.Struct]:
-    def get(ct: str, res: Any) -> values.Struct:
+def _get_resource_condition(r: Release) -> Callable[[str, Any], _Condition]:
+    def get(ct: str, res: Any) -> _Condition:
         res = _plain(res)
         paths = ["resource.status", "status"] if r.condition_reads_status else ["resource.status"]
         conditions: list[dict[str, Any]] = []

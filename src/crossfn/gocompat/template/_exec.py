@@ -432,13 +432,16 @@ class _State:
         receiver, is_nil = indirect(receiver)
         if is_nil:
             raise self.errorf(f"nil pointer evaluating {typ}.{field_name}")
+        if isinstance(receiver, values.GoNamed):
+            method = receiver.go_methods().get(field_name)
+            if method is not None:
+                return self.eval_call(dot, method, node, field_name, is_builtin=False, args=args, final=final)
         has_args = (args is not None and len(args) > 1) or final is not _MISSING
-        if isinstance(receiver, values.Struct) and field_name in receiver.fields:
-            if not field_name[:1].isupper():
-                raise self.errorf(f"{field_name} is an unexported field of struct type {typ}")
+        fields = receiver.go_fields() if isinstance(receiver, values.GoNamed) else {}
+        if field_name in fields:
             if has_args:
                 raise self.errorf(f"{field_name} has arguments but cannot be invoked as function")
-            return receiver.fields[field_name]
+            return fields[field_name]
         nil_map = isinstance(receiver, TypedNil) and receiver.is_map
         if isinstance(receiver, Mapping) or nil_map:
             if has_args:
@@ -614,6 +617,8 @@ def _plain(v: Any) -> Any:
     """An argument as a function receives it: the value inside an interface, None for any nil."""
     if isinstance(v, Iface):
         return v.v
+    if isinstance(v, TypedNil) and v.go_type.startswith("[]"):
+        return values.GoSlice(elem=v.go_type[2:], nil=True)
     if v is INVALID or isinstance(v, TypedNil):
         return None
     return v

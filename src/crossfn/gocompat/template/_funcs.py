@@ -51,8 +51,8 @@ def is_true(v: Any) -> tuple[bool, bool]:
         return v != 0, True
     if isinstance(v, (str, list, tuple, Mapping)):
         return len(v) > 0, True
-    if isinstance(v, values.Struct):
-        return True, True
+    if isinstance(v, values.GoNamed):
+        return True, True  # a struct (a named number or string is an int or str above)
     return False, False
 
 
@@ -65,7 +65,7 @@ def _basic_kind(v: Any) -> int:
     """Go's ``basicKind``; 0 (invalid) for a value no comparison orders."""
     if isinstance(v, bool):
         return _BOOL
-    if isinstance(v, values.Uint8):
+    if isinstance(v, values.Uint8 | values.GoUint64):
         return _UINT
     if isinstance(v, int):
         return _INT
@@ -90,6 +90,8 @@ def _kind(v: Any) -> str:
         return "map"
     if isinstance(v, (list, tuple, TypedNil)):
         return "slice"
+    if isinstance(v, values.GoNamed):
+        return v.go_kind
     return "struct"
 
 
@@ -97,8 +99,8 @@ def _comparable(v: Any) -> bool:
     """Go's ``Type.Comparable`` for the value model: maps and slices are not."""
     if isinstance(v, (list, tuple, Mapping)):
         return False
-    if isinstance(v, values.Struct):
-        return all(_comparable(f) for f in v.fields.values() if not _is_nil(f))
+    if isinstance(v, values.GoNamed):
+        return all(_comparable(f) for f in v.go_fields().values() if not _is_nil(f))
     return True
 
 

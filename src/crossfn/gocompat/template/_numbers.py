@@ -98,12 +98,12 @@ def new_number(tree: _node.Tree, pos: int, text: str, typ: _lex.ItemType) -> _no
 
 def _integer_values(n: _node.NumberNode, text: str) -> None:
     try:
-        n.uint64 = strconv.parse_integer(text, signed=False)
+        n.uint64 = strconv.parse_uint(text, 0)
         n.is_uint = True
     except errors.GoError:
         pass
     try:
-        n.int64 = strconv.parse_integer(text)
+        n.int64 = strconv.parse_int_base(text, 0)
         n.is_int = True
     except errors.GoError:
         return
