@@ -338,6 +338,9 @@ class _Printer:
 
     def _print_list(self, items: list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
+        if isinstance(items, values.GoSlice) and items.elem == "uint8" and verb in "sqxX":
+            self._fmt_string(values.from_bytes(bytes(int(b) for b in items)), verb)  # Go's fmtBytes
+            return
         if sharp_v and values.is_nil(items):
             self.buf.append(values.type_name(items) + "(nil)")
             return

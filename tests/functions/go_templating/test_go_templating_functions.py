@@ -276,9 +276,31 @@ def test_get_extra_resources_from_context(name: str, req: dict[str, Any], want: 
 def test_get_credential_data() -> None:
     """RetrieveFunctionCredential / FunctionCredentialNotFound, from the request as templates see it."""
     req = {"credentials": {"foo-creds": {"credentialData": {"data": {"password": "c2VjcmV0"}}}}}
-    assert _fn("getCredentialData")(req, "foo-creds") == {"password": "secret"}
+    got = _fn("getCredentialData")(req, "foo-creds")
+    assert values.type_name(got) == "map[string][]uint8"
+    assert [bytes(int(b) for b in v) for v in got.values()] == [b"secret"]
     assert _fn("getCredentialData")({"credentials": {}}, "foo-creds") is None
     assert _fn("getCredentialData")({"notARequest": 1}, "foo-creds") is None
+
+
+@pytest.mark.parametrize(
+    ("template", "want"),
+    [
+        ('{{ index (getCredentialData . "c") "password" }}', "[115 101 99 114 101 116]"),
+        ('{{ printf "%s" (index (getCredentialData . "c") "password") }}', "secret"),
+        ('{{ index (getCredentialData . "c") "password" | toString }}', "secret"),
+        ('{{ printf "%T" (getCredentialData . "c") }}', "map[string][]uint8"),
+    ],
+)
+def test_credential_data_in_a_template(template: str, want: str) -> None:
+    """[]byte values print as bytes with %v, as text with %s and through Sprig's toString, as in Go."""
+    from crossfn.gocompat import sprig
+
+    tmpl = Template("manifests")
+    tmpl.funcs(_functions.function_map(CURRENT, tmpl, random.Random(1)))
+    tmpl.funcs(sprig.txt_func_map())
+    data = {"credentials": {"c": {"credentialData": {"data": {"password": "c2VjcmV0"}}}}}
+    assert tmpl.parse(template).execute(data) == want
 
 
 def test_random_choice() -> None:

@@ -138,7 +138,8 @@ _REQUEST_KEYS = frozenset(
 
 
 def _get_credential_data(req: Any, name: str) -> Any:
-    """The credential's data as ``map[string][]byte``; nil when the map is no request or has no such data."""
+    """The credential's data as ``map[string][]byte`` (``%s`` and Sprig's ``toString`` print a value as text,
+    ``%v`` as its bytes, as in Go); nil when the map is no request or has no such data."""
     req = _plain(req)
     if not isinstance(req, Mapping) or not set(req) <= _REQUEST_KEYS:
         return None  # protojson.Unmarshal refuses a map that is not a RunFunctionRequest
@@ -148,13 +149,13 @@ def _get_credential_data(req: Any, name: str) -> Any:
     if not isinstance(source, Mapping):
         return None
     data = source.get("data")
-    out: dict[str, Any] = {}
+    out = values.GoMap(elem="[]uint8")
     for key, text in (data or {}).items() if isinstance(data, Mapping) else ():
         try:
             raw = base64.b64decode(str(text), validate=True)
         except ValueError:
             return None
-        out[key] = values.from_bytes(raw)
+        out[key] = values.GoSlice((values.Uint8(b) for b in raw), elem="uint8")
     return out
 
 
