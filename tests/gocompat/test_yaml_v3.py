@@ -172,7 +172,7 @@ def test_unmarshal(text: str, want: Any) -> None:
 def test_unmarshal_non_string_keys() -> None:
     """A mapping with a key that is not a string is a ``map[interface {}]interface {}``."""
     got = yaml_v3.unmarshal("a: {b: c, 1: d}")
-    assert isinstance(got["a"], yaml_v3.AnyKeyMap)
+    assert isinstance(got["a"], values.AnyKeyMap)
     assert got["a"] == {"b": "c", GoInt(1): "d"}
 
 

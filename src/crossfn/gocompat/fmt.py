@@ -328,7 +328,7 @@ class _Printer:
     def _print_map(self, m: Mapping[Any, Any], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
         self.buf.append(values.type_name(m) + "{" if sharp_v else "map[")
-        for k, key in enumerate(sorted(m, key=lambda s: values.to_bytes(str(s)))):
+        for k, key in enumerate(sorted(m, key=values.map_key_order)):
             if k:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(key, verb, depth + 1)

@@ -58,6 +58,7 @@ if typing.TYPE_CHECKING:
     from crossfn.gocompat.gofunc import Func
 
 __all__ = [
+    "AnyKeyMap",
     "GoInt",
     "GoMap",
     "GoNamed",
@@ -70,6 +71,7 @@ __all__ = [
     "is_go_int",
     "is_nil",
     "json_type",
+    "map_key_order",
     "strict_equal",
     "to_bytes",
     "type_name",
@@ -187,6 +189,33 @@ def is_nil(v: object) -> bool:
     return v is None or (isinstance(v, GoSlice) and v.nil)
 
 
+class AnyKeyMap(dict[Any, Any]):
+    """A Go ``map[interface {}]interface {}``: what yaml.v3 reads a mapping with a non-string key as (``1: a``).
+
+    Keys are model values (:class:`GoInt`, float, bool, str, None). Python holds ``1``, ``1.0`` and
+    ``True`` equal, so such keys collapse into one, where Go keeps them apart.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"AnyKeyMap({dict(self)!r})"
+
+
+def map_key_order(key: Any) -> tuple[int, Any]:
+    """The order Go's ``fmtsort`` gives map keys (``%v`` of a map, ``range``): strings by their bytes,
+    numbers by value, false before true; keys of different types, in a ``map[interface {}]``, by kind."""
+    if key is None:
+        return 0, 0
+    if isinstance(key, bool):
+        return 1, int(key)
+    if isinstance(key, int | float):
+        return 2, key
+    if isinstance(key, str):
+        return 3, to_bytes(key)
+    return 4, repr(key)
+
+
 class Uint8(int):
     """A Go ``uint8`` (``byte``): what indexing a string gives."""
 
@@ -211,6 +240,8 @@ def type_name(v: object) -> str:
         return "[]" + v.elem
     if isinstance(v, GoMap):
         return "map[string]" + v.elem
+    if isinstance(v, AnyKeyMap):
+        return "map[interface {}]interface {}"
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, GoInt):

@@ -22,7 +22,8 @@ only ``true``/``false`` (three spellings) are booleans (``yes``, ``on``, ``y`` a
 strings), integers are Go ``int`` (:class:`~crossfn.gocompat.values.GoInt`), or a
 ``uint64`` past int64, ``0o17`` and ``0b101`` are integers, timestamps are
 ``time.Time``; a mapping whose keys are all strings is ``map[string]interface {}``
-(a dict), any other is ``map[interface {}]interface {}`` (:class:`AnyKeyMap`).
+(a dict), any other is ``map[interface {}]interface {}``
+(:class:`~crossfn.gocompat.values.AnyKeyMap`).
 Only the first document is read; a repeated key is v3's
 ``yaml: unmarshal errors:\\n  line N: mapping key "k" already defined at line M``.
 
@@ -46,25 +47,13 @@ from crossfn.gocompat import _yaml_resolve as v2resolve
 from crossfn.gocompat import gofunc, strconv, values, yaml_emitter, yaml_loader
 from crossfn.gocompat import time as gotime
 
-__all__ = ["AnyKeyMap", "marshal", "unmarshal"]
+__all__ = ["marshal", "unmarshal"]
 
 _BEST_INDENT = 4
 _RFC3339_NANO = "2006-01-02T15:04:05.999999999Z07:00"
 _MAX_SIMPLE_KEY = 128
 _PLAIN, _SINGLE, _DOUBLE, _LITERAL = "plain", "single", "double", "literal"
 _BREAKS = "\r\n\x85\u2028\u2029"
-
-
-class AnyKeyMap(dict[Any, Any]):
-    """A Go ``map[interface {}]interface {}``: what v3 reads a mapping with a non-string key as (``1: a``).
-
-    Keys are model values (:class:`~crossfn.gocompat.values.GoInt`, float, bool, str, None).
-    """
-
-    __slots__ = ()
-
-    def __repr__(self) -> str:
-        return f"AnyKeyMap({dict(self)!r})"
 
 
 # --- writing ----------------------------------------------------------------------
@@ -608,14 +597,14 @@ class _Reader:
                 raise errors.GoError(f"yaml: invalid map key: {values.type_name(key)}")
             string_keys = string_keys and ktag == v2resolve.STR
             entries.append((key, value_node))
-        out: dict[Any, Any] = {} if string_keys else AnyKeyMap()
+        out: dict[Any, Any] = {} if string_keys else values.AnyKeyMap()
         for key, value_node in entries:
             out[key] = self.value(value_node)
         if merge is not None:
             explicit = {key for key, _ in entries}
             for source in self.merged(merge):
-                if not isinstance(out, AnyKeyMap) and not all(isinstance(k, str) for k in source):
-                    out = AnyKeyMap(out)
+                if not isinstance(out, values.AnyKeyMap) and not all(isinstance(k, str) for k in source):
+                    out = values.AnyKeyMap(out)
                 out.update((k, v) for k, v in source.items() if k not in explicit)
         return out
 

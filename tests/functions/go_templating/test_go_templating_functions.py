@@ -340,6 +340,22 @@ def test_to_yaml_of_a_nil_map_and_a_typed_nil() -> None:
     assert _fn("toYaml")(None) == "null\n"
 
 
+@pytest.mark.parametrize(
+    ("template", "want"),
+    [
+        ('{{ range $k, $v := fromYaml "10: a\\n9: x\\nb: c" }}{{ $k }}={{ $v }};{{ end }}', "9=x;10=a;b=c;"),
+        ('{{ index (fromYaml "1: a\\nb: c") 1 }}', "a"),
+        ('{{ (fromYaml "1: a\\nb: c").b }}', "c"),
+        ('{{ printf "%T" (fromYaml "1: a") }}', "map[interface {}]interface {}"),
+        ('{{ toYaml (fromYaml "2: b\\n1: a") }}', "1: a\n2: b\n"),
+    ],
+)
+def test_from_yaml_non_string_keys(template: str, want: str) -> None:
+    """A mapping with a key that is not a string is a map[interface {}]interface {}: indexed by any key,
+    ranged over in Go's key order, written back by toYaml."""
+    assert _render(template) == want
+
+
 def test_from_yaml_values_are_go_values() -> None:
     """Integers are Go ints (``%T`` prints int), so they compare with template constants."""
     assert (

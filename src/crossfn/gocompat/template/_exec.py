@@ -239,7 +239,7 @@ class _State:
                 self._one_iteration(r, mark, values.GoInt(i), elem(val, item))
             return bool(val)
         if isinstance(val, Mapping):
-            for key in sorted(val, key=values.to_bytes):
+            for key in sorted(val, key=values.map_key_order):
                 self._one_iteration(r, mark, key, elem(val, val[key]))
             return bool(val)
         if val is INVALID or val is None or isinstance(val, TypedNil):

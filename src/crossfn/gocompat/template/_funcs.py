@@ -227,6 +227,9 @@ def _index(item: Any, *indexes: Any) -> Any:
 
 def _map_index(m: Mapping[Any, Any], index: Any) -> Any:
     """A map element by key (Go's ``prepareArg`` on the key): its zero value when absent."""
+    if isinstance(m, values.AnyKeyMap):
+        key = None if index is INVALID else index  # any key fits an interface {} key type
+        return elem(m, m.get(key))
     if index is INVALID:
         raise errors.GoError("value is nil; should be of type string")
     if not isinstance(index, str):

@@ -77,7 +77,7 @@ class TypedNil:
         return "<nil>"
 
 
-_INTERFACE_ELEMS = ("[]interface {}", "map[string]interface {}")
+_INTERFACE_ELEMS = ("[]interface {}", "map[string]interface {}", "map[interface {}]interface {}")
 
 
 def elem(container: Any, v: Any) -> Any:
