@@ -92,8 +92,12 @@ def _check_extra_resources_example(docs: Docs) -> None:
 
 
 def _check_get_composed_resource(docs: Docs) -> None:
+    """The configuration reads the observed server's ``status.id`` with Sprig's ``get``; the observed
+    resource has it under ``status.atProvider``, so ``get`` gives "" and the field is null, as upstream."""
     composed = _composed(docs)
-    assert composed
+    assert {d["kind"] for d in composed.values()} == {"FlexibleServer", "FlexibleServerConfiguration"}
+    assert composed["flexServerConfig"]["spec"]["forProvider"] == {"serverId": None}
+    assert composed["flexServer"]["spec"]["forProvider"]["storageMb"] == 32768
 
 
 def _check_inline(docs: Docs) -> None:
@@ -114,11 +118,21 @@ def _check_inline(docs: Docs) -> None:
 
 
 def _check_multistep(docs: Docs) -> None:
-    assert _composed(docs)
+    """function-go-templating v0.4.1 between two patch-and-transform v0.5.0 steps: the ACL reads the region the
+    first step patched into the desired bucket, and the second patches its ACL."""
+    composed = _composed(docs)
+    assert composed["bucketACL"]["spec"]["forProvider"] == {
+        "acl": "private",
+        "bucketSelector": {"matchControllerRef": True},
+        "region": composed["bucket"]["spec"]["forProvider"]["region"],
+    }
 
 
 def _check_bucket(docs: Docs) -> None:
-    assert [d["kind"] for d in _composed(docs).values()] == ["Bucket"]
+    """A build of 2023-11-01 (before v0.2.0): the region the bare XR lacks prints as ``<no value>``."""
+    (bucket,) = _composed(docs).values()
+    assert bucket["kind"] == "Bucket"
+    assert bucket["spec"]["forProvider"]["region"] == "<no value>"
 
 
 def _check_k8s(docs: Docs) -> None:
@@ -131,12 +145,25 @@ def _check_cel_healthcheck(docs: Docs) -> None:
 
 
 def _check_docs_templated(docs: Docs) -> None:
+    """Nothing observed yet: no readiness, and the XR's status from Sprig's ``default`` of missing values."""
     composed = _composed(docs)
     assert {d["kind"] for d in composed.values()} == {"Deployment", "Service"}
+    assert composed["deployment"]["spec"]["template"]["spec"]["containers"][0]["image"] == "nginx"
+    assert composed["service"]["spec"]["ports"] == [{"port": 8080, "protocol": "TCP", "targetPort": 80}]
+    assert {k: v for k, v in _xr(docs)["status"].items() if k != "conditions"} == {
+        "address": "",
+        "replicas": 0,
+    }
 
 
 def _check_docs_connection_details(docs: Docs) -> None:
-    assert _composed(docs)
+    """A user, two access keys and the connection Secret, empty until the keys are observed."""
+    composed = _composed(docs)
+    assert sorted(composed) == ["accesskey-0", "accesskey-1", "connection-secret", "user"]
+    assert composed["connection-secret"]["data"] == {}
+    assert composed["accesskey-1"]["spec"]["writeConnectionSecretToRef"] == {
+        "name": "my-keys-accesskey-secret-1"
+    }
 
 
 def _check_extra_resources_fn(docs: Docs) -> None:
