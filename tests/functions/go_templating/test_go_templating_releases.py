@@ -194,6 +194,45 @@ DIFFERENCES: list[
         ],
     ),
     (
+        "sprig-env",
+        "v0.5.0 removed Sprig's env and expandenv; before, they read the function's (empty) environment",
+        [
+            ("v0.4.1", g.inline('{{ env "HOME" }}{{ expandenv "$HOME" }}'), XR_KW, [], {}),
+            (
+                "v0.5.0",
+                g.inline('{{ env "HOME" }}'),
+                XR_KW,
+                [
+                    'invalid function input: cannot parse the provided templates: template: manifests:1: function "env" not defined'
+                ],
+                {},
+            ),
+        ],
+    ),
+    (
+        "sprig-version",
+        "v0.6.0 moved to Sprig v3.3.0, which added sha512sum",
+        [
+            (
+                "v0.5.0",
+                g.inline('{{ sha512sum "x" }}'),
+                XR_KW,
+                [
+                    "invalid function input: cannot parse the provided templates: template: manifests:1: "
+                    'function "sha512sum" not defined'
+                ],
+                {},
+            ),
+            (
+                "v0.6.0",
+                g.inline('{{ $h := sha512sum "x" }}' + CD_NAMED),
+                XR_KW,
+                [],
+                {"composed": ["cd"]},
+            ),
+        ],
+    ),
+    (
         "environment-source",
         "v0.11.0: source Environment",
         [
