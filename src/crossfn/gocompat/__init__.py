@@ -7,6 +7,8 @@ the same error texts. Each module emulates one Go package or concept:
 
 * :mod:`.values`: the Go value model (int64 vs float64 vs Go ``int``), ``%T`` names;
 * :mod:`.gofunc`: a Go function's signature, as ``text/template`` checks and calls it;
+* :mod:`.template`: Go's ``text/template`` (lexer, parser, executor, builtins), as
+  function-go-templating runs it, for each Go release it was built with;
 * :mod:`.strconv`: number formatting/parsing and quoting;
 * :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
 * :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;

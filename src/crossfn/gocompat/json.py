@@ -27,7 +27,7 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = ["marshal", "syntax_error", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
@@ -301,8 +301,20 @@ def _quote_char(c: int) -> str:
     return "'" + strconv.quote(chr(c))[1:-1] + "'"
 
 
-def _check_valid(data: bytes) -> None:
-    s = _Scanner(data)
+def syntax_error(data: str) -> tuple[str, int] | None:
+    """Go's ``*json.SyntaxError`` for ``data``, if it is not valid JSON: its text and its ``Offset``
+    (the bytes read, the bad one included); None for valid JSON."""
+    raw = values.to_bytes(data)
+    s = _Scanner(raw)
+    try:
+        _check_valid(raw, s)
+    except errors.GoError as exc:
+        return str(exc), min(s.i + 1, len(raw))
+    return None
+
+
+def _check_valid(data: bytes, s: _Scanner | None = None) -> None:
+    s = s or _Scanner(data)
     stack: list[int] = []  # open containers: ord("{") or ord("[")
     while True:
         _scan_value_start(s, stack)
