@@ -45,6 +45,7 @@ COMMANDS: tuple[str, ...] = (
     "validate",
     "convert",
     "test",
+    "trace",
     "controller",
     "version",
     "completion",

@@ -27,11 +27,23 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = [
+    "Struct",
+    "marshal",
+    "marshal_indent",
+    "type_error",
+    "unmarshal",
+    "unmarshal_array",
+    "unmarshal_object",
+]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+
+
+class Struct(dict[str, Any]):
+    """A Go struct's fields: encoded in the order given (declaration order), where a map's keys are sorted."""
 
 
 def marshal(v: Any) -> str:
@@ -39,6 +51,38 @@ def marshal(v: Any) -> str:
     out: list[str] = []
     _encode(v, out)
     return "".join(out)
+
+
+def marshal_indent(v: Any, indent: str = "  ") -> str:
+    """Go's ``json.MarshalIndent(v, "", indent)``: one member per line, ``{}`` and ``[]`` when empty."""
+    out: list[str] = []
+    _encode_indented(v, out, "\n", indent)
+    return "".join(out)
+
+
+def _encode_indented(v: Any, out: list[str], newline: str, indent: str) -> None:
+    inner = newline + indent
+    if isinstance(v, Mapping) and v:
+        out.append("{")
+        for i, k in enumerate(_keys(v)):
+            out.append(("," if i else "") + inner + _string(str(k)) + ": ")
+            _encode_indented(v[k], out, inner, indent)
+        out.append(newline + "}")
+    elif isinstance(v, list | tuple) and v:
+        out.append("[")
+        for i, item in enumerate(v):
+            out.append(("," if i else "") + inner)
+            _encode_indented(item, out, inner, indent)
+        out.append(newline + "]")
+    else:
+        _encode(v, out)
+
+
+def _keys(v: Mapping[Any, Any]) -> list[Any]:
+    """A struct's fields as declared, a map's keys by their bytes (Go sorts map keys)."""
+    if isinstance(v, Struct):
+        return list(v)
+    return sorted(v, key=lambda k: values.to_bytes(str(k)))
 
 
 def _encode(v: Any, out: list[str]) -> None:
@@ -54,8 +98,7 @@ def _encode(v: Any, out: list[str]) -> None:
         out.append(_string(v))
     elif isinstance(v, Mapping):
         out.append("{")
-        keys = sorted(v, key=lambda k: values.to_bytes(str(k)))
-        for i, k in enumerate(keys):
+        for i, k in enumerate(_keys(v)):
             if i:
                 out.append(",")
             out.append(_string(str(k)))
