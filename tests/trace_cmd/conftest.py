@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from controller.conftest import (  # noqa: F401 -- fixtures and hooks, found by pytest under these names
+    crossplane_crds,
     envtest,
     kube,
     pytest_runtest_makereport,

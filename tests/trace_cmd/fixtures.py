@@ -71,7 +71,7 @@ CRDS = [
 T0 = "2026-11-20T10:00:00Z"
 
 
-def _condition(type_: str, status: str, reason: str, message: str = "") -> dict[str, Any]:
+def condition(type_: str, status: str, reason: str, message: str = "") -> dict[str, Any]:
     c = {"type": type_, "status": status, "reason": reason, "lastTransitionTime": T0}
     if message:
         c["message"] = message
@@ -79,7 +79,7 @@ def _condition(type_: str, status: str, reason: str, message: str = "") -> dict[
 
 
 def _ok() -> list[dict[str, Any]]:
-    return [_condition("Synced", "True", "ReconcileSuccess"), _condition("Ready", "True", "Available")]
+    return [condition("Synced", "True", "ReconcileSuccess"), condition("Ready", "True", "Available")]
 
 
 def _obj(kind: str, name: str, *, namespace: str = "", resource_name: str = "", spec: dict[str, Any] | None = None,
@@ -112,26 +112,26 @@ OBJECTS: list[dict[str, Any]] = [
      "data": {"endpoint": "MTAuMC4wLjE="}},
     _obj("Network", "prod", namespace=NAMESPACE,
          spec={"resourceRef": _ref("XNetwork", "prod-x7k2p"), "writeConnectionSecretToRef": {"name": "prod-conn"}},
-         status=[_condition("Synced", "True", "ReconcileSuccess"),
-                 _condition("Ready", "False", "Waiting", "Claim is waiting for composite resource to become Ready")]),
+         status=[condition("Synced", "True", "ReconcileSuccess"),
+                 condition("Ready", "False", "Waiting", "Claim is waiting for composite resource to become Ready")]),
     _obj("XNetwork", "prod-x7k2p",
          spec={"resourceRefs": [_ref("Gateway", "prod-gw"), _ref("XNetwork", "prod-x7k2p-inner"),
                                 _ref("Gateway", "prod-old"), _ref("Gateway", "prod-gone")],
                "writeConnectionSecretToRef": {"name": "prod-x7k2p", "namespace": NAMESPACE}},
-         status=[_condition("Synced", "True", "ReconcileSuccess"),
-                 _condition("Ready", "False", "Creating", "Unready resources: inner, old")]),
+         status=[condition("Synced", "True", "ReconcileSuccess"),
+                 condition("Ready", "False", "Creating", "Unready resources: inner, old")]),
     _obj("Gateway", "prod-gw", resource_name="gateway", status=_ok()),
     _obj("Gateway", "prod-old", resource_name="old", status=_ok()),
     _obj("XNetwork", "prod-x7k2p-inner", resource_name="inner",
          spec={"resourceRefs": [_ref("Gateway", "prod-inner-gw")]},
-         status=[_condition("Synced", "False", "ReconcileError", INNER_FAILURE),
-                 _condition("Ready", "False", "Creating", "Unready resources: gateway")]),
+         status=[condition("Synced", "False", "ReconcileError", INNER_FAILURE),
+                 condition("Ready", "False", "Creating", "Unready resources: gateway")]),
     _obj("Gateway", "prod-inner-gw", resource_name="gateway",
-         status=[_condition("Ready", "False", "Creating", "Waiting for the zone to be supported — retrying")]),
+         status=[condition("Ready", "False", "Creating", "Waiting for the zone to be supported — retrying")]),
     _obj("XApp", "web", namespace=NAMESPACE,
          spec={"crossplane": {"resourceRefs": [_ref("Subnet", "web-b"), _ref("XApp", "web-db"), _ref("Subnet", "web-a")]}},
-         status=[_condition("Synced", "False", "ReconcileError", "cannot compose resources: pipeline step \"db\" returned a fatal result"),
-                 _condition("Ready", "False", "Creating", "Unready resources: subnet-b")]),
+         status=[condition("Synced", "False", "ReconcileError", "cannot compose resources: pipeline step \"db\" returned a fatal result"),
+                 condition("Ready", "False", "Creating", "Unready resources: subnet-b")]),
     _obj("Subnet", "web-a", namespace=NAMESPACE, resource_name="subnet-a", status=_ok()),
     _obj("Subnet", "web-b", namespace=NAMESPACE, resource_name="subnet-b"),
     _obj("XApp", "web-db", namespace=NAMESPACE, resource_name="db",

@@ -14,6 +14,8 @@ import json
 import os
 import re
 import socket
+import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -216,3 +218,67 @@ def test_no_cluster_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[st
         f"crossfn: error: cannot get mapping for resource: cannot reach the API server at {server}: "
     )
     assert err.count("\n") == 1
+
+
+def test_packages_are_refused(
+    cluster: str, crossplane_crds: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A Function is a package: crossfn has no package lock to trace its dependencies in, and says so."""
+    code, out, err = _run(["trace", "function", "function-patch-and-transform"], capsys)
+    assert (code, out) == (1, "")
+    assert err == (
+        "crossfn: error: cannot trace Function: crossfn traces claims, composite and managed resources, "
+        "not packages\n"
+    )
+
+
+async def _set(kubeconfig: str, obj: dict[str, object] | None, *, delete: str = "") -> None:
+    from crossfn.controller.kube import _kube
+
+    api = _kube.KubeApi.from_kubeconfig(kubeconfig)
+    try:
+        if delete:
+            await api.delete(fixtures.API, "XApp", delete, fixtures.NAMESPACE)
+        elif obj is not None:
+            await api.apply(dict(obj), field_manager="trace-test")
+            await api.apply(obj, field_manager="trace-test", status=True)
+    finally:
+        await api.close()
+
+
+def test_watch_prints_changes_until_deletion(
+    cluster: str, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """--watch prints the tree, again when a condition changes, and ends when the object is deleted."""
+    from crossfn.cli import trace as trace_cli
+
+    monkeypatch.setattr(trace_cli, "WATCH_INTERVAL", 0.1)
+    watched = fixtures.OBJECTS[-1] | {"metadata": {"name": "watched", "namespace": fixtures.NAMESPACE}}
+    asyncio.run(_set(cluster, watched))
+    result: list[int] = []
+    thread = threading.Thread(
+        target=lambda: result.append(cli.main(["trace", "xapp", "watched", *_NS, "-w"]))
+    )
+    thread.start()
+    seen = ""
+    try:
+        seen = _wait_for_output(capsys, seen, "Available")
+        failing = watched | {
+            "status": {"conditions": [fixtures.condition("Synced", "False", "ReconcileError", "boom")]}
+        }
+        asyncio.run(_set(cluster, failing))
+        seen = _wait_for_output(capsys, seen, "ReconcileError: boom")
+    finally:
+        asyncio.run(_set(cluster, None, delete="watched"))
+        thread.join(timeout=30)
+    assert not thread.is_alive() and result == [0], "the watch ends with the object"
+    assert seen.count("NAME ") == 2, f"printed once per change: {seen}"
+
+
+def _wait_for_output(capsys: pytest.CaptureFixture[str], seen: str, want: str) -> str:
+    deadline = time.monotonic() + 30
+    while want not in seen:
+        assert time.monotonic() < deadline, f"never printed {want!r}: {seen}"
+        time.sleep(0.05)
+        seen += capsys.readouterr().out
+    return seen
