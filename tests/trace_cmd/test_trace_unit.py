@@ -185,6 +185,7 @@ _DISCOVERY: dict[str, Any] = {
     "apis": {"groups": [
         {"name": "example.org", "versions": [{"version": "v1beta1"}, {"version": "v1"}], "preferredVersion": {"version": "v1"}},
         {"name": "other.io", "versions": [{"version": "v1"}], "preferredVersion": {"version": "v1"}},
+        {"name": "broken.io", "versions": [{"version": "v1"}], "preferredVersion": {"version": "v1"}},
     ]},
     "api/v1": {"resources": [
         {"name": "secrets", "singularName": "secret", "kind": "Secret", "namespaced": True},
@@ -206,6 +207,8 @@ _DISCOVERY: dict[str, Any] = {
 
 
 async def _get(path: str) -> Any:
+    if path == "apis/broken.io/v1":
+        raise errors.CrossfnError("the server is currently unable to handle the request")
     return _DISCOVERY[path]
 
 
@@ -223,6 +226,8 @@ async def _get(path: str) -> Any:
         pytest.param("claim.v1.example.org", ("example.org/v1", "Claim", True), "the kind in lower case", id="KindLower"),
         pytest.param("pod", ("v1", "Pod", True), "no singular: the lower-case kind", id="CoreNoSingular"),
         pytest.param("po", ("v1", "Pod", True), "a core short name", id="CoreShort"),
+        pytest.param("xbuckets.other.io", ("other.io/v1", "XBucket", True),
+                     "a group-version whose discovery fails is skipped, as client-go skips it", id="BrokenGroup"),
     ],
 )  # fmt: skip
 async def test_resolve(arg: str, want: tuple[str, str, bool], reason: str) -> None:

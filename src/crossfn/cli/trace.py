@@ -193,7 +193,10 @@ def _discovery(api: _kube.KubeApi) -> Callable[[str], Awaitable[Any]]:
     """Discovery documents as JSON, through the client's plain GET."""
 
     async def get(path: str) -> Any:
-        return json.loads(await api.raw_get(path))
+        try:
+            return json.loads(await api.raw_get(path))
+        except ValueError as exc:  # not the API server answering (a proxy's page)
+            raise errors.CrossfnError(f"cannot decode discovery document /{path}: {exc}") from exc
 
     return get
 

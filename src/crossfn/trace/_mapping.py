@@ -122,7 +122,7 @@ async def _discover(get: GetJson) -> list[_Resource]:
         listed = [str(v.get("version") or "") for v in g.get("versions") or []]
         ordered = ([preferred] if preferred in listed else []) + [v for v in listed if v != preferred]
         versions += [(name, v) for v in ordered]
-    documents = await asyncio.gather(*(get(_path(g, v)) for g, v in versions))
+    documents = await asyncio.gather(*(_tolerant(get, _path(g, v)) for g, v in versions))
     found: list[_Resource] = []
     for (group, version), doc in zip(versions, documents, strict=True):
         for r in (doc or {}).get("resources") or []:
@@ -142,6 +142,15 @@ async def _discover(get: GetJson) -> list[_Resource]:
                 )
             )
     return found
+
+
+async def _tolerant(get: GetJson, path: str) -> Any:
+    """A group-version's resources, or none when it cannot be read (an aggregated API that is down):
+    client-go's discovery also maps what it can."""
+    try:
+        return await get(path)
+    except errors.CrossfnError:
+        return None
 
 
 def _path(group: str, version: str) -> str:
