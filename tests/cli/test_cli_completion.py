@@ -19,7 +19,11 @@ CASES = [
     ("crossfn ren", ["render"], "a command"),
     ("crossfn ", ["render", "validate", "test", "completion", "version", "beta"], "every command"),
     ("crossfn beta ", ["render", "trace", "validate"], "Crossplane's spellings under beta"),
-    ("crossfn resource trace -o ", ["default", "wide", "json", "dot", "yaml"], "trace's outputs, under an alias"),
+    (
+        "crossfn resource trace -o ",
+        ["default", "wide", "json", "dot", "yaml"],
+        "trace's outputs, under an alias",
+    ),
     ("crossfn function ", ["serve"], "a sub-command"),
     (
         "crossfn render --inc",

@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 from crossfn import errors
@@ -90,7 +91,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="A YAML file with the Composition (mode: Pipeline, or a legacy mode: Resources).",
     )
     p.add_argument(
-        "functions", metavar="FUNCTIONS", type=_args.path, help="A YAML file or directory of Functions."
+        "functions",
+        metavar="FUNCTIONS",
+        type=_args.path,
+        nargs="?",
+        help="A YAML file or directory of Functions. Optional in a project: its Functions and embedded functions.",
     )
     p.add_argument(
         "--context-files",
@@ -174,6 +179,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="Check the XR, step inputs and composed resources against their schemas; fail listing the problems.",
     )
     p.add_argument(
+        "-f",
+        "--project-file",
+        type=Path,
+        default=Path("crossplane-project.yaml"),
+        metavar="PATH",
+        help="The project file, when FUNCTIONS is not given (default crossplane-project.yaml; upbound.yaml beside it too).",
+    )
+    p.add_argument(
         "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
@@ -241,6 +254,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
+        project_file=args.project_file,
     )
 
     def report(line: str) -> None:

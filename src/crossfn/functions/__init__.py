@@ -40,6 +40,7 @@ _PACKAGES = (
     "extra_resources",
     "cel_filter",
     "dummy",
+    "kcl",
 )
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 

@@ -56,7 +56,7 @@ def render(output: str, roots: Sequence[_resource.Resource], *, as_list: bool) -
         return _dot(roots)
     value: Any = gojson.Struct(items=[_json(r) for r in roots]) if as_list else _json(roots[0])
     if output == "json":
-        return gojson.marshal_indent(value) + "\n"
+        return gojson.marshal(value, indent="  ") + "\n"
     if output == "yaml":
         return yaml_emitter.to_yaml(value) + "\n"  # keys sorted: a Struct is a map once in YAML
     raise errors.InputError(f"unknown printer output type: {output}")
