@@ -19,22 +19,19 @@ lock to find their dependencies in.
 
 from __future__ import annotations
 
-from crossfn.trace._load import DEFAULT_CONCURRENCY, Reader, failure, load_tree, read, read_all
+from crossfn.trace._load import DEFAULT_CONCURRENCY, Reader, load_tree, read_all
 from crossfn.trace._mapping import Mapping, resolve
-from crossfn.trace._print import FORMATS, render
+from crossfn.trace._print import render
 from crossfn.trace._resource import Failure, Ref, Resource
 
 __all__ = [
     "DEFAULT_CONCURRENCY",
-    "FORMATS",
     "Failure",
     "Mapping",
     "Reader",
     "Ref",
     "Resource",
-    "failure",
     "load_tree",
-    "read",
     "read_all",
     "render",
     "resolve",

@@ -39,10 +39,7 @@ from crossfn.gocompat import json as gojson
 from crossfn.gocompat import tabwriter, yaml_emitter
 from crossfn.trace import _resource
 
-__all__ = ["FORMATS", "render"]
-
-FORMATS = ("default", "wide", "json", "dot", "yaml")
-"""The ``-o`` values, in upstream's order."""
+__all__ = ["render", "status"]
 
 RESOURCE_NAME_ANNOTATION = "crossplane.io/composition-resource-name"
 _CROP = 64
