@@ -7,6 +7,7 @@ Crossplane                                crossfn
 ``crossplane beta trace`` (v1.14-v2.2)    ``crossfn trace``
 ``crossplane beta validate`` (v1.15-v2.2) ``crossfn validate``
 ``crossplane composition render``         ``crossfn render``
+``crossplane operation render``           ``crossfn render op``
 ``crossplane render xr``                  ``crossfn render``
 ``crossplane resource trace``             ``crossfn trace``
 ``crossplane resource validate``          ``crossfn validate``
@@ -14,8 +15,8 @@ Crossplane                                crossfn
 
 Each alias is a full parser of the command it stands for (its usage names the
 alias), so errors, help and shell completion read as the user typed them.
-``render xr`` is the one not built here: ``render`` takes positionals, so
-:func:`crossfn.cli.main` drops the word ``xr`` before parsing.
+``render xr`` and ``render op`` are not built here: ``render`` takes positionals, so
+:func:`crossfn.cli.main` reads those words before parsing.
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from crossfn.cli import render, trace, validate
+from crossfn.cli import render, render_op, trace, validate
 
 __all__ = ["register"]
 
@@ -34,6 +35,7 @@ _GROUPS = (
         ("render", "trace", "validate"),
     ),
     ("composition", "Crossplane's spelling: composition render.", ("render",)),
+    ("operation", "Crossplane's spelling: operation render.", ("render",)),
     ("resource", "Crossplane's spellings: resource trace, resource validate.", ("trace", "validate")),
 )
 
@@ -44,7 +46,11 @@ def register(subparsers: Any) -> None:
         parser = subparsers.add_parser(group, help=help_text, description=help_text)
         sub = parser.add_subparsers(dest=f"{group}_command", metavar="COMMAND", required=True)
         for name in commands:
-            if name == "render":
+            if group == "operation":
+                render_op.add_arguments(
+                    sub.add_parser(name, help="Same as crossfn render op.", description=render_op.DESCRIPTION)
+                )
+            elif name == "render":
                 render.add_arguments(
                     sub.add_parser(name, help="Same as crossfn render.", description=render.DESCRIPTION)
                 )
