@@ -211,14 +211,15 @@ def test_docs_state_the_figure() -> None:
     """docs/functions.md states what this suite measures: the figure, what validates, and every failure."""
     text = DOCS.read_text()
     m = re.search(
-        r"\*\*(\d+) of (\d+) real Compositions render without Docker as shipped\*\*, in both modes", text
+        r"\*\*(\d+) of (\d+) real Compositions render without Docker as shipped\*\* \((\d+\.\d) %\), in both modes",
+        text,
     )
     assert m is not None
     assert all(
         isinstance(e["error"], str) or set(e["error"]) == {"default", "classic"} for e in FAILURES.values()
     )
     renders = len(EXAMPLES) - len(FAILURES)
-    assert (int(m[1]), int(m[2])) == (renders, len(EXAMPLES))
+    assert (int(m[1]), int(m[2]), m[3]) == (renders, len(EXAMPLES), f"{100 * renders / len(EXAMPLES):.1f}")
     v = re.search(r"(\d+) of the (\d+) renders validate; the other (\d+)", text)
     assert v is not None
     assert (int(v[1]), int(v[2]), int(v[3])) == (renders - len(INVALID), renders, len(INVALID))
