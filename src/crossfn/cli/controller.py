@@ -193,6 +193,13 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         default=True,
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
+    p.add_argument(
+        "--adopt-existing-resources",
+        action=_EnvFlag,
+        env="ADOPT_EXISTING_RESOURCES",
+        help="take over an existing object no one controls when a Composition desires it, as Crossplane "
+        'does (default: only objects annotated crossfn.io/adoptable: "true")',
+    )
 
 
 def _function_flags(p: argparse.ArgumentParser) -> None:
@@ -335,6 +342,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             poll_interval=args.poll_interval,
             min_poll_interval=args.min_poll_interval,
             realtime=args.enable_realtime_compositions,
+            adopt_existing=args.adopt_existing_resources,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
         ),

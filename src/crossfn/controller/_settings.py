@@ -75,6 +75,11 @@ class ReconcileSettings:
     """A cap on reconciles started per second per controller; ``None`` is no cap.
     crossfn's own knob, for sharing a small API server; Crossplane has none."""
 
+    adopt_existing: bool = False
+    """``--adopt-existing-resources``: a composed resource that already exists and has no
+    controller is taken over, as Crossplane does. Off (crossfn's default), only such an
+    object annotated ``crossfn.io/adoptable: "true"`` is (docs/security.md)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:

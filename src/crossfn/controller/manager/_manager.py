@@ -457,8 +457,9 @@ class _Parts:
 
 def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:
     return composite.CompositeSettings(
-        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime
-    )
+        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime,
+        adopt_existing=r.adopt_existing,
+    )  # fmt: skip
 
 
 class LeadershipLost(errors.CrossfnError):
