@@ -58,6 +58,12 @@ FLAGS = [
         id="AdoptExisting",
     ),
     pytest.param(
+        ["--max-concurrent-function-calls", "3"],
+        lambda s: s.functions.max_concurrent_calls == 3,
+        "calls in flight per Function",
+        id="FunctionCalls",
+    ),
+    pytest.param(
         ["--max-reconcile-rate", "7"],
         lambda s: s.reconcile.max_concurrent_reconciles == 7,
         "Crossplane's alias of --max-concurrent-reconciles",

@@ -237,6 +237,14 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         default="1m",
         help="how long one function call may take (default 1m)",
     )
+    p.add_argument(
+        "--max-concurrent-function-calls",
+        metavar="N",
+        type=_args.positive_int,
+        default=25,
+        help="calls in flight to one function outside this process; more wait a second, then their XR is "
+        "retried (default 25)",
+    )
 
 
 _RUNTIMES = ("Deployment", "External")
@@ -352,6 +360,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+            max_concurrent_calls=args.max_concurrent_function_calls,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

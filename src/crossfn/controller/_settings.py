@@ -109,6 +109,13 @@ class FunctionSettings:
     Crossplane bounds calls by its reconcile's deadline; a minute leaves room for
     the other steps."""
 
+    max_concurrent_calls: int = 25
+    """Calls in flight to one Function outside this process, across every XR controller
+    (crossfn's ``--max-concurrent-function-calls``). A call that finds them all taken
+    waits :data:`crossfn.controller.packages.CALL_SLOT_WAIT` seconds for one, then fails
+    and its XR is retried with backoff: a Function that never answers holds at most
+    this many of a controller's workers (for ``timeout`` each), not all of them."""
+
 
 @dataclasses.dataclass(frozen=True)
 class PackageSettings:

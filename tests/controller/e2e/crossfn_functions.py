@@ -4,7 +4,8 @@
 saw: the XR's size, a required ConfigMap's value (read from the live API
 server) and whether the required Widget schema (from the API server's
 ``/openapi/v3``) knows ``spec.size``. ``slow`` answers after 30 s, for the
-timeout fault; ``delayed`` after 2 s, so calls are in flight when a test freezes the controller.
+timeout fault; ``delayed`` after 2 s, so calls are in flight when a test freezes the controller; ``hang``
+never answers.
 """
 
 from __future__ import annotations
@@ -46,3 +47,8 @@ async def slow(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> N
 async def delayed(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     """Answer after ``E2E_DELAY`` seconds (default 2), changing nothing: calls stay in flight a while."""
     await asyncio.sleep(float(os.environ.get("E2E_DELAY", "2")))
+
+
+async def hang(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Never answer: the call holds until the controller's timeout or cancellation."""
+    await asyncio.Event().wait()

@@ -239,8 +239,9 @@ class Manager:
         if s.cluster.manage_rbac:
             informers.informer(*_XRD)
         self._transport = packages.FunctionTransport(
-            functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
-        )
+            functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics,
+            max_calls=s.functions.max_concurrent_calls,
+        )  # fmt: skip
         runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")
