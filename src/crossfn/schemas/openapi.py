@@ -188,7 +188,9 @@ def _load_document(path: Path) -> dict[str, Any]:
     except RecursionError:
         doc = None  # deeper than this process may recurse: past the limit below, in practice
     if doc is None or _deeper_than(doc, MAX_DEPTH):
-        raise errors.InputError(f"cannot parse OpenAPI document {errors.quote(str(path))}: exceeded max depth")
+        raise errors.InputError(
+            f"cannot parse OpenAPI document {errors.quote(str(path))}: exceeded max depth"
+        )
     if not isinstance(doc, dict):
         raise errors.InputError(f"cannot parse OpenAPI document {errors.quote(str(path))}: not a JSON object")
     return doc
