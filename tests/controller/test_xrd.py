@@ -573,6 +573,27 @@ async def test_deletion() -> None:
     ]
 
 
+async def test_deletion_without_delete_on_crds_leaves_the_crd_to_the_garbage_collector() -> None:
+    """deploy/ grants no delete on CRDs: the XRs are deleted, the finalizer dropped, and the CRD (controlled
+    by the XRD) left to the garbage collector, said in an event."""
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    await r.reconcile("apps.example.crossplane.io")
+    api.fail("delete", _crds.CRD_KIND, _api.Forbidden("customresourcedefinitions is forbidden", status=403))
+    await api.delete(*XRD, "apps.example.crossplane.io")
+    for _ in range(3):
+        await r.reconcile("apps.example.crossplane.io")
+    assert api.of_kind(_xrd.XRD_KIND) == [], "the finalizer is dropped"
+    assert [c["metadata"]["name"] for c in api.of_kind(_crds.CRD_KIND)] == ["apps.example.crossplane.io"]
+    assert ("stop", "apps.example.crossplane.io") in xr.calls
+    assert events.recorded[-1][2:] == (
+        "TerminateComposite",
+        "Leaving composite resource CustomResourceDefinition apps.example.crossplane.io to the garbage collector",
+    )
+
+
 async def test_gone_xrd_stops_its_controller() -> None:
     xr = fakes.XrControllers()
     r, _ = _reconciler(_Server(), xr)

@@ -392,6 +392,14 @@ class XrdReconciler:
             await self._api.delete(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         except _api.NotFound:
             pass
+        except _api.Forbidden:
+            # deploy/ grants no delete on CRDs (it would allow deleting any kind): the CRD is
+            # controlled by this XRD, so the garbage collector deletes it once the XRD is gone.
+            await self._recorder.event(
+                xrd, "Normal", role.terminate_event,
+                f"Leaving {role.noun} CustomResourceDefinition {name} to the garbage collector",
+            )  # fmt: skip
+            return True
         except _api.ApiError as e:
             raise _Failure(
                 role.terminate_event, f"cannot delete {role.noun} CustomResourceDefinition: {e}"
