@@ -200,6 +200,11 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         help="take over an existing object no one controls when a Composition desires it, as Crossplane "
         'does (default: only objects annotated crossfn.io/adoptable: "true")',
     )
+    p.add_argument(
+        "--enable-operations",
+        action="store_true",
+        help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
+    )
 
 
 def _function_flags(p: argparse.ArgumentParser) -> None:
@@ -377,6 +382,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             log_format=args.log_format,
             debug=args.debug,
         ),
+        features=_settings.FeatureSettings(operations=args.enable_operations),
     )
 
 
