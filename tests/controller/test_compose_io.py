@@ -303,6 +303,7 @@ async def test_an_existing_object_is_adopted_only_when_allowed(case: Adoption) -
         with pytest.raises(Exception, match="refusing to adopt"):
             await xr_reconciler.reconcile("team/b")
         xr = await api.get(fx.XR_API, "XBucket", "b", "team")
+        assert xr is not None
         synced = next(c for c in xr["status"]["conditions"] if c["type"] == "Synced")
         assert synced["message"] == case.want_error
         assert not [w for w in api.writes() if w[1] == "ConfigMap"], "nothing applied"

@@ -275,6 +275,24 @@ async def test_write_fence(leading: bool, after: float, want_allowed: bool) -> N
         elector.check()
 
 
+async def test_a_lease_write_slower_than_the_renew_deadline_does_not_count() -> None:
+    """The fence counts from when the Lease write was sent; one answered past the renew deadline (an API
+    server just back) leaves the candidate not leading, to try again, rather than leading with no time."""
+    clock = Clock()
+
+    class Slow(FakeApi):
+        async def update(self, obj: Any, *, status: bool = False) -> dict[str, Any]:
+            clock.t += 6  # the answer comes after the 5 s renew deadline
+            return await super().update(obj, status=status)
+
+    api = Slow()
+    api.put(_lease(""))
+    elector = _elector(api, clock, lease_duration=10, renew_deadline=5, retry_period=1)
+    assert await elector.try_acquire_or_renew() is False and not elector.leading
+    with pytest.raises(_api.Fenced):
+        elector.check()
+
+
 async def test_a_refused_write_ends_leadership_at_once() -> None:
     """The first fenced write cancels the work, without waiting for the renew loop's next wake-up
     (its sleep here never ends)."""

@@ -313,3 +313,19 @@ async def test_required_resources_are_read_in_the_xrs_namespace_only(cluster: Cl
         )
     finally:
         await kube.delete("v1", "Secret", secret, "kube-system")
+
+
+async def test_a_namespaced_xr_composes_in_its_own_namespace_only(cluster: Cluster) -> None:
+    """A desired object naming another namespace is composed in the XR's (Crossplane's NamespaceOverridden
+    warning): nothing lands in kube-system."""
+    name = f"moved-{uuid.uuid4().hex[:6]}"
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": name, "namespace": "kube-system"}}
+
+    async def check(xr_name: str, xr: dict[str, Any]) -> None:
+        await _synced(cluster.kube, xr_name, status="True")
+        assert await cluster.kube.get("v1", "ConfigMap", name, "kube-system") is None
+        moved = await cluster.kube.get("v1", "ConfigMap", name, TENANT.xr_namespace)
+        assert moved is not None and moved["metadata"]["ownerReferences"][0]["name"] == xr_name
+
+    await cluster.kube.apply(namespace("kube-system"), field_manager="e2e")
+    await _run(cluster, _composition(f"ns-{name}", {"cm": cm}), check=check)

@@ -20,10 +20,11 @@ algorithm, so its timing guarantees carry over:
 * **fencing**: the leader's writes pass :meth:`LeaderElector.check` (the
   manager hands the controllers a client fenced by it, ``KubeApi.fenced``),
   checked in the step that writes the request's bytes. A write is allowed only
-  until ``renew_deadline`` after the start of the last successful renewal
-  (monotonic clock): no other candidate can take over before
-  ``lease_duration`` after that, so there is a ``lease_duration -
-  renew_deadline`` margin. A replica frozen (SIGSTOP, a VM paused) past that
+  until ``renew_deadline`` after the last successful renewal's Lease write was
+  sent (monotonic clock): no other candidate can see that record, and so take
+  over, before ``lease_duration`` after that, so there is a ``lease_duration -
+  renew_deadline`` margin; a renewal whose write took longer than the renew
+  deadline does not count. A replica frozen (SIGSTOP, a VM paused) past that
   moment writes nothing when it resumes: the first refused write ends
   leadership at once (the work, function calls in flight included, is
   cancelled), and a write whose bytes could only leave after it stops the
@@ -168,7 +169,8 @@ class LeaderElector:
         self._observed_at = 0.0
         self._leading = False
         self._renewed_at: float | None = None
-        """When the last successful acquire or renew started (``clock``): writes are fenced from then + renew deadline."""
+        """When the write of the last successful acquire or renew was sent (``clock``): no other candidate can
+        have seen that record earlier, so writes are fenced from then + renew deadline."""
         self._fence_tripped = asyncio.Event()
         self._exit = exit_process
 
@@ -306,14 +308,14 @@ class LeaderElector:
 
         API errors are logged and count as a failed attempt: the loops retry.
         """
-        now, started = self._now(), self._clock()
+        now = self._now()
         try:
             lease = await self._api.get(LEASE_API_VERSION, "Lease", self.name, self.namespace)
             if lease is None:
+                sent = self._clock()  # the record cannot be seen by anyone before it is sent
                 created = await self._api.create(self._lease(self._record(now, None)))
                 self._observe(created)
-                self._renewed(started)
-                return True
+                return self._renewed(sent)
             spec = dict(lease.get("spec") or {})
             self._observe(lease)
             holder = str(spec.get("holderIdentity") or "")
@@ -321,6 +323,7 @@ class LeaderElector:
                 return False
             updated = dict(lease)
             updated["spec"] = self._record(now, spec)
+            sent = self._clock()
             self._observe(await self._api.update(updated))
         except _api.Conflict:
             return False  # another candidate wrote first; the next attempt reads its record
@@ -330,14 +333,21 @@ class LeaderElector:
                 extra={"lease": f"{self.namespace}/{self.name}", "error": str(exc)},
             )
             return False
-        self._renewed(started)
-        return True
+        return self._renewed(sent)
 
-    def _renewed(self, started: float) -> None:
-        """This candidate holds the Lease as of an attempt that started at ``started``."""
-        self._renewed_at = started
+    def _renewed(self, sent: float) -> bool:
+        """This candidate holds the Lease as of a write sent at ``sent``; ``False`` (an attempt to repeat)
+        when the write took so long that its renew deadline has already passed."""
+        if self._clock() - sent >= self._deadline:
+            _log.warning(
+                "the Lease was written, but later than the renew deadline allows: trying again",
+                extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
+            )
+            return False
+        self._renewed_at = sent
         self._fence_tripped.clear()
         self._leading = True
+        return True
 
     def _expired(self, spec: Mapping[str, Any]) -> bool:
         """Whether the record has stood still for its ``leaseDurationSeconds`` on this clock."""
