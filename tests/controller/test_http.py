@@ -14,7 +14,7 @@ from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 import httpx2
 import pytest
 
-from crossfn.controller.kube import _http
+from crossfn.controller.kube import _api, _http
 
 OK = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": "b"}\n'
 CHUNKED = (
@@ -352,7 +352,7 @@ def client(server: Server, auth: httpx2.Auth | None = None, base: str = "") -> _
         f"http://127.0.0.1:{server.port}{base}",
         None,
         auth,
-        headers={"Accept": "application/json", "User-Agent": "crossfn/test"},
+        headers=[("Accept", "application/json"), ("User-Agent", "crossfn/test")],
         timeout=httpx2.Timeout(5.0),
         max_idle=4,
     )
@@ -473,3 +473,61 @@ async def test_client_authentication(
     assert statuses == want_statuses, reason
     assert [header(h, b"authorization") for h in server.heads] == want_tokens, reason
     assert auth.flows == want_flows, reason
+
+
+@dataclasses.dataclass
+class Fence:
+    """A write fence that allows ``allow`` checks, then refuses; counts the ``sent`` calls."""
+
+    allow: int
+    checks: int = 0
+    sent_calls: int = 0
+
+    def check(self) -> None:
+        self.checks += 1
+        if self.checks > self.allow:
+            raise _api.Fenced("not the leader any more")
+
+    def sent(self) -> None:
+        self.sent_calls += 1
+
+
+@pytest.mark.parametrize("via", ["transport", "client"])
+@pytest.mark.parametrize(
+    ("allow", "want_requests"),
+    [
+        pytest.param(1, 1, id="allowed: sent"),
+        pytest.param(0, 0, id="refused: not one byte leaves"),
+    ],
+)
+async def test_a_write_fence_is_checked_as_the_bytes_leave(
+    serve: Start, allow: int, want_requests: int, via: str
+) -> None:
+    """The fence is checked right before the socket write (leader election's fencing), by the httpx2
+    transport and by ``Http11Client`` alike; a small request leaves at once, so there is nothing to
+    confirm after it."""
+    server = await serve(Server([OK]))
+    fence = Fence(allow)
+
+    async def send() -> int:
+        if via == "client":
+            http = client(server)
+            try:
+                return (await http.send("PATCH", "api/v1/x", body=b"{}", fence=fence)).status
+            finally:
+                await http.aclose()
+        transport = _http.Http11Transport(None, max_idle=4)
+        async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", transport=transport) as c:
+            request = c.build_request(
+                "PATCH", "/api/v1/x", content=b"{}", extensions={_http.WRITE_FENCE: fence}
+            )
+            return (await c.send(request)).status_code
+
+    if allow:
+        assert await send() == 200
+    else:
+        with pytest.raises(_api.Fenced):
+            await send()
+    await asyncio.sleep(0.05)
+    assert len(server.requests) == want_requests
+    assert (fence.checks, fence.sent_calls) == (1, 0)

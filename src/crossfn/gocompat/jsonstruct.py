@@ -84,6 +84,7 @@ __all__ = [
     "Struct",
     "Type",
     "decode",
+    "decode_value",
     "encode",
 ]
 
@@ -159,7 +160,7 @@ UINT64 = Scalar("uint64")
 INT64 = Scalar("int64")
 INT32 = Scalar("int32")
 TIME = Scalar("time", "v1.Time")
-ANY = Scalar("any")
+ANY = Scalar("any", "interface {}")
 
 _INT_RANGES = {"int64": 2**63, "int32": 2**31}
 _NUMBERS = frozenset({"uint64", *_INT_RANGES})
@@ -315,6 +316,20 @@ def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
     ctx = _Context(strict=decoder in (STRICT, V2), reject_unknown=decoder == STRICT)
     with contextlib.suppress(_Stop):
         out = _struct(v, st, ctx)
+    if ctx.first is not None:
+        raise ctx.first
+    return out
+
+
+def decode_value(v: Any, t: Type, *, decoder: str) -> Any:
+    """Decode the JSON value ``v`` into a Go value of type ``t`` (not only a struct), as :func:`decode` does.
+
+    A mismatch at the top is ``json: cannot unmarshal number into Go value of type map[string]interface {}``.
+    """
+    ctx = _Context(strict=decoder in (STRICT, V2), reject_unknown=decoder == STRICT)
+    out = None
+    with contextlib.suppress(_Stop):
+        out = _value(v, t, ctx)
     if ctx.first is not None:
         raise ctx.first
     return out

@@ -23,8 +23,11 @@ idle connection the server has closed is noticed by the event loop (EOF) and
 dropped before reuse. Should the server close one just as a request goes out,
 the request is sent again on a new connection unless it is a POST (a create
 must not happen twice). Errors are httpx2's, so the client above treats them
-as it treats httpcore's. :class:`Http11Transport` is the same connection pool
-as an httpx2 transport, for callers that want an ``httpx2.AsyncClient``.
+as it treats httpcore's. A write carrying a fence (leader election) is checked
+in the same step as the socket write, so a replica frozen past its renew
+deadline sends nothing when it resumes. :class:`Http11Transport` is the same
+connection pool as an httpx2 transport (its fence in the request extension
+:data:`WRITE_FENCE`), for callers that want an ``httpx2.AsyncClient``.
 """
 
 from __future__ import annotations
@@ -35,13 +38,18 @@ import dataclasses
 import re
 import ssl
 import urllib.parse
-from collections.abc import AsyncGenerator, Mapping
+from collections.abc import AsyncGenerator, Mapping, Sequence
 
 import httpx2
 
 from crossfn import errors
+from crossfn.controller.kube import _api
 
-__all__ = ["Http11Client", "Http11Transport", "Reply"]
+__all__ = ["WRITE_FENCE", "Http11Client", "Http11Transport", "Reply"]
+
+WRITE_FENCE = "crossfn.write_fence"
+"""The request extension holding a write's :class:`~crossfn.controller.kube._api.WriteFence`: checked
+right before the request's bytes are written, and after they left when some had to wait."""
 
 _SKIP_HEADERS = frozenset({b"accept-encoding", b"connection"})
 _CLOSE_SECONDS = 1.0
@@ -130,16 +138,18 @@ class _Pool:
         read: float | None,
         connect: float | None,
         request: httpx2.Request | None = None,
+        fence: _api.WriteFence | None = None,
     ) -> Reply:
         """Send ``message`` on a kept-alive connection (or a new one) and read the whole answer.
 
         A reused connection the server closed before answering is replaced and the
-        request sent again, unless ``resend`` is false (a POST).
+        request sent again, unless ``resend`` is false (a POST). ``fence`` is checked
+        right before the bytes are written, and told when they left after a wait.
         """
         conn = self._take(key)
         if conn is not None:
             try:
-                return await self._exchange(conn, key, message, read, request)
+                return await self._exchange(conn, key, message, read, request, fence=fence)
             except _ClosedBeforeAnswerError:
                 if not resend:
                     raise httpx2.RemoteProtocolError(
@@ -147,7 +157,7 @@ class _Pool:
                     ) from None
         conn = await self._connect(key, connect, request)
         try:
-            return await self._exchange(conn, key, message, read, request)
+            return await self._exchange(conn, key, message, read, request, fence=fence)
         except _ClosedBeforeAnswerError:
             raise httpx2.RemoteProtocolError("the server closed the connection", request=request) from None
 
@@ -194,6 +204,8 @@ class _Pool:
         message: bytes,
         read: float | None,
         request: httpx2.Request | None,
+        *,
+        fence: _api.WriteFence | None,
     ) -> Reply:
         """Send ``message``, read the answer; the connection goes back to the pool or is closed.
 
@@ -204,8 +216,13 @@ class _Pool:
         self._busy.add(conn)
         try:
             async with asyncio.timeout(read):
+                if fence is not None:
+                    fence.check()  # the last moment before the bytes leave: nothing awaits in between
                 conn.writer.write(message)
+                unsent = conn.writer.transport.get_write_buffer_size()
                 await conn.writer.drain()
+                if fence is not None and unsent:
+                    fence.sent()
                 status, reason, headers, keep = await _read_head(conn.reader)
                 answered = True
                 content = await _read_body(conn.reader, headers, status)
@@ -269,6 +286,7 @@ class Http11Transport(httpx2.AsyncBaseTransport):
             read=timeouts.get("read"),
             connect=timeouts.get("connect"),
             request=request,
+            fence=request.extensions.get(WRITE_FENCE),
         )
         return httpx2.Response(
             reply.status,
@@ -286,7 +304,7 @@ class Http11Client:
     """Requests to one API server: each written as bytes on a pooled connection, authenticated by ``auth``.
 
     ``server`` is the base URL (a path prefix, as behind some proxies, is kept);
-    ``headers`` go with every request; ``timeout`` bounds the connect and each
+    ``headers`` go with every request (a name may repeat); ``timeout`` bounds the connect and each
     request's exchange. At most ``max_idle`` idle connections are kept: as many
     as the caller lets requests be in flight.
     """
@@ -297,7 +315,7 @@ class Http11Client:
         ssl_context: ssl.SSLContext | None,
         auth: httpx2.Auth | None,
         *,
-        headers: Mapping[str, str],
+        headers: Sequence[tuple[str, str]],
         timeout: httpx2.Timeout,
         max_idle: int,
     ) -> None:
@@ -305,8 +323,8 @@ class Http11Client:
         self.server = str(url).rstrip("/")
         self._key = _key(url)
         self._prefix = url.raw_path.decode("ascii").rstrip("/") + "/"
-        lines = {"Host": url.netloc.decode("ascii"), **headers}
-        self._head = "".join(f"{k}: {v}\r\n" for k, v in lines.items()).encode("latin-1")
+        lines = [("Host", url.netloc.decode("ascii")), *headers]
+        self._head = "".join(f"{k}: {v}\r\n" for k, v in lines).encode("latin-1")
         self._pool = _Pool(ssl_context, max_idle=max_idle)
         self._auth = auth
         self._credentials: bytes | None = None if auth is not None else b""
@@ -322,8 +340,12 @@ class Http11Client:
         params: Mapping[str, str] | None = None,
         body: bytes | None = None,
         content_type: str = "",
+        fence: _api.WriteFence | None = None,
     ) -> Reply:
-        """``method`` on ``path`` (relative to the server's URL) with ``params``; the whole answer."""
+        """``method`` on ``path`` (relative to the server's URL) with ``params``; the whole answer.
+
+        ``fence`` is checked right before the request's bytes are written (each time they are).
+        """
         target = self._prefix + (path if _PATH_SAFE.fullmatch(path) else urllib.parse.quote(path))
         if params:
             target += "?" + urllib.parse.urlencode(params)
@@ -335,23 +357,30 @@ class Http11Client:
             )
         if self._credentials is None:  # the first request: the flow's first step always gives headers
             self._credentials = await self._authenticate(None) or b""
-        reply = await self._exchange(method, target, self._credentials, extra, body)
+        reply = await self._exchange(method, target, self._credentials, extra, body, fence=fence)
         if reply.status == 401 and self._auth is not None:
             renewed = await self._authenticate(reply)
             if renewed is not None:
                 self._credentials = renewed
-                reply = await self._exchange(method, target, renewed, extra, body)
+                reply = await self._exchange(method, target, renewed, extra, body, fence=fence)
         return reply
 
     async def _exchange(
-        self, method: str, target: str, credentials: bytes, extra: bytes, body: bytes | None
+        self,
+        method: str,
+        target: str,
+        credentials: bytes,
+        extra: bytes,
+        body: bytes | None,
+        *,
+        fence: _api.WriteFence | None,
     ) -> Reply:
         message = b"".join(
             (method.encode("ascii"), b" ", target.encode("ascii"), b" HTTP/1.1\r\n", self._head, credentials, extra,
              b"\r\n", body or b"")
         )  # fmt: skip
         return await self._pool.exchange(
-            self._key, message, resend=method != "POST", read=self._read, connect=self._connect
+            self._key, message, resend=method != "POST", read=self._read, connect=self._connect, fence=fence
         )
 
     async def _authenticate(self, refused: Reply | None) -> bytes | None:

@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import copy
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 import httpx2
@@ -104,7 +105,9 @@ def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
     """The ``_api`` error for a ``Status`` object (a response body or a watch's ERROR event)."""
     code = int(status.get("code") or code)
     message = str(status.get("message") or f"the API server answered HTTP {code}")
-    return _ERRORS.get(code, _api.ApiError)(message, status=code, reason=str(status.get("reason", "")))
+    return _ERRORS.get(code, _api.ApiError)(
+        message, status=code, reason=str(status.get("reason", "")), body=status
+    )
 
 
 def _error_from_response(reply: _http.Reply) -> _api.ApiError:
@@ -195,16 +198,21 @@ class _Discovery:
             self._kinds[(api_version, resource["kind"])] = (resource["name"], bool(resource["namespaced"]))
 
 
-_HEADERS = {"Accept": "application/json", "User-Agent": USER_AGENT}
+_HEADERS = (("Accept", "application/json"), ("User-Agent", USER_AGENT))
 """Sent with every request and watch."""
 
 
 class _HttpxRequests:
-    """Requests through an ``httpx2.AsyncClient``: a test's mock transport, or any client a caller builds."""
+    """Requests through an ``httpx2.AsyncClient``: a test's mock transport, or any client a caller builds.
 
-    def __init__(self, client: httpx2.AsyncClient) -> None:
+    ``headers`` go with every request; a write's fence rides in the request's extensions
+    (:data:`~crossfn.controller.kube._http.WRITE_FENCE`, checked by ``Http11Transport``).
+    """
+
+    def __init__(self, client: httpx2.AsyncClient, headers: Sequence[tuple[str, str]]) -> None:
         self.client = client
         self.server = str(client.base_url).rstrip("/")
+        self._headers = httpx2.Headers(list(headers))
 
     async def send(
         self,
@@ -214,11 +222,15 @@ class _HttpxRequests:
         params: Mapping[str, str] | None = None,
         body: bytes | None = None,
         content_type: str = "",
+        fence: _api.WriteFence | None = None,
     ) -> _http.Reply:
-        headers = dict(_HEADERS)
+        headers = self._headers.copy()
         if body is not None:
             headers["Content-Type"] = content_type
-        response = await self.client.request(method, path, params=params, content=body, headers=headers)
+        extensions = None if fence is None else {_http.WRITE_FENCE: fence}
+        response = await self.client.request(
+            method, path, params=params, content=body, headers=headers, extensions=extensions
+        )
         return _http.Reply(
             response.status_code, response.reason_phrase, response.headers.raw, response.content
         )
@@ -242,10 +254,18 @@ class KubeApi:
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
         field_manager: str = _api.FIELD_MANAGER,
+        namespace: str = "default",
+        headers: Sequence[tuple[str, str]] = (),
     ) -> None:
         """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` watches (default:
-        ``http``, which must then be an ``httpx2.AsyncClient``)."""
-        self._requests = _HttpxRequests(http) if isinstance(http, httpx2.AsyncClient) else http
+        ``http``, which must then be an ``httpx2.AsyncClient``).
+
+        ``headers`` go with every request and watch (``Impersonate-User``, one ``Impersonate-Group``
+        per group...): an ``httpx2.AsyncClient`` is sent them, an ``Http11Client`` is built with them
+        (:meth:`from_kubeconfig`).
+        """
+        self._headers = (*_HEADERS, *headers)
+        self._requests = _HttpxRequests(http, self._headers) if isinstance(http, httpx2.AsyncClient) else http
         if watch_http is None:
             if not isinstance(http, httpx2.AsyncClient):
                 raise TypeError("KubeApi needs an httpx2 client for its watches")
@@ -254,11 +274,25 @@ class KubeApi:
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
         self.field_manager = field_manager
-        self._headers = _HEADERS
+        self.namespace = namespace
+        """The kubeconfig context's namespace: where a command looks when it is not told."""
+        self._fence: _api.WriteFence | None = None
+
+    def fenced(self, fence: _api.WriteFence) -> KubeApi:
+        """This client, sharing its connections and discovery, whose every write passes ``fence``
+        first (:class:`~crossfn.controller.kube._api.Fenced` when it may not); reads are not fenced."""
+        view = copy.copy(self)
+        view._fence = fence
+        return view
 
     @classmethod
     def from_kubeconfig(
-        cls, path: str | None = None, *, context: str | None = None, field_manager: str = _api.FIELD_MANAGER
+        cls,
+        path: str | None = None,
+        *,
+        context: str | None = None,
+        field_manager: str = _api.FIELD_MANAGER,
+        headers: Sequence[tuple[str, str]] = (),
     ) -> KubeApi:
         """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``).
 
@@ -271,7 +305,7 @@ class KubeApi:
             config.server,
             config.verify,
             config.auth,
-            headers=_HEADERS,
+            headers=(*_HEADERS, *headers),
             timeout=_TIMEOUT,
             max_idle=MAX_IN_FLIGHT,
         )
@@ -283,7 +317,13 @@ class KubeApi:
             trust_env=False,
             limits=_WATCH_LIMITS,
         )
-        return cls(requests, watch_http=watches, field_manager=field_manager)
+        return cls(
+            requests,
+            watch_http=watches,
+            field_manager=field_manager,
+            namespace=config.namespace,
+            headers=headers,
+        )
 
     @property
     def server(self) -> str:
@@ -310,11 +350,14 @@ class KubeApi:
         content_type: str = "application/json",
     ) -> _http.Reply:
         content = None if body is None else _encode(body)
+        fence = self._fence if method != "GET" else None
         for attempt in range(RETRY_AFTER_ATTEMPTS):
+            if fence is not None:
+                fence.check()  # again in the transport, right before the bytes leave
             try:
                 async with self._in_flight:
                     reply = await self._requests.send(
-                        method, path, params=params, body=content, content_type=content_type
+                        method, path, params=params, body=content, content_type=content_type, fence=fence
                     )
             except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
                 raise _unreachable(self.server, exc) from exc
@@ -366,6 +409,11 @@ class KubeApi:
             return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
         except (_api.NotFound, _api.NoKindMatch):
             return None
+
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object:
+        """The object; :class:`~_api.NotFound` (with the API server's ``Status``) or
+        :class:`~_api.NoKindMatch` when it or its kind does not exist."""
+        return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
 
     async def list(
         self,
