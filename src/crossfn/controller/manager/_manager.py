@@ -60,27 +60,12 @@ CONNECTION_GC_SECONDS = 600.0
 
 
 async def install_crds(kubeconfig: str | None, context: str | None = None) -> list[str]:
-    """Install or upgrade the CRDs; one line per CRD in kubectl's words (created, configured, unchanged)."""
+    """Install or upgrade the CRDs; one line per CRD in kubectl's words (created, configured, unchanged,
+    kept). Raises :class:`~crossfn.controller.crds._crds.Refused` (changing nothing) for a CRD that is
+    not crossfn's and serves less than crossfn's."""
     api = _kube.KubeApi.from_kubeconfig(kubeconfig, context=context)
     try:
-        before = {}
-        for crd in _crds.manifests():
-            name = crd["metadata"]["name"]
-            found = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
-            before[name] = (found or {}).get("metadata", {}).get("resourceVersion")
-        lines = []
-        for name in await _crds.install(api):
-            after = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
-            version = (after or {}).get("metadata", {}).get("resourceVersion")
-            did = (
-                "created"
-                if before.get(name) is None
-                else "unchanged"
-                if version == before[name]
-                else "configured"
-            )
-            lines.append(f"customresourcedefinition.apiextensions.k8s.io/{name} {did}")
-        return lines
+        return [d.line() for d in await _crds.install(api)]
     finally:
         await api.close()
 
@@ -165,8 +150,12 @@ class Manager:
             self._api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
         api = self._api
         if not s.cluster.skip_crds:
-            names = await _crds.install(api)
-            _log.info("installed or upgraded %d CRDs", len(names))
+            decisions = await _crds.install(api)
+            done = [d.name for d in decisions if d.action in ("create", "upgrade")]
+            kept = [d.name for d in decisions if d.action == "keep"]
+            _log.info("installed or upgraded %d CRDs, %d already served", len(done), len(decisions) - len(done))
+            for name in kept:
+                _log.info("kept CustomResourceDefinition %s: it serves all of crossfn's and more", name)
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
         tls = await packages.load_tls(api, s.functions)
