@@ -15,7 +15,8 @@ controller's ``ExistingRequiredResourcesFetcher``) and
 * items are sorted by ``"<namespace>/<name>"`` (controller) or by name with the
   selector's namespace ignored (classic render's FilteringFetcher, upstream core-3.5).
 * required resources never carry connection details.
-* a schema the source does not know is an empty ``Schema``.
+* a schema the source does not know is an empty ``Schema``; one of any depth
+  (Kubernetes allows 10,000 levels) is a ``Schema`` too.
 """
 
 from __future__ import annotations
@@ -154,6 +155,16 @@ async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelec
         raise
     except Exception as exc:
         raise errors.CrossfnError(f"cannot get OpenAPI schema for {selector.api_version}: {exc}") from exc
+    out = fnv1.Schema()
     if found is None:
-        return fnv1.Schema()
-    return fnv1.Schema(openapi_v3=_struct(found, f"schema of {selector.api_version} {selector.kind}"))
+        return out
+    # Filled in place: building the Struct first and passing it to Schema() would copy it through the
+    # wire format, whose decoder refuses more than 100 levels (a Deployment's schema has more).
+    try:
+        resource.fill_struct(out.openapi_v3, found)
+    except (TypeError, ValueError) as exc:
+        raise errors.InputError(
+            f"cannot encode schema of {selector.api_version} {selector.kind} to protocol buffer Struct "
+            f"well-known type: {exc}"
+        ) from exc
+    return out
