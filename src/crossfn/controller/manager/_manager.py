@@ -153,7 +153,9 @@ class Manager:
             decisions = await _crds.install(api)
             done = [d.name for d in decisions if d.action in ("create", "upgrade")]
             kept = [d.name for d in decisions if d.action == "keep"]
-            _log.info("installed or upgraded %d CRDs, %d already served", len(done), len(decisions) - len(done))
+            _log.info(
+                "installed or upgraded %d CRDs, %d already served", len(done), len(decisions) - len(done)
+            )
             for name in kept:
                 _log.info("kept CustomResourceDefinition %s: it serves all of crossfn's and more", name)
         if s.packages.runtime == "Deployment":
