@@ -93,7 +93,6 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("manager/_leader", "get"): _p("coordination.k8s.io", "leases", "get", N),
     ("manager/_leader", "create"): _p("coordination.k8s.io", "leases", "create", N),
     ("manager/_leader", "update"): _p("coordination.k8s.io", "leases", "update", N),
-    ("manager/_manager", "get"): _p(*CRDS, "get"),
     ("packages/_package_runtime", "get"): _p("apps", "deployments", "get", N)
     | _p(PKG, "deploymentruntimeconfigs", "get")
     | _p("", "serviceaccounts", "get", N),
