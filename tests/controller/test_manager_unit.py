@@ -358,7 +358,7 @@ def test_informer_collector_reports_watches_and_leadership() -> None:
         def kinds(self) -> list[tuple[str, str]]:
             return sorted(self.found)
 
-        def informer(self, api_version: str, kind: str) -> Inf:
+        def running(self, api_version: str, kind: str) -> Inf:
             return self.found[(api_version, kind)]
 
     registry = prometheus_client.CollectorRegistry()

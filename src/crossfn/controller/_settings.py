@@ -75,6 +75,10 @@ class ReconcileSettings:
     """A cap on reconciles started per second per controller; ``None`` is no cap.
     crossfn's own knob, for sharing a small API server; Crossplane has none."""
 
+    watch_gc_interval: float = 60.0
+    """Seconds between two collections of the watches no XR depends on any more (Crossplane's
+    engine: every minute, not a flag). An embedding's tests may shorten it; there is no flag."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:

@@ -45,6 +45,7 @@ Not here: the watch circuit breaker (``Responsive`` is always
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import datetime
@@ -56,7 +57,7 @@ from typing import Any
 from crossfn import engine, errors
 from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _metrics, _tracing, _xr
 from crossfn.engine import _clock
 from crossfn.engine import _xr as engine_xr
 from crossfn.schemas import xrd as xrd_schemas
@@ -156,8 +157,10 @@ class CompositeReconciler:
         enqueue: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
         tracer: _tracing.ReconcileTracer | None = None,
+        metrics: _metrics.Metrics | None = None,
     ) -> None:
-        """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile."""
+        """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile; ``metrics``
+        counts the watches this controller starts and stops (``engine_watches_*``)."""
         self._api = api
         self._informers = informers
         self._runner = runner
@@ -169,19 +172,27 @@ class CompositeReconciler:
         self.xrd: Mapping[str, Any] = xrd
         self.api_version, self.kind = xrd_schemas.composite_type(xrd)
         # Crossplane's XR controller records its events as controller composite/<xrd-name>.
-        self._recorder = _events.for_controller(recorder, f"composite/{self.xrd_name}")
+        self._recorder = _events.for_controller(recorder, self.controller_name)
         # The one place the XR's schema is decided: every XR of this controller is read through it.
         self._schema = _xr.XR.schema_for(xrd, self._settings.schema)
         self._reader = _selection.Reader(api, informers)
         self._io = _compose_io.ComposeIO(api, informers)
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
+        self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
         self._watches: _realtime.Watches | None = None
         if informers is not None and self._settings.realtime:
-            self._watches = _realtime.Watches(informers, self._deps, enqueue or _drop)
+            self._watches = _realtime.Watches(
+                informers,
+                self._deps,
+                enqueue or _drop,
+                controller=self.controller_name,
+                metrics=self._metrics,
+            )
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
         self._started = False
+        self._gc: asyncio.Task[None] | None = None
 
     # Wiring ------------------------------------------------------------------------------------
 
@@ -195,17 +206,31 @@ class CompositeReconciler:
         """Take a changed XRD (its default or enforced Composition) without a restart."""
         self.xrd = xrd
 
+    @property
+    def controller_name(self) -> str:
+        """``composite/<xrd>``, Crossplane's name for this controller."""
+        return f"composite/{self.xrd_name}"
+
     def start(self) -> None:
         """Watch this controller's XRs, and CompositionRevisions so Automatic XRs move at once
-        (upstream controllers-3.6)."""
+        (upstream controllers-3.6); with realtime on, collect unneeded watches every minute."""
         if self._informers is not None and not self._started:
             self._started = True
             self._informers.informer(self.api_version, self.kind).add_handler(self._xr_changed)
             self._informers.informer(*_selection.REVISION).add_handler(self._revision_changed)
+            self._metrics.watch_started(self.controller_name, "CompositionRevision")
+            if self._watches is not None:
+                self._gc = asyncio.get_running_loop().create_task(
+                    self._collect_every(self._settings.watch_gc_interval),
+                    name=f"watch-gc-{self.controller_name}",
+                )
 
     def stop(self) -> None:
         """Stop reacting to the shared informers' events (the XRD is gone, or the manager stops)."""
         self._enqueue = _drop
+        if self._gc is not None:
+            self._gc.cancel()
+            self._gc = None
         if self._watches is not None:
             self._watches.close()
         if self._started and self._informers is not None:
@@ -214,11 +239,27 @@ class CompositeReconciler:
                 self._informers.informer(self.api_version, self.kind).remove_handler(self._xr_changed)
             if _selection.REVISION in running:
                 self._informers.informer(*_selection.REVISION).remove_handler(self._revision_changed)
+            self._metrics.watch_stopped(self.controller_name, "CompositionRevision")
         self._started = False
 
     def dependency_kinds(self) -> set[tuple[str, str]]:
         """The kinds watched for this controller's XRs."""
         return self._watches.kinds() if self._watches is not None else set()
+
+    def collect_watches(self) -> list[tuple[str, str]]:
+        """Stop the watches of kinds no XR of this controller depends on any more; the kinds stopped."""
+        if self._watches is None:
+            return []
+        return self._watches.collect(self._deps.kinds())
+
+    async def _collect_every(self, interval: float) -> None:
+        """Crossplane's watch garbage collector: every ``interval`` seconds, while the controller runs."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.collect_watches()
+            except Exception:  # a side concern: log it, try again next time
+                _log.exception("cannot collect the watches of %s", self.controller_name)
 
     def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Any change to one of this controller's XRs reconciles it."""

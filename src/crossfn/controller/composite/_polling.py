@@ -43,6 +43,9 @@ class CompositeSettings:
     realtime: bool = True
     """``--enable-realtime-compositions``: watch what XRs depend on instead of polling."""
 
+    watch_gc_interval: float = 60.0
+    """Seconds between two collections of unneeded watches (Crossplane: every minute)."""
+
     schema: engine.CompositeSchema | None = None
     """Legacy (v1) or modern (v2) XRs; ``None`` derives it from the XRD's scope."""
 

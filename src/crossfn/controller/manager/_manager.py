@@ -128,11 +128,20 @@ class Manager:
         return bool(self._controllers)
 
     def unsynced(self) -> list[str]:
-        """The kinds (``apiVersion/kind``) whose informer has not loaded its first list yet."""
+        """The kinds (``apiVersion/kind``) whose informer has not loaded its first list yet.
+
+        Only standing informers count: a watch an XR's requirement started (``acquire``) never
+        keeps ``/readyz`` down (upstream controllers-1.6's watches come and go with the XRs).
+        """
         informers = self._informers
         if informers is None:
             return []
-        return [f"{av}/{kind}" for av, kind in informers.kinds() if not informers.informer(av, kind).synced]
+        out = []
+        for av, kind in informers.standing():
+            found = informers.running(av, kind)
+            if found is not None and not found.synced:
+                out.append(f"{av}/{kind}")
+        return out
 
     @property
     def health_port(self) -> int:
@@ -250,6 +259,7 @@ class Manager:
                 p.sources,
                 xrd=xrd,
                 settings=_composite_settings(s.reconcile),
+                metrics=p.metrics,
             )
 
         def make_claim(xrd: dict[str, Any]) -> claim.ClaimReconciler:
@@ -381,10 +391,12 @@ class Manager:
                 await self._transport.forget_unused(names)
 
     async def wait_ready(self) -> None:
-        """Wait until every informer started so far has synced."""
+        """Wait until every standing informer started so far has synced."""
         assert self._informers is not None, "the manager has not started"
-        for av, kind in self._informers.kinds():
-            await self._informers.informer(av, kind).wait_synced()
+        for av, kind in self._informers.standing():
+            found = self._informers.running(av, kind)
+            if found is not None:
+                await found.wait_synced()
 
     async def stop(self) -> None:
         """Stop taking work, finish in-flight reconciles, then release everything, in reverse order.
@@ -448,8 +460,9 @@ class _Parts:
 
 def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:
     return composite.CompositeSettings(
-        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime
-    )
+        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime,
+        watch_gc_interval=r.watch_gc_interval,
+    )  # fmt: skip
 
 
 class LeadershipLost(errors.CrossfnError):

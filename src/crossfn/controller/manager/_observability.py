@@ -288,7 +288,7 @@ class PrometheusControllerMetrics:
 class _Informers(Protocol):
     def kinds(self) -> list[tuple[str, str]]: ...
 
-    def informer(self, api_version: str, kind: str) -> Any: ...
+    def running(self, api_version: str, kind: str) -> Any: ...
 
 
 class InformerCollector:
@@ -323,7 +323,9 @@ class InformerCollector:
             labels=["api_version", "kind"],
         )  # fmt: skip
         for api_version, kind in kinds:
-            informer = self._informers.informer(api_version, kind)
+            informer = self._informers.running(api_version, kind)
+            if informer is None:  # stopped since kinds() was read
+                continue
             synced.add_metric([api_version, kind], 1.0 if informer.synced else 0.0)
             lists.add_metric([api_version, kind], float(getattr(informer, "relists", 0)))
         yield synced
