@@ -193,6 +193,27 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         default=True,
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
+    p.add_argument(
+        "--circuit-breaker-burst",
+        metavar="N",
+        type=_positive_float,
+        default=100.0,
+        help="watch events an XR may get at once before its circuit breaker opens (default 100)",
+    )
+    p.add_argument(
+        "--circuit-breaker-refill-rate",
+        metavar="N",
+        type=_positive_float,
+        default=1.0,
+        help="watch events per second an XR may get steadily (default 1)",
+    )
+    p.add_argument(
+        "--circuit-breaker-cooldown",
+        metavar="DURATION",
+        type=_nonzero_duration,
+        default="5m",
+        help="how long an open circuit breaker stays open (default 5m)",
+    )
 
 
 def _function_flags(p: argparse.ArgumentParser) -> None:
@@ -229,6 +250,24 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         type=_nonzero_duration,
         default="1m",
         help="how long one function call may take (default 1m)",
+    )
+    p.add_argument(
+        "--enable-function-response-cache",
+        action="store_true",
+        help="cache function responses by request for their TTL (alpha, as in Crossplane)",
+    )
+    p.add_argument(
+        "--xfn-cache-dir",
+        metavar="DIR",
+        default=_args.env("XFN_CACHE_DIR", default="/cache/xfn"),
+        help="where cached function responses are written (env XFN_CACHE_DIR; default %(default)s)",
+    )
+    p.add_argument(
+        "--xfn-cache-max-ttl",
+        metavar="DURATION",
+        type=_duration,
+        default=_args.env("XFN_CACHE_MAX_TTL", default="24h"),
+        help="the longest a cached response is trusted; 0 is no limit (env XFN_CACHE_MAX_TTL; default 24h)",
     )
 
 
@@ -337,6 +376,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             realtime=args.enable_realtime_compositions,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
+            circuit_breaker_burst=args.circuit_breaker_burst,
+            circuit_breaker_refill_rate=args.circuit_breaker_refill_rate,
+            circuit_breaker_cooldown=args.circuit_breaker_cooldown,
         ),
         functions=_settings.FunctionSettings(
             insecure=args.insecure_functions,
@@ -344,6 +386,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+            response_cache=args.enable_function_response_cache,
+            cache_dir=args.xfn_cache_dir,
+            cache_max_ttl=args.xfn_cache_max_ttl,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

@@ -79,6 +79,17 @@ class ReconcileSettings:
     """Seconds between two collections of the watches no XR depends on any more (Crossplane's
     engine: every minute, not a flag). An embedding's tests may shorten it; there is no flag."""
 
+    circuit_breaker_burst: float = 100.0
+    """Watch events an XR may get at once before its circuit breaker opens (Crossplane's
+    ``--circuit-breaker-burst`` = 100): a composed resource that flaps cannot keep its XR reconciling."""
+
+    circuit_breaker_refill_rate: float = 1.0
+    """Watch events per second an XR may get steadily (Crossplane's ``--circuit-breaker-refill-rate`` = 1)."""
+
+    circuit_breaker_cooldown: float = 300.0
+    """Seconds an open circuit stays open, letting one event through every 30 s (Crossplane's
+    ``--circuit-breaker-cooldown`` = 5m)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:
@@ -107,6 +118,19 @@ class FunctionSettings:
     """Seconds one RunFunction call may take before it fails with DeadlineExceeded.
     Crossplane bounds calls by its reconcile's deadline; a minute leaves room for
     the other steps."""
+
+    response_cache: bool = False
+    """Cache function responses by request tag for their TTL (Crossplane's alpha
+    ``--enable-function-response-cache``, off by default): a pipeline whose inputs did
+    not change is not called again."""
+
+    cache_dir: str = "/cache/xfn"
+    """Where cached responses are written, in Crossplane's layout (``--xfn-cache-dir``, env
+    ``XFN_CACHE_DIR``, default ``/cache/xfn``), so the two can share a volume."""
+
+    cache_max_ttl: float = 86_400.0
+    """The longest a cached response is trusted, whatever TTL the function asked for
+    (``--xfn-cache-max-ttl``, env ``XFN_CACHE_MAX_TTL``, 24h; ``0`` is no limit)."""
 
 
 @dataclasses.dataclass(frozen=True)

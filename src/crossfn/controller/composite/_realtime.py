@@ -178,14 +178,17 @@ class Watches:
         *,
         controller: str = "",
         metrics: _metrics.Metrics | None = None,
+        admit: Callable[[Mapping[str, Any], list[str]], list[str]] | None = None,
     ) -> None:
-        """``controller`` (``composite/<xrd>``) holds the informers and labels the metrics."""
+        """``controller`` (``composite/<xrd>``) holds the informers and labels the metrics; ``admit(obj,
+        keys)`` keeps the keys an event about ``obj`` may enqueue (the circuit breaker; default all)."""
         self._informers = informers
         self._dependencies = dependencies
         self.enqueue = enqueue
         self._controller = controller
         self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
         self._held: dict[Kind, _informer.Cache] = {}
+        self._admit = admit or _all
         self.stopped = False
 
     def ensure(self, kinds: Iterable[Kind]) -> None:
@@ -226,11 +229,16 @@ class Watches:
         """Enqueue the XRs that depended on the object before or depend on it now."""
         if self.stopped:
             return
-        keys = self._dependencies.dependants(obj)
-        if old is not None:
-            keys |= self._dependencies.dependants(old)
-        for key in keys:
+        keys = set(self._admit(obj, sorted(self._dependencies.dependants(obj))))
+        if old is not None:  # an update maps both objects, as controller-runtime's handler does
+            keys.update(self._admit(old, sorted(self._dependencies.dependants(old))))
+        for key in sorted(keys):
             try:
                 self.enqueue(key)
             except Exception:  # a handler must never break the informer that calls it
                 _log.exception("cannot enqueue %s after a %s event", key, event_type)
+
+
+def _all(obj: Mapping[str, Any], keys: list[str]) -> list[str]:
+    """Admit every key (no circuit breaker)."""
+    return keys

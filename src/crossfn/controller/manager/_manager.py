@@ -39,6 +39,7 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import logging
 import signal
 from typing import Any
@@ -57,6 +58,8 @@ _log = logging.getLogger("crossfn.controller.manager")
 PKG_API_VERSION = "pkg.crossplane.io/v1"
 CONNECTION_GC_SECONDS = 600.0
 """How often gRPC channels of Functions that no longer exist are closed (Crossplane: 10 minutes)."""
+CACHE_GC_SECONDS = 60.0
+"""How often expired cached function responses are deleted (Crossplane: every minute)."""
 
 
 async def install_crds(kubeconfig: str | None, context: str | None = None) -> list[str]:
@@ -234,10 +237,17 @@ class Manager:
         self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
         )
-        runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
+        f = s.functions
+        cache = engine.DiskStore(f.cache_dir) if f.response_cache else None
+        runner = packages.build_runner(
+            self._transport, sources, metrics=fn_metrics, cache=cache,
+            cache_max_ttl=datetime.timedelta(seconds=f.cache_max_ttl),
+        )  # fmt: skip
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")
         )
+        if isinstance(runner, engine.CachingRunner):
+            self._tasks.append(asyncio.create_task(self._collect_cache(runner), name="function-cache-gc"))
         return _Parts(
             informers, recorder, sources, runner, functions_cache, revisions_cache, deployments, metrics
         )
@@ -285,7 +295,7 @@ class Manager:
         assert self._xr is not None
         xrds_name = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
         compositions_name = "revisions/composition.apiextensions.crossplane.io"
-        revisions_name = "pipeline/compositionrevision.apiextensions.crossplane.io"
+        revisions_name = "revision/compositionrevision.apiextensions.crossplane.io"
         packages_name = "packages/function.pkg.crossplane.io"
         runtimes_name = "package-runtime/functionrevision.pkg.crossplane.io"
         rbac_name = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
@@ -390,6 +400,13 @@ class Manager:
                 names = {str(f["metadata"]["name"]) for f in functions_cache.list()}
                 await self._transport.forget_unused(names)
 
+    @staticmethod
+    async def _collect_cache(runner: engine.CachingRunner) -> None:
+        """Delete expired cached responses every minute (Crossplane's ``GarbageCollectFiles``)."""
+        while True:
+            await asyncio.sleep(CACHE_GC_SECONDS)
+            runner.collect_garbage()
+
     async def wait_ready(self) -> None:
         """Wait until every standing informer started so far has synced."""
         assert self._informers is not None, "the manager has not started"
@@ -462,6 +479,10 @@ def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSe
     return composite.CompositeSettings(
         poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime,
         watch_gc_interval=r.watch_gc_interval,
+        circuit=composite.CircuitSettings(
+            burst=r.circuit_breaker_burst, refill_rate=r.circuit_breaker_refill_rate,
+            cooldown=r.circuit_breaker_cooldown,
+        ),
     )  # fmt: skip
 
 
