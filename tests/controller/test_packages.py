@@ -26,9 +26,9 @@ from crossfn.controller.packages import (
     _functionrevisions,
     _functions,
     _package_runtime,
-    _package_tls,
     _packages,
 )
+from crossfn.controller.runtime import _tls
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 from .fake_api import FakeApi
@@ -312,12 +312,12 @@ def test_service_account_pull_secrets_in_order_without_duplicates() -> None:
 
 
 def test_certificates_have_crossplanes_names_and_usages() -> None:
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     ca_cert = x509.load_pem_x509_certificate(ca.cert)
     assert ca_cert.serial_number == 2022
     assert ca_cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     assert ca.key.startswith(b"-----BEGIN RSA PRIVATE KEY-----"), "PKCS#1, as Go writes it"
-    server = _package_tls.new_certificate(
+    server = _tls.new_certificate(
         ca, common_name="fn", dns_names=["fn", "fn.ns", "fn.ns.svc"], usage="server"
     )
     cert = x509.load_pem_x509_certificate(server.cert)
@@ -329,7 +329,7 @@ def test_certificates_have_crossplanes_names_and_usages() -> None:
         x509.oid.ExtendedKeyUsageOID.SERVER_AUTH
     ]
     client = x509.load_pem_x509_certificate(
-        _package_tls.new_certificate(ca, common_name="c", dns_names=["c.ns"], usage="client").cert
+        _tls.new_certificate(ca, common_name="c", dns_names=["c.ns"], usage="client").cert
     )
     assert list(client.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value) == [
         x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH
@@ -338,7 +338,7 @@ def test_certificates_have_crossplanes_names_and_usages() -> None:
 
 async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
     api = FakeApi()
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     api.put(
         {
             "apiVersion": "v1",
@@ -347,7 +347,7 @@ async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
             "data": {"tls.crt": "eA=="},
         }
     )
-    done = await _package_tls.ensure_certificate(
+    done = await _tls.ensure_certificate(
         api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server"
     )
     assert not done and [c for c in api.calls if c[0] == "update"] == []
@@ -355,12 +355,10 @@ async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
 
 async def test_missing_server_secret_is_not_found_unless_create() -> None:
     api = FakeApi()
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     with pytest.raises(_api.NotFound):
-        await _package_tls.ensure_certificate(
-            api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server"
-        )
-    assert await _package_tls.ensure_certificate(
+        await _tls.ensure_certificate(api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server")
+    assert await _tls.ensure_certificate(
         api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="client", create=True
     )
 

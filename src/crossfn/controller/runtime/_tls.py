@@ -1,4 +1,4 @@
-"""The certificates between the controller and function packages: one CA, a server and a client certificate.
+"""The certificates of Crossplane's core: one CA, and the server and client certificates it signs.
 
 Crossplane's core calls every packaged function over mutual TLS
 (upstream controllers-5.5, controllers-5.7): one self-signed CA in the
@@ -7,7 +7,10 @@ Secret ``crossplane-root-ca`` signs each function's server certificate
 ``/tls/server``) and the core's own client certificate (Secret
 ``crossplane-tls-client``). The function accepts only clients with a
 certificate from that CA; the core checks the function's certificate
-against the CA and the name it dialled (``<service>.<namespace>``).
+against the CA and the name it dialled (``<service>.<namespace>``). The same
+CA signs the certificate the controller's admission webhook serves with
+(Secret ``crossplane-tls-server``), and is the webhook configuration's
+``caBundle``, as Crossplane's ``core init`` makes them.
 
 This module writes those Secrets with Crossplane's layout, so a function
 package built for Crossplane runs unchanged, and a cluster where Crossplane's
@@ -31,6 +34,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime
+import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -141,8 +145,10 @@ def new_certificate(
     dns_names: list[str],
     usage: Literal["server", "client"],
     now: datetime.datetime | None = None,
+    ip_addresses: list[str] | None = None,
 ) -> KeyPair:
-    """A leaf certificate signed by ``ca``: ``server`` for a function, ``client`` for the controller.
+    """A leaf certificate signed by ``ca``: ``server`` for a function or the webhook, ``client`` for the
+    controller; ``ip_addresses`` are IP SANs (a webhook the API server calls at ``https://127.0.0.1:…``).
 
     Both get digital signature, key and data encipherment as key usages (a TLS
     peer refuses a certificate without digital signature); only the extended
@@ -171,7 +177,15 @@ def new_certificate(
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(_usage(serve=True), critical=True)
         .add_extension(x509.ExtendedKeyUsage([purpose]), critical=False)
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in dns_names]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [
+                    *(x509.DNSName(n) for n in dns_names),
+                    *(x509.IPAddress(ipaddress.ip_address(a)) for a in ip_addresses or ()),
+                ]
+            ),
+            critical=False,
+        )
         .sign(ca_key, hashes.SHA256())
     )
     return KeyPair(cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
@@ -215,6 +229,7 @@ async def ensure_certificate(
     usage: Literal["server", "client"],
     create: bool = False,
     now: Callable[[], datetime.datetime] = _clock.utcnow,
+    ip_addresses: list[str] | None = None,
 ) -> bool:
     """Fill ``namespace/secret_name`` with a certificate when all its keys are empty; ``True`` if it did.
 
@@ -228,7 +243,9 @@ async def ensure_certificate(
     data = _data(secret)
     if any(data.get(k) for k in KEYS):
         return False
-    pair = new_certificate(ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now())
+    pair = new_certificate(
+        ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now(), ip_addresses=ip_addresses
+    )
     values = _encoded({"tls.crt": pair.cert, "tls.key": pair.key, "ca.crt": ca.cert})
     await _write_data(api, secret, namespace, secret_name, values)
     return True
