@@ -49,11 +49,19 @@ def _p(group: str, resource: str, verbs: str, scope: str = C) -> set[Perm]:
 CRDS = "apiextensions.k8s.io", "customresourcedefinitions"
 XP = "apiextensions.crossplane.io"
 PKG = "pkg.crossplane.io"
+PROT = "protection.crossplane.io"
+WEBHOOKS = "admissionregistration.k8s.io", "validatingwebhookconfigurations"
+USAGES = (
+    _p(PROT, "usages", "list watch")
+    | _p(PROT, "clusterusages", "list watch")
+    | _p(XP, "usages", "list watch")
+)
 INFORMED = (
     _p(*CRDS, "list watch") | _p(XP, "compositeresourcedefinitions", "list watch")
     | _p(XP, "compositions", "list watch") | _p(XP, "compositionrevisions", "list watch")
     | _p(PKG, "functions", "list watch") | _p(PKG, "functionrevisions", "list watch")
-    | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | {DYNAMIC}
+    | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | USAGES
+    | {DYNAMIC}
 )  # fmt: skip
 """The kinds informers list and watch: Crossplane's, CRDs (schemas), function package Deployments, XRs."""
 
@@ -131,6 +139,26 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("definition/_xrd", "list"): {DYNAMIC},
     ("definition/_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
     ("definition/_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
+    # Usages: the used and using resources are any kind (aggregated roles); the Usages are Crossplane's.
+    ("protection/_reconciler", "get"): {DYNAMIC}
+    | _p(PROT, "usages", "get")
+    | _p(PROT, "clusterusages", "get")
+    | _p(XP, "usages", "get"),
+    ("protection/_reconciler", "read"): {DYNAMIC},
+    ("protection/_reconciler", "list"): {DYNAMIC},
+    ("protection/_reconciler", "is_namespaced"): set(),  # discovery: every authenticated user may read it
+    ("protection/_reconciler", "update"): {DYNAMIC}
+    | _p(PROT, "usages", "update")
+    | _p(PROT, "clusterusages", "update")
+    | _p(XP, "usages", "update"),
+    ("protection/_reconciler", "update-status"): _p(PROT, "usages/status", "update")
+    | _p(PROT, "clusterusages/status", "update")
+    | _p(XP, "usages/status", "update"),
+    ("protection/_reconciler", "delete"): {DYNAMIC},  # a replayed deletion of a used resource
+    ("protection/_webhook", "patch"): {DYNAMIC},  # the deletion attempt noted on the used resource
+    ("protection/_webhook", "get"): _p(*WEBHOOKS, "get"),
+    ("protection/_webhook", "apply"): _p(*WEBHOOKS, "patch create"),
+    ("protection/_webhook", "read"): _p("", "secrets", "get", N),
 }
 
 JUSTIFIED: set[Perm] = (
@@ -156,7 +184,7 @@ BROADER: list[tuple[str, dict[str, Any]]] = [
     ("impersonate", {"resource": "users", "verb": "impersonate"}),
 ]  # fmt: skip
 
-_CALLS = {"get", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
+_CALLS = {"get", "read", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
           "openapi_paths", "openapi_document", "create_event"}  # fmt: skip
 _NOT_CALLERS = {"_api.py", "_kube.py", "envtest.py", "__init__.py"}
 

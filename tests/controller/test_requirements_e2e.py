@@ -138,6 +138,7 @@ async def manager(
     for obj in (namespace(NS), namespace(CONTROLLER_NAMESPACE), GADGET_CRD):
         await kube.apply(obj, field_manager="e2e", force=True)
     s = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=controller_manager.kubeconfig),
         reconcile=_settings.ReconcileSettings(watch_gc_interval=0.5),
         functions=_settings.FunctionSettings(insecure=True),

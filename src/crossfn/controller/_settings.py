@@ -21,6 +21,7 @@ __all__ = [
     "PackageSettings",
     "ReconcileSettings",
     "Settings",
+    "WebhookSettings",
 ]
 
 
@@ -190,6 +191,48 @@ class ObservabilitySettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class WebhookSettings:
+    """Usages and the admission webhook that enforces them (Crossplane's ``--enable-webhooks`` and
+    ``--enable-usages``, both on by default)."""
+
+    enabled: bool = True
+    """Serve the usage webhook and register it (Crossplane's ``--enable-webhooks``, env
+    ``ENABLE_WEBHOOKS``/``WEBHOOK_ENABLED``, on): without it, Usages are not reconciled either."""
+
+    usages: bool = True
+    """Reconcile Usages and ClusterUsages and deny deleting what they protect (Crossplane's beta
+    ``--enable-usages``, on)."""
+
+    address: str = ":9443"
+    """``HOST:PORT`` the webhook serves HTTPS on (Crossplane's ``--webhook-port`` = 9443, env
+    ``WEBHOOK_PORT``)."""
+
+    service_name: str = "crossplane-webhooks"
+    """The Service in the controller's namespace the API server calls the webhook through (the
+    chart's, env ``WEBHOOK_SERVICE_NAME``); ``deploy/`` makes it."""
+
+    service_port: int = 9443
+    """That Service's port (env ``WEBHOOK_SERVICE_PORT``)."""
+
+    url: str | None = None
+    """``https://HOST:PORT``: call the webhook here instead of through the Service, for a controller
+    outside the cluster; the serving certificate names the host. crossfn's own."""
+
+    tls_server_secret_name: str = "crossplane-tls-server"
+    """The Secret with the serving certificate, made at start when missing (Crossplane's
+    ``--tls-server-secret-name``, env ``TLS_SERVER_SECRET_NAME``)."""
+
+    tls_server_certs_dir: str | None = None
+    """A directory with ``tls.crt``, ``tls.key`` and ``ca.crt`` to serve with instead (Crossplane's
+    ``--tls-server-certs-dir``, env ``TLS_SERVER_CERTS_DIR``)."""
+
+    @property
+    def serving(self) -> bool:
+        """Whether the webhook is served and Usages are reconciled: both switches on, as in Crossplane."""
+        return self.enabled and self.usages
+
+
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """Everything ``crossfn controller run`` can be told."""
 
@@ -199,3 +242,4 @@ class Settings:
     packages: PackageSettings = dataclasses.field(default_factory=PackageSettings)
     leader_election: LeaderElectionSettings = dataclasses.field(default_factory=LeaderElectionSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)
+    webhooks: WebhookSettings = dataclasses.field(default_factory=WebhookSettings)

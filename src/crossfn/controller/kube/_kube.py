@@ -325,9 +325,13 @@ class KubeApi:
     async def get(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object | None:
         """The object, or ``None`` when it or its kind does not exist."""
         try:
-            return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
+            return await self.read(api_version, kind, name, namespace)
         except (_api.NotFound, _api.NoKindMatch):
             return None
+
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object:
+        """The object; :class:`_api.NotFound` or :class:`_api.NoKindMatch` when it or its kind is not there."""
+        return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
 
     async def list(
         self,

@@ -45,7 +45,7 @@ import signal
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller import _settings, claim, composite, definition, packages, rbac, revisions
+from crossfn.controller import _settings, claim, composite, definition, packages, protection, rbac, revisions
 from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api, _kube
 from crossfn.controller.manager import _leader, _observability
@@ -66,11 +66,54 @@ async def install_crds(kubeconfig: str | None, context: str | None = None) -> li
     """Install or upgrade the CRDs; one line per CRD in kubectl's words (created, configured, unchanged,
     kept). Raises :class:`~crossfn.controller.crds._crds.Refused` (changing nothing) for a CRD that is
     not crossfn's and serves less than crossfn's."""
-    api = _kube.KubeApi.from_kubeconfig(kubeconfig, context=context)
+    return await initialize(
+        _settings.Settings(
+            cluster=_settings.ClusterSettings(kubeconfig=kubeconfig, context=context),
+            webhooks=_settings.WebhookSettings(enabled=False),
+        )
+    )
+
+
+async def initialize(settings: _settings.Settings) -> list[str]:
+    """``crossfn controller init``: the CRDs, then (webhooks on) the usage webhook's serving certificate and
+    its registration, as Crossplane's ``core init``; one line per object in kubectl's words."""
+    s = settings
+    api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
     try:
-        return [d.line() for d in await _crds.install(api)]
+        lines = [d.line() for d in await _crds.install(api)]
+        if s.webhooks.serving:
+            serving = await _serving_certificate(api, s)
+            lines.append(await _register_webhook(api, s, serving))
+        return lines
     finally:
         await api.close()
+
+
+async def _serving_certificate(api: _api.Api, s: _settings.Settings) -> protection.ServingCertificate:
+    """The webhook's certificate: from ``--tls-server-certs-dir``, else its Secret (made when missing)."""
+    w = s.webhooks
+    if w.tls_server_certs_dir:
+        return protection.load_certificate(w.tls_server_certs_dir)
+    namespace = s.functions.namespace
+    try:
+        return await protection.ensure_certificate(
+            api, namespace, w.tls_server_secret_name, service=w.service_name, url=w.url
+        )
+    except _api.ApiError as exc:
+        raise errors.InputError(
+            f"cannot make the usage webhook's certificate in namespace {errors.quote(namespace)}: {exc} "
+            "(create the namespace, pass --namespace, or --enable-webhooks=false)"
+        ) from exc
+
+
+async def _register_webhook(
+    api: _api.Api, s: _settings.Settings, serving: protection.ServingCertificate
+) -> str:
+    w = s.webhooks
+    config = protection.configuration(
+        serving.ca, namespace=s.functions.namespace, service=w.service_name, port=w.service_port, url=w.url
+    )
+    return await protection.register(api, config)
 
 
 class Manager:
@@ -87,6 +130,7 @@ class Manager:
         self._xr: definition.XrControllers | None = None
         self._transport: packages.FunctionTransport | None = None
         self._servers: list[_observability.ProbeServer] = []
+        self._webhook: protection.WebhookServer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._registry: Any = None
         self._elector: _leader.LeaderElector | None = None
@@ -173,8 +217,11 @@ class Manager:
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
         tls = await packages.load_tls(api, s.functions)
+        serving = await _serving_certificate(api, s) if s.webhooks.serving else None
         self._parts = self._build(api, tls)
         await self._start_servers()
+        if serving is not None:
+            await self._start_webhook(api, serving)
         if s.leader_election.enabled:
             self._start_election(api)
         else:
@@ -234,6 +281,11 @@ class Manager:
             deployments.start()
         if s.cluster.manage_rbac:
             informers.informer(*_XRD)
+        usages = (
+            protection.Finder({kind: informers.informer(*kind) for kind in protection.KINDS})
+            if s.webhooks.serving
+            else None
+        )
         self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
         )
@@ -249,7 +301,15 @@ class Manager:
         if isinstance(runner, engine.CachingRunner):
             self._tasks.append(asyncio.create_task(self._collect_cache(runner), name="function-cache-gc"))
         return _Parts(
-            informers, recorder, sources, runner, functions_cache, revisions_cache, deployments, metrics
+            informers,
+            recorder,
+            sources,
+            runner,
+            functions_cache,
+            revisions_cache,
+            deployments,
+            metrics,
+            usages,
         )
 
     def start_controllers(self) -> None:
@@ -325,6 +385,14 @@ class Manager:
         out.append((packages_name, definition.Together(functions)))
         if s.cluster.manage_rbac:
             out.append((rbac_name, rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac_name))))
+        if p.usages is not None:
+            for kind in protection.KINDS:
+                name = protection.controller_name(kind)
+                usage = protection.UsageReconciler(
+                    api, p.informers.informer(*kind), rec(name), p.usages, type_=kind,
+                    poll_interval=s.reconcile.poll_interval,
+                )  # fmt: skip
+                out.append((name, usage))
         return out
 
     async def stop_controllers(self, grace: float = definition.STOP_GRACE_SECONDS) -> None:
@@ -378,6 +446,25 @@ class Manager:
             )
         for server in self._servers:
             await server.start()
+
+    async def _start_webhook(self, api: _api.Api, serving: protection.ServingCertificate) -> None:
+        """Serve the usage webhook (every replica: the API server may call any), then register it."""
+        assert self._parts is not None and self._parts.usages is not None
+        finder = self._parts.usages
+
+        async def handle(body: Any) -> dict[str, Any]:
+            return await protection.review(api, finder, body)
+
+        self._webhook = protection.WebhookServer(
+            self.settings.webhooks.address, serving, handle, split_address=_observability.split_address
+        )
+        await self._webhook.start()
+        _log.info(await _register_webhook(api, self.settings, serving))
+
+    @property
+    def webhook_port(self) -> int:
+        """The port the usage webhook listens on (useful after binding port 0); 0 when not served."""
+        return self._webhook.port if self._webhook is not None else 0
 
     def _detail(self) -> str:
         """The ``/readyz`` line that says what this replica does."""
@@ -444,6 +531,9 @@ class Manager:
         for server in self._servers:
             await server.stop()
         self._servers = []
+        if self._webhook is not None:
+            await self._webhook.stop()
+            self._webhook = None
         if self._given_api is None and isinstance(self._api, _kube.KubeApi):
             await self._api.close()
             self._api = None
@@ -473,6 +563,8 @@ class _Parts:
     revisions: _informer.Informer
     deployments: _informer.Informer | None
     metrics: _observability.PrometheusControllerMetrics
+    usages: protection.Finder | None
+    """Which Usages protect an object, with webhooks and usages on (the webhook and the Usage controllers)."""
 
 
 def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:

@@ -54,8 +54,10 @@ __all__ = [
     "KeyPair",
     "ensure_ca",
     "ensure_certificate",
+    "names_all",
     "new_ca",
     "new_certificate",
+    "secret_data",
 ]
 
 CA_SECRET = "crossplane-root-ca"
@@ -191,7 +193,21 @@ def new_certificate(
     return KeyPair(cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
 
 
-def _data(secret: Mapping[str, Any] | None) -> dict[str, bytes]:
+def names_all(cert: bytes, dns_names: list[str], ip_addresses: list[str]) -> bool:
+    """Whether the PEM certificate names every one of ``dns_names`` and ``ip_addresses``."""
+    try:
+        sans = x509.load_pem_x509_certificate(cert).extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
+        )
+    except (ValueError, x509.ExtensionNotFound):
+        return False
+    have_dns = set(sans.value.get_values_for_type(x509.DNSName))
+    have_ips = {str(a) for a in sans.value.get_values_for_type(x509.IPAddress)}
+    return set(dns_names) <= have_dns and {str(ipaddress.ip_address(a)) for a in ip_addresses} <= have_ips
+
+
+def secret_data(secret: Mapping[str, Any] | None) -> dict[str, bytes]:
+    """A Secret's ``data``, decoded."""
     raw = (secret or {}).get("data") or {}
     return {k: base64.b64decode(str(v or "")) for k, v in raw.items()}
 
@@ -206,7 +222,7 @@ async def ensure_ca(
     """The CA from ``namespace/crossplane-root-ca``, generated and written when either key is empty."""
     where = f"Secret {errors.quote(f'{namespace}/{CA_SECRET}')}"
     secret = await api.get("v1", "Secret", CA_SECRET, namespace)
-    data = _data(secret)
+    data = secret_data(secret)
     if data.get("tls.crt") and data.get("tls.key"):
         return KeyPair(data["tls.crt"], data["tls.key"])
     ca = new_ca(now())
@@ -230,18 +246,24 @@ async def ensure_certificate(
     create: bool = False,
     now: Callable[[], datetime.datetime] = _clock.utcnow,
     ip_addresses: list[str] | None = None,
+    renew_for_names: bool = False,
 ) -> bool:
     """Fill ``namespace/secret_name`` with a certificate when all its keys are empty; ``True`` if it did.
 
     The Secret must exist (the runtime applies it first, with its owner),
     unless ``create``: then a missing one is created (the controller's own
-    client certificate, which nothing else creates outside Helm).
+    client certificate, which nothing else creates outside Helm). With
+    ``renew_for_names``, a certificate that does not name all of ``dns_names``
+    and ``ip_addresses`` is replaced (the webhook's, when it is called at
+    another address than the one it was made for); otherwise one is never replaced.
     """
     secret = await api.get("v1", "Secret", secret_name, namespace)
     if secret is None and not create:
         raise _api.NotFound(f'secrets "{secret_name}" not found', status=404)
-    data = _data(secret)
-    if any(data.get(k) for k in KEYS):
+    data = secret_data(secret)
+    if any(data.get(k) for k in KEYS) and not (
+        renew_for_names and not names_all(data.get("tls.crt") or b"", dns_names, ip_addresses or [])
+    ):
         return False
     pair = new_certificate(
         ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now(), ip_addresses=ip_addresses
