@@ -13,8 +13,8 @@ Requirements loop: one step whose function asks for a resource by name on
 the first call and reads it on the second, minus the same step without
 requirements.
 
-Run:  python benchmarks/engine.py [--repeat N] [--no-write]
-It prints a table and rewrites the "engine" section of docs/performance.md.
+Run:  python benchmarks/engine.py [--repeat N] [--write]
+It prints a table; with --write it also rewrites the "engine" section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -217,11 +217,13 @@ def _write(table: str, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=30, help="runs per measurement; the best is reported")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     args = parser.parse_args()
     table = asyncio.run(_measure(args.repeat))
     print(table)
-    if not args.no_write:
+    if args.write:
         _write(table, args.repeat)
 
 

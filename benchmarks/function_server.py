@@ -1,6 +1,6 @@
 """Benchmark the function server: CPU per request against the official SDK and a bare gRPC echo.
 
-Run:  python benchmarks/function_server.py [--requests N] [--no-write]
+Run:  python benchmarks/function_server.py [--requests N] [--write]
 
 Each server runs in its own process (so its CPU time is its own, and the
 official one loads only the official SDK), started by re-running this script with a
@@ -25,7 +25,7 @@ converters against ``json_format`` and ``Struct.update``, and where a compose10
 call's CPU goes inside the function (parse, ``response.to``, conversions,
 serialise), measured in-process.
 
-Results go to stdout and, unless ``--no-write``, to the "Function server"
+Results go to stdout and, with ``--write``, to the "Function server"
 section of ``docs/performance.md``.
 """
 
@@ -515,14 +515,16 @@ def main() -> None:
         return
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--requests", type=int, default=5000, help="measured calls per server (default 5000)")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     args = parser.parse_args()
     load_before = os.getloadavg()[0]
     table = _report(args.requests)
     load = (load_before, os.getloadavg()[0])
     print(table)
     print(f"\nload average: {load[0]:.2f} at the start, {load[1]:.2f} at the end")
-    if not args.no_write:
+    if args.write:
         _write(table, args.requests, load)
 
 

@@ -7,9 +7,9 @@ the resources, observed composed resources, so ToComposite patches and
 readiness checks run too. Target (issue 5): 1,000 resources in at most 1 s on
 one core, and linear growth.
 
-Run:  python benchmarks/patch_and_transform.py [--repeat N] [--no-write]
-It prints a table and rewrites the "patch-and-transform" section of
-docs/performance.md.
+Run:  python benchmarks/patch_and_transform.py [--repeat N] [--write]
+It prints a table; with --write it also rewrites the "patch-and-transform"
+section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -159,12 +159,14 @@ def _write(table: str, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5)
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     args = parser.parse_args()
     rows = [(n, measure(n, args.repeat)) for n in SIZES]
     table = _table(rows)
     print(table)
-    if not args.no_write:
+    if args.write:
         _write(table, args.repeat)
 
 

@@ -23,8 +23,8 @@ processes falls on all of them alike.
 Inside one process it also splits importing the render stack from rendering,
 since imports dominate a small render.
 
-Run:  python benchmarks/render.py [--repeat N] [--no-write]
-It prints a table and rewrites the "render" section of docs/performance.md.
+Run:  python benchmarks/render.py [--repeat N] [--write]
+It prints a table; with --write it also rewrites the "render" section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -264,7 +264,9 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=15, help="processes per measurement")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     args = parser.parse_args()
     start_load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as pycache:
@@ -272,7 +274,7 @@ def main() -> None:
     load = (start_load, os.getloadavg()[0])
     print(table)
     print(f"\nload average: {load[0]:.1f} at the start, {load[1]:.1f} at the end")
-    if not args.no_write:
+    if args.write:
         _write(table, args.repeat, load)
 
 

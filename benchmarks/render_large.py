@@ -14,8 +14,8 @@ runs; CPU time (user + system) and peak RSS come from ``wait4`` of the
 child, so other load on the machine shows in wall time only.
 Target (issue 15): at most 3 s and 400 MB for the render.
 
-Run:  python benchmarks/render_large.py [--repeat N] [--no-write]
-It prints a table and rewrites the "render, one large XR" section of docs/performance.md.
+Run:  python benchmarks/render_large.py [--repeat N] [--write]
+It prints a table; with --write it also rewrites the "render, one large XR" section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -162,7 +162,9 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=3, help="runs per measurement; the median is reported")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     parser.add_argument("--make", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.make:
@@ -172,7 +174,7 @@ def main() -> None:
     table = _table(measure(args.repeat))
     load_end = os.getloadavg()[0]
     print(table)
-    if not args.no_write:
+    if args.write:
         _write(table, args.repeat, (load_start, load_end))
 
 

@@ -10,8 +10,8 @@ validation, CEL and the report. Target (issue 7): at most 2 s. The child's
 CPU time is reported too: on a shared machine the wall time mostly measures
 the neighbours.
 
-Run:  python benchmarks/validate.py [--repeat N] [--no-write]
-It prints a table and rewrites the "validate" section of docs/performance.md.
+Run:  python benchmarks/validate.py [--repeat N] [--write]
+It prints a table; with --write it also rewrites the "validate" section of docs/performance.md.
 """
 
 from __future__ import annotations
@@ -147,11 +147,13 @@ def _write(table: str, repeat: int) -> None:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
     parser.add_argument("--repeat", type=int, default=5, help="runs; the median is reported")
-    parser.add_argument("--no-write", action="store_true", help="print only; leave docs/performance.md alone")
+    parser.add_argument(
+        "--write", action="store_true", help="also rewrite this section of docs/performance.md"
+    )
     args = parser.parse_args()
     table = _measure(args.repeat)
     print(table)
-    if not args.no_write:
+    if args.write:
         _write(table, args.repeat)
 
 

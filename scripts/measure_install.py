@@ -85,7 +85,7 @@ def write(text: str, also: list[str]) -> None:
     extra = f" --also {' '.join(also)}" if also else ""
     section = (
         f"{SECTION}\n\n"
-        "What `pip install crossfn` and each extra put on disk: `du -sm` of a fresh venv's site-packages\n"
+        "What the core install (`pip install crossfn`, from a wheel: [README.md](../README.md#install)) and each extra put on disk: `du -sm` of a fresh venv's site-packages\n"
         "without pip and setuptools, and the distributions installed (crossfn included). Target: core at\n"
         "most 70 MB (before the extras existed it was 233 MB in 38 distributions; the official Python SDK\n"
         "installs 59 MB in 11). Each extra includes core.\n"

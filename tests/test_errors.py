@@ -101,6 +101,12 @@ _SIGNALS = {
     "crossfn.functions.sequencer._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.status_transformer._MatchError": "unwinds to the failure condition upstream sets",
     "crossfn.gocompat.jsonstruct._Stop": "stops strict decoding at the first error",
+    "crossfn.gocompat._timelayout._BadError": "Go's errBad: unwinds to the layout element that did not parse",
+    "crossfn.gocompat.strconv._NumRangeError": "ParseUint's ErrRange, which ParseInt turns into its own error",
+    "crossfn.functions._selection.Panic": "unwinds to the Fatal result given where upstream's Go code crashes",
+    "crossfn.functions.environment_configs._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.extra_resources._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.cel_filter._Fatal": "unwinds to the one Fatal result upstream's code returns",
 }
 
 

@@ -267,7 +267,7 @@ def test_composition_test_of_a_function_that_raises_prints_no_traceback(tmp_path
     }  # fmt: skip
     (tmp_path / "test.yaml").write_text(yaml.safe_dump(test))
     proc = subprocess.run(
-        [sys.executable, "-m", "crossfn", "test", str(tmp_path / "test.yaml")],
+        [sys.executable, "-m", "crossfn", "test", "-q", str(tmp_path / "test.yaml")],
         capture_output=True, text=True, check=False, cwd=tmp_path,
     )  # fmt: skip
     assert proc.returncode == 1, proc.stderr

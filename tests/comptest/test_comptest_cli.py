@@ -56,11 +56,27 @@ def _golden(name: str, text: str, reason: str) -> None:
 def test_cli_report(
     capsys: pytest.CaptureFixture[str], argv: list[str], golden: str, status: int, reason: str
 ) -> None:
-    code = cli.main(["test", *argv])
+    code = cli.main(["test", "--quiet", *argv])
     out, err = capsys.readouterr()
     assert code == status, f"{reason}: {err}"
     assert err == _BUILTIN, f"{reason}: one line saying the built-in runs, however many tests use it"
     _golden(golden, out.replace(str(_DATA), "testdata"), f"{reason} (paths shown relative to tests/comptest)")
+
+
+@pytest.mark.parametrize(
+    ("argv", "golden", "reason"),
+    [
+        pytest.param([_FAILING], "failing.progress.txt",
+                     "one line per test on stderr as it ends, numbered, with its verdict", id="Progress"),
+        pytest.param([_FAILING, "-q"], "quiet.progress.txt", "-q: no progress lines", id="Quiet"),
+    ],
+)  # fmt: skip
+def test_cli_progress(capsys: pytest.CaptureFixture[str], argv: list[str], golden: str, reason: str) -> None:
+    """Progress goes to stderr, so stdout is still the report alone (golden files above)."""
+    cli.main(["test", *argv])
+    out, err = capsys.readouterr()
+    assert out.endswith("1 passed, 4 failed\n"), reason
+    _golden(golden, err, reason)
 
 
 @pytest.mark.parametrize(
@@ -126,7 +142,7 @@ def test_junit_golden() -> None:
 def test_cli_junit_unwritable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     """A --junit file that cannot be written is a bad flag: exit 2, one line, no report on stdout."""
     junit = tmp_path / "missing-dir" / "junit.xml"
-    code = cli.main(["test", str(_ROOT / "examples" / "xbucket"), "--junit", str(junit)])
+    code = cli.main(["test", "-q", str(_ROOT / "examples" / "xbucket"), "--junit", str(junit)])
     out, err = capsys.readouterr()
     assert (code, out) == (2, "")
     assert err == _BUILTIN + f"crossfn: error: --junit: cannot write {junit}: no such file or directory\n"

@@ -8,8 +8,9 @@ up its parents (to the repository's root in the corpus):
 
 * the XR: a document of the Composition's ``compositeTypeRef`` kind and
   apiVersion, or else one derived from a claim of that XR's claim kind (the
-  XRD's ``claimNames``), as Crossplane derives it: the claim's ``spec`` under
-  the XR's apiVersion and kind, named after the claim. Nearest first, then
+  XRD's ``claimNames``), as Crossplane derives it: the claim's ``spec`` and
+  labels under the XR's apiVersion and kind, named after the claim (a
+  Composition may select EnvironmentConfigs by the XR's labels). Nearest first, then
   anywhere in the repository; where there is neither, a bare XR of the
   ``compositeTypeRef`` (``metadata.name: example``, empty ``spec``). Templates
   for ``envsubst`` (a name with ``$``) are not examples and are passed over;
@@ -165,7 +166,10 @@ def _xr_for(comp: Mapping[str, Any], dirs: list[Path], base: Path) -> tuple[dict
             api, kind = _kind_of(doc)
             if claim_kind and kind == claim_kind and api.rpartition("/")[0] == group:
                 meta = doc.get("metadata") or {}
-                xr = {"apiVersion": want[0], "kind": want[1], "metadata": {"name": meta.get("name", "")}}
+                xr_meta: dict[str, Any] = {"name": meta.get("name", "")}
+                if meta.get("labels"):
+                    xr_meta["labels"] = meta["labels"]
+                xr = {"apiVersion": want[0], "kind": want[1], "metadata": xr_meta}
                 if "spec" in doc:
                     xr["spec"] = doc["spec"]
                 return xr, f"claim {f.relative_to(base)}"

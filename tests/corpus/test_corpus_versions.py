@@ -3,8 +3,10 @@
 * Every legacy Composition (native patch-and-transform; none spells
   ``mode: Resources``) renders as shipped in both modes, says so in one note,
   and renders exactly as its converted Pipeline does. Those with a native
-  ``spec.environment`` need function-environment-configs, which render names
-  while no built-in stands in for it.
+  ``spec.environment`` run the built-in function-environment-configs too, with
+  the EnvironmentConfigs shipped beside them; the two whose EnvironmentConfigs
+  (or the XR fields that select them) the corpus does not hold fail as
+  function-environment-configs fails without them (:data:`MISSING_ENVIRONMENT`).
 * Every Function of the whole corpus pinning either package runs as a built-in, and
   every Pipeline Composition calling only those renders in both modes.
 * Where the corpus holds upstream's printed output, render prints it.
@@ -70,6 +72,16 @@ def _all_pinned_packages() -> list[str]:
     return sorted(out)
 
 
+def _environment_configs(e: corpus.Example) -> list[dict[str, Any]]:
+    """The EnvironmentConfigs shipped beside a Composition (Crossplane's e2e tests keep them in its directory)."""
+    return [
+        d
+        for f in sorted(e.path.parent.glob("*.y*ml"))
+        for d in corpus.documents(f)
+        if d.get("kind") == "EnvironmentConfig"
+    ]
+
+
 def _render(
     e: corpus.Example,
     output: render.Output | None,
@@ -79,7 +91,10 @@ def _render(
     notes: list[str] = []
     docs = render.render_objects(
         render.Objects(
-            xr=e.xr, composition=comp or e.composition, functions=e.functions if fns is None else fns
+            xr=e.xr,
+            composition=comp or e.composition,
+            functions=e.functions if fns is None else fns,
+            required_resources=_environment_configs(e),
         ),
         output=output,
         note=notes.append,
@@ -95,10 +110,26 @@ PT_FUNCTION = {
 }
 
 
-def _needs_environment_configs(e: corpus.Example) -> bool:
-    return (
-        "environment" in (e.composition.get("spec") or {}) and "environment-configs" not in functions.BUILTINS
-    )
+ENV_FUNCTION = {
+    "apiVersion": "pkg.crossplane.io/v1",
+    "kind": "Function",
+    "metadata": {"name": "function-environment-configs"},
+    "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1"},
+}
+
+MISSING_ENVIRONMENT = {
+    "awslabs-crossplane-on-eks/compositions/upbound-aws-provider/irsa/irsa.yaml:irsa.awsblueprints.io": (
+        'Required environment config "cluster" not found'
+    ),
+    "awslabs-crossplane-on-eks/compositions/upbound-aws-provider/kinesis-data-firehose-app/log-forwarder.yaml:"
+    "firehose.upbound.awsblueprints.io": 'cannot get value from field path "spec.environmentConfigs"',
+}
+"""Legacy Compositions whose environment the corpus cannot supply: the EnvironmentConfig is not in the
+repository, or the XR (the repository has none) lacks the field that selects it. Crossplane fails them too."""
+
+
+def _uses_environment(e: corpus.Example) -> bool:
+    return "environment" in (e.composition.get("spec") or {})
 
 
 def test_corpus_is_here_in_ci() -> None:
@@ -111,25 +142,23 @@ def test_corpus_is_here_in_ci() -> None:
 @pytest.mark.parametrize("example", LEGACY, ids=[e.name for e in LEGACY])
 def test_legacy_composition_renders_as_shipped(example: corpus.Example, output: render.Output | None) -> None:
     name = errors.quote(str(example.composition["metadata"]["name"]))
-    if _needs_environment_configs(example):
-        with pytest.raises(errors.InputError) as info:
+    if example.name in MISSING_ENVIRONMENT:
+        with pytest.raises(errors.CrossfnError) as info:
             _render(example, output)
-        assert str(info.value).startswith(
-            f"cannot render Composition {name}: it uses mode: Resources with spec.environment"
-        )
-        assert str(info.value).endswith(
-            "or convert the Composition with crossfn convert pipeline-composition"
-        )
+        assert 'pipeline step "environment-configs" returned a fatal result' in str(info.value)
+        assert MISSING_ENVIRONMENT[example.name] in str(info.value)
         return
     docs, notes = _render(example, output)
     assert docs
+    env = " and function-environment-configs" if _uses_environment(example) else ""
     assert notes[0] == (
         f"Composition {name} has spec.resources and no spec.mode, so mode: Resources (Crossplane v1's default); "
-        "rendering it as a Pipeline with function-patch-and-transform (see crossfn convert pipeline-composition)"
+        f"rendering it as a Pipeline with function-patch-and-transform{env} (see crossfn convert pipeline-composition)"
     )
     converted = convert.to_pipeline(copy.deepcopy(example.composition))
     assert converted is not None
-    again = _render(example, output, converted, [PT_FUNCTION])[0]
+    fns = [ENV_FUNCTION, PT_FUNCTION] if env else [PT_FUNCTION]
+    again = _render(example, output, converted, fns)[0]
     assert again == docs, "renders as `crossfn convert pipeline-composition` converts it"
 
 

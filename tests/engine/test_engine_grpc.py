@@ -3,6 +3,8 @@
 
 import asyncio
 import datetime
+import re
+import socket
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -268,3 +270,97 @@ async def test_closed_channel_is_redialled(v1_server: tuple[V1, str]) -> None:
 )
 def test_go_code_names(code: grpc.StatusCode, want: str) -> None:
     assert engine._grpc.go_code(code) == want, "status codes read as Go prints them"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        port: int = s.getsockname()[1]
+        return port
+
+
+def _tls_material() -> tuple[bytes, grpc.ServerCredentials]:
+    """A CA's PEM and server credentials for ``localhost`` signed by it."""
+    ca_key = ec.generate_private_key(ec.SECP256R1())
+    ca = _cert("ca", ca_key, None, ca=True)
+    server_key = ec.generate_private_key(ec.SECP256R1())
+    crt, key = _pem(_cert("function", server_key, (ca.subject, ca_key)), server_key)
+    return ca.public_bytes(serialization.Encoding.PEM), grpc.ssl_server_credentials([(key, crt)])
+
+
+@pytest.mark.parametrize(
+    ("server", "client_tls", "want"),
+    [
+        pytest.param(
+            "none",
+            False,
+            r"Connection refused$",
+            id="refused",
+        ),
+        pytest.param(
+            "unix",
+            False,
+            r"No such file or directory$",
+            id="no-such-socket",
+        ),
+        pytest.param(
+            "insecure",
+            True,
+            r"WRONG_VERSION_NUMBER.* \(the function serves without TLS\)$",
+            id="tls-client-insecure-server",
+        ),
+        pytest.param(
+            "tls",
+            False,
+            r"Socket closed \(the function closed the connection: dialled without TLS, it must serve with --insecure\)$",
+            id="insecure-client-tls-server",
+        ),
+    ],
+)
+async def test_an_unreachable_function_fails_at_once_naming_function_and_address(
+    tmp_path: Any, server: str, client_tls: bool, want: str
+) -> None:
+    """Refused, no socket, a TLS mismatch: the call fails with gRPC's reason, not after its 60 s deadline."""
+    ca_pem, server_creds = _tls_material()
+    srv: grpc.aio.Server | None = None
+    if server == "none":
+        target = f"127.0.0.1:{_free_port()}"
+    elif server == "unix":
+        target = f"unix:{tmp_path}/function.sock"
+    else:
+        srv, target = await serve(V1(), creds=server_creds if server == "tls" else None)
+    runner = engine.GrpcRunner(
+        {"fn": target}, tls=engine.TlsConfig(ca=ca_pem) if client_tls else None, timeout=60, connect_grace=0.2
+    )
+    try:
+        with pytest.raises(errors.FunctionRunError) as exc:
+            await runner.run_function("fn", fnv1.RunFunctionRequest())
+    finally:
+        await runner.aclose()
+        if srv is not None:
+            await srv.stop(None)
+    message = str(exc.value)
+    assert message.startswith(
+        f'cannot run Function "fn": rpc error: code = Unavailable desc = cannot connect to {target}: '
+    ), message
+    assert re.search(want, message), message
+
+
+async def test_a_server_that_starts_within_the_grace_period_is_called() -> None:
+    """Crossplane's wait_for_ready: a function still starting when the call begins is waited for."""
+    port = _free_port()
+    runner = engine.GrpcRunner({"fn": f"127.0.0.1:{port}"}, timeout=60, connect_grace=30)
+    call = asyncio.ensure_future(
+        runner.run_function("fn", fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="late")))
+    )
+    await asyncio.sleep(0.3)
+    server = grpc.aio.server()
+    fnv1grpc.add_FunctionRunnerServiceServicer_to_server(V1(), server)
+    server.add_insecure_port(f"127.0.0.1:{port}")
+    await server.start()
+    try:
+        rsp = await call
+    finally:
+        await runner.aclose()
+        await server.stop(None)
+    assert rsp.meta.tag == "late", "the call reaches the server that came up after it began"

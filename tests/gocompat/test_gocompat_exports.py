@@ -16,11 +16,17 @@ MODULES = [
     "regexp",
     "strings",
     "base64",
+    "base32",
+    "unicode",
+    "url",
+    "path",
     "quantity",
     "celcost",
     "time",
     "yaml_loader",
     "yaml_emitter",
+    "protojson",
+    "celcheck",
 ]
 
 

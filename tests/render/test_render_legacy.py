@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from crossfn import cli, errors, render
+from crossfn import cli, render
 
 _ROOT = Path(__file__).resolve().parents[2]
 _EXAMPLE = _ROOT / "examples" / "legacy-resources"
@@ -98,6 +98,11 @@ def test_builtin_supplied_when_functions_lack_it(capsys: pytest.CaptureFixture[s
             "no Functions: a built-in entry with the converter's default name", id="SuppliedBuiltin",
         ),
         pytest.param(
+            "", ["function-environment-configs", "function-patch-and-transform"],
+            ["environment-configs", "patch-and-transform"],
+            "no Functions and a native environment: both built-ins supplied", id="SuppliedBoth",
+        ),
+        pytest.param(
             _ENV_FN, ["my-environment-configs", "function-patch-and-transform"],
             ["environment-configs", "patch-and-transform"],
             "environment-configs found by package, called by its name", id="EnvironmentByPackage",
@@ -147,13 +152,42 @@ def test_annotations_reach_the_supplied_function(tmp_path: Path) -> None:
     }, "-a sets an annotation on every Function, the supplied one too"
 
 
-def test_environment_needs_its_function(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+_DEFAULTS = """apiVersion: apiextensions.crossplane.io/v1beta1
+kind: EnvironmentConfig
+metadata:
+  name: defaults
+data:
+  region: eu-west-1
+"""
+
+
+def test_environment_runs_the_builtin(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """The native environment runs as the built-in function-environment-configs, which render supplies."""
+    configs = tmp_path / "environment.yaml"
+    configs.write_text(_DEFAULTS)
+    code, out, err = _main(
+        capsys, _EXAMPLE / "functions.yaml", "-e", str(configs), "-c", comp=_with_environment(tmp_path)
+    )
+    assert code == 0, err
+    assert err.splitlines() == [
+        'crossfn: note: Composition "xdatabases.example.crossplane.io" uses mode: Resources; rendering it as a '
+        "Pipeline with crossplane-contrib-function-patch-and-transform and function-environment-configs "
+        "(see crossfn convert pipeline-composition)",
+        f"crossfn: note: {_PT_LINE}",
+        "crossfn: note: running function-environment-configs v0.7.1 as the built-in environment-configs "
+        "(behaves as v0.7.0 and v0.7.1)",
+    ]
+    assert "    region: eu-west-1\n" in out, "the EnvironmentConfig's data is in the context"
+
+
+def test_environment_without_its_config(capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    """An EnvironmentConfig nobody supplied fails the step, as function-environment-configs fails it."""
     code, out, err = _main(capsys, _EXAMPLE / "functions.yaml", comp=_with_environment(tmp_path))
     assert (code, out) == (1, "")
-    assert err == (
-        'crossfn: error: cannot render Composition "xdatabases.example.crossplane.io": it uses mode: Resources '
-        'with spec.environment, which needs Function "function-environment-configs" (not a crossfn built-in); '
-        "add it to the Functions file, or convert the Composition with crossfn convert pipeline-composition\n"
+    assert err.splitlines()[-1] == (
+        'crossfn: error: cannot render composite resource: pipeline step "environment-configs" returned a fatal '
+        'result: cannot get selected environment configs: cannot process environment config "defaults" by '
+        'reference, "environment-config-0": Required environment config "defaults" not found'
     )
 
 
@@ -188,14 +222,17 @@ def test_notes_reach_the_python_caller(tmp_path: Path) -> None:
         _PT_LINE,
     ]
     assert [d["kind"] for d in docs] == ["XDatabase", "Instance", "SubnetGroup"]
-    with pytest.raises(errors.InputError):
-        render.load(
-            render.Request(
-                composite_resource=_EXAMPLE / "xr.yaml",
-                composition=_with_environment(tmp_path),
-                functions=_EXAMPLE / "functions.yaml",
-            )
+    inputs = render.load(
+        render.Request(
+            composite_resource=_EXAMPLE / "xr.yaml",
+            composition=_with_environment(tmp_path),
+            functions=_EXAMPLE / "functions.yaml",
         )
+    )
+    assert inputs.notes[0].endswith(
+        "with crossplane-contrib-function-patch-and-transform and function-environment-configs "
+        "(see crossfn convert pipeline-composition)"
+    ), "the native environment runs as the built-in environment-configs"
 
 
 def _without_mode(tmp_path: Path) -> Path:

@@ -90,6 +90,18 @@ def _free_port() -> int:
         return int(s.getsockname()[1])
 
 
+def _wait_listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    """Return once 127.0.0.1:``port`` accepts connections; fail if ``proc`` exits first."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        assert proc.poll() is None, "the function exited before it listened"
+        with socket.socket() as s:
+            if s.connect_ex(("127.0.0.1", port)) == 0:
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"the function did not listen on {port} within 120 s")
+
+
 def test_python_sdk_function_in_development(tmp_path: Path) -> None:
     port = _free_port()
     proc = subprocess.Popen(
@@ -97,6 +109,9 @@ def test_python_sdk_function_in_development(tmp_path: Path) -> None:
         cwd=_PY_EXAMPLE, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
     )  # fmt: skip
     try:
+        # A Development target is already running, as a user starts it before rendering; one that
+        # is not listening fails the step within seconds (tests/cli/test_cli_surface.py).
+        _wait_listening(port, proc)
         (tmp_path / "fns.yaml").write_text(
             "apiVersion: pkg.crossplane.io/v1\nkind: Function\nmetadata:\n  name: function-greet\n  annotations:\n"
             "    render.crossplane.io/runtime: Development\n"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import subprocess
 import sys
 
@@ -271,3 +272,29 @@ def test_bad_metrics_address_is_one_line() -> None:
         out.stderr.strip().splitlines()[-1]
         == "crossfn: error: cannot serve metrics on nonsense: want host:port, got 'nonsense'"
     )
+
+
+@pytest.mark.parametrize(
+    ("workers", "reason"),
+    [
+        pytest.param("1", "one server: the OS's reason, not gRPC's 'set GRPC_VERBOSITY'", id="one-worker"),
+        pytest.param(
+            "2", "several workers: one line from the supervisor, no worker tracebacks", id="workers"
+        ),
+    ],
+)
+def test_a_busy_port_is_one_line_naming_the_cause(workers: str, reason: str) -> None:
+    with socket.socket() as busy:
+        busy.bind(("127.0.0.1", 0))
+        busy.listen()
+        address = f"127.0.0.1:{busy.getsockname()[1]}"
+        out = subprocess.run(
+            [sys.executable, "-m", "crossfn", "function", "serve", "patch-and-transform", "--insecure",
+             "--address", address, "--workers", workers],
+            capture_output=True, text=True, check=False, timeout=60,
+        )  # fmt: skip
+    assert (out.returncode, out.stderr, out.stdout) == (
+        1,
+        f"crossfn: error: cannot listen on {address}: address already in use\n",
+        "",
+    ), reason

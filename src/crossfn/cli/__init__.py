@@ -4,7 +4,12 @@ Each sub-command lives in its own module under ``crossfn.cli`` and exposes
 ``register(subparsers)``, which adds its parser and sets ``handler`` (a function
 of the parsed namespace returning the exit status). This module only wires them
 up; the modules import their heavy dependencies inside the handler, so
-``crossfn --help`` and a render of a built-in function start fast.
+``crossfn --help`` and a render of a built-in function start fast. Crossplane's
+spellings of the same commands (``beta validate``, ``composition render``,
+``render xr``, ...) are aliases (:mod:`crossfn.cli.aliases`).
+
+A flag no command knows is refused by the command it was given to, with that
+command's usage (``crossfn render: error: unrecognized arguments: --x``).
 
 Errors: a :class:`crossfn.errors.CrossfnError` is printed as
 ``crossfn: error: <message>`` on stderr with exit status 1; a command that
@@ -17,14 +22,15 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import re
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 
 from crossfn import __version__, extras
 from crossfn.errors import CrossfnError, MissingExtraError
 
-__all__ = ["main", "printable"]
+__all__ = ["build_parser", "main", "parsers", "printable"]
 
 # Objects may nest 10,000 deep (crossfn.gocompat.yaml_loader.MAX_DEPTH, as in Kubernetes), and the code
 # that walks them recurses two to four Python frames per level; Python's default of 1,000 would end a render
@@ -40,6 +46,9 @@ COMMANDS: tuple[str, ...] = (
     "convert",
     "test",
     "controller",
+    "version",
+    "completion",
+    "aliases",
 )
 
 
@@ -53,44 +62,66 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"crossfn.cli.{name}").register(sub)
+    for _, p in parsers(parser):
+        # The innermost command's parser wins: it reports flags it does not know, with its usage.
+        p.set_defaults(_parser=p)
     return parser
 
 
-def _check_positionals(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+def parsers(
+    parser: argparse.ArgumentParser, path: tuple[str, ...] = ()
+) -> Iterator[tuple[tuple[str, ...], argparse.ArgumentParser]]:
+    """Every parser of the command tree with its command path (``()``, ``("function", "serve")``, ...)."""
+    yield path, parser
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            for name, child in action.choices.items():
+                yield from parsers(child, (*path, name))
+
+
+def _crossplane_spelling(argv: list[str]) -> list[str]:
+    """``render xr XR ...`` (Crossplane's ``crossplane render xr``) as ``render XR ...``.
+
+    ``xr`` is read as the word of the command unless a file of that name is in the working directory.
+    """
+    if argv[:2] == ["render", "xr"] and not os.path.isfile("xr"):
+        return ["render", *argv[2:]]
+    return argv
+
+
+def _check_positionals(command: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     """Refuse a one-value positional that argparse filled with ``[]``.
 
     Python 3.11's argparse gives ``[]`` to a positional whose only value is a second ``--``
     (``crossfn render xr.yaml comp.yaml -- --``); 3.12 passes ``"--"``. Either way the user gave
     no usable value: say so as argparse says it, not with a traceback later.
     """
-    command = getattr(args, "command", None)
-    subparsers = [a for a in parser._actions if isinstance(a, argparse._SubParsersAction)]
-    if not command or not subparsers:
-        return
-    sub = subparsers[0].choices.get(command)
-    if sub is None:
-        return
-    for action in sub._actions:
+    for action in command._actions:
         if not action.option_strings and action.nargs is None and getattr(args, action.dest, None) == []:
-            sub.error(f"argument {action.metavar or action.dest}: expected one argument")
+            command.error(f"argument {action.metavar or action.dest}: expected one argument")
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the process exit status."""
     sys.setrecursionlimit(max(sys.getrecursionlimit(), RECURSION_LIMIT))
     parser = build_parser()
-    args = parser.parse_args(argv)
-    _check_positionals(parser, args)
+    args, unknown = parser.parse_known_args(
+        _crossplane_spelling(list(sys.argv[1:] if argv is None else argv))
+    )
+    command: argparse.ArgumentParser = getattr(args, "_parser", parser)
+    if unknown:
+        command.error(f"unrecognized arguments: {' '.join(unknown)}")
+    _check_positionals(command, args)
     handler = getattr(args, "handler", None)
     if handler is None:
-        parser.print_help(sys.stderr)
+        command.print_help(sys.stderr)
         return 2
     try:
         status: int = handler(args)
     except CrossfnError as exc:
         extra = _missing_extra(exc)
         if extra:
-            print(extras.message(f"crossfn {args.command}", extra), file=sys.stderr)
+            print(extras.message(command.prog, extra), file=sys.stderr)
             return 1
         print(f"crossfn: error: {printable(str(exc))}", file=sys.stderr)
         return 1

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import argparse
 import os
+from pathlib import Path
 
-__all__ = ["env", "positive_int"]
+__all__ = ["env", "path", "positive_int"]
 
 
 def env(*names: str, default: str | None = None) -> str | None:
@@ -31,3 +32,10 @@ def positive_int(text: str) -> int:
     if value < 1:
         raise argparse.ArgumentTypeError(f"want at least 1, got {value}")
     return value
+
+
+def path(text: str) -> Path:
+    """A file or directory named on the command line; an empty one is refused, not read as ``.``."""
+    if not text:
+        raise argparse.ArgumentTypeError("want a file or directory, got an empty path")
+    return Path(text)

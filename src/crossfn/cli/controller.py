@@ -555,4 +555,26 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # a second Ctrl-C while draining
         print("crossfn: interrupted", file=sys.stderr)
         return 130
+    except errors.CrossfnError as exc:
+        missing = _missing_kind(exc) if settings.cluster.skip_crds else None
+        if missing is None:
+            raise
+        raise errors.InputError(
+            f"--skip-crds, but crossfn's Crossplane CRDs are not installed ({missing}): "
+            "run crossfn controller init first, or start without --skip-crds"
+        ) from exc
     return 0
+
+
+def _missing_kind(exc: BaseException) -> str | None:
+    """The API server's "no matches for kind" that ``exc`` is or wraps, else ``None``."""
+    from crossfn.controller.kube import _api  # noqa: PLC0415 -- loads the Kubernetes client
+
+    cause: BaseException | None = exc
+    seen: set[int] = set()
+    while cause is not None and id(cause) not in seen:
+        if isinstance(cause, _api.NoKindMatch):
+            return str(cause)
+        seen.add(id(cause))
+        cause = cause.__cause__ or cause.__context__
+    return None

@@ -1,4 +1,10 @@
-"""``crossfn function serve``: serve a composition function to Crossplane.
+"""``crossfn function serve`` and ``crossfn function install``.
+
+``install`` installs a function package's PyPI release for render and the
+controller to run without Docker (:mod:`crossfn.functions.installs`); it prints
+each install's directory on stdout and what it did on stderr.
+
+``serve`` serves a composition function to Crossplane.
 
 Flags and environment variables are the official Python SDK's standard ones
 (``crossplane.function.cli``), so a function's Deployment works unchanged;
@@ -73,7 +79,7 @@ def _address(text: str) -> str:
 
 
 def register(subparsers: Any) -> None:
-    """Add ``function serve`` to the command line."""
+    """Add ``function serve`` and ``function install`` to the command line."""
     parser = subparsers.add_parser("function", help="work with a composition function")
     sub = parser.add_subparsers(dest="function_command", metavar="COMMAND", required=True)
     serve = sub.add_parser(
@@ -168,12 +174,56 @@ def register(subparsers: Any) -> None:
         "(env MAX_CALLS; default 64)",
     )
     serve.set_defaults(handler=_serve)
+    install = sub.add_parser(
+        "install",
+        help="install a function package's PyPI release, for render and the controller to run without Docker",
+        description="Install the PyPI release of each PACKAGE (a Function's spec.package, e.g. "
+        "xpkg.crossplane.io/crossplane-contrib/function-pythonic:v0.3.0) into a virtual environment of its "
+        "own. crossfn render and crossfn controller then run it for a Function with that package and no "
+        "runtime annotation. This is the only step that reaches the network.",
+    )
+    install.add_argument("packages", metavar="PACKAGE", nargs="+", help="a function package, with its tag")
+    install.add_argument(
+        "--python",
+        metavar="PATH",
+        help="the interpreter for the environment (default: this one, else the newest python3.N on PATH "
+        "that the release supports)",
+    )
+    install.add_argument(
+        "--constraint", "-c", metavar="FILE", help="a pip constraints file for the release's dependencies"
+    )
+    install.add_argument(
+        "--dir",
+        metavar="DIR",
+        help="where installs live (default: $CROSSFN_FUNCTIONS_DIR, else ~/.cache/crossfn/functions)",
+    )
+    install.set_defaults(handler=_install)
 
 
 def _function_spec(name: str) -> str:
     from crossfn import functions  # noqa: PLC0415 -- keep `crossfn --help` fast
 
     return functions.BUILTINS.get(name, name)
+
+
+def _install(args: argparse.Namespace) -> int:
+    from pathlib import Path  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    from crossfn.functions import installs  # noqa: PLC0415 -- see above
+
+    def say(line: str) -> None:
+        print(f"crossfn: {line}", file=sys.stderr)
+
+    for package in args.packages:
+        done = installs.install(
+            package,
+            root=Path(args.dir) if args.dir else None,
+            python=args.python,
+            constraint=Path(args.constraint) if args.constraint else None,
+            log=say,
+        )
+        print(done.path)
+    return 0
 
 
 def settings_from(args: argparse.Namespace) -> Any:

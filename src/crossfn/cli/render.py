@@ -15,10 +15,10 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.cli import _output
+from crossfn.cli import _args, _output
 from crossfn.gocompat import time as gotime
 
-__all__ = ["NO_EXEC_HELP", "register"]
+__all__ = ["DESCRIPTION", "NO_EXEC_HELP", "add_arguments", "register"]
 
 NO_EXEC_HELP = (
     "Refuse Functions that would run code crossfn does not ship: the Process and Docker runtimes and "
@@ -50,28 +50,53 @@ def _key_value(text: str) -> tuple[str, str]:
     return key, value
 
 
+DESCRIPTION = (
+    "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
+    "and the composed resources as YAML. By default the output is today's crossplane render xr "
+    "(crossplane/cli main: one reconcile of the XR controller); --classic gives Crossplane v2.2.4's. "
+    "Built-in functions run in-process; see docs/render.md for every runtime."
+)
+
+# Flags of crossplane render xr that choose the Crossplane render engine (an image or a binary) and
+# the CLI's configuration file: crossfn runs its own engine in-process, so each is accepted and
+# explained on stderr (flag, metavar, what it would have chosen).
+_ENGINE_FLAGS = (
+    ("--crossplane-version", "VERSION", "the version of the Crossplane image to render with"),
+    ("--crossplane-image", "IMAGE", "the Crossplane image to render with"),
+    ("--crossplane-binary", "PATH", "a local crossplane binary to render with"),
+    ("--crossplane-docker-network", "NETWORK", "the Docker network of the Crossplane container"),
+    ("--config", "PATH", "the crossplane CLI's configuration file"),
+)
+
+
 def register(subparsers: Any) -> None:
     """Add the ``render`` command."""
     p = subparsers.add_parser(
         "render",
         help="Render a composite resource (XR), like crossplane render, without Docker.",
-        description=(
-            "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
-            "and the composed resources as YAML. By default the output is today's crossplane render xr "
-            "(crossplane/cli main: one reconcile of the XR controller); --classic gives Crossplane v2.2.4's. "
-            "Built-in functions run in-process; see docs/render.md for every runtime."
-        ),
+        description=DESCRIPTION,
     )
+    add_arguments(p)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add render's arguments and handler to ``p`` (``render`` and its Crossplane spellings)."""
     p.add_argument(
-        "composite_resource", metavar="COMPOSITE-RESOURCE", type=Path, help="A YAML file with the XR."
+        "composite_resource", metavar="COMPOSITE-RESOURCE", type=_args.path, help="A YAML file with the XR."
     )
     p.add_argument(
         "composition",
         metavar="COMPOSITION",
-        type=Path,
+        type=_args.path,
         help="A YAML file with the Composition (mode: Pipeline, or a legacy mode: Resources).",
     )
-    p.add_argument("functions", metavar="FUNCTIONS", type=Path, help="A YAML file or directory of Functions.")
+    p.add_argument(
+        "functions",
+        metavar="FUNCTIONS",
+        type=_args.path,
+        nargs="?",
+        help="A YAML file or directory of Functions. Optional in a project: its Functions and embedded functions.",
+    )
     p.add_argument(
         "--context-files",
         action="append",
@@ -98,7 +123,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "-o",
         "--observed-resources",
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="Observed composed resources (file or directory).",
     )
@@ -107,7 +132,7 @@ def register(subparsers: Any) -> None:
         "--required-resources",
         action="append",
         default=[],
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="Resources for requirements (file or directory; repeatable, every one counts).",
     )
@@ -115,19 +140,19 @@ def register(subparsers: Any) -> None:
         "--extra-resources",
         action="append",
         default=[],
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="Deprecated alias of --required-resources, without bootstrap requirements (repeatable).",
     )
     p.add_argument(
         "-s",
         "--required-schemas",
-        type=Path,
+        type=_args.path,
         metavar="DIR",
         help="Directory of OpenAPI v3 JSON documents, searched recursively.",
     )
     p.add_argument(
-        "--function-credentials", type=Path, metavar="PATH", help="v1 Secrets for step credentials."
+        "--function-credentials", type=_args.path, metavar="PATH", help="v1 Secrets for step credentials."
     )
     p.add_argument(
         "-a",
@@ -138,13 +163,13 @@ def register(subparsers: Any) -> None:
         help="Set an annotation on every Function (repeatable).",
     )
     p.add_argument(
-        "--xrd", type=Path, metavar="FILE", help="XRD whose schema defaults are applied to the XR."
+        "--xrd", type=_args.path, metavar="FILE", help="XRD whose schema defaults are applied to the XR."
     )
     p.add_argument(
         "--crds",
         action="append",
         default=[],
-        type=Path,
+        type=_args.path,
         metavar="PATH",
         help="CRDs and XRDs (file or directory, searched recursively; repeatable) for --validate and required schemas.",
     )
@@ -152,6 +177,14 @@ def register(subparsers: Any) -> None:
         "--validate",
         action="store_true",
         help="Check the XR, step inputs and composed resources against their schemas; fail listing the problems.",
+    )
+    p.add_argument(
+        "-f",
+        "--project-file",
+        type=Path,
+        default=Path("crossplane-project.yaml"),
+        metavar="PATH",
+        help="The project file, when FUNCTIONS is not given (default crossplane-project.yaml; upbound.yaml beside it too).",
     )
     p.add_argument(
         "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
@@ -173,11 +206,34 @@ def register(subparsers: Any) -> None:
             "controller, real names, events as results)."
         ),
     )
+    engine = p.add_argument_group(
+        "Crossplane render engine flags",
+        "Accepted for crossplane render xr's command lines and ignored, with a note on stderr: crossfn "
+        "renders with its own engine in-process, without Docker or a crossplane binary.",
+    )
+    for flag, metavar, what in _ENGINE_FLAGS:
+        engine.add_argument(flag, metavar=metavar, dest=_dest(flag), help=f"Would choose {what}.")
     p.set_defaults(handler=_run)  # fmt: skip
+
+
+def _dest(flag: str) -> str:
+    return "ignored_" + flag.lstrip("-").replace("-", "_")
+
+
+def ignored_flag_notes(args: argparse.Namespace) -> list[str]:
+    """One note per Crossplane render-engine flag given: what it would choose, and why it is ignored."""
+    return [
+        f"{flag} is ignored: it chooses {what}; crossfn renders in-process"
+        for flag, _, what in _ENGINE_FLAGS
+        if getattr(args, _dest(flag), None) is not None
+    ]
 
 
 def _run(args: argparse.Namespace) -> int:
     from crossfn import render  # noqa: PLC0415 -- heavy imports only when the command runs
+
+    for line in ignored_flag_notes(args):
+        print(f"crossfn: note: {line}", file=sys.stderr)
 
     req = render.Request(
         composite_resource=args.composite_resource,
@@ -198,6 +254,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
+        project_file=args.project_file,
     )
 
     def report(line: str) -> None:

@@ -4,7 +4,8 @@ This module only parses flags; :mod:`crossfn.comptest` does the work. Exit
 status: 0 when every test passed, 1 when any failed, 2 for bad input (a
 flag, a test file, or a render input it names), which prints one
 ``crossfn: error:`` line and no report. The report (and the ``--junit`` file)
-is written only once every test ran.
+is written only once every test ran; meanwhile a progress line per test goes
+to stderr as the test ends (``[2/5] PASS suite/name``), unless ``-q``.
 """
 
 from __future__ import annotations
@@ -48,11 +49,14 @@ def register(subparsers: Any) -> None:
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
     p.add_argument("--no-exec", action="store_true", help=render.NO_EXEC_HELP)
+    p.add_argument(
+        "-q", "--quiet", action="store_true", help="No progress lines on stderr: only the report at the end."
+    )
     p.set_defaults(handler=_run)  # fmt: skip
 
 
 def _run(args: argparse.Namespace) -> int:
-    from crossfn import comptest  # noqa: PLC0415 -- heavy imports only when the command runs
+    from crossfn import cli, comptest  # noqa: PLC0415 -- heavy imports only when the command runs
 
     try:
         pattern = re.compile(args.run) if args.run is not None else None
@@ -73,8 +77,18 @@ def _run(args: argparse.Namespace) -> int:
             cases = [c for c in cases if pattern.search(c.full_name)]
         # stdout holds only the report: what an in-process function prints goes to stderr; each
         # failure's report names the exception, so the function's logged traceback is not repeated.
+        done = 0
+
+        def progress(outcome: comptest.Outcome) -> None:
+            nonlocal done
+            done += 1
+            if not args.quiet:
+                verdict = "PASS" if outcome.passed else "FAIL"
+                name = cli.printable(outcome.case.full_name).replace("\n", "\\n")
+                print(f"[{done}/{len(cases)}] {verdict} {name}", file=sys.stderr, flush=True)
+
         with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=False):
-            outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec)
+            outcomes = comptest.run(cases, note=note, allow_exec=not args.no_exec, progress=progress)
     except errors.InputError as exc:
         return _bad_input(str(exc))
     if args.junit is not None:

@@ -13,9 +13,9 @@ from typing import Any
 
 from crossfn.cli import _output
 
-__all__ = ["register"]
+__all__ = ["DESCRIPTION", "add_arguments", "register"]
 
-_HELP = """\
+DESCRIPTION = """\
 Validate resources against the schemas of extensions: CRDs, XRDs (turned into
 the XR's and claim's CRDs as Crossplane generates them) and OpenAPI v3
 documents. Built-in Kubernetes kinds are known without extensions. Each
@@ -32,9 +32,14 @@ def register(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "validate",
         help="Validate resources against CRDs, XRDs and OpenAPI schemas, offline.",
-        description=_HELP,
+        description=DESCRIPTION,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
+    add_arguments(p)
+
+
+def add_arguments(p: argparse.ArgumentParser) -> None:
+    """Add validate's arguments and handler to ``p`` (``validate`` and its Crossplane spellings)."""
     p.add_argument("extensions", metavar="EXTENSIONS", help="CRDs, XRDs and OpenAPI v3 documents.")
     p.add_argument("resources", metavar="RESOURCES", help="Resources to validate.")
     p.add_argument(
@@ -51,8 +56,13 @@ def register(subparsers: Any) -> None:
     p.add_argument("--cache-dir", metavar="DIR", help=offline)
     p.add_argument("--clean-cache", action="store_true", help=offline)
     p.add_argument("--crossplane-image", metavar="IMAGE", help=offline)
+    p.add_argument("--update-cache", action="store_true", help=offline)
     p.add_argument(
-        "-o", "--output", choices=("text", "json"), default="text", help="Report format (default text)."
+        "-o",
+        "--output",
+        choices=("text", "json", "yaml"),
+        default="text",
+        help="Report format (default text); json and yaml hold the same document.",
     )
     p.set_defaults(handler=_run)
 
@@ -61,9 +71,10 @@ def _run(args: argparse.Namespace) -> int:
     from crossfn import validate  # noqa: PLC0415 -- CEL, RE2 and YAML load only for this command
 
     report = validate.run(args.extensions, args.resources, old_resources=args.old_resources)
-    _output.write(
-        report.json() if args.output == "json" else report.text(skip_success=args.skip_success_results)
-    )
+    if args.output == "text":
+        _output.write(report.text(skip_success=args.skip_success_results))
+    else:
+        _output.write(report.json() if args.output == "json" else report.yaml())
     for package in report.skipped_packages:
         print(
             f"crossfn: warning: cannot fetch schemas of package {package} offline; give its CRDs as extensions",

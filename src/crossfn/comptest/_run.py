@@ -236,12 +236,19 @@ def run(
     note: Callable[[str], None] = lambda _: None,
     clock: Clock = time.perf_counter,
     allow_exec: bool = True,
+    progress: Callable[[Outcome], None] = lambda _: None,
 ) -> list[Outcome]:
     """Prepare every case (any bad input raises before anything renders), then render and check each in order.
 
     ``note`` receives what render tells the user about their inputs (a legacy
     Composition rendered as a Pipeline); ``clock`` times each case; ``allow_exec``
-    false refuses every Function that would run code crossfn does not ship.
+    false refuses every Function that would run code crossfn does not ship;
+    ``progress`` receives each outcome as soon as its case has run.
     """
     prepared = [prepare(case, allow_exec=allow_exec) for case in cases]
-    return [run_prepared(p, note=note, clock=clock) for p in prepared]
+    outcomes = []
+    for p in prepared:
+        outcome = run_prepared(p, note=note, clock=clock)
+        progress(outcome)
+        outcomes.append(outcome)
+    return outcomes

@@ -8,12 +8,22 @@ function's target changes the old channel is closed once no function uses it.
 Every grpc error is translated into :class:`~crossfn.errors.FunctionRunError`
 here, and never escapes.
 
+Like Crossplane, a call waits for a server that is still starting
+(``wait_for_ready``); unlike Crossplane, it does not wait its whole deadline
+for one that cannot be reached. When a channel has not connected within
+``connect_grace`` seconds and its last attempt failed (refused, no such host
+or socket, a TLS handshake that failed), the call fails at once naming the
+Function, its address and gRPC's reason, in Crossplane's rpc error text
+(``docs/compatibility.md``).
+
 Neighbours: ``_inprocess`` is the other transport; ``_stack`` puts the
 fetching and caching runners on top of either.
 """
 
 from __future__ import annotations
 
+import asyncio
+import contextlib
 import dataclasses
 import json
 import logging
@@ -37,6 +47,14 @@ METHOD_V1 = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
 METHOD_V1BETA1 = "/apiextensions.fn.proto.v1beta1.FunctionRunnerService/RunFunction"
 
 _SERVICE_CONFIG = json.dumps({"loadBalancingConfig": [{"round_robin": {}}]})
+
+CONNECT_GRACE = 2.0
+"""Seconds a channel gets to connect before a failed connection fails the call: gRPC retries a
+refused connection after about 1 s, so a server that is just starting gets two attempts."""
+
+_PROBE = "/crossfn.engine.Probe/Unreachable"
+"""A method no server has: called without waiting, it answers gRPC's last connection error when
+the channel cannot connect, and ``UNIMPLEMENTED``, harmlessly, when it can."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -68,7 +86,8 @@ class GrpcRunner:
     returning ``None`` for unknown names, so the address can change between
     calls). ``tls`` ``None`` dials insecurely, as ``crossplane render`` does.
     ``timeout`` bounds each call in seconds. ``wait_for_ready`` waits for a
-    starting server instead of failing fast, as Crossplane does.
+    starting server instead of failing fast, as Crossplane does, but only
+    ``connect_grace`` seconds for one whose connection attempts fail.
     """
 
     def __init__(
@@ -78,12 +97,14 @@ class GrpcRunner:
         tls: TlsConfig | None = None,
         timeout: float = 60.0,
         wait_for_ready: bool = True,
+        connect_grace: float = CONNECT_GRACE,
         metrics: _metrics.Metrics | None = None,
     ) -> None:
         self._targets = targets
         self._tls = tls
         self._timeout = timeout
         self._wait = wait_for_ready
+        self._connect_grace = connect_grace
         self._metrics = _metrics.guarded(metrics)
         self._channels: dict[str, grpc.aio.Channel] = {}
         self._function_target: dict[str, str] = {}
@@ -147,6 +168,7 @@ class GrpcRunner:
         target = self._function_target[name]
         data = req.SerializeToString()
         try:
+            await self._reachable(ch, name, target)
             try:
                 return await self._call(ch, name, target, METHOD_V1, data)
             except grpc.aio.AioRpcError as exc:
@@ -158,6 +180,29 @@ class GrpcRunner:
                 raise _translate(name, exc) from exc
         except (grpc.aio.UsageError, grpc.RpcError) as exc:  # e.g. a channel closed under the call
             raise errors.FunctionRunError(f"cannot run Function {errors.quote(name)}: {exc}") from exc
+
+    async def _reachable(self, ch: grpc.aio.Channel, name: str, target: str) -> None:
+        """Return once ``ch`` is connected or still connecting; raise when its connection attempts fail.
+
+        A channel that is not ready after the grace period and whose last attempt
+        failed (``TRANSIENT_FAILURE``) cannot be reached: a probe call that does not
+        wait fetches gRPC's reason, and the call fails with it. A channel still
+        connecting (a slow handshake) is left to the call and its deadline.
+        """
+        if not self._wait or ch.get_state(try_to_connect=True) == grpc.ChannelConnectivity.READY:
+            return  # without wait_for_ready the call itself fails at once with the reason
+        with contextlib.suppress(TimeoutError):
+            await asyncio.wait_for(ch.channel_ready(), min(self._connect_grace, self._timeout))
+            return
+        if ch.get_state() != grpc.ChannelConnectivity.TRANSIENT_FAILURE:
+            return
+        try:
+            probe: grpc.aio.UnaryUnaryMultiCallable[bytes, bytes] = ch.unary_unary(_PROBE)
+            await probe(b"", timeout=min(self._connect_grace, self._timeout), wait_for_ready=False)
+        except grpc.aio.AioRpcError as exc:
+            if exc.code() == grpc.StatusCode.UNAVAILABLE:
+                raise _unreachable(name, target, exc.details() or "", tls=self._tls is not None) from exc
+        # Anything else came from a server: it is reachable now.
 
     async def _call(
         self, ch: grpc.aio.Channel, name: str, target: str, method: str, data: bytes
@@ -197,6 +242,21 @@ class GrpcRunner:
             seconds=time.perf_counter() - start,
         )
         return rsp
+
+
+def _unreachable(name: str, target: str, details: str, *, tls: bool) -> errors.FunctionRunError:
+    """Crossplane's rpc error text, its ``desc`` naming the address:
+    ``cannot run Function "x": rpc error: code = Unavailable desc = cannot connect to <target>: ...``,
+    with a hint for a TLS mismatch."""
+    hint = ""
+    if tls and "WRONG_VERSION_NUMBER" in details:
+        hint = " (the function serves without TLS)"
+    elif not tls and "Socket closed" in details:
+        hint = " (the function closed the connection: dialled without TLS, it must serve with --insecure)"
+    return errors.FunctionRunError(
+        f"cannot run Function {errors.quote(name)}: rpc error: code = Unavailable desc = "
+        f"cannot connect to {target}: {details}{hint}"
+    )
 
 
 def _translate(name: str, exc: grpc.aio.AioRpcError) -> errors.FunctionRunError:

@@ -29,7 +29,19 @@ from crossfn.sdk import _loader
 
 __all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "runs_code", "upstreams"]
 
-_PACKAGES = ("patch_and_transform", "auto_ready", "starlark", "sequencer", "status_transformer", "python")
+_PACKAGES = (
+    "patch_and_transform",
+    "auto_ready",
+    "starlark",
+    "sequencer",
+    "status_transformer",
+    "python",
+    "environment_configs",
+    "extra_resources",
+    "cel_filter",
+    "dummy",
+    "kcl",
+)
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 
 

@@ -9,12 +9,13 @@ Encoding needs nothing special: Python's ``base64.b64encode`` is Go's.
 
 from __future__ import annotations
 
+import base64 as _pybase64
 import string
 
 from crossfn import errors
 from crossfn.gocompat import values
 
-__all__ = ["std_decode"]
+__all__ = ["std_decode", "std_encode"]
 
 _ALPHABET = {
     c: i
@@ -22,6 +23,11 @@ _ALPHABET = {
 }
 _NEWLINES = b"\r\n"
 _PAD = ord("=")
+
+
+def std_encode(data: bytes) -> str:
+    """``base64.StdEncoding.EncodeToString``: padded standard base64 (Python's encoder is Go's)."""
+    return _pybase64.b64encode(data).decode("ascii")
 
 
 def std_decode(s: str) -> bytes:

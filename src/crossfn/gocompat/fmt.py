@@ -246,6 +246,8 @@ class _Printer:
                 self.buf.append("interface {}(nil)")
             else:
                 self._fmt_s("<nil>")
+        elif isinstance(v, values.GoNamed):
+            self._print_named(v, verb, depth)
         elif isinstance(v, bool):
             if verb in "tv":
                 self._pad("true" if v else "false")
@@ -264,9 +266,38 @@ class _Printer:
         else:
             self._bad_verb(verb, v)
 
+    def _print_named(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """A named type: its ``String()`` for the string verbs (Go's handleMethods), else its value."""
+        text = v.go_string()
+        if text is not None and verb in "vsxXq" and not self.f.sharp_v:
+            self._fmt_string(text, verb)
+        elif isinstance(v, int):
+            self._fmt_integer(int(v), verb, v)
+        else:
+            self._print_struct(v, verb, depth)
+
+    def _print_struct(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """``{f1 f2}``, ``{Name:f1 ...}`` with ``%+v``, ``&`` before a pointer at the top level.
+
+        Only exported fields are modelled, and ``%#v`` prints ``type{Name:value, ...}`` without
+        Go's GoStringer (``time.Date(...)``); both are rare in what templates print.
+        """
+        fields = v.go_fields()
+        if self.f.sharp_v:
+            self.buf.append(v.go_type.lstrip("*") + "{")
+        else:
+            self.buf.append("&{" if v.go_kind == "ptr" and depth == 0 else "{")
+        for k, (name, field) in enumerate(fields.items()):
+            if k:
+                self.buf.append(", " if self.f.sharp_v else " ")
+            if self.f.plus_v or self.f.sharp_v:
+                self.buf.append(name + ":")
+            self._print_value(field, verb, depth + 1)
+        self.buf.append("}")
+
     def _print_map(self, m: Mapping[Any, Any], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("map[string]interface {}{" if sharp_v else "map[")
+        self.buf.append(values.type_name(m) + "{" if sharp_v else "map[")
         for k, key in enumerate(sorted(m, key=lambda s: values.to_bytes(str(s)))):
             if k:
                 self.buf.append(", " if sharp_v else " ")
@@ -277,7 +308,10 @@ class _Printer:
 
     def _print_list(self, items: list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("[]interface {}{" if sharp_v else "[")
+        if sharp_v and values.is_nil(items):
+            self.buf.append(values.type_name(items) + "(nil)")
+            return
+        self.buf.append(values.type_name(items) + "{" if sharp_v else "[")
         for k, item in enumerate(items):
             if k:
                 self.buf.append(", " if sharp_v else " ")

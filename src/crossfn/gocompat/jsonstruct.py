@@ -20,14 +20,21 @@ and shows it to the user, so the texts matter.
   such error is returned.
 
 go-json-experiment with ``RejectUnknownMembers`` (strict), as vendored by
-function-sdk-go (2023-11 to 2024-08 builds, one error format):
+function-sdk-go (2023-10 and 2024-08 builds, one error format):
 
 * a key must be a field's JSON name exactly; any other key is ``json: cannot
   unmarshal Go value of type <Struct>: unknown name "<key>"``;
 * a value of the wrong JSON type is ``json: cannot unmarshal JSON
   <string|number|boolean|array|object> into Go value of type <Go type>``;
+  a number that is no ``uint64`` adds ``: cannot parse "<number>" as unsigned
+  integer: invalid syntax`` (or ``value out of range``), the number as the
+  input's JSON spelled it (Go's float formatting: ``-1``, ``1.5``, ``1e+21``);
 * decoding stops at the first error. (The library picks "cannot" or "unable
   to" at random per process, on purpose; crossfn always says "cannot".)
+
+go-json-experiment without ``RejectUnknownMembers`` (:data:`V2`), which
+function-sdk-go v0.1.0 up to its January 2024 builds call: as strict, but an
+unknown key is skipped.
 
 A type is described by :class:`Struct`, :class:`Slice`, :class:`Map` and
 :class:`Scalar` (``string``, ``bool``, or a named type over one of them, such
@@ -46,18 +53,35 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import json
 
-__all__ = ["ANY", "BOOL", "LENIENT", "STRICT", "STRING", "Map", "Scalar", "Slice", "Struct", "Type", "decode"]
+__all__ = [
+    "ANY",
+    "BOOL",
+    "LENIENT",
+    "STRICT",
+    "STRING",
+    "UINT64",
+    "V2",
+    "Map",
+    "Scalar",
+    "Slice",
+    "Struct",
+    "Type",
+    "decode",
+]
 
 LENIENT = "encoding/json"
 STRICT = "go-json-experiment"
+V2 = "go-json-experiment without RejectUnknownMembers"
+
+_MAX_UINT64 = 2**64 - 1
 
 
 @dataclasses.dataclass(frozen=True)
 class Scalar:
-    """A Go ``string`` or ``bool``, or a named type over one (``go`` is how ``%v`` of its type prints)."""
+    """A Go ``string``, ``bool`` or ``uint64``, or a named type over one (``go`` is how ``%v`` of its type prints)."""
 
     kind: str
-    """``"string"``, ``"bool"``, or ``"any"`` (a field whose value is kept as it is, such as ``metadata``)."""
+    """``"string"``, ``"bool"``, ``"uint64"``, or ``"any"`` (a value kept as it is, such as ``metadata``)."""
     go: str = ""
 
     @property
@@ -106,6 +130,7 @@ Type = Scalar | Slice | Map | Struct
 
 STRING = Scalar("string")
 BOOL = Scalar("bool")
+UINT64 = Scalar("uint64")
 ANY = Scalar("any")
 
 
@@ -116,6 +141,8 @@ class _Stop(Exception):  # noqa: N818 -- a control-flow signal: strict decoding 
 @dataclasses.dataclass
 class _Context:
     strict: bool
+    """go-json-experiment's names and texts (exact names, first error stops); else encoding/json's."""
+    reject_unknown: bool
     struct: str = ""
     stack: tuple[str, ...] = ()
     first: errors.GoError | None = None
@@ -133,15 +160,31 @@ def _json_kind(v: object, strict: bool) -> str:
     return "object"
 
 
-def _mismatch(ctx: _Context, v: object, t: Type) -> None:
+def _mismatch(ctx: _Context, v: object, t: Type, cause: str = "") -> None:
     if ctx.first is not None:
         return
     got = _json_kind(v, ctx.strict)
     if ctx.strict:
-        ctx.first = errors.GoError(f"json: cannot unmarshal JSON {got} into Go value of type {t.name}")
+        ctx.first = errors.GoError(f"json: cannot unmarshal JSON {got} into Go value of type {t.name}{cause}")
         raise _Stop
+    if got == "number":
+        got = f"number {json.marshal(v)}"
     where = f"Go struct field {ctx.struct}.{'.'.join(ctx.stack)}" if ctx.struct or ctx.stack else "Go value"
     ctx.first = errors.GoError(f"json: cannot unmarshal {got} into {where} of type {t.name}")
+
+
+def _uint64(v: Any, t: Scalar, ctx: _Context) -> int | None:
+    """A JSON number as a Go ``uint64``: whole, not negative, below 2**64; else the decoder's error."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        _mismatch(ctx, v, t)
+        return None
+    if (isinstance(v, float) and not v.is_integer()) or v < 0 or v > _MAX_UINT64:
+        text = json.marshal(v)
+        # Go reads the digits first: digits only means too big, anything else is no unsigned integer.
+        reason = "value out of range" if text.isdigit() else "invalid syntax"
+        _mismatch(ctx, v, t, f": cannot parse {errors.quote(text)} as unsigned integer: {reason}")
+        return None
+    return int(v)
 
 
 def _field(st: Struct, key: str, strict: bool) -> str | None:
@@ -154,9 +197,11 @@ def _field(st: Struct, key: str, strict: bool) -> str | None:
 def _value(v: Any, t: Type, ctx: _Context) -> Any:
     if v is None:
         return None
-    if t == ANY:
+    if isinstance(t, Scalar) and t.kind == "any":
         return v
     if isinstance(t, Scalar):
+        if t.kind == "uint64":
+            return _uint64(v, t, ctx)
         ok = isinstance(v, bool) if t.kind == "bool" else isinstance(v, str)
         if ok:
             return v
@@ -181,7 +226,7 @@ def _struct(v: Mapping[str, Any], st: Struct, ctx: _Context) -> dict[str, Any]:
     for key, item in v.items():
         name = _field(st, key, ctx.strict)
         if name is None:
-            if ctx.strict:
+            if ctx.reject_unknown:
                 ctx.first = errors.GoError(
                     f"json: cannot unmarshal Go value of type {st.go}: unknown name {json.marshal(key)}"
                 )
@@ -198,12 +243,12 @@ def _struct(v: Mapping[str, Any], st: Struct, ctx: _Context) -> dict[str, Any]:
 
 
 def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
-    """Decode the JSON object ``v`` into ``st`` with ``decoder`` (:data:`LENIENT` or :data:`STRICT`).
+    """Decode the JSON object ``v`` into ``st`` with ``decoder`` (:data:`LENIENT`, :data:`STRICT` or :data:`V2`).
 
     Returns the known, non-null fields; raises :class:`~crossfn.errors.GoError`
     with the decoder's text for the first error.
     """
-    ctx = _Context(strict=decoder == STRICT)
+    ctx = _Context(strict=decoder in (STRICT, V2), reject_unknown=decoder == STRICT)
     with contextlib.suppress(_Stop):
         out = _struct(v, st, ctx)
     if ctx.first is not None:

@@ -22,10 +22,13 @@ from crossfn import errors
 __all__ = [
     "can_backquote",
     "format_float",
+    "format_int",
     "is_print",
     "parse_bool",
     "parse_float",
     "parse_int",
+    "parse_int_base",
+    "parse_uint",
     "quote",
     "quote_rune",
     "shortest_digits",
@@ -190,6 +193,109 @@ def parse_int(s: str) -> int:
     if not _INT64_MIN <= n <= _INT64_MAX:
         raise errors.GoError(f"strconv.ParseInt: parsing {quote(s)}: value out of range")
     return n
+
+
+def parse_int_base(s: str, base: int, bit_size: int = 64) -> int:
+    """Go's ``strconv.ParseInt(s, base, bitSize)``; base 0 reads ``0x``, ``0o``, ``0b`` and ``0`` prefixes
+    and ``_`` separators, as ``cast.ToInt`` relies on (``"08"`` is invalid octal)."""
+    if not s:
+        raise _num_error("ParseInt", s, "invalid syntax")
+    negative = s[0] == "-"
+    body = s[1:] if s[0] in "+-" else s
+    try:
+        magnitude = _parse_uint(body, base, bit_size)
+    except _NumRangeError:
+        magnitude = 1 << 64
+    except errors.GoError as exc:
+        raise _num_error("ParseInt", s, str(exc).rsplit(": ", 1)[-1]) from None
+    cutoff = 1 << (bit_size - 1)
+    if (not negative and magnitude >= cutoff) or (negative and magnitude > cutoff):
+        raise _num_error("ParseInt", s, "value out of range")
+    return -magnitude if negative else magnitude
+
+
+def parse_uint(s: str, base: int, bit_size: int = 64) -> int:
+    """Go's ``strconv.ParseUint(s, base, bitSize)``."""
+    try:
+        return _parse_uint(s, base, bit_size)
+    except _NumRangeError:
+        raise _num_error("ParseUint", s, "value out of range") from None
+
+
+class _NumRangeError(Exception):
+    """ParseUint's ErrRange, which ParseInt turns into its own out-of-range error."""
+
+
+def _num_error(func: str, s: str, reason: str) -> errors.GoError:
+    return errors.GoError(f"strconv.{func}: parsing {quote(s)}: {reason}")
+
+
+def _parse_uint(s: str, base: int, bit_size: int) -> int:
+    if not s:
+        raise _num_error("ParseUint", s, "invalid syntax")
+    original, base0 = s, base == 0
+    if base0:
+        base = 10
+        if s[0] == "0":
+            prefix = s[1:2].lower()
+            if len(s) >= 3 and prefix in ("b", "o", "x"):
+                base, s = {"b": 2, "o": 8, "x": 16}[prefix], s[2:]
+            else:
+                base, s = 8, s[1:]
+    elif not 2 <= base <= 36:
+        raise _num_error("ParseUint", original, f"invalid base {base}")
+    limit = (1 << bit_size) - 1
+    n, underscores = 0, False
+    for c in s:
+        if c == "_" and base0:
+            underscores = True
+            continue
+        d = _DIGIT_VALUES.get(c.lower(), 99)
+        if d >= base:
+            raise _num_error("ParseUint", original, "invalid syntax")
+        n = n * base + d
+        if n > limit:
+            raise _NumRangeError
+    if underscores and not _underscore_ok(original):
+        raise _num_error("ParseUint", original, "invalid syntax")
+    return n
+
+
+_DIGIT_VALUES = {c: i for i, c in enumerate("0123456789abcdefghijklmnopqrstuvwxyz")}
+
+
+def _underscore_ok(s: str) -> bool:
+    """Go's ``underscoreOK``: each ``_`` sits between digits (a base prefix counts as one)."""
+    if s[:1] in ("+", "-"):
+        s = s[1:]
+    saw, i, hexadecimal = "^", 0, False
+    if len(s) >= 2 and s[0] == "0" and s[1].lower() in "box":
+        i, saw, hexadecimal = 2, "0", s[1].lower() == "x"
+    for c in s[i:]:
+        if (c.isdigit() and c.isascii()) or (hexadecimal and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def format_int(n: int, base: int) -> str:
+    """Go's ``strconv.FormatInt(n, base)``, lower-case digits."""
+    if base == 10:
+        return str(n)
+    digits, magnitude = [], abs(n)
+    while True:
+        magnitude, d = divmod(magnitude, base)
+        digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[d])
+        if not magnitude:
+            break
+    return ("-" if n < 0 else "") + "".join(reversed(digits))
 
 
 def parse_bool(s: str) -> bool:

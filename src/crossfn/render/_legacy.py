@@ -12,10 +12,9 @@ uses the native environment, ``function-environment-configs``.
 
 The converted steps name Functions the user's Functions file may not define:
 
-* patch-and-transform is a crossfn built-in, so a Function entry for it is
-  supplied when the file has none (it then runs in-process);
-* environment-configs is not a built-in: if the converted pipeline needs it
-  and the file does not define it, render fails with an error saying so.
+* both are crossfn built-ins, so a Function entry for each the converted
+  pipeline calls is supplied when the file has none (it then runs in-process,
+  as the newest release the built-in reproduces).
 
 A Function counts as defining one of these when its name is the converter's
 default name or its package is that function's package (any registry, tag or
@@ -40,8 +39,11 @@ __all__ = ["LEGACY_MODE", "mode", "to_pipeline"]
 LEGACY_MODE = "Resources"
 _CONVERT = "crossfn convert pipeline-composition"
 _FUNCTION_API = "pkg.crossplane.io/v1"
-_PT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/" + convert.DEFAULT_FUNCTION + ":v0.10.8"
-"""The version the built-in reproduces, so the supplied entry runs it (``crossfn.functions.resolve``)."""
+_PACKAGES = {
+    convert.DEFAULT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8",
+    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1",
+}
+"""Versions the built-ins reproduce, so the supplied entries run them (``crossfn.functions.resolve``)."""
 
 
 def _package_name(fn: Mapping[str, Any]) -> str:
@@ -79,12 +81,12 @@ def mode(comp: Mapping[str, Any]) -> Any:
 
 
 def _builtin_function(name: str) -> dict[str, Any]:
-    """The Function entry render supplies for the built-in patch-and-transform."""
+    """The Function entry render supplies for built-in ``name`` (patch-and-transform or environment-configs)."""
     return {
         "apiVersion": _FUNCTION_API,
         "kind": "Function",
         "metadata": {"name": name},
-        "spec": {"package": _PT_PACKAGE},
+        "spec": {"package": _PACKAGES[name]},
     }
 
 
@@ -102,9 +104,9 @@ def to_pipeline(
     """Convert a ``mode: Resources`` Composition; returns it, the Functions to use, and a note for the user.
 
     The Functions are ``fns`` plus, when they lack one, a built-in
-    patch-and-transform entry. Raises :class:`~crossfn.errors.InputError`
-    when the conversion fails or needs function-environment-configs that
-    ``fns`` does not define.
+    patch-and-transform entry, and a built-in environment-configs entry when
+    the Composition uses the native environment. Raises
+    :class:`~crossfn.errors.InputError` when the conversion fails.
     """
     name = errors.quote(_function_name(comp))
     spec = comp.get("spec")
@@ -122,12 +124,9 @@ def to_pipeline(
             f"cannot convert Composition {name} to a pipeline: {exc} (as {_CONVERT} would)"
         ) from exc
     assert converted is not None, "the caller converts only mode: Resources, which the converter never skips"
-    if env is None and _uses(converted, convert.DEFAULT_ENVIRONMENT_FUNCTION):
-        raise errors.InputError(
-            f"cannot render Composition {name}: it uses mode: Resources with spec.environment, which needs "
-            f"Function {errors.quote(convert.DEFAULT_ENVIRONMENT_FUNCTION)} (not a crossfn built-in); "
-            f"add it to the Functions file, or convert the Composition with {_CONVERT}"
-        )
+    uses_env = _uses(converted, env or convert.DEFAULT_ENVIRONMENT_FUNCTION)
+    if env is None and uses_env:
+        fns = [*fns, _builtin_function(convert.DEFAULT_ENVIRONMENT_FUNCTION)]
     if pt is None:
         fns = [*fns, _builtin_function(convert.DEFAULT_FUNCTION)]
     how = (
@@ -135,8 +134,9 @@ def to_pipeline(
         if spelled
         else "has spec.resources and no spec.mode, so mode: Resources (Crossplane v1's default)"
     )
+    with_env = f" and {env or convert.DEFAULT_ENVIRONMENT_FUNCTION}" if uses_env else ""
     note = (
         f"Composition {name} {how}; rendering it as a Pipeline with "
-        f"{pt or convert.DEFAULT_FUNCTION} (see {_CONVERT})"
+        f"{pt or convert.DEFAULT_FUNCTION}{with_env} (see {_CONVERT})"
     )
     return converted, fns, note

@@ -159,7 +159,7 @@ async def _run(
             raise errors.InputError(f"cannot get runtime for Function {errors.quote(name)}: {exc}") from exc
     for rt in runtimes.values():
         report(rt.describe())
-    started = _runtimes.Started(runtimes, cwd=inputs.functions_dir)
+    started = _runtimes.Started(runtimes, cwd=inputs.functions_dir, crds=inputs.crd_documents)
     grpc: engine.GrpcRunner | None = None
     loop = asyncio.get_running_loop()
     try:

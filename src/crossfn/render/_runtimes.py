@@ -17,8 +17,11 @@
                 CLI, where a Docker engine is reachable.
 (none)          an upstream package a crossfn built-in stands in for
                 (:func:`crossfn.functions.resolve`: the package and its
-                version) runs ``InProcess``; anything else is ``Docker``,
-                as in Crossplane. :func:`notes` says which ran.
+                version) runs ``InProcess``; a release whose PyPI package
+                ``crossfn function install`` installed
+                (:mod:`crossfn.functions.installs`) runs as a ``Process``
+                of that install; anything else is ``Docker``, as in
+                Crossplane. :func:`notes` says which ran.
 ==============  ===========================================================
 
 :func:`plan` decides (pure, so every annotation error is found before anything
@@ -43,7 +46,8 @@ from pathlib import Path
 from typing import IO, Any
 
 from crossfn import errors, functions
-from crossfn.render import _load
+from crossfn.functions import installs
+from crossfn.render import _load, _project
 from crossfn.sdk import _loader, function
 
 __all__ = [
@@ -88,6 +92,8 @@ class Docker:
     target_host: str = ""
     builtin_versions: str = ""
     """When a built-in stands in for this package at other versions: which (``crossfn.functions.resolve``)."""
+    installable: str = ""
+    """When the package is a release on PyPI too: the package, for ``crossfn function install`` (``crossfn.functions.installs``)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -103,6 +109,10 @@ class Runtime:
     command: tuple[str, ...] = ()
     """argv for Process."""
     docker: Docker | None = None
+    installed: str = ""
+    """For a Process that runs an install of ``crossfn function install``: the PyPI package and where."""
+    embedded: str = ""
+    """The source directory of an embedded project function, run in-process (``_project``)."""
 
     @property
     def builtin(self) -> str | None:
@@ -112,7 +122,7 @@ class Runtime:
     def detail(self) -> str:
         """What the runtime runs: the object, target, command or image."""
         return {
-            "InProcess": self.object_ref,
+            "InProcess": self.object_ref or f"embedded function {self.embedded}",
             "Development": self.target,
             "Process": shlex.join(self.command),
             "Docker": self.docker.image if self.docker else "",
@@ -158,12 +168,22 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     kind = a.get(RUNTIME, "")
     decision = functions.resolve(package)
     builtin = decision.builtin if decision is not None else None
+    if a.get(_project.EMBEDDED) and kind in ("", "InProcess"):
+        return Runtime(name, "InProcess", embedded=a[_project.EMBEDDED])
     if kind == "" and builtin is not None:
         kind = "InProcess"
+    if kind == "" and decision is None:
+        found = installs.find(package)
+        if found is not None:
+            what = f"{found.wanted.source.distribution} {found.wanted.version} installed in {found.path}"
+            return Runtime(name, "Process", command=found.argv, installed=what)
     if kind in ("", "Docker"):
         docker = _docker(fn, package)
         if decision is not None and builtin is None:
             docker = dataclasses.replace(docker, builtin_versions=decision.covered)
+        want = installs.wanted(package)
+        if want is not None and not want.problem:
+            docker = dataclasses.replace(docker, installable=package)
         return Runtime(name, "Docker", docker=docker)
     if kind == "Development":
         return Runtime(name, kind, target=a.get(DEVELOPMENT_TARGET) or _DEFAULT_DEV_TARGET)
@@ -194,19 +214,24 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
 
 
 def notes(fns: Sequence[Mapping[str, Any]]) -> list[str]:
-    """One line per Function left to its default runtime whose package a built-in could stand in for.
+    """One line per Function left to its default runtime whose package a built-in or an install could stand in for.
 
     Each says what runs: the built-in, and which upstream version it behaves
-    as, or the package itself and why the built-in does not stand in. Never
-    a silent substitution.
+    as, or the package itself and why the built-in does not stand in, or the
+    PyPI package ``crossfn function install`` installed. Never a silent
+    substitution.
     """
     out = []
     for fn in fns:
         if _annotations(fn).get(RUNTIME, ""):
             continue
-        decision = functions.resolve(str(_load.object_at(fn, "spec").get("package") or ""))
+        package = str(_load.object_at(fn, "spec").get("package") or "")
+        decision = functions.resolve(package)
         if decision is not None and decision.line:
             out.append(decision.line)
+        found = installs.find(package) if decision is None else None
+        if found is not None:
+            out.append(found.line())
     return out
 
 
@@ -225,15 +250,21 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     Allowed: the built-in functions in-process (patch-and-transform, auto-ready,
     the sandboxed Starlark...), and Development targets, servers someone
     already runs. Refused: a Process (any command), Docker (any image), an
-    InProcess object outside crossfn (any Python code), and a built-in that
-    runs the Python script its input gives (function-python).
+    InProcess object outside crossfn (any Python code, an embedded project
+    function), and a built-in that runs the code its input gives in a language
+    crossfn cannot confine (function-python's Python; function-kcl's KCL,
+    which reads files).
     """
     for rt in runtimes.values():
         if rt.kind == "Development" or (rt.builtin is not None and not functions.runs_code(rt.builtin)):
             continue
         what = f"runtime {rt.kind} ({rt.detail()})"
+        if rt.installed:
+            what = f"runtime {rt.kind} of the PyPI package {rt.installed}"
         if rt.builtin is not None:
-            what = f"the built-in {rt.builtin.partition('@')[0]} runs the Python script its input gives"
+            short = rt.builtin.partition("@")[0]
+            code = "KCL program" if short == "kcl" else "Python script"
+            what = f"the built-in {short} runs the {code} its input gives"
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
             f"{what}"
@@ -319,6 +350,7 @@ class Started:
         cwd: Path,
         docker: str = "docker",
         docker_reachable: Callable[[], bool] | None = None,
+        crds: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """``docker`` is the Docker CLI to run; ``docker_reachable`` says whether an engine answers
         (default: ``DOCKER_HOST`` is set or ``/var/run/docker.sock`` exists)."""
@@ -326,6 +358,7 @@ class Started:
         self._cwd = cwd
         self._docker = docker
         self._docker_reachable = docker_reachable or _docker_engine_reachable
+        self._crds = crds
         self.objects: dict[str, object] = {}
         self.targets: dict[str, str] = {}
         self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
@@ -337,6 +370,10 @@ class Started:
         for rt in self._runtimes.values():
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
+            elif rt.embedded:
+                self.objects[rt.function] = _project.embedded_object(
+                    rt.function, Path(rt.embedded), crds=self._crds
+                )
             elif rt.kind == "InProcess":
                 self.objects[rt.function] = servable(load_object(rt.object_ref, rt.function, self._cwd), rt)
             elif rt.kind == "Development":
@@ -438,13 +475,16 @@ class Started:
 
 def without_docker(d: Docker) -> str:
     """What would run a Docker Function without Docker, in order: a version a built-in behaves as (when
-    a built-in stands in for the package at other versions), then the InProcess, Process and Development
-    runtimes with the annotations each needs."""
+    a built-in stands in for the package at other versions), installing its PyPI package (when it is
+    one), then the InProcess, Process and Development runtimes with the annotations each needs."""
     pin = (
         f"pin a version a crossfn built-in behaves as ({d.builtin_versions}), or "
         if d.builtin_versions
         else ""
     )
+    want = installs.wanted(d.installable) if d.installable else None
+    if want is not None:
+        pin += f"install its PyPI package {want.requirement} with `crossfn function install {d.installable}`, or "
     return (
         f"to run it without Docker, {pin}set the {RUNTIME} annotation (or -a {RUNTIME}=...) to "
         f"InProcess with {INPROCESS_OBJECT}: <module:object> (a Python function), "

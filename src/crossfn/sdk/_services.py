@@ -10,9 +10,11 @@ binding the address.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import logging
 import os
+import socket
 import time
 from collections.abc import Callable
 from typing import Any
@@ -36,6 +38,7 @@ __all__ = [
     "announce",
     "bind",
     "busy",
+    "check_free",
     "load_credentials",
     "outcome",
     "register",
@@ -149,7 +152,11 @@ def load_credentials(tls_certs_dir: str | None) -> grpc.ServerCredentials | None
 
 
 def bind(
-    server: Any, listen: settings.ListenSettings, credentials: grpc.ServerCredentials | None = None
+    server: Any,
+    listen: settings.ListenSettings,
+    credentials: grpc.ServerCredentials | None = None,
+    *,
+    reuse_port: bool = False,
 ) -> int:
     """Open the one listener ``listen`` asks for and return its port.
 
@@ -165,6 +172,7 @@ def bind(
             "set --tls-certs-dir (TLS_SERVER_CERTS_DIR) or --insecure"
         )
     creds = None if listen.insecure else credentials or load_credentials(listen.tls_certs_dir)
+    check_free(listen.address, reuse_port=reuse_port)
     try:
         port: int = (
             server.add_insecure_port(listen.address)
@@ -172,8 +180,45 @@ def bind(
             else server.add_secure_port(listen.address, creds)
         )
     except RuntimeError as exc:
-        raise errors.InputError(f"cannot listen on {listen.address}: {exc}") from exc
+        # gRPC's text names no cause ("Failed to bind to address ...; set GRPC_VERBOSITY=debug ...").
+        cause = _bind_error(listen.address, reuse_port=reuse_port) or str(exc).partition(";")[0]
+        raise errors.InputError(f"cannot listen on {listen.address}: {cause}") from exc
     return port
+
+
+def check_free(address: str, *, reuse_port: bool) -> None:
+    """Raise ``cannot listen on <address>: address already in use`` (or the OS's other reason)
+    when a TCP ``address`` cannot be bound, before gRPC tries and logs its own lines about it.
+
+    ``reuse_port`` binds as the workers do (SO_REUSEPORT), so workers sharing the port are fine.
+    Addresses that are not ``host:port`` (``unix:...``) and port 0 are left to gRPC.
+    """
+    cause = _bind_error(address, reuse_port=reuse_port)
+    if cause:
+        raise errors.InputError(f"cannot listen on {address}: {cause}")
+
+
+def _bind_error(address: str, *, reuse_port: bool) -> str:
+    """Why binding TCP ``address`` fails now, as the OS says it (``address already in use``), else ``""``."""
+    host, sep, port = address.rpartition(":")
+    if not sep or not port.isdigit() or int(port) == 0 or "/" in host or host.startswith("unix"):
+        return ""
+    name = host.removeprefix("[").removesuffix("]") or None
+    try:
+        infos = socket.getaddrinfo(name, int(port), type=socket.SOCK_STREAM, flags=socket.AI_PASSIVE)
+    except (OSError, UnicodeError):
+        return ""  # gRPC says what is wrong with the name
+    for family, kind, proto, _, sockaddr in infos:
+        try:
+            with socket.socket(family, kind, proto) as probe:
+                probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+                if reuse_port and hasattr(socket, "SO_REUSEPORT"):
+                    with contextlib.suppress(OSError):
+                        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEPORT, 1)
+                probe.bind(sockaddr)
+        except OSError as exc:
+            return (exc.strerror or str(exc)).lower()
+    return ""
 
 
 def announce(listen: settings.ListenSettings, port: int, engine: str) -> None:

@@ -23,13 +23,14 @@ import multiprocessing.connection
 import os
 import shutil
 import signal
+import sys
 import tempfile
 import time
 import types
 from collections.abc import Sequence
 
 from crossfn import errors
-from crossfn.sdk import metrics, runtime, settings
+from crossfn.sdk import _services, metrics, runtime, settings
 
 __all__ = ["supervise"]
 
@@ -37,13 +38,21 @@ _MULTIPROC_ENV = "PROMETHEUS_MULTIPROC_DIR"
 
 
 def _worker_main(fn: object | str, config: settings.ServerSettings) -> None:
-    runtime.serve_worker(fn, config, worker=True)
+    try:
+        runtime.serve_worker(fn, config, worker=True)
+    except errors.CrossfnError as exc:
+        # One line, as the CLI prints it, instead of multiprocessing's traceback; the supervisor
+        # then stops the others and says which worker ended.
+        print(f"crossfn: error: {exc}", file=sys.stderr)
+        sys.exit(1)
 
 
 def supervise(fn: object | str, config: settings.ServerSettings) -> None:
     """Run ``config.process.workers`` servers for ``fn`` and wait for them all to stop."""
     if config.listen.address.rpartition(":")[2] == "0":
         raise errors.InputError("cannot serve with several workers on port 0: give a fixed port in --address")
+    # A busy port is one line from here, before any worker starts (each would fail alike).
+    _services.check_free(config.listen.address, reuse_port=True)
     metrics_dir = None
     if config.observability.metrics_address:
         metrics_dir = tempfile.mkdtemp(prefix="crossfn-metrics-")

@@ -186,7 +186,7 @@ class FunctionServer(_Server):
             maximum_concurrent_rpcs=self._config.calls.max_calls + _SPARE_THREADS,
         )
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
-        port = _services.bind(server, self._config.listen, self._credentials)
+        port = _services.bind(server, self._config.listen, self._credentials, reuse_port=self._reuse_port)
         await server.start()
         self._server = server
         for name in _services.HEALTH_NAMES:
@@ -273,7 +273,7 @@ class ThreadedFunctionServer(_Server):
             maximum_concurrent_rpcs=spare,
         )
         _services.register(server, self._run_v1, self._run_v1beta1, self._health)
-        port = _services.bind(server, self._config.listen, self._credentials)
+        port = _services.bind(server, self._config.listen, self._credentials, reuse_port=self._reuse_port)
         server.start()
         self._server = server
         for name in _services.HEALTH_NAMES:

@@ -22,6 +22,7 @@ from collections.abc import Mapping
 from typing import IO, Any
 
 from crossfn import errors
+from crossfn.gocompat import yaml_emitter
 from crossfn.schemas import store as schema_store
 from crossfn.validate import _load, _object, _problem
 
@@ -107,6 +108,13 @@ class Report:
 
     def json(self) -> str:
         """The report as one JSON document (``--output json``)."""
+        return json.dumps(self._document(), indent=2, sort_keys=False) + "\n"
+
+    def yaml(self) -> str:
+        """The same document as YAML, as sigs.k8s.io/yaml writes it (``--output yaml``)."""
+        return yaml_emitter.to_yaml(self._document())
+
+    def _document(self) -> dict[str, Any]:
         summary = {
             "total": len(self.outcomes),
             "missingSchemas": self.missing,
@@ -118,7 +126,7 @@ class Report:
             "summary": summary,
             "skippedPackages": list(self.skipped_packages),
         }
-        return json.dumps(doc, indent=2, sort_keys=False) + "\n"
+        return doc
 
 
 def run(
@@ -149,12 +157,36 @@ def run(
                 raise errors.InputError(f"cannot prepare extensions: {d.location}: {exc}") from exc
         elif str(d.obj.get("apiVersion", "")).startswith(_PACKAGE_GROUP):
             skipped.append(f"{d.obj.get('kind', '')} {_object.resource_name(d.obj)}")
+    if ext_docs and not any(_prepares(d.obj) for d in ext_docs):
+        raise errors.InputError(_no_extensions(extensions, res_docs))
     old = {_key(d.obj): d.obj for d in old_docs}
     outcomes = []
     for d in res_docs:
         problems = _object.validate_resource(d.obj, store, old=old.get(_key(d.obj)))
         outcomes.append(Outcome(d, tuple(problems or ()), missing_schema=problems is None))
     return Report(tuple(outcomes), tuple(skipped))
+
+
+def _prepares(obj: Mapping[str, Any]) -> bool:
+    """Whether an extension document contributes schemas: a CRD, XRD, OpenAPI document or package."""
+    api_version = str(obj.get("apiVersion", ""))
+    return (
+        schema_store.is_extension(obj)
+        or api_version.startswith(_PACKAGE_GROUP)
+        or api_version.startswith("meta.pkg.crossplane.io/")
+    )
+
+
+def _no_extensions(source: str, resources: list[_load.Document]) -> str:
+    """The error for EXTENSIONS that hold documents but no schema at all (upstream ignores them and
+    reports every resource's schema missing, exit status 0): usually the two arguments swapped."""
+    text = (
+        f"cannot load extensions from {errors.quote(source)}: it holds no CRD, XRD, OpenAPI document "
+        "or package"
+    )
+    if any(_prepares(d.obj) for d in resources):
+        text += "; RESOURCES does: are the arguments swapped? (crossfn validate EXTENSIONS RESOURCES)"
+    return text
 
 
 def _load_source(what: str, source: str, stdin: IO[str] | None) -> list[_load.Document]:

@@ -59,7 +59,7 @@ def load(source: str, *, stdin: IO[str] | None = None) -> list[Document]:
             out += _documents("-", text)
             continue
         path = Path(part)
-        if not path.exists():
+        if not part or not path.exists():  # Path("") is ".": an empty element names nothing, as in Go
             raise errors.InputError(
                 f"cannot stat input source {errors.quote(part)}: no such file or directory"
             )

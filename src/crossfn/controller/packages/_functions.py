@@ -12,6 +12,11 @@ built-in package   ``spec.package`` is an upstream package, at a version, that
                    a crossfn built-in stands in for (any registry; the same
                    rule as ``crossfn render``, :func:`crossfn.functions.resolve`):
                    called in this process, no gRPC, no Deployment.
+installed package  ``spec.package`` is a release whose PyPI package
+                   ``crossfn function install`` installed where this
+                   controller looks (:mod:`crossfn.functions.installs`, as
+                   render): run as this process's child on a loopback port,
+                   started on first call, insecure; no Deployment.
 any other package  the active FunctionRevision's ``status.endpoint``, which
                    ``_packages`` and ``_package_runtime`` write with
                    ``--package-runtime=Deployment``, and Crossplane's
@@ -41,6 +46,7 @@ from crossfn import engine, errors, functions
 from crossfn.controller import _settings
 from crossfn.controller.kube import _api
 from crossfn.controller.runtime import _informer
+from crossfn.functions import installs
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 __all__ = [
@@ -66,10 +72,11 @@ LABEL_PACKAGE = "pkg.crossplane.io/package"
 @dataclasses.dataclass(frozen=True)
 class Route:
     """How one Function is reached: ``endpoint`` (``target`` is HOST:PORT), ``builtin``
-    (``target`` is the built-in, a :attr:`crossfn.functions.Decision.builtin`), ``package`` (its FunctionRevision), or
+    (``target`` is the built-in, a :attr:`crossfn.functions.Decision.builtin`), ``installed``
+    (``target`` is the install's directory), ``package`` (its FunctionRevision), or
     ``invalid`` (a bad endpoint annotation; ``target`` says what is wrong with it)."""
 
-    kind: Literal["endpoint", "builtin", "package", "invalid"]
+    kind: Literal["endpoint", "builtin", "installed", "package", "invalid"]
     target: str = ""
 
 
@@ -113,9 +120,13 @@ def route(fn: Mapping[str, Any] | None) -> Route:
                 "invalid", f"invalid {ENDPOINT_ANNOTATION} annotation {errors.quote(endpoint)}: {problem}"
             )
         return Route("endpoint", endpoint)
-    decision = functions.resolve(str((fn.get("spec") or {}).get("package") or ""))
+    package = str((fn.get("spec") or {}).get("package") or "")
+    decision = functions.resolve(package)
     if decision is not None and decision.builtin is not None:
         return Route("builtin", decision.builtin)
+    found = installs.find(package) if decision is None else None
+    if found is not None:
+        return Route("installed", str(found.path))
     return Route("package")
 
 
@@ -141,6 +152,9 @@ class FunctionTransport:
         self._revisions = revisions_cache
         self._metrics = metrics
         self._grpc = engine.GrpcRunner(self.target, tls=tls, timeout=timeout, metrics=metrics)
+        self._local_targets: dict[str, str] = {}
+        self._local = engine.GrpcRunner(self._local_targets.get, timeout=timeout, metrics=metrics)
+        self._servers: dict[str, installs.Server] = {}
         self._inprocess: dict[str, tuple[str, engine.InProcessRunner]] = {}
         self._objects: dict[str, object] = {}
         self._said: set[tuple[str, str]] = set()
@@ -155,6 +169,9 @@ class FunctionTransport:
         decision = functions.resolve(package)
         if decision is not None and decision.line:
             _log.info("Function %s: %s", name, decision.line)
+        found = installs.find(package) if decision is None else None
+        if found is not None:
+            _log.info("Function %s: %s", name, found.line())
 
     def target(self, name: str) -> str:
         """The gRPC target of Function ``name``, with Crossplane's errors when there is none
@@ -195,11 +212,31 @@ class FunctionTransport:
         """The route of Function ``name`` as a runner: its built-in in this process, else gRPC."""
         fn = self._functions.get(name)
         r = route(fn)
-        if r.kind in ("builtin", "package"):
+        if r.kind in ("builtin", "installed", "package"):
             self._say_what_runs(name, fn)
         if r.kind == "builtin":
             return self._builtin(name, r.target)
+        if r.kind == "installed":
+            return engine.runner_from(lambda n, req: self._installed(n, req, r, fn))
         return engine.runner_from(lambda n, req: self._remote(n, req, r))
+
+    async def _installed(
+        self, name: str, req: fnv1.RunFunctionRequest, r: Route, fn: Mapping[str, Any] | None
+    ) -> fnv1.RunFunctionResponse:
+        """Call the install at ``r.target`` in its own process, started (once per install) on first call."""
+        server = self._servers.get(r.target)
+        if server is None:
+            found = installs.find(str(((fn or {}).get("spec") or {}).get("package") or ""))
+            if found is None or str(found.path) != r.target:
+                raise errors.FunctionRunError(
+                    f"cannot run Function {errors.quote(name)}: its install in {r.target} has gone"
+                )
+            server = self._servers[r.target] = installs.Server(found)
+        try:
+            self._local_targets[name] = await server.target()
+        except errors.FunctionRunError as exc:
+            raise errors.FunctionRunError(f"cannot start Function {errors.quote(name)}: {exc}") from exc
+        return await self._local.run_function(name, req)
 
     async def _remote(self, name: str, req: fnv1.RunFunctionRequest, r: Route) -> fnv1.RunFunctionResponse:
         # Resolving the target first: when there is none, nothing is dialled and the
@@ -230,8 +267,12 @@ class FunctionTransport:
         await self._grpc.close_unused(names)
 
     async def aclose(self) -> None:
-        """Close every gRPC channel."""
+        """Close every gRPC channel and stop every install's process."""
         await self._grpc.aclose()
+        await self._local.aclose()
+        for server in self._servers.values():
+            await server.stop()
+        self._servers.clear()
 
 
 def build_runner(
