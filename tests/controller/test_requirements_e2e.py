@@ -66,6 +66,7 @@ XRD = {
                                         "type": "object",
                                         "additionalProperties": {"type": "boolean"},
                                     },
+                                    "env": {"type": "object", "x-kubernetes-preserve-unknown-fields": True},
                                 },
                             }
                         },
@@ -98,14 +99,22 @@ GADGET_CRD = {
 }
 
 
+ENVIRONMENT = "apiextensions.crossplane.io/environment"
+
+
 def report(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-    """Report the names of each required resource list and which required schemas came."""
+    """Report the names of each required resource list, which required schemas came, and the environment
+    an earlier step put in the context."""
     seen = {
         key: sorted(str(resource.struct_to_dict(i.resource)["metadata"]["name"]) for i in rs.items)
         for key, rs in req.required_resources.items()
     }
     schemas = {key: s.HasField("openapi_v3") for key, s in req.required_schemas.items()}
-    rsp.desired.composite.resource.update({"status": {"seen": seen, "schemas": schemas}})
+    status: dict[str, Any] = {"seen": seen, "schemas": schemas}
+    context = resource.struct_to_dict(req.context)
+    if ENVIRONMENT in context:
+        status["env"] = context[ENVIRONMENT]
+    rsp.desired.composite.resource.update({"status": status})
 
 
 @pytest.fixture
@@ -165,8 +174,11 @@ async def manager(
         await m.stop()
 
 
-async def compose(kube: Any, requirements: dict[str, Any]) -> dict[str, Any]:
-    """A Composition whose one step has these bootstrap requirements, and an XR of it; returns the XR."""
+async def compose(
+    kube: Any, requirements: dict[str, Any], before: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    """A Composition whose reporting step has these bootstrap requirements (after the ``before`` steps), and
+    an XR of it; returns the XR."""
     name = f"need-{uuid.uuid4().hex[:6]}"
     composition = {
         "apiVersion": "apiextensions.crossplane.io/v1",
@@ -176,7 +188,12 @@ async def compose(kube: Any, requirements: dict[str, Any]) -> dict[str, Any]:
             "compositeTypeRef": {"apiVersion": XR_API, "kind": "XNeed"},
             "mode": "Pipeline",
             "pipeline": [
-                {"step": "report", "functionRef": {"name": "function-requirer"}, "requirements": requirements}
+                *(before or []),
+                {
+                    "step": "report",
+                    "functionRef": {"name": "function-requirer"},
+                    "requirements": requirements,
+                },
             ],
         },
     }
@@ -196,9 +213,13 @@ async def synced(kube: Any, xr: dict[str, Any], status: str) -> dict[str, Any]:
         got = await kube.get(XR_API, "XNeed", xr["metadata"]["name"], NS)
         return got if condition(got, "Synced").get("status") == status else None
 
-    found: dict[str, Any] = await wait_for(
-        check, timeout=60, what=f"XR {xr['metadata']['name']} Synced={status}"
-    )
+    try:
+        found: dict[str, Any] = await wait_for(
+            check, timeout=60, what=f"XR {xr['metadata']['name']} Synced={status}"
+        )
+    except AssertionError as exc:
+        got = await kube.get(XR_API, "XNeed", xr["metadata"]["name"], NS)
+        raise AssertionError(f"{exc}; its status: {(got or {}).get('status')}") from None
     return found
 
 
@@ -316,3 +337,55 @@ async def test_watches_end_and_readiness_never_waits_on_them(manager: _manager.M
     _, text = await get(manager, "/metrics")
     assert f"engine_watches_started_total{{{controller}}}" in text
     await kube.apply(GADGET_CRD, field_manager="e2e", force=True)
+
+
+ENV_CONFIGS = "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1"
+
+
+async def test_environment_configs(manager: _manager.Manager, kube: Any) -> None:
+    """EnvironmentConfigs are served (crossfn's CRD) and reach function-environment-configs (the built-in at
+    v0.7.1) through required resources, by name and by labels; its merged environment is in the context of
+    the next step."""
+    fn = {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": {"name": "function-environment-configs"},
+          "spec": {"package": ENV_CONFIGS}}  # fmt: skip
+    await kube.apply(fn, field_manager="e2e", force=True)
+    configs = [
+        ("base", {}, {"region": "us-east-2", "size": "small"}),
+        ("blue", {"team": "blue"}, {"size": "large"}),
+    ]
+    for name, labels, data in configs:
+        env = {"apiVersion": "apiextensions.crossplane.io/v1beta1", "kind": "EnvironmentConfig",
+               "metadata": {"name": name, "labels": labels}, "data": data}  # fmt: skip
+        await kube.apply(env, field_manager="e2e", force=True)
+    step = {
+        "step": "environment",
+        "functionRef": {"name": "function-environment-configs"},
+        "input": {
+            "apiVersion": "environmentconfigs.fn.crossplane.io/v1beta1",
+            "kind": "Input",
+            "spec": {
+                "environmentConfigs": [
+                    {"type": "Reference", "ref": {"name": "base"}},
+                    {
+                        "type": "Selector",
+                        "selector": {"matchLabels": [{"key": "team", "type": "Value", "value": "blue"}]},
+                    },
+                ]
+            },
+        },
+    }
+    xr = await compose(kube, {}, before=[step])
+    got = await synced(kube, xr, "True")
+
+    async def merged() -> dict[str, Any] | None:
+        found = await kube.get(XR_API, "XNeed", xr["metadata"]["name"], NS)
+        return ((found or {}).get("status") or {}).get("env")
+
+    env = await wait_for(merged, timeout=60, what="the merged environment in the XR's status")
+    assert env == {
+        "apiVersion": "internal.crossplane.io/v1alpha1",
+        "kind": "Environment",
+        "region": "us-east-2",
+        "size": "large",
+    }, "base, then the selected config over it"
+    assert condition(got, "Synced")["status"] == "True"
