@@ -162,9 +162,9 @@ async def test_crossfn_keeps_crossplanes_crds_and_composes_with_them(
 ) -> None:
     before = await install_crossplanes_crds(kube)
     lines = await _manager.install_crds(cluster.kubeconfig)
-    assert sorted(lines) == sorted(f"customresourcedefinition.apiextensions.k8s.io/{n} unchanged" for n in before), (
-        "init: Crossplane's CRDs serve exactly crossfn's schemas, so there is nothing to do"
-    )
+    assert sorted(lines) == sorted(
+        f"customresourcedefinition.apiextensions.k8s.io/{n} unchanged" for n in before
+    ), "init: Crossplane's CRDs serve exactly crossfn's schemas, so there is nothing to do"
     await assert_untouched(kube, before)
 
     server = runtime.FunctionServer(
