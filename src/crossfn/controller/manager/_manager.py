@@ -82,38 +82,11 @@ async def initialize(settings: _settings.Settings) -> list[str]:
     try:
         lines = [d.line() for d in await _crds.install(api)]
         if s.webhooks.serving:
-            serving = await _serving_certificate(api, s)
-            lines.append(await _register_webhook(api, s, serving))
+            serving = await protection.serving_certificate(api, s.webhooks, s.functions.namespace)
+            lines.append(await protection.register_webhook(api, s.webhooks, s.functions.namespace, serving))
         return lines
     finally:
         await api.close()
-
-
-async def _serving_certificate(api: _api.Api, s: _settings.Settings) -> protection.ServingCertificate:
-    """The webhook's certificate: from ``--tls-server-certs-dir``, else its Secret (made when missing)."""
-    w = s.webhooks
-    if w.tls_server_certs_dir:
-        return protection.load_certificate(w.tls_server_certs_dir)
-    namespace = s.functions.namespace
-    try:
-        return await protection.ensure_certificate(
-            api, namespace, w.tls_server_secret_name, service=w.service_name, url=w.url
-        )
-    except _api.ApiError as exc:
-        raise errors.InputError(
-            f"cannot make the usage webhook's certificate in namespace {errors.quote(namespace)}: {exc} "
-            "(create the namespace, pass --namespace, or --enable-webhooks=false)"
-        ) from exc
-
-
-async def _register_webhook(
-    api: _api.Api, s: _settings.Settings, serving: protection.ServingCertificate
-) -> str:
-    w = s.webhooks
-    config = protection.configuration(
-        serving.ca, namespace=s.functions.namespace, service=w.service_name, port=w.service_port, url=w.url
-    )
-    return await protection.register(api, config)
 
 
 class Manager:
@@ -217,7 +190,11 @@ class Manager:
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
         tls = await packages.load_tls(api, s.functions)
-        serving = await _serving_certificate(api, s) if s.webhooks.serving else None
+        serving = (
+            await protection.serving_certificate(api, s.webhooks, s.functions.namespace)
+            if s.webhooks.serving
+            else None
+        )
         self._parts = self._build(api, tls)
         await self._start_servers()
         if serving is not None:
@@ -459,7 +436,8 @@ class Manager:
             self.settings.webhooks.address, serving, handle, split_address=_observability.split_address
         )
         await self._webhook.start()
-        _log.info(await _register_webhook(api, self.settings, serving))
+        s = self.settings
+        _log.info(await protection.register_webhook(api, s.webhooks, s.functions.namespace, serving))
 
     @property
     def webhook_port(self) -> int:

@@ -25,7 +25,9 @@ from crossfn.controller.protection._webhook import (
     ensure_certificate,
     load_certificate,
     register,
+    register_webhook,
     review,
+    serving_certificate,
 )
 
 __all__ = [
@@ -39,5 +41,7 @@ __all__ = [
     "ensure_certificate",
     "load_certificate",
     "register",
+    "register_webhook",
     "review",
+    "serving_certificate",
 ]

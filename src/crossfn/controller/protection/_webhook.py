@@ -40,6 +40,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
+from crossfn.controller import _settings
 from crossfn.controller.crds import _kind
 from crossfn.controller.kube import _api
 from crossfn.controller.protection import _reconciler, _usages
@@ -55,7 +56,9 @@ __all__ = [
     "ensure_certificate",
     "load_certificate",
     "register",
+    "register_webhook",
     "review",
+    "serving_certificate",
 ]
 
 _log = logging.getLogger("crossfn.controller.webhook")
@@ -361,3 +364,38 @@ async def register(api: _api.Api, config: Mapping[str, Any]) -> str:
         else "configured"
     )
     return f"validatingwebhookconfiguration.admissionregistration.k8s.io/{name} {did}"
+
+
+# What the manager and ``controller init`` call -----------------------------------------------
+
+
+async def serving_certificate(
+    api: _api.Api, settings: _settings.WebhookSettings, namespace: str
+) -> ServingCertificate:
+    """The webhook's certificate: from ``--tls-server-certs-dir``, else its Secret in ``namespace``
+    (made when missing); a namespace that is not there is the user's to fix, in one line."""
+    if settings.tls_server_certs_dir:
+        return load_certificate(settings.tls_server_certs_dir)
+    try:
+        return await ensure_certificate(
+            api, namespace, settings.tls_server_secret_name, service=settings.service_name, url=settings.url
+        )
+    except _api.ApiError as exc:
+        raise errors.InputError(
+            f"cannot make the usage webhook's certificate in namespace {errors.quote(namespace)}: {exc} "
+            "(create the namespace, pass --namespace, or --enable-webhooks=false)"
+        ) from exc
+
+
+async def register_webhook(
+    api: _api.Api, settings: _settings.WebhookSettings, namespace: str, serving: ServingCertificate
+) -> str:
+    """Register the configuration for ``settings`` (the Service, or ``--webhook-url``); says what it did."""
+    config = configuration(
+        serving.ca,
+        namespace=namespace,
+        service=settings.service_name,
+        port=settings.service_port,
+        url=settings.url,
+    )
+    return await register(api, config)
