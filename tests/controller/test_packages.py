@@ -680,12 +680,18 @@ async def test_manual_activation_leaves_a_new_revision_inactive(runtime: Runtime
 
 @pytest.mark.cluster
 async def test_unparsable_package_is_a_condition_and_a_warning(runtime: Runtime) -> None:
-    fn = await _function(runtime.api, "function-custom:v1")
+    """A reference Crossplane's CRD refuses never gets here (its CEL rule); one it lets through that is no
+    image reference is reported on the Function."""
+    with pytest.raises(
+        _api.Invalid, match=r"spec.package: Invalid value: .* must be a fully qualified image name"
+    ):
+        await _function(runtime.api, "function-custom:v1")
+    fn = await _function(runtime.api, "xpkg.example.org/e2e/function-custom:not a tag")
     await runtime.function(fn)
     assert runtime.revisions.list(labels={"pkg.crossplane.io/package": fn}) == []
     message = (
-        'cannot unpack package: cannot parse package reference "function-custom:v1": '
-        "a registry is required, as in xpkg.crossplane.io/<organization>/<function>:<tag>"
+        'cannot unpack package: cannot parse package reference "xpkg.example.org/e2e/function-custom:not a tag": '
+        'invalid tag "not a tag"'
     )
     function = await runtime.get(PKG, "Function", fn)
     assert [
