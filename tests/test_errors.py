@@ -107,6 +107,10 @@ _SIGNALS = {
     "crossfn.functions.environment_configs._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.extra_resources._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.cel_filter._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.go_templating._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.go_templating._input.InputPanic": "unwinds to the Fatal result given where upstream crashes",
+    "crossfn.gocompat.template._exec._BreakSignal": "unwinds a {{break}} to its range",
+    "crossfn.gocompat.template._exec._ContinueSignal": "unwinds a {{continue}} to its range",
 }
 
 

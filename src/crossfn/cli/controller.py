@@ -238,6 +238,11 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         default="5m",
         help="how long an open circuit breaker stays open (default 5m)",
     )
+    p.add_argument(
+        "--enable-operations",
+        action="store_true",
+        help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
+    )
 
 
 def _function_flags(p: argparse.ArgumentParser) -> None:
@@ -517,6 +522,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             debug=args.debug,
         ),
         webhooks=webhook_settings(args),
+        features=_settings.FeatureSettings(operations=args.enable_operations),
     )
 
 

@@ -54,7 +54,8 @@ DESCRIPTION = (
     "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
     "and the composed resources as YAML. By default the output is today's crossplane render xr "
     "(crossplane/cli main: one reconcile of the XR controller); --classic gives Crossplane v2.2.4's. "
-    "Built-in functions run in-process; see docs/render.md for every runtime."
+    "Built-in functions run in-process; see docs/render.md for every runtime. "
+    "`crossfn render op OPERATION FUNCTIONS` renders an Operation (docs/operations.md)."
 )
 
 # Flags of crossplane render xr that choose the Crossplane render engine (an image or a binary) and

@@ -15,6 +15,7 @@ from typing import Literal
 
 __all__ = [
     "ClusterSettings",
+    "FeatureSettings",
     "FunctionSettings",
     "LeaderElectionSettings",
     "ObservabilitySettings",
@@ -233,6 +234,15 @@ class WebhookSettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class FeatureSettings:
+    """Crossplane's alpha features the controller can run."""
+
+    operations: bool = False
+    """Run Operations, CronOperations and WatchOperations (``ops.crossplane.io``: Crossplane's
+    ``--enable-operations``, alpha, off by default). Their CRDs are installed either way."""
+
+
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """Everything ``crossfn controller run`` can be told."""
 
@@ -243,3 +253,4 @@ class Settings:
     leader_election: LeaderElectionSettings = dataclasses.field(default_factory=LeaderElectionSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)
     webhooks: WebhookSettings = dataclasses.field(default_factory=WebhookSettings)
+    features: FeatureSettings = dataclasses.field(default_factory=FeatureSettings)

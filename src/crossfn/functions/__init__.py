@@ -41,6 +41,7 @@ _PACKAGES = (
     "cel_filter",
     "dummy",
     "kcl",
+    "go_templating",
 )
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 

@@ -15,7 +15,7 @@ import string
 from crossfn import errors
 from crossfn.gocompat import values
 
-__all__ = ["std_decode", "std_encode"]
+__all__ = ["std_decode", "std_decode_prefix", "std_encode"]
 
 _ALPHABET = {
     c: i
@@ -83,3 +83,19 @@ def _quantum(src: bytes, si: int, out: bytearray) -> int:
     if trailing_error is not None:
         raise _corrupt(trailing_error)
     return si
+
+
+def std_decode_prefix(s: str) -> bytes:
+    """What Go's ``DecodeString`` returns beside an error: the bytes of the quanta before the bad byte.
+
+    Callers that ignore the error (``d, _ := base64.StdEncoding.DecodeString(v)``) keep these.
+    """
+    src = values.to_bytes(s)
+    out = bytearray()
+    si = 0
+    try:
+        while si < len(src):
+            si = _quantum(src, si, out)
+    except errors.GoError:
+        pass
+    return bytes(out)

@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn.gocompat import strconv, values
 
-__all__ = ["sprint", "sprintf"]
+__all__ = ["sprint", "sprint_args", "sprintf", "sprintln"]
 
 _MAX_RUNE = 0x10FFFF
 _U64 = (1 << 64) - 1  # Go converts integers to uint64 for %c, %q and %U
@@ -42,6 +42,32 @@ def sprint(v: Any) -> str:
     if isinstance(v, str):
         return v
     return sprintf("%v", v)
+
+
+def sprint_args(*args: Any) -> str:
+    """Go's ``fmt.Sprint(args...)``: a space between two operands when neither is a string."""
+    p = _Printer()
+    prev_string = False
+    for k, arg in enumerate(args):
+        is_string = isinstance(arg, str)
+        if k and not is_string and not prev_string:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+        prev_string = is_string
+    return "".join(p.buf)
+
+
+def sprintln(*args: Any) -> str:
+    """Go's ``fmt.Sprintln(args...)``: operands separated by spaces, then a newline."""
+    p = _Printer()
+    for k, arg in enumerate(args):
+        if k:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+    p.buf.append("\n")
+    return "".join(p.buf)
 
 
 @dataclasses.dataclass
@@ -259,6 +285,8 @@ class _Printer:
             self._fmt_float(v, verb)
         elif isinstance(v, str):
             self._fmt_string(v, verb)
+        elif isinstance(v, complex):
+            self._fmt_complex(v, verb)
         elif isinstance(v, Mapping):
             self._print_map(v, verb, depth)
         elif isinstance(v, list | tuple):
@@ -273,6 +301,8 @@ class _Printer:
             self._fmt_string(text, verb)
         elif isinstance(v, int):
             self._fmt_integer(int(v), verb, v)
+        elif isinstance(v, str):
+            self._fmt_string(str(v), verb)  # a named string type: its value
         else:
             self._print_struct(v, verb, depth)
 
@@ -298,7 +328,7 @@ class _Printer:
     def _print_map(self, m: Mapping[Any, Any], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
         self.buf.append(values.type_name(m) + "{" if sharp_v else "map[")
-        for k, key in enumerate(sorted(m, key=lambda s: values.to_bytes(str(s)))):
+        for k, key in enumerate(sorted(m, key=values.map_key_order)):
             if k:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(key, verb, depth + 1)
@@ -308,6 +338,9 @@ class _Printer:
 
     def _print_list(self, items: list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
+        if isinstance(items, values.GoSlice) and items.elem == "uint8" and verb in "sqxX":
+            self._fmt_string(values.from_bytes(bytes(int(b) for b in items)), verb)  # Go's fmtBytes
+            return
         if sharp_v and values.is_nil(items):
             self.buf.append(values.type_name(items) + "(nil)")
             return
@@ -317,6 +350,19 @@ class _Printer:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(item, verb, depth + 1)
         self.buf.append("}" if sharp_v else "]")
+
+    def _fmt_complex(self, v: complex, verb: str) -> None:
+        """Go's ``fmtComplex``: ``(real+imagi)``, the imaginary part always signed."""
+        if verb not in "vbgGxXfFeE":
+            self._bad_verb(verb, v)
+            return
+        plus = self.f.plus
+        self.buf.append("(")
+        self._fmt_float(v.real, verb)
+        self.f.plus = True
+        self._fmt_float(v.imag, verb)
+        self.buf.append("i)")
+        self.f.plus = plus
 
     def _bad_verb(self, verb: str, v: Any, *, top: bool = False) -> None:
         """``%!<verb>(<type>=<value as %v>)``, or ``%!<verb>(<nil>)`` for a nil argument."""

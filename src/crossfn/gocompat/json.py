@@ -27,11 +27,33 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = [
+    "Struct",
+    "marshal",
+    "syntax_error",
+    "type_error",
+    "unmarshal",
+    "unmarshal_array",
+    "unmarshal_object",
+]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+
+
+class Struct(dict[str, Any], values.GoNamed):
+    """A Go struct built on the fly: its fields, which JSON writes in the order given (a map's are sorted).
+
+    Still a ``dict``, so code that reads it (or writes it as YAML, where sigs.k8s.io/yaml sorts
+    every key anyway) needs nothing special.
+    """
+
+    __slots__ = ()
+    go_type = "struct"
+
+    def go_fields(self) -> Mapping[str, Any]:
+        return self
 
 
 def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None) -> str:
@@ -301,8 +323,20 @@ def _quote_char(c: int) -> str:
     return "'" + strconv.quote(chr(c))[1:-1] + "'"
 
 
-def _check_valid(data: bytes) -> None:
-    s = _Scanner(data)
+def syntax_error(data: str) -> tuple[str, int] | None:
+    """Go's ``*json.SyntaxError`` for ``data``, if it is not valid JSON: its text and its ``Offset``
+    (the bytes read, the bad one included); None for valid JSON."""
+    raw = values.to_bytes(data)
+    s = _Scanner(raw)
+    try:
+        _check_valid(raw, s)
+    except errors.GoError as exc:
+        return str(exc), min(s.i + 1, len(raw))
+    return None
+
+
+def _check_valid(data: bytes, s: _Scanner | None = None) -> None:
+    s = s or _Scanner(data)
     stack: list[int] = []  # open containers: ord("{") or ord("[")
     while True:
         _scan_value_start(s, stack)

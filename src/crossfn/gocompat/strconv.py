@@ -32,6 +32,8 @@ __all__ = [
     "quote",
     "quote_rune",
     "shortest_digits",
+    "unquote",
+    "unquote_char",
 ]
 
 _INT64_MIN = -(1 << 63)
@@ -401,3 +403,84 @@ def can_backquote(s: str) -> bool:
         if (code < 0x20 and ch != "\t") or code == 0x7F:
             return False
     return True
+
+
+_SIMPLE_UNESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
+
+
+def unquote_char(s: str, quote_char: str) -> tuple[str, str]:
+    """Go's ``strconv.UnquoteChar``: the first character (or escape) of ``s`` and the rest.
+
+    A ``\\xNN`` or octal escape is one byte, which may not be UTF-8 on its own:
+    it comes back as a lone surrogate (the ``surrogateescape`` convention of
+    :mod:`crossfn.gocompat.values`) when it is 0x80 or more. ``invalid syntax``
+    (Go's ``strconv.ErrSyntax``) for a bad escape.
+    """
+    if not s:
+        raise errors.GoError("invalid syntax")
+    c = s[0]
+    if c == quote_char and quote_char in "'\"":
+        raise errors.GoError("invalid syntax")
+    if c != "\\":
+        return c, s[1:]
+    if len(s) <= 1:
+        raise errors.GoError("invalid syntax")
+    e, rest = s[1], s[2:]
+    if e in _SIMPLE_UNESCAPES:
+        return chr(_SIMPLE_UNESCAPES[e]), rest
+    if e in "xuU":
+        n = {"x": 2, "u": 4, "U": 8}[e]
+        digits = rest[:n]
+        if len(digits) < n or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 16)
+        if e == "x":
+            return _byte_char(v), rest[n:]
+        if v > _MAX_RUNE or 0xD800 <= v <= 0xDFFF:
+            raise errors.GoError("invalid syntax")
+        return chr(v), rest[n:]
+    if "0" <= e <= "7":
+        digits = s[1:4]
+        if len(digits) < 3 or any(not "0" <= d <= "7" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 8)
+        if v > 255:
+            raise errors.GoError("invalid syntax")
+        return _byte_char(v), s[4:]
+    if e in "'\"":
+        if e != quote_char:
+            raise errors.GoError("invalid syntax")
+        return e, rest
+    raise errors.GoError("invalid syntax")
+
+
+def _byte_char(v: int) -> str:
+    return chr(v) if v < 0x80 else chr(0xDC00 + v)
+
+
+def unquote(s: str) -> str:
+    """Go's ``strconv.Unquote`` for a double-quoted or backquoted string literal.
+
+    A raw (backquoted) string loses its carriage returns, as Go's does; a
+    quoted one may not hold a newline. ``invalid syntax`` otherwise.
+    """
+    if len(s) < 2 or s[0] != s[-1] or s[0] not in "\"`'":
+        raise errors.GoError("invalid syntax")
+    quote_char, body = s[0], s[1:-1]
+    if quote_char == "`":
+        if "`" in body:
+            raise errors.GoError("invalid syntax")
+        return body.replace("\r", "")
+    if "\n" in body:
+        raise errors.GoError("invalid syntax")
+    if "\\" not in body and quote_char not in body:
+        if quote_char == "'" and len(body) != 1:
+            raise errors.GoError("invalid syntax")
+        return body
+    out = []
+    while body:
+        ch, body = unquote_char(body, quote_char)
+        out.append(ch)
+        if quote_char == "'" and body:
+            raise errors.GoError("invalid syntax")
+    return "".join(out)

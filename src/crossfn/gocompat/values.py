@@ -15,6 +15,8 @@ Go                     Python
 ``int``                :class:`GoInt`
 ``uint64``             :class:`GoUint64`
 ``float64``            :class:`float`
+``uint8`` (a byte)     :class:`Uint8`
+``complex128``         :class:`complex`
 ``<nil>``              ``None``
 ``[]interface {}``     :class:`list`
 ``map[string]...``     :class:`dict` with str keys
@@ -34,7 +36,11 @@ code that prints a type name or compares types asks :func:`type_name`.
 Python's ``1 == 1.0`` must never stand in for Go's type-strict equality; use
 :func:`strict_equal`. :class:`GoInt` exists because Go's platform ``int``
 appears in upstream unit tests and keeps its own name in messages; values from
-a request are never ``GoInt``.
+a request are never ``GoInt``. Go's ``text/template`` adds three: an integer
+constant in a template is an ``int`` (``GoInt``), indexing a string gives a
+byte (:class:`Uint8`), ``1i`` is a ``complex128``; and functions a template
+calls may return a struct (a :class:`GoNamed`, e.g. a Crossplane ``Condition``),
+whose fields the template reads by name.
 
 A Go string is a byte string that may hold invalid UTF-8 (a Join with a
 multi-byte separator, a FromBase64 result). Such bytes are carried in Python
@@ -52,17 +58,20 @@ if typing.TYPE_CHECKING:
     from crossfn.gocompat.gofunc import Func
 
 __all__ = [
+    "AnyKeyMap",
     "GoInt",
     "GoMap",
     "GoNamed",
     "GoSlice",
     "GoUint64",
+    "Uint8",
     "a_json_type",
     "deep_copy_json",
     "from_bytes",
     "is_go_int",
     "is_nil",
     "json_type",
+    "map_key_order",
     "strict_equal",
     "to_bytes",
     "type_name",
@@ -180,6 +189,42 @@ def is_nil(v: object) -> bool:
     return v is None or (isinstance(v, GoSlice) and v.nil)
 
 
+class AnyKeyMap(dict[Any, Any]):
+    """A Go ``map[interface {}]interface {}``: what yaml.v3 reads a mapping with a non-string key as (``1: a``).
+
+    Keys are model values (:class:`GoInt`, float, bool, str, None). Python holds ``1``, ``1.0`` and
+    ``True`` equal, so such keys collapse into one, where Go keeps them apart.
+    """
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"AnyKeyMap({dict(self)!r})"
+
+
+def map_key_order(key: Any) -> tuple[int, Any]:
+    """The order Go's ``fmtsort`` gives map keys (``%v`` of a map, ``range``): strings by their bytes,
+    numbers by value, false before true; keys of different types, in a ``map[interface {}]``, by kind."""
+    if key is None:
+        return 0, 0
+    if isinstance(key, bool):
+        return 1, int(key)
+    if isinstance(key, int | float):
+        return 2, key
+    if isinstance(key, str):
+        return 3, to_bytes(key)
+    return 4, repr(key)
+
+
+class Uint8(int):
+    """A Go ``uint8`` (``byte``): what indexing a string gives."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return f"Uint8({int(self)})"
+
+
 def is_go_int(v: object) -> bool:
     """Whether ``v`` is a Go integer (``int`` or ``int64``); Python bools are not."""
     return isinstance(v, int) and not isinstance(v, bool)
@@ -195,10 +240,14 @@ def type_name(v: object) -> str:
         return "[]" + v.elem
     if isinstance(v, GoMap):
         return "map[string]" + v.elem
+    if isinstance(v, AnyKeyMap):
+        return "map[interface {}]interface {}"
     if isinstance(v, bool):
         return "bool"
     if isinstance(v, GoInt):
         return "int"
+    if isinstance(v, Uint8):
+        return "uint8"
     if isinstance(v, GoUint64):
         return "uint64"
     if isinstance(v, int):
@@ -207,6 +256,8 @@ def type_name(v: object) -> str:
         return "float64"
     if isinstance(v, str):
         return "string"
+    if isinstance(v, complex):
+        return "complex128"
     if isinstance(v, Mapping):
         return "map[string]interface {}"
     if isinstance(v, list | tuple):

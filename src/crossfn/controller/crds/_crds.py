@@ -21,7 +21,9 @@ one the API server serves, and decides:
 Then :func:`install` applies the plan and waits until every CRD is
 ``Established``, because until then its kind cannot be served or watched. It is
 what ``crossfn controller init`` runs and what ``crossfn controller run`` runs
-at start (unless ``--skip-crds``).
+at start (unless ``--skip-crds``). Every kind is installed whether or not its
+controller runs (the Operation kinds without ``--enable-operations``), as
+Crossplane installs them.
 """
 
 from __future__ import annotations

@@ -106,7 +106,10 @@ def deep_equal(a: Any, b: Any) -> bool:
 
 
 def strval(v: Any) -> str:
-    """Sprig's ``strval``: a string as is, a ``fmt.Stringer``'s ``String()``, else ``%v``."""
+    """Sprig's ``strval``: a string as is, a ``[]byte`` as its text, a ``fmt.Stringer``'s ``String()``,
+    else ``%v``."""
+    if isinstance(v, values.GoSlice) and v.elem == "uint8":
+        return values.from_bytes(bytes(int(b) for b in v))
     return fmt.sprint(v)
 
 
