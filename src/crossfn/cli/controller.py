@@ -239,6 +239,13 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         help="how long an open circuit breaker stays open (default 5m)",
     )
     p.add_argument(
+        "--adopt-existing-resources",
+        action=_EnvFlag,
+        env="ADOPT_EXISTING_RESOURCES",
+        help="take over an existing object no one controls when a Composition desires it, as Crossplane "
+        'does (default: only objects annotated crossfn.io/adoptable: "true")',
+    )
+    p.add_argument(
         "--enable-operations",
         action="store_true",
         help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
@@ -272,6 +279,14 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         type=_nonzero_duration,
         default="1m",
         help="how long one function call may take (default 1m)",
+    )
+    p.add_argument(
+        "--max-concurrent-function-calls",
+        metavar="N",
+        type=_args.positive_int,
+        default=25,
+        help="calls in flight to one function outside this process; more wait a second, then their XR is "
+        "retried (default 25)",
     )
     p.add_argument(
         "--enable-function-response-cache",
@@ -490,6 +505,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             poll_interval=args.poll_interval,
             min_poll_interval=args.min_poll_interval,
             realtime=args.enable_realtime_compositions,
+            adopt_existing=args.adopt_existing_resources,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
             circuit_breaker_burst=args.circuit_breaker_burst,
@@ -505,6 +521,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             response_cache=args.enable_function_response_cache,
             cache_dir=args.xfn_cache_dir,
             cache_max_ttl=args.xfn_cache_max_ttl,
+            max_concurrent_calls=args.max_concurrent_function_calls,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

@@ -92,6 +92,11 @@ class ReconcileSettings:
     """Seconds an open circuit stays open, letting one event through every 30 s (Crossplane's
     ``--circuit-breaker-cooldown`` = 5m)."""
 
+    adopt_existing: bool = False
+    """``--adopt-existing-resources``: a composed resource that already exists and has no
+    controller is taken over, as Crossplane does. Off (crossfn's default), only such an
+    object annotated ``crossfn.io/adoptable: "true"`` is (docs/security.md)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:
@@ -133,6 +138,13 @@ class FunctionSettings:
     cache_max_ttl: float = 86_400.0
     """The longest a cached response is trusted, whatever TTL the function asked for
     (``--xfn-cache-max-ttl``, env ``XFN_CACHE_MAX_TTL``, 24h; ``0`` is no limit)."""
+
+    max_concurrent_calls: int = 25
+    """Calls in flight to one Function outside this process, across every XR controller
+    (crossfn's ``--max-concurrent-function-calls``). A call that finds them all taken
+    waits :data:`crossfn.controller.packages.CALL_SLOT_WAIT` seconds for one, then fails
+    and its XR is retried with backoff: a Function that never answers holds at most
+    this many of a controller's workers (for ``timeout`` each), not all of them."""
 
 
 @dataclasses.dataclass(frozen=True)
