@@ -87,7 +87,7 @@ async def test_deep_schema_over_grpc() -> None:
 
 @pytest.mark.parametrize("levels", [1, 101, DEPTH])
 async def test_fetch_schema_any_depth(levels: int) -> None:
-    """``fetch_schema`` builds the Schema in place: no copy through the wire format's depth limit."""
+    """``fetch_schema`` gives a schema of any depth Kubernetes allows: none is refused by upb's 100-level limit."""
 
     class One:
         async def schema(self, api_version: str, kind: str) -> dict[str, Any] | None:

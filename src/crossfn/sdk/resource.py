@@ -255,14 +255,9 @@ def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
     data = _encoded(d)
     if data is None:
         _fill_any_depth(target, d)
-        return
-    try:
+    else:
         # The keys of d are gone from target, so merging adds entries and replaces none.
         target.MergeFromString(data)
-    except message.DecodeError:
-        # Deeper than upb's 100 message levels: the Python path has no such limit.
-        _drop_keys(target, d)
-        _fill_any_depth(target, d)
 
 
 def _drop_keys(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
