@@ -5,14 +5,15 @@ inputs (context, function credentials and annotations), the same run flags
 (``--timeout``, ``--output``, ``--verbose``; crossfn's ``--no-exec``) and the
 same render-engine flags, which crossfn accepts and explains. Each command's
 module (:mod:`crossfn.cli.render`, :mod:`crossfn.cli.render_op`) adds its own
-arguments around these, in its own order, and hands :func:`print_render` the
-call that renders. ``crossfn test`` shares ``--no-exec``.
+arguments around these, in its own order, and its render as its
+:func:`handler`. ``crossfn test`` shares ``--no-exec``.
 """
 
 from __future__ import annotations
 
 import argparse
 import contextlib
+import functools
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -23,11 +24,13 @@ from crossfn.gocompat import time as gotime
 
 __all__ = [
     "NO_EXEC_HELP",
+    "Render",
     "Say",
     "add_context",
     "add_engine",
     "add_function_flags",
     "add_run",
+    "handler",
     "print_render",
     "timeout",
 ]
@@ -150,8 +153,17 @@ def _ignored_flag_notes(args: argparse.Namespace) -> list[str]:
     ]
 
 
-def print_render(args: argparse.Namespace, render: Callable[[Say, Say], list[Any]]) -> int:
-    """Run ``render(report, note)`` and print its documents in ``--output``'s format, in one piece.
+Render = Callable[[argparse.Namespace, Say, Say], list[Any]]
+"""A command's render: its flags onto its request, rendered (``report`` and ``note`` passed on)."""
+
+
+def handler(render: Render) -> Callable[[argparse.Namespace], int]:
+    """The command's handler: :func:`print_render` of ``render``."""
+    return functools.partial(print_render, render=render)
+
+
+def print_render(args: argparse.Namespace, *, render: Render) -> int:
+    """Run ``render(args, report, note)`` and print its documents in ``--output``'s format, in one piece.
 
     The engine flags' notes come first, before ``render`` reads any flag;
     ``report`` prints only with ``--verbose``, notes always. stdout holds
@@ -170,6 +182,6 @@ def print_render(args: argparse.Namespace, render: Callable[[Say, Say], list[Any
     for line in _ignored_flag_notes(args):
         note(line)
     with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=args.verbose):
-        docs = render(report, note)
+        docs = render(args, report, note)
     _output.write(output.to_json(docs) if args.output == "json" else output.yaml_stream(docs))
     return 0

@@ -78,11 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     _render_flags.add_run(p)
     _render_flags.add_engine(p, "crossplane render op")
-    p.set_defaults(handler=_run)
-
-
-def _run(args: argparse.Namespace) -> int:
-    return _render_flags.print_render(args, lambda report, note: _render(args, report, note))
+    p.set_defaults(handler=_render_flags.handler(_render))
 
 
 def _render(args: argparse.Namespace, report: _render_flags.Say, note: _render_flags.Say) -> list[Any]:
