@@ -32,6 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions import _registry
 from crossfn.functions.status_transformer import _input, _message, _release
 from crossfn.gocompat import regexp, values
 from crossfn.gocompat import template as gotemplate
@@ -220,7 +221,10 @@ class StatusTransformer:
     """function-status-transformer as release ``release`` (``v0.5.1``, the built-in, by default)."""
 
     def __init__(self, release: str = "v0.5.1") -> None:
-        self._release = _release.Release(release)
+        version = _registry.parse_version(release)
+        if version is None:
+            raise ValueError(f"not a release tag: {release!r}")
+        self._release = _release.Release(version)
         self._composite = self._release.matches_composite
         self._extra = self._release.matches_extra_resources
 

@@ -11,22 +11,14 @@ release is the CI's ``GO_VERSION``, which builds the image
 
 from __future__ import annotations
 
-import dataclasses
-
+from crossfn.functions import _registry
 from crossfn.gocompat.template import GoRelease
 
 __all__ = ["Release"]
 
 
-@dataclasses.dataclass(frozen=True)
-class Release:
-    """One upstream release's behaviour (``tag`` is the release it behaves as, ``v0.5.1``)."""
-
-    tag: str
-
-    def _since(self, major: int, minor: int, patch: int) -> bool:
-        version = tuple(int(part) for part in self.tag.removeprefix("v").split("."))
-        return version >= (major, minor, patch)
+class Release(_registry.Behaviour):
+    """One upstream release's behaviour (``version`` is the release it behaves as)."""
 
     @property
     def go(self) -> GoRelease:
