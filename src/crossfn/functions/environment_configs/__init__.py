@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _selection
+from crossfn.functions import _gosdk, _selection
 from crossfn.functions.environment_configs import _input
 from crossfn.functions.environment_configs._releases import BEHAVIOURS, Behaviour
 from crossfn.gocompat import json
@@ -41,10 +41,6 @@ __all__ = ["ENVIRONMENT_KEY", "EnvironmentConfigs", "compose"]
 
 ENVIRONMENT_KEY = request.ENVIRONMENT_KEY
 """The context key the environment is written to (and read from)."""
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
 
 
 def _dict(s: Any) -> dict[str, Any]:
@@ -86,16 +82,13 @@ class EnvironmentConfigs:
         return "required" if self.b.required else "extra"
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        try:
-            self._run(req, rsp)
-        except _Fatal as exc:
-            self.b.sdk.fatal(rsp, str(exc))
+        self.b.sdk.run(self._run, req, rsp)
 
     def _run(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
             inp = self.b.sdk.get_input(_dict(req.input), self._type)
         except errors.FunctionInputError as exc:
-            raise _Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
         sources: list[dict[str, Any]] | None = spec.get("environmentConfigs")
         if sources is None:
@@ -108,11 +101,11 @@ class EnvironmentConfigs:
         try:
             selected = self._select(spec, sources, fetched)
         except (errors.CrossfnError, _selection.Panic) as exc:
-            raise _Fatal(_panic_or(exc, "cannot get selected environment configs")) from exc
+            raise _gosdk.Fatal(_panic_or(exc, "cannot get selected environment configs")) from exc
         try:
             merged = self._merge(selected)
         except errors.CrossfnError as exc:
-            raise _Fatal(f"cannot merge environment data: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot merge environment data: {exc}") from exc
         if has_env:
             merged = _merge_maps(_go_floats(env) if isinstance(env, dict) else {}, merged)
         if spec.get("defaultData") is not None:
@@ -135,7 +128,7 @@ class EnvironmentConfigs:
                 if selector is not None:
                     selectors[f"environment-config-{i}"] = selector
         except (errors.CrossfnError, _selection.Panic) as exc:
-            raise _Fatal(_panic_or(exc, "cannot build requirements")) from exc
+            raise _gosdk.Fatal(_panic_or(exc, "cannot build requirements")) from exc
         _selection.request(rsp, selectors, required=self.b.required)
 
     def _select(

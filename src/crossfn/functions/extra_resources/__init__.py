@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _selection
+from crossfn.functions import _gosdk, _selection
 from crossfn.functions.extra_resources import _input
 from crossfn.functions.extra_resources._releases import BEHAVIOURS, Behaviour
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -33,10 +33,6 @@ __all__ = ["CONTEXT_KEY", "ExtraResources", "compose"]
 
 CONTEXT_KEY = "apiextensions.crossplane.io/extra-resources"
 """The context key the fetched resources are written to."""
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
 
 
 def _dict(s: Any) -> dict[str, Any]:
@@ -52,16 +48,13 @@ class ExtraResources:
         self._type = _input.input_type(namespace=behaviour.namespace)
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        try:
-            self._run(req, rsp)
-        except _Fatal as exc:
-            self.b.sdk.fatal(rsp, str(exc))
+        self.b.sdk.run(self._run, req, rsp)
 
     def _run(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
             inp = self.b.sdk.get_input(_dict(req.input), self._type)
         except errors.FunctionInputError as exc:
-            raise _Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
         sources: list[dict[str, Any]] = spec.get("extraResources") or []
         self._require(rsp, sources, _dict(req.observed.composite.resource))
@@ -71,14 +64,14 @@ class ExtraResources:
         try:
             found = self._verify(spec, sources, fetched)
         except _selection.Panic as exc:
-            raise _Fatal(f"panic: {exc}") from exc
+            raise _gosdk.Fatal(f"panic: {exc}") from exc
         except errors.CrossfnError as exc:
             prefix = (
                 "verifying and sorting extra resources"
                 if self.b.checks_are_results
                 else "sorting and verifying results"
             )
-            raise _Fatal(f"{prefix}: {exc}") from exc
+            raise _gosdk.Fatal(f"{prefix}: {exc}") from exc
         resource.fill_struct(rsp.context, {CONTEXT_KEY: found})
 
     def _require(
@@ -99,9 +92,9 @@ class ExtraResources:
                 if selector is not None:
                     selectors[source.get("into", "")] = selector
         except _selection.Panic as exc:
-            raise _Fatal(f"panic: {exc}") from exc
+            raise _gosdk.Fatal(f"panic: {exc}") from exc
         except errors.CrossfnError as exc:
-            raise _Fatal(f"could not build extra resource requirements: {exc}") from exc
+            raise _gosdk.Fatal(f"could not build extra resource requirements: {exc}") from exc
         _selection.request(rsp, selectors, required=self.b.required)
 
     def _verify(
