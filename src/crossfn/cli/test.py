@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.cli import _output, render
+from crossfn.cli import _output, _render_flags
 
 __all__ = ["register"]
 
@@ -49,7 +49,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
-    p.add_argument("--no-exec", action="store_true", help=render.NO_EXEC_HELP)
+    p.add_argument("--no-exec", action="store_true", help=_render_flags.NO_EXEC_HELP)
     p.add_argument(
         "-q", "--quiet", action="store_true", help="No progress lines on stderr: only the report at the end."
     )

@@ -27,7 +27,6 @@ import datetime
 import json
 import os
 import re
-import threading
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
@@ -82,22 +81,11 @@ class Limits:
         self.timeout = timeout.total_seconds()
         self.memory_limit = memory_limit
         self.max_output = max_output
-        self._workers = workers
-        self._pool: _sandbox.Pool | None = None
-        self._lock = threading.Lock()
-
-    def pool(self) -> _sandbox.Pool:
-        with self._lock:
-            if self._pool is None:
-                self._pool = _sandbox.Pool(_WORKER, size=self._workers, memory_limit=self.memory_limit)
-            return self._pool
+        self.pool = _sandbox.Pool(_WORKER, size=workers, memory_limit=memory_limit)
 
     def close(self) -> None:
         """Stop the worker processes; a later run starts new ones."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+        self.pool.close()
 
 
 class _Failed(errors.CrossfnError):
@@ -208,7 +196,7 @@ class Kcl:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
         limits = self.limits
         try:
-            reply = await limits.pool().run_async(job, hard_timeout=limits.timeout)
+            reply = await limits.pool.run_async(job, hard_timeout=limits.timeout)
         except _sandbox.SandboxTimeoutError as exc:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program exceeded its time limit of {limits.timeout:g}s and was stopped"
