@@ -28,6 +28,7 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import logging
 import queue
 import threading
 import time
@@ -37,6 +38,8 @@ from typing import Any, TypeVar
 __all__ = ["DeadlineExceeded", "Expiry", "Gate", "Watchdog", "deadline", "interrupt"]
 
 _T = TypeVar("_T")
+
+_log = logging.getLogger("crossfn.sdk.runtime")
 
 _TICK_SECONDS = 0.05
 """How often the watchdog looks at the running calls: a deadline is kept to within this."""
@@ -99,18 +102,20 @@ class Watchdog:
 
     One daemon thread, started on first use, looks every 50 ms at the calls
     registered by :meth:`run`. Registering is one dict entry keyed by thread,
-    since a thread runs one call at a time.
+    since a thread runs one call at a time. ``sweep(now)``, when given, is called
+    on every look as well (the threaded server expires queued calls with it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, sweep: Callable[[float], object] | None = None) -> None:
         self._deadlines: dict[int, float] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._sweep = sweep
 
     def run(self, due: float, fn: Callable[..., _T], *args: object) -> _T:
         """Call ``fn(*args)`` in this thread; raise :class:`DeadlineExceeded` if it runs past ``due``."""
         if self._thread is None:
-            self._start()
+            self.start()
         me = threading.get_ident()
         self._deadlines[me] = due
         try:
@@ -128,7 +133,8 @@ class Watchdog:
             interrupt(me, None)
         raise DeadlineExceeded
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the watching thread, unless it runs already (:meth:`run` starts it too)."""
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="crossfn-watchdog", daemon=True)
@@ -144,6 +150,11 @@ class Watchdog:
                 with self._lock:
                     if self._deadlines.pop(thread_id, None) is not None:
                         interrupt(thread_id)
+            if self._sweep is not None:
+                try:
+                    self._sweep(now)
+                except Exception:  # the watchdog must outlive anything a sweep meets
+                    _log.exception("cannot sweep waiting calls")
 
 
 class Expiry:
