@@ -50,7 +50,7 @@ def _settings(argv: list[str], env: dict[str, str]) -> dict[str, dict[str, objec
 _DEFAULTS = {
     "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
     "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None, "extra_options": []},
-    "process": {"workers": 1, "threads": 2, "grace_period_seconds": 5.0},
+    "process": {"workers": 1, "threads": 4, "grace_period_seconds": 5.0},
     "calls": {"timeout_seconds": 120.0, "max_calls": 64},
     "observability": {"debug": False, "metrics_address": None},
 }
