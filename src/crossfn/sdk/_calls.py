@@ -60,7 +60,7 @@ class Gate:
 
     The places are tokens in a ``queue.SimpleQueue``, whose C implementation
     makes taking and giving back one a fraction of a microsecond, a fifth of
-    a ``threading.Semaphore``'s cost, and can wait with a timeout.
+    a ``threading.Semaphore``'s cost.
     """
 
     def __init__(self, limit: int) -> None:
@@ -69,13 +69,10 @@ class Gate:
         for _ in range(limit):
             self._places.put(None)
 
-    def enter(self, timeout: float = 0) -> bool:
-        """Take a place, waiting up to ``timeout`` seconds for one; False (and none taken) if there is none."""
+    def enter(self) -> bool:
+        """Take a place; False (and none taken) if there is none."""
         try:
-            if timeout > 0:
-                self._places.get(timeout=timeout)
-            else:
-                self._places.get_nowait()
+            self._places.get_nowait()
         except queue.Empty:
             return False
         return True
