@@ -214,6 +214,15 @@ def test_queued_calls_the_client_gave_up_on_give_back_their_places(serve: Callab
     assert threaded.server.in_flight == 0
 
 
+def test_an_answered_call_holds_no_place(serve: Callable[..., _Threaded]) -> None:
+    """The place is given back before the answer is sent: a stop right after the last answer finds no call
+    in flight (else the server would exit as if a call were stuck)."""
+    threaded = serve(threads=2, max_calls=2)
+    for _ in range(20):
+        assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+        assert threaded.server.in_flight == 0
+
+
 def test_without_per_method_pools_calls_run_on_grpc_threads_still_bounded(
     serve: Callable[..., _Threaded], monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -49,12 +49,13 @@ class Ticket:
     condition variable per call for that.
     """
 
-    __slots__ = ("_callbacks", "_done", "admitted", "args", "due", "expired", "fn")
+    __slots__ = ("_callbacks", "_done", "admitted", "args", "due", "expired", "fn", "holds_place")
 
     def __init__(
         self, fn: Callable[..., object], args: tuple[object, ...], due: float, *, admitted: bool
     ) -> None:
         self.fn, self.args, self.due, self.admitted = fn, args, due, admitted
+        self.holds_place = admitted
         self.expired = False
         self._callbacks: list[Callable[[Ticket], object]] = []
         self._done = False
@@ -117,6 +118,17 @@ class FunctionThreads(concurrent.futures.ThreadPoolExecutor):
         self._queue.put(ticket)
         return ticket
 
+    def release(self, ticket: Ticket) -> None:
+        """Give back the place ``ticket`` holds in the gate, if it still holds one.
+
+        The server releases it as the function's call ends, before gRPC sends the
+        answer, so a server that has answered every call has no place taken; this
+        pool releases it after gRPC's work, for a call that never reached the function.
+        """
+        if ticket.holds_place:
+            ticket.holds_place = False
+            self._gate.leave()
+
     def ticket(self) -> Ticket | None:
         """The ticket of the call this thread is running; ``None`` when gRPC ran it elsewhere."""
         ticket: Ticket | None = getattr(self._local, "ticket", None)
@@ -148,8 +160,7 @@ class FunctionThreads(concurrent.futures.ThreadPoolExecutor):
             _log.exception("a function call escaped gRPC's handling")
         finally:
             self._local.ticket = None
-            if ticket.admitted:
-                self._gate.leave()
+            self.release(ticket)
             ticket._finish()
 
     def _claim(self, ticket: Ticket) -> bool:

@@ -245,8 +245,11 @@ class ThreadedFunctionServer(_Server):
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
         if ticket.expired:
             _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
-        due = min(ticket.due, time.monotonic() + context.time_remaining())
-        return self._call_function(req, context, version, due)
+        try:
+            due = min(ticket.due, time.monotonic() + context.time_remaining())
+            return self._call_function(req, context, version, due)
+        finally:
+            self._threads.release(ticket)
 
     def _run_here(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
         """A call gRPC ran on its own pool, not on the function threads: bounded here instead."""
