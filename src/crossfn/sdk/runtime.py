@@ -241,15 +241,15 @@ class ThreadedFunctionServer(_Server):
         ticket = self._threads.ticket()
         if ticket is None:
             return self._run_here(req, context, version)
-        if not ticket.admitted:
-            _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
-        if ticket.expired:
-            _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
         try:
+            if not ticket.admitted:
+                _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
+            if ticket.expired:
+                _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
             due = min(ticket.due, time.monotonic() + context.time_remaining())
             return self._call_function(req, context, version, due)
         finally:
-            self._threads.release(ticket)
+            self._threads.release(ticket)  # before gRPC answers: see FunctionThreads.release
 
     def _run_here(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
         """A call gRPC ran on its own pool, not on the function threads: bounded here instead."""
