@@ -101,10 +101,16 @@ _SIGNALS = {
     "crossfn.functions.sequencer._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.status_transformer._MatchError": "unwinds to the failure condition upstream sets",
     "crossfn.gocompat.jsonstruct._Stop": "stops strict decoding at the first error",
+    "crossfn.gocompat._timelayout._BadError": "Go's errBad: unwinds to the layout element that did not parse",
+    "crossfn.gocompat.strconv._NumRangeError": "ParseUint's ErrRange, which ParseInt turns into its own error",
     "crossfn.functions._selection.Panic": "unwinds to the Fatal result given where upstream's Go code crashes",
     "crossfn.functions.environment_configs._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.extra_resources._Fatal": "unwinds to the one Fatal result upstream's code returns",
     "crossfn.functions.cel_filter._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.go_templating._Fatal": "unwinds to the one Fatal result upstream's code returns",
+    "crossfn.functions.go_templating._input.InputPanic": "unwinds to the Fatal result given where upstream crashes",
+    "crossfn.gocompat.template._exec._BreakSignal": "unwinds a {{break}} to its range",
+    "crossfn.gocompat.template._exec._ContinueSignal": "unwinds a {{continue}} to its range",
 }
 
 

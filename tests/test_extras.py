@@ -28,6 +28,10 @@ _XBUCKET = [
 _ROBOTS = [
     str(_ROOT / "examples" / "starlark-robots" / f) for f in ("xr.yaml", "composition.yaml", "functions.yaml")
 ]
+_KCL = [
+    str(_ROOT / "tests" / "functions" / "kcl" / "testdata" / "inline" / f)
+    for f in ("xr.yaml", "composition.yaml", "functions.yaml")
+]
 _CRD = str(_ROOT / "tests" / "data" / "schemas" / "provider" / "ec2.aws.example.io_instances.yaml")
 
 
@@ -47,6 +51,7 @@ _GUARDED = (
     "crossfn.comptest",
     "crossfn.controller",
     "crossfn.functions.starlark",
+    "crossfn.functions.kcl",
 )
 
 
@@ -67,6 +72,7 @@ def _forget(monkeypatch: pytest.MonkeyPatch, package: str) -> None:
         pytest.param("crossfn.controller", "lightkube", "crossfn.controller: needs the controller extra: pip install 'crossfn[controller]'", id="ControllerClient"),
         pytest.param("crossfn.controller", "cryptography", "crossfn.controller: needs the controller extra: pip install 'crossfn[controller]'", id="ControllerTLS"),
         pytest.param("crossfn.functions.starlark", "starlark", "crossfn.functions.starlark: needs the starlark extra: pip install 'crossfn[starlark]'", id="Starlark"),
+        pytest.param("crossfn.functions.kcl", "kcl_lib", "crossfn.functions.kcl: needs the kcl extra: pip install 'crossfn[kcl]'", id="Kcl"),
     ],
 )  # fmt: skip
 @pytest.mark.usefixtures("fresh_imports")
@@ -92,6 +98,8 @@ def test_import_without_the_extra_names_it(
         pytest.param(["convert", "pipeline-composition", str(_ROOT / "examples" / "legacy-resources" / "composition.yaml")], "celpy", "crossfn convert pipeline-composition: needs the render extra: pip install 'crossfn[render]'", id="Convert"),
         pytest.param(["controller", "init"], "httpx2", "crossfn controller init: needs the controller extra: pip install 'crossfn[controller]'", id="Controller"),
         pytest.param(["function", "serve", "starlark"], "starlark", "crossfn function serve: needs the starlark extra: pip install 'crossfn[starlark]'", id="ServeStarlark"),
+        pytest.param(["function", "serve", "kcl"], "kcl_lib", "crossfn function serve: needs the kcl extra: pip install 'crossfn[kcl]'", id="ServeKcl"),
+        pytest.param(["render", *_KCL], "kcl_lib", "crossfn: note: running function-kcl v0.12.2 as the built-in kcl (behaves as v0.12.2)\ncrossfn render: needs the kcl extra: pip install 'crossfn[kcl]'", id="RenderKclFunction"),
     ],
 )  # fmt: skip
 @pytest.mark.usefixtures("fresh_imports")

@@ -9,7 +9,7 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 CODE_DIRS = ("src", "tests", "benchmarks", "scripts", "examples")
-ID = r"(?:core|controllers|pt)-\d+(?:\.\d+)*"
+ID = r"(?:core|controllers|ops|pt)-\d+(?:\.\d+)*"
 # "upstream core-2.2, core-2.10–core-2.16": one marker, then ids joined by separators.
 POINTER = re.compile(rf"\bupstream ({ID}(?:(?:, | and | or |–|-|; ){ID})*)")
 # Links use GitHub's anchors, which drop the dots: docs/upstream.md#core-21 is "### core-2.1".

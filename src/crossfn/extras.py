@@ -20,7 +20,9 @@ EXTRAS: dict[str, tuple[str, ...]] = {
     "render": ("celpy",),
     "validate": ("celpy",),
     "starlark": ("starlark",),
+    "kcl": ("kcl_lib",),
     "controller": ("celpy", "lightkube", "httpx2", "msgspec", "cryptography"),
+    "crypto": ("cryptography", "bcrypt"),
 }
 """Each extra and the modules it installs that crossfn imports (the rest are their dependencies)."""
 

@@ -70,7 +70,7 @@ def _test(body: str) -> str:
                      'apiVersion: unsupported "test.crossplane.io/v9" (want test.crossplane.io/v1alpha1)',
                      "an unknown version of the API is refused", id="WrongAPIVersion"),
         pytest.param(_HEAD + "spec: [\n", "cannot parse YAML in", "bad YAML names the file", id="BadYAML"),
-        pytest.param("kind: ConfigMap\n", ": no CompositionTest documents",
+        pytest.param("kind: ConfigMap\n", ": no CompositionTest or OperationTest documents",
                      "a file named explicitly must hold a test", id="NoTestInFile"),
     ],
 )  # fmt: skip
@@ -97,6 +97,7 @@ def test_load_directory(tmp_path: Path) -> None:
         ("t/first", "one", f"{tmp_path / 'a.yaml'}: document 2"),
         ("t/second", None, str(tmp_path / "sub" / "b.yml")),
     ]
+    assert isinstance(cases[0], comptest.Case), "a CompositionTest's case"
     assert cases[0].xr == comptest.Source(field="spec.tests[0].inputs.xr", path=tmp_path / "xr.yaml"), (
         "paths are relative to the test file's directory"
     )
@@ -106,7 +107,7 @@ def test_load_directory(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("files", "want", "reason"),
     [
-        pytest.param({"t.yaml": "kind: ConfigMap\n"}, "no CompositionTest found in", "an empty directory is a mistake",
+        pytest.param({"t.yaml": "kind: ConfigMap\n"}, "no CompositionTest or OperationTest found in", "an empty directory is a mistake",
                      id="NoTestsInDirectory"),
         pytest.param({"t.yaml": "kind: CompositionTest\nspec: [\n"}, "cannot parse YAML in",
                      "a broken file that looks like a test is not skipped", id="BrokenTestInDirectory"),

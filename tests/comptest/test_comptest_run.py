@@ -268,6 +268,7 @@ def test_raw_inputs_reach_render_as_written(tmp_path: Path) -> None:
     )
     (case,) = comptest.load([file])
     prepared = run_module.prepare(case)
+    assert isinstance(prepared.inputs, render.Inputs), "a CompositionTest case renders an XR"
     assert prepared.inputs.xr["spec"] == {"plain": True, "quoted": "y"}
 
 

@@ -49,11 +49,14 @@ def _p(group: str, resource: str, verbs: str, scope: str = C) -> set[Perm]:
 CRDS = "apiextensions.k8s.io", "customresourcedefinitions"
 XP = "apiextensions.crossplane.io"
 PKG = "pkg.crossplane.io"
+OPS = "ops.crossplane.io"
 INFORMED = (
     _p(*CRDS, "list watch") | _p(XP, "compositeresourcedefinitions", "list watch")
     | _p(XP, "compositions", "list watch") | _p(XP, "compositionrevisions", "list watch")
     | _p(PKG, "functions", "list watch") | _p(PKG, "functionrevisions", "list watch")
     | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | {DYNAMIC}
+    | _p(OPS, "operations", "list watch") | _p(OPS, "cronoperations", "list watch")
+    | _p(OPS, "watchoperations", "list watch")
 )  # fmt: skip
 """The kinds informers list and watch: Crossplane's, CRDs (schemas), function package Deployments, XRs."""
 
@@ -132,11 +135,25 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("definition/_xrd", "list"): {DYNAMIC},
     ("definition/_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
     ("definition/_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
+    ("ops/_operation", "get"): _p(OPS, "operations", "get"),
+    ("ops/_operation", "update-status"): _p(OPS, "operations/status", "update"),
+    ("ops/_operation", "apply"): {DYNAMIC},  # what an Operation's pipeline returns, any kind
+    ("ops/_cron", "get"): _p(OPS, "cronoperations", "get"),
+    ("ops/_cron", "create"): _p(OPS, "operations", "create"),
+    ("ops/_parent", "delete"): _p(OPS, "operations", "delete"),
+    ("ops/_parent", "update-status"): _p(OPS, "cronoperations/status", "update")
+    | _p(OPS, "watchoperations/status", "update"),
+    ("ops/_watch", "get"): _p(OPS, "watchoperations", "get"),
+    ("ops/_watch", "update"): _p(OPS, "watchoperations", "update"),
+    ("ops/_watch", "create"): _p(OPS, "operations", "create"),
+    ("ops/_watch", "list"): {DYNAMIC},  # the watched kind, counted
+    ("ops/_watch", "is_namespaced"): set(),  # discovery: every authenticated user may read it
 }
 
 JUSTIFIED: set[Perm] = (
     _p(XP, "compositeresourcedefinitions/finalizers", "update") | _p(XP, "compositions/finalizers", "update")
     | _p(PKG, "functions/finalizers", "update") | _p(PKG, "functionrevisions/finalizers", "update")
+    | _p(OPS, "cronoperations/finalizers", "update") | _p(OPS, "watchoperations/finalizers", "update")
 )  # fmt: skip
 """Granted though no call names them: owner references with ``blockOwnerDeletion`` need update on the
 owner's finalizers where the API server enforces owner references (OwnerReferencesPermissionEnforcement)."""

@@ -122,6 +122,32 @@ async def test_annotated_function_revision_carries_the_endpoint() -> None:
     assert "capabilities" not in rev["status"], "unknown capabilities: Crossplane reads none as composition"
 
 
+@pytest.mark.parametrize(
+    ("annotation", "want", "reason"),
+    [
+        pytest.param("operation", ["operation"], "an operation function declares it", id="Operation"),
+        pytest.param(
+            " composition, operation ,",
+            ["composition", "operation"],
+            "comma-separated, blanks dropped",
+            id="Both",
+        ),
+        pytest.param("", None, "an empty annotation declares nothing", id="Empty"),
+    ],
+)
+async def test_annotated_function_declares_its_capabilities(
+    annotation: str, want: list[str] | None, reason: str
+) -> None:
+    """``crossfn.io/capabilities`` stands in for the capabilities a package's metadata would declare."""
+    api, keeper, _, _ = setup()
+    fn = function("ops", "xpkg.crossplane.io/acme/function-ops:v1", "127.0.0.1:9443")
+    fn["metadata"]["annotations"]["crossfn.io/capabilities"] = annotation
+    api.put(fn)
+    await keeper.reconcile("ops")
+    [rev] = api.of_kind("FunctionRevision")
+    assert rev["status"].get("capabilities") == want, reason
+
+
 async def test_an_invalid_endpoint_annotation_is_unhealthy_with_a_warning() -> None:
     api, keeper, events, _ = setup()
     api.put(function("badep", "xpkg.crossplane.io/acme/function-dev:v1", "not a host port"))

@@ -843,6 +843,16 @@ async def test_malformed_objects_are_clear_errors(
     assert not isinstance(exc.value, errors.InputError) or fault is errors.InputError, reason
 
 
+async def test_a_null_name_is_no_name() -> None:
+    """A ``name: null`` (a template's empty ``name:``) decodes as Go's empty string: a name is generated."""
+    result = await run(_desire_obj({"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": None}}))
+    (composed_resource,) = result.composed
+    meta = composed_resource.resource["metadata"]
+    prefix = meta["generateName"]
+    assert prefix.endswith("-")
+    assert isinstance(meta["name"], str) and meta["name"].startswith(prefix)
+
+
 def test_malformed_observed_resource_is_an_input_error() -> None:
     with pytest.raises(errors.InputError) as exc:
         engine._compose.observed_resources(xr(), [engine.ObservedResource({"metadata": "nope"})])

@@ -295,3 +295,30 @@ async def test_inspector_in_the_stack_sees_every_step() -> None:
         ("b", 1, "comp"),
     ], "one emit per step"
     assert {m.trace_id for m in metas} == {result.pipeline.trace_id}, "the reconcile's trace id"
+
+
+async def test_an_operations_steps_are_emitted_as_the_operations() -> None:
+    """An Operation's steps carry OperationMeta (its name and uid), not a composite's (upstream ops-1)."""
+    inspector = Inspector()
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        return None
+
+    class Store:
+        async def update_status(self, op: dict[str, Any]) -> None:
+            return None
+
+        async def apply(self, obj: dict[str, Any], *, field_owner: str) -> None:
+            return None
+
+    options = engine.ComposeOptions.operation()
+    runner = engine.build_runner(engine.InProcessRunner({"fn": fn}), options=options, inspector=inspector)
+    op = {
+        "apiVersion": "ops.crossplane.io/v1alpha1",
+        "kind": "Operation",
+        "metadata": {"name": "op", "uid": "op-uid"},
+        "spec": {"pipeline": [{"step": "a", "functionRef": {"name": "fn"}}]},
+    }
+    await engine.reconcile_operation(op, runner, store=Store(), tracer=engine.NoTracer())
+    [(_, meta)] = inspector.requests
+    assert (meta.operation_name, meta.operation_uid, meta.composite_resource_uid) == ("op", "op-uid", "")

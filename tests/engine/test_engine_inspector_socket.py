@@ -134,3 +134,20 @@ async def test_inspected_runner_over_the_socket_redacts(sidecar: tuple[Sidecar, 
         "StripsCredentials, StripsDesiredConnectionDetails"
     )
     assert "aHVudGVyMg" not in json.dumps(sent) + json.dumps(got), "not even base64-encoded"
+
+
+async def test_an_operations_step_meta_is_operation_meta(sidecar: tuple[Sidecar, str]) -> None:
+    """Steps of an Operation are sent with OperationMeta, as Crossplane's ``ForOperations`` context does."""
+    car, path = sidecar
+    inspector = _inspector_socket.SocketInspector(path)
+    meta = engine.StepMeta(
+        timestamp=NOW, trace_id="trace", span_id="span", step_index=0, step_name="step", iteration=0,
+        function_name="fn", composition_name="", composite_resource_uid="", composite_resource_name="",
+        composite_resource_namespace="", composite_resource_api_version="", composite_resource_kind="",
+        operation_name="op", operation_uid="op-uid",
+    )  # fmt: skip
+    await inspector.emit_request(b"{}", meta)
+    await inspector.aclose()
+    (got,) = car.requests
+    assert got.meta.WhichOneof("context") == "operation_meta"
+    assert (got.meta.operation_meta.operation_name, got.meta.operation_meta.operation_uid) == ("op", "op-uid")

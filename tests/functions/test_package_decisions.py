@@ -75,7 +75,34 @@ CASES = [
     ("ghcr.io/mirror/crossplane-contrib/function-auto-ready:v0.7.0", "-", ""),
     ("xpkg.crossplane.io/crossplane-contrib/function-auto-ready-fork:v0.7.0", "-", ""),
     ("function-auto-ready:v0.7.0", "-", ""),
-    ("xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.2", "-", ""),
+    ("xpkg.crossplane.io/crossplane-contrib/function-shell:v0.3.0", "-", ""),
+    # function-go-templating: each release runs as the group that behaves alike.
+    (
+        "xpkg.crossplane.io/crossplane-contrib/function-go-templating:v0.11.2",
+        "go-templating@v0.11.1",
+        "v0.11.1 to v0.11.4, built with Go 1.24",
+    ),
+    (
+        "xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.12.1",
+        "go-templating",
+        "v0.12.0 to v0.12.2",
+    ),
+    (
+        "xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.2.1",
+        "go-templating@v0.2.0",
+        "v0.2.0 to v0.2.1",
+    ),
+    (
+        "xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.10.1",
+        "go-templating@v0.9.0",
+        "v0.9.0 to v0.10.1",
+    ),
+    ("xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.13.0", None, "v0.2.0 to v0.12.2"),
+    (
+        "xpkg.upbound.io/crossplane-contrib/function-go-templating:v0.0.0-20240801000000-abcdefabcdef",
+        "go-templating@v0.5.0",
+        "a build of 2024-08-01, after v0.5.0 of 2024-07-30",
+    ),
     ("", "-", ""),
     # crossfn's own starlark: any version, nothing to say.
     ("xpkg.crossplane.io/crossfn/function-starlark:v0.1.0", "starlark", ""),

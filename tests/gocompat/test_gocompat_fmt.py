@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crossfn.errors import CrossfnError
-from crossfn.gocompat import fmt
+from crossfn.gocompat import fmt, time, values
+from crossfn.gocompat.sprig import Certificate
 from crossfn.gocompat.values import GoInt
 
 LIST = ["a", 1, 2.5, None, True]
@@ -266,3 +267,48 @@ def test_zero_padded_width(n: int, width: int) -> None:
     out = fmt.sprintf(f"%0{width}d", n)
     assert len(out) == max(width, len(str(n)))
     assert int(out) == n
+
+
+NAMED = [
+    pytest.param(
+        "%v",
+        values.GoSlice(["a", "b"], elem="string"),
+        "[a b]",
+        "a []string prints as any slice",
+        id="TypedSlice",
+    ),
+    pytest.param(
+        "%#v",
+        values.GoSlice(["a"], elem="string"),
+        '[]string{"a"}',
+        "with its type in Go syntax",
+        id="TypedSliceSharp",
+    ),
+    pytest.param(
+        "%#v", values.GoSlice(nil=True), "[]interface {}(nil)", "a nil slice in Go syntax", id="NilSlice"
+    ),
+    pytest.param("%v", values.GoSlice(nil=True), "[]", "a nil slice prints as empty", id="NilSliceV"),
+    pytest.param(
+        "%#v",
+        values.GoMap({"a": "b"}, elem="string"),
+        'map[string]string{"a":"b"}',
+        "a typed map",
+        id="TypedMap",
+    ),
+    pytest.param("%T", values.GoMap({}, elem="string"), "map[string]string", "its type", id="TypedMapT"),
+    pytest.param("%v", time.Month(3), "March", "a Stringer prints its String()", id="Stringer"),
+    pytest.param("%d", time.Month(3), "3", "but %d prints the number", id="StringerD"),
+    pytest.param("%q", time.Month(3), '"March"', "%q quotes the String()", id="StringerQ"),
+    pytest.param("%v", [time.Month(1)], "[January]", "inside a list too", id="StringerNested"),
+    pytest.param("%v", Certificate("c", "k"), "{c k}", "a struct's fields", id="Struct"),
+    pytest.param("%+v", Certificate("c", "k"), "{Cert:c Key:k}", "with names", id="StructPlus"),
+    pytest.param("%T", time.Duration(1), "time.Duration", "a named type's name", id="NamedT"),
+    pytest.param("%v", values.GoUint64(7), "7", "a uint64", id="Uint64"),
+    pytest.param("%T", values.GoUint64(7), "uint64", "its type", id="Uint64T"),
+]
+
+
+@pytest.mark.parametrize(("verb", "value", "want", "reason"), NAMED)
+def test_named_and_typed_values(verb: str, value: object, want: str, reason: str) -> None:
+    """Typed slices and maps, Stringers, structs: what Sprig's results print as."""
+    assert fmt.sprintf(verb, value) == want, reason

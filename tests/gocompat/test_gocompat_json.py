@@ -11,7 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from crossfn.errors import CrossfnError, GoError
-from crossfn.gocompat import json
+from crossfn.gocompat import json, values
+from crossfn.gocompat.sprig import Certificate
 from crossfn.gocompat.values import GoInt
 
 MARSHAL = [
@@ -251,3 +252,29 @@ def test_marshal_fails_only_on_non_finite(v: Any) -> None:
             json.marshal(v)
     else:
         assert isinstance(json.marshal(v), str)
+
+
+def test_marshal_options_and_go_types() -> None:
+    """SetEscapeHTML(false), MarshalIndent, nil slices as null, typed maps, struct fields in order."""
+    assert json.marshal({"h": "<&>"}, escape_html=False) == '{"h":"<&>"}'
+    assert json.marshal({"h": "\u2028"}, escape_html=False) == '{"h":"\\u2028"}'
+    assert (
+        json.marshal({"b": [1, {}], "a": []}, indent="  ")
+        == '{\n  "a": [],\n  "b": [\n    1,\n    {}\n  ]\n}'
+    )
+    assert json.marshal([values.GoSlice(nil=True), values.GoSlice(elem="string")]) == "[null,[]]"
+    assert json.marshal(values.GoMap({"b": "1", "a": "2"}, elem="string")) == '{"a":"2","b":"1"}'
+    assert json.marshal(Certificate("c", "k")) == '{"Cert":"c","Key":"k"}'
+
+
+def test_marshal_cycles_and_depth() -> None:
+    """A map containing itself fails as Go's encoder does; deep nesting does not hit Python's recursion limit."""
+    cyclic: dict[str, object] = {}
+    cyclic["x"] = [cyclic]
+    with pytest.raises(GoError) as raised:
+        json.marshal(cyclic)
+    assert str(raised.value) == "json: unsupported value: encountered a cycle via map[string]interface {}"
+    deep: list[object] = []
+    for _ in range(5000):
+        deep = [deep]
+    assert json.marshal(deep) == "[" * 5001 + "]" * 5001

@@ -222,3 +222,85 @@ def test_parse_float_fails_only_with_go_errors(text: str) -> None:
         strconv.parse_float(text)
     except GoError as e:
         assert str(e).startswith(f"strconv.ParseFloat: parsing {strconv.quote(text)}: ")
+
+
+FIND_ALL = [
+    pytest.param(
+        "a*",
+        "baaac",
+        -1,
+        ["", "aaa", ""],
+        "an empty match right after a match is skipped",
+        id="EmptyAfterMatch",
+    ),
+    pytest.param("a{2}", "aaaaaaaa", 2, ["aa", "aa"], "at most n", id="Limit"),
+    pytest.param("x", "abc", -1, None, "no match is nil", id="None"),
+    pytest.param("", "ab", -1, ["", "", ""], "the empty pattern matches around each rune", id="EmptyPattern"),
+    pytest.param("", "é", -1, ["", ""], "stepping over a rune, not a byte", id="EmptyPatternRune"),
+    pytest.param("^a", "aaa", -1, ["a"], "^ anchors at the start of the text only", id="Anchor"),
+    pytest.param(
+        ".",
+        "a\udcffb",
+        -1,
+        ["a", "\udcff", "b"],
+        "an invalid byte matches as U+FFFD and comes back as it was",
+        id="InvalidByte",
+    ),
+]
+
+
+@pytest.mark.parametrize(("expr", "text", "n", "want", "reason"), FIND_ALL)
+def test_find_all_string(expr: str, text: str, n: int, want: list[str] | None, reason: str) -> None:
+    """Go's FindAllString."""
+    assert regexp.compile(expr).find_all_string(text, n) == want, reason
+
+
+REPLACE_ALL = [
+    pytest.param("a(x*)b", "-ab-axxb-", "$1", "--xx-", "Go's example", id="Group"),
+    pytest.param("a(x*)b", "-ab-axxb-", "$1W", "---", "$1W names group 1W", id="NameRunsOn"),
+    pytest.param("a(x*)b", "-ab-axxb-", "${1}W", "-W-xxW-", "braces end the name", id="Braces"),
+    pytest.param("(?P<n>b)", "abc", "<$n>", "a<b>c", "a named group", id="Named"),
+    pytest.param("b", "abc", "$$", "a$c", "$$ is $", id="Dollar"),
+    pytest.param("b", "abc", "$", "a$c", "a lone $ stays", id="LoneDollar"),
+    pytest.param("b", "abc", "${x", "a${xc", "an unclosed brace stays", id="Unclosed"),
+    pytest.param("a*", "baaac", "-", "-b-c-", "empty matches next to matches", id="Empty"),
+    pytest.param("x*", "abc", "-", "-a-b-c-", "an empty match everywhere", id="EmptyEverywhere"),
+]
+
+
+@pytest.mark.parametrize(("expr", "text", "repl", "want", "reason"), REPLACE_ALL)
+def test_replace_all_string(expr: str, text: str, repl: str, want: str, reason: str) -> None:
+    """Go's ReplaceAllString and its template expansion."""
+    assert regexp.compile(expr).replace_all_string(text, repl) == want, reason
+
+
+def test_replace_all_literal() -> None:
+    """ReplaceAllLiteralString does not expand."""
+    assert regexp.compile("a(x*)b").replace_all_string("-ab-axxb-", "${1}", literal=True) == "-${1}-${1}-"
+
+
+SPLITS = [
+    pytest.param("a", "banana", -1, ["b", "n", "n", ""], id="All"),
+    pytest.param("a", "banana", 0, None, id="Zero"),
+    pytest.param("a", "banana", 1, ["banana"], id="One"),
+    pytest.param("a", "banana", 2, ["b", "nana"], id="Two"),
+    pytest.param("z+", "pizza", -1, ["pi", "a"], id="Run"),
+    pytest.param("", "abc", -1, ["a", "b", "c"], id="EmptyPattern"),
+    pytest.param("x", "", -1, [""], id="EmptyText"),
+]
+
+
+@pytest.mark.parametrize(("expr", "text", "n", "want"), SPLITS)
+def test_split(expr: str, text: str, n: int, want: list[str] | None) -> None:
+    """Go's Split examples."""
+    assert regexp.compile(expr).split(text, n) == want
+
+
+def test_find_string_and_quote_meta() -> None:
+    assert regexp.compile("fo.?").find_string("foo foe") == "foo"
+    assert regexp.compile("x").find_string("abc") == ""
+    assert regexp.quote_meta(r"1.5-2.0?[a]{b}(c)|d^$\\") == r"1\.5-2\.0\?\[a\]\{b\}\(c\)\|d\^\$\\\\"
+    assert regexp.compile("(a)(b)?").find_all_string_submatch("a ab", -1) == [
+        ["a", "a", ""],
+        ["ab", "a", "b"],
+    ]

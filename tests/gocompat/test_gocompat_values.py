@@ -25,3 +25,26 @@ def test_json_type(value: Any, name: str, phrase: str, go_kind: str) -> None:
     assert values.json_type(value) == name
     assert values.a_json_type(value) == phrase
     assert str(json.type_error(value, "T")) == f"json: cannot unmarshal {go_kind} into Go value of type T"
+
+
+TYPE_NAMES = [
+    pytest.param(values.GoSlice(["a"], elem="string"), "[]string", id="StringSlice"),
+    pytest.param(values.GoSlice(nil=True), "[]interface {}", id="NilSlice"),
+    pytest.param(values.GoMap({}, elem="string"), "map[string]string", id="StringMap"),
+    pytest.param(values.GoUint64(1), "uint64", id="Uint64"),
+]
+
+
+@pytest.mark.parametrize(("value", "name"), TYPE_NAMES)
+def test_type_names_of_go_only_types(value: Any, name: str) -> None:
+    assert values.type_name(value) == name
+
+
+def test_nil_slices_and_deep_equality() -> None:
+    """reflect.DeepEqual: a nil slice is not an empty one, and a []string is not a []interface {}."""
+    assert values.is_nil(None) and values.is_nil(values.GoSlice(nil=True))
+    assert not values.is_nil([]) and not values.is_nil(values.GoSlice(["x"], nil=True))
+    assert not values.strict_equal(values.GoSlice(nil=True), [])
+    assert not values.strict_equal(values.GoSlice(["a"], elem="string"), ["a"])
+    assert values.strict_equal(values.GoSlice(["a"], elem="string"), values.GoSlice(["a"], elem="string"))
+    assert str(values.GoInt(5)) == f"{values.GoInt(5)}" == "5"

@@ -40,11 +40,13 @@ RECURSION_LIMIT = 4 * 10_000 + 2_000
 # One module per command, in the order `crossfn --help` lists them.
 COMMANDS: tuple[str, ...] = (
     "render",
+    "render_op",
     "function",
     "init",
     "validate",
     "convert",
     "test",
+    "trace",
     "controller",
     "version",
     "completion",
@@ -80,12 +82,15 @@ def parsers(
 
 
 def _crossplane_spelling(argv: list[str]) -> list[str]:
-    """``render xr XR ...`` (Crossplane's ``crossplane render xr``) as ``render XR ...``.
+    """``render xr XR ...`` (Crossplane's ``crossplane render xr``) as ``render XR ...``, and ``render op ...``
+    as the ``render-op`` command (``render`` takes positionals, so neither can be an argparse sub-command).
 
-    ``xr`` is read as the word of the command unless a file of that name is in the working directory.
+    ``xr`` and ``op`` are read as the word of the command unless a file of that name is in the working directory.
     """
     if argv[:2] == ["render", "xr"] and not os.path.isfile("xr"):
         return ["render", *argv[2:]]
+    if argv[:2] == ["render", "op"] and not os.path.isfile("op"):
+        return ["render-op", *argv[2:]]
     return argv
 
 

@@ -193,6 +193,11 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         default=True,
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
+    p.add_argument(
+        "--enable-operations",
+        action="store_true",
+        help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
+    )
 
 
 def _function_flags(p: argparse.ArgumentParser) -> None:
@@ -360,6 +365,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             log_format=args.log_format,
             debug=args.debug,
         ),
+        features=_settings.FeatureSettings(operations=args.enable_operations),
     )
 
 

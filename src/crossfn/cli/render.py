@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+from pathlib import Path
 from typing import Any
 
 from crossfn import errors
@@ -53,7 +54,8 @@ DESCRIPTION = (
     "Render a composite resource (XR): run the Composition's function pipeline and print the XR "
     "and the composed resources as YAML. By default the output is today's crossplane render xr "
     "(crossplane/cli main: one reconcile of the XR controller); --classic gives Crossplane v2.2.4's. "
-    "Built-in functions run in-process; see docs/render.md for every runtime."
+    "Built-in functions run in-process; see docs/render.md for every runtime. "
+    "`crossfn render op OPERATION FUNCTIONS` renders an Operation (docs/operations.md)."
 )
 
 # Flags of crossplane render xr that choose the Crossplane render engine (an image or a binary) and
@@ -90,7 +92,11 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="A YAML file with the Composition (mode: Pipeline, or a legacy mode: Resources).",
     )
     p.add_argument(
-        "functions", metavar="FUNCTIONS", type=_args.path, help="A YAML file or directory of Functions."
+        "functions",
+        metavar="FUNCTIONS",
+        type=_args.path,
+        nargs="?",
+        help="A YAML file or directory of Functions. Optional in a project: its Functions and embedded functions.",
     )
     p.add_argument(
         "--context-files",
@@ -174,6 +180,14 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         help="Check the XR, step inputs and composed resources against their schemas; fail listing the problems.",
     )
     p.add_argument(
+        "-f",
+        "--project-file",
+        type=Path,
+        default=Path("crossplane-project.yaml"),
+        metavar="PATH",
+        help="The project file, when FUNCTIONS is not given (default crossplane-project.yaml; upbound.yaml beside it too).",
+    )
+    p.add_argument(
         "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
     )
     p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
@@ -241,6 +255,7 @@ def _run(args: argparse.Namespace) -> int:
         timeout=_timeout(args.timeout),
         crds=args.crds,
         allow_exec=not args.no_exec,
+        project_file=args.project_file,
     )
 
     def report(line: str) -> None:

@@ -1,4 +1,4 @@
-"""``crossfn test``: run CompositionTest files and report PASS/FAIL per test (see ``docs/testing.md``).
+"""``crossfn test``: run CompositionTest and OperationTest files and report PASS/FAIL per test (see ``docs/testing.md``).
 
 This module only parses flags; :mod:`crossfn.comptest` does the work. Exit
 status: 0 when every test passed, 1 when any failed, 2 for bad input (a
@@ -29,11 +29,12 @@ def register(subparsers: Any) -> None:
     """Add the ``test`` command."""
     p = subparsers.add_parser(
         "test",
-        help="Run CompositionTest files: render each test and check its assertions.",
+        help="Run CompositionTest and OperationTest files: render each test and check its assertions.",
         description=(
-            "Run CompositionTest (test.crossplane.io/v1alpha1) files: render each test's XR with its "
-            "Composition and Functions, and check that the rendered objects match the expected ones. "
-            "A directory means every CompositionTest in its *.yaml/*.yml files, recursively."
+            "Run CompositionTest and OperationTest (test.crossplane.io/v1alpha1) files: render each test's XR "
+            "with its Composition and Functions, or its Operation with its Functions, and check that the "
+            "rendered objects match the expected ones. A directory means every test in its *.yaml/*.yml "
+            "files, recursively."
         ),
     )
     p.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="A test file or a directory of them.")

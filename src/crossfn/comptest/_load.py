@@ -25,10 +25,13 @@ from crossfn import errors, render
 from crossfn.comptest import _model
 from crossfn.gocompat import yaml_loader
 
-__all__ = ["API_VERSION", "KIND", "load"]
+__all__ = ["API_VERSION", "KIND", "KINDS", "OPERATION_KIND", "load"]
 
 API_VERSION = "test.crossplane.io/v1alpha1"
 KIND = "CompositionTest"
+OPERATION_KIND = "OperationTest"
+KINDS = (KIND, OPERATION_KIND)
+_NAMES = " or ".join(KINDS)
 _DEFAULT_TIMEOUT = 30
 
 _TEST_FIELDS = {"name", "id", "patches", "inputs", "assertions"}
@@ -36,6 +39,11 @@ _PATCH_FIELDS = {"xrd", "addFields", "removeFields"}
 _INPUT_FIELDS = {
     "xr", "composition", "functions", "observedResources", "extraResources",
     "functionCredentialsPath", "context", "timeoutSeconds", "validate",
+}  # fmt: skip
+_OPERATION_TEST_FIELDS = {"name", "id", "inputs", "assertions"}
+_OPERATION_INPUT_FIELDS = {
+    "operation", "functions", "requiredResources", "watchedResource",
+    "functionCredentialsPath", "context", "timeoutSeconds",
 }  # fmt: skip
 _EXPRESSION_KEY = re.compile(r"^(?:~[\w-]*\.)?\(.*\)$", re.DOTALL)
 
@@ -55,18 +63,19 @@ def _files(path: Path) -> Iterator[tuple[Path, bool]]:
 def _mentions_tests(file: Path) -> bool:
     """Whether a file that does not parse looks like a test file (one that cannot be read is reported too)."""
     try:
-        return KIND in yaml_loader.read_file(file)
+        text = yaml_loader.read_file(file)
     except errors.InputError:
         return True
+    return any(kind in text for kind in KINDS)
 
 
 def _is_test(doc: Any) -> bool:
-    return isinstance(doc, Mapping) and doc.get("kind") == KIND
+    return isinstance(doc, Mapping) and doc.get("kind") in KINDS
 
 
-def load(paths: list[Path]) -> list[_model.Case]:
+def load(paths: list[Path]) -> list[_model.AnyCase]:
     """Every test case in ``paths``, in file and document order; the first problem raises InputError."""
-    cases: list[_model.Case] = []
+    cases: list[_model.AnyCase] = []
     for root in paths:
         found = 0
         for file, explicit in _files(root):
@@ -78,18 +87,18 @@ def load(paths: list[Path]) -> list[_model.Case]:
                 raise
             tests = [(i, d) for i, d in enumerate(docs) if _is_test(d)]
             if explicit and not tests:
-                raise errors.InputError(f"{file}: no {KIND} documents")
+                raise errors.InputError(f"{file}: no {_NAMES} documents")
             for i, doc in tests:
                 where = f"{file}: document {i + 1}" if len(docs) > 1 else str(file)
                 cases.extend(_suite(file, where, doc))
             found += len(tests)
         if not found:
-            raise errors.InputError(f"no {KIND} found in {root}")
+            raise errors.InputError(f"no {_NAMES} found in {root}")
     return cases
 
 
-def _suite(file: Path, where: str, doc: Mapping[str, Any]) -> list[_model.Case]:
-    """The cases of one CompositionTest document."""
+def _suite(file: Path, where: str, doc: Mapping[str, Any]) -> list[_model.AnyCase]:
+    """The cases of one CompositionTest or OperationTest document."""
     if doc.get("apiVersion") != API_VERSION:
         raise errors.InputError(
             f"{where}: apiVersion: unsupported {errors.quote(str(doc.get('apiVersion', '')))} (want {API_VERSION})"
@@ -100,7 +109,8 @@ def _suite(file: Path, where: str, doc: Mapping[str, Any]) -> list[_model.Case]:
     tests = _object(doc.get("spec"), where, "spec").get("tests")
     if not isinstance(tests, list) or not tests:
         raise errors.InputError(f"{where}: spec.tests: must be a non-empty list")
-    cases = [_case(file, where, suite, i, t) for i, t in enumerate(tests)]
+    parse = _case if doc.get("kind") == KIND else _operation_case
+    cases: list[_model.AnyCase] = [parse(file, where, suite, i, t) for i, t in enumerate(tests)]
     seen: dict[str, int] = {}
     for case in cases:
         if case.id is not None and seen.setdefault(case.id, case.index) != case.index:
@@ -124,12 +134,7 @@ def _case(file: Path, where: str, suite: str, index: int, raw: Any) -> _model.Ca
     """One ``spec.tests[index]`` entry, checked field by field."""
     field = f"spec.tests[{index}]"
     test = _object(raw, where, field, _TEST_FIELDS)
-    name = test.get("name")
-    if not isinstance(name, str) or not name:
-        raise errors.InputError(f"{where}: {field}.name: required")
-    test_id = test.get("id")
-    if test_id is not None and not isinstance(test_id, str):
-        raise errors.InputError(f"{where}: {field}.id: must be a string")
+    name, test_id = _identity(test, where, field)
     base = file.parent
     ins = _object(test.get("inputs"), where, f"{field}.inputs", _INPUT_FIELDS)
     patches = _object(test.get("patches"), where, f"{field}.patches", _PATCH_FIELDS)
@@ -145,9 +150,6 @@ def _case(file: Path, where: str, suite: str, index: int, raw: Any) -> _model.Ca
             return None
         return _source(obj[key], where, f"{prefix}.{key}", base, many=many)
 
-    creds = ins.get("functionCredentialsPath")
-    if creds is not None and not isinstance(creds, str):
-        raise errors.InputError(f"{where}: {at}.functionCredentialsPath: must be a string")
     return _model.Case(
         file=file,
         where=where,
@@ -161,7 +163,7 @@ def _case(file: Path, where: str, suite: str, index: int, raw: Any) -> _model.Ca
         observed=optional(ins, "observedResources", at, many=True),
         extra=optional(ins, "extraResources", at, many=True),
         xrd=optional(patches, "xrd", f"{field}.patches", many=False),
-        credentials=base / creds if creds else None,
+        credentials=_credentials_path(ins, base, where, at),
         context=dict(_object(ins.get("context"), where, f"{at}.context")),
         timeout=_timeout(ins.get("timeoutSeconds", _DEFAULT_TIMEOUT), where, f"{at}.timeoutSeconds"),
         validate=_flag(ins.get("validate", False), where, f"{at}.validate"),
@@ -169,6 +171,59 @@ def _case(file: Path, where: str, suite: str, index: int, raw: Any) -> _model.Ca
         remove_fields=_strings(patches.get("removeFields"), where, f"{field}.patches.removeFields"),
         expected=_assertions(test.get("assertions"), where, f"{field}.assertions"),
     )
+
+
+def _operation_case(file: Path, where: str, suite: str, index: int, raw: Any) -> _model.OperationCase:
+    """One ``spec.tests[index]`` entry of an OperationTest, checked field by field."""
+    field = f"spec.tests[{index}]"
+    test = _object(raw, where, field, _OPERATION_TEST_FIELDS)
+    name, test_id = _identity(test, where, field)
+    ins = _object(test.get("inputs"), where, f"{field}.inputs", _OPERATION_INPUT_FIELDS)
+    at = f"{field}.inputs"
+    base = file.parent
+
+    def required(key: str, many: bool) -> _model.Source:
+        if ins.get(key) is None:
+            raise errors.InputError(f"{where}: {at}.{key}: required")
+        return _source(ins[key], where, f"{at}.{key}", base, many=many)
+
+    def optional(key: str, many: bool) -> _model.Source | None:
+        return None if ins.get(key) is None else _source(ins[key], where, f"{at}.{key}", base, many=many)
+
+    return _model.OperationCase(
+        file=file,
+        where=where,
+        suite=suite,
+        index=index,
+        name=name,
+        id=test_id,
+        operation=required("operation", many=False),
+        functions=required("functions", many=True),
+        required=optional("requiredResources", many=True),
+        watched=optional("watchedResource", many=False),
+        credentials=_credentials_path(ins, base, where, at),
+        context=dict(_object(ins.get("context"), where, f"{at}.context")),
+        timeout=_timeout(ins.get("timeoutSeconds", _DEFAULT_TIMEOUT), where, f"{at}.timeoutSeconds"),
+        expected=_assertions(test.get("assertions"), where, f"{field}.assertions"),
+    )
+
+
+def _identity(test: Mapping[str, Any], where: str, field: str) -> tuple[str, str | None]:
+    """A test's ``name`` (required) and ``id``."""
+    name = test.get("name")
+    if not isinstance(name, str) or not name:
+        raise errors.InputError(f"{where}: {field}.name: required")
+    test_id = test.get("id")
+    if test_id is not None and not isinstance(test_id, str):
+        raise errors.InputError(f"{where}: {field}.id: must be a string")
+    return name, test_id
+
+
+def _credentials_path(ins: Mapping[str, Any], base: Path, where: str, at: str) -> Path | None:
+    creds = ins.get("functionCredentialsPath")
+    if creds is not None and not isinstance(creds, str):
+        raise errors.InputError(f"{where}: {at}.functionCredentialsPath: must be a string")
+    return base / creds if creds else None
 
 
 def _source(value: Any, where: str, field: str, base: Path, *, many: bool) -> _model.Source:

@@ -12,7 +12,7 @@ import dataclasses
 from pathlib import Path
 from typing import Any
 
-__all__ = ["Case", "Expected", "Source"]
+__all__ = ["AnyCase", "Case", "Expected", "OperationCase", "Source"]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -72,3 +72,39 @@ class Case:
     def full_name(self) -> str:
         """The name the report prints: ``<suite>/<test name>``."""
         return f"{self.suite}/{self.name}"
+
+
+@dataclasses.dataclass(frozen=True)
+class OperationCase:
+    """One entry of an ``OperationTest``'s ``spec.tests``: the Operation's render inputs and the expected objects."""
+
+    file: Path
+    where: str
+    suite: str
+    index: int
+    name: str
+    id: str | None
+    operation: Source
+    """An Operation, CronOperation or WatchOperation, as ``crossfn render op`` takes it."""
+    functions: Source
+    required: Source | None = None
+    watched: Source | None = None
+    """crossfn's addition: the resource a WatchOperation saw change (``render op -w``)."""
+    credentials: Path | None = None
+    context: dict[str, Any] = dataclasses.field(default_factory=dict)
+    timeout: float = 30.0
+    expected: tuple[Expected, ...] = ()
+
+    @property
+    def field(self) -> str:
+        """This case's field path in its file."""
+        return f"spec.tests[{self.index}]"
+
+    @property
+    def full_name(self) -> str:
+        """The name the report prints: ``<suite>/<test name>``."""
+        return f"{self.suite}/{self.name}"
+
+
+AnyCase = Case | OperationCase
+"""A test case of either kind; the report reads only what both have."""

@@ -13,6 +13,11 @@ messages name an input by the field it came from
 
 A render failure (a fatal result, a timeout, a schema problem) is not bad
 input: it fails that case and the run goes on.
+
+An ``OperationTest`` case renders its Operation as ``crossfn render op -o -r -c``
+does (:func:`crossfn.render.render_operation_inputs`): the expectations match the
+Operation with its status, the applied resources, the ``Result`` documents and
+the ``Context``.
 """
 
 from __future__ import annotations
@@ -36,6 +41,11 @@ _INCLUDE = render.Include(function_results=True, full_xr=True, context=True)
 """A test sees every document render can print: the full XR, the results, the context."""
 
 
+def _operation_include() -> render.OperationInclude:
+    """An OperationTest sees every document ``render op`` can print: the results and the context too."""
+    return render.OperationInclude(function_results=True, full_operation=True, context=True)
+
+
 @dataclasses.dataclass(frozen=True)
 class Failure:
     """Why one expected object matched nothing: a summary line and one line per mismatching field."""
@@ -50,7 +60,7 @@ class Failure:
 class Outcome:
     """What happened to one case: passed, failed its assertions, or could not render (``error``)."""
 
-    case: _model.Case
+    case: _model.AnyCase
     seconds: float
     failures: tuple[Failure, ...] = ()
     error: str | None = None
@@ -65,8 +75,8 @@ class Outcome:
 class Prepared:
     """A case whose inputs loaded and passed render's checks."""
 
-    case: _model.Case
-    inputs: render.Inputs
+    case: _model.AnyCase
+    inputs: render.Inputs | render.OperationInputs
 
 
 def _delete(obj: dict[str, Any], path: str) -> None:
@@ -133,15 +143,7 @@ def _name(source: _model.Source) -> str:
     return str(source.path) if source.path is not None else f"{source.field}.raw"
 
 
-def _functions_dir(case: _model.Case) -> Path:
-    """Where the case's Functions run from: their file's directory (or the directory given), else the test file's."""
-    path = case.functions.path
-    if path is None:
-        return case.file.parent
-    return path if path.is_dir() else path.parent
-
-
-def _credentials(case: _model.Case) -> list[dict[str, Any]]:
+def _credentials(case: _model.AnyCase) -> list[dict[str, Any]]:
     if case.credentials is None:
         return []
     field = f"{case.field}.inputs.functionCredentialsPath"
@@ -153,11 +155,50 @@ def _credentials(case: _model.Case) -> list[dict[str, Any]]:
         raise errors.InputError(f"{field}: {exc}") from exc
 
 
-def prepare(case: _model.Case, *, allow_exec: bool = True) -> Prepared:
+def _functions_dir_of(functions: _model.Source, file: Path) -> Path:
+    path = functions.path
+    if path is None:
+        return file.parent
+    return path if path.is_dir() else path.parent
+
+
+def _prepare_operation(case: _model.OperationCase, *, allow_exec: bool) -> Prepared:
+    """An OperationTest case's inputs, read and checked as ``render op`` checks its files."""
+    sources = {
+        "operation": case.operation, "functions": case.functions,
+        "required_resources": case.required, "watched_resource": case.watched,
+    }  # fmt: skip
+    names = {key: _name(source) for key, source in sources.items() if source is not None}
+    if case.credentials is not None:
+        names["function_credentials"] = str(case.credentials)
+    try:
+        objects = render.OperationObjects(
+            operation=_read(case.operation, many=False),
+            functions=_read(case.functions, many=True),
+            required_resources=_read(case.required, many=True) if case.required else (),
+            watched_resource=_read(case.watched, many=False) if case.watched else None,
+            function_credentials=_credentials(case),
+            context=case.context,
+            functions_dir=_functions_dir_of(case.functions, case.file),
+            allow_exec=allow_exec,
+            names=names,
+        )
+    except errors.CrossfnError as exc:
+        raise errors.InputError(f"{case.where}: {exc}") from exc
+    try:
+        inputs = render.operation_from_objects(objects)
+    except errors.CrossfnError as exc:
+        raise errors.InputError(f"{case.where}: {case.field}.inputs: {exc}") from exc
+    return Prepared(case=case, inputs=inputs)
+
+
+def prepare(case: _model.AnyCase, *, allow_exec: bool = True) -> Prepared:
     """Read and check ``case``'s render inputs; nothing is written anywhere.
 
     ``allow_exec`` false refuses Functions that run code crossfn does not ship (``--no-exec``).
     """
+    if isinstance(case, _model.OperationCase):
+        return _prepare_operation(case, allow_exec=allow_exec)
     sources = {
         "xr": case.xr, "composition": case.composition, "functions": case.functions,
         "observed_resources": case.observed, "required_resources": case.extra, "xrd": case.xrd,
@@ -175,7 +216,7 @@ def prepare(case: _model.Case, *, allow_exec: bool = True) -> Prepared:
             xrd=_read(case.xrd, many=False) if case.xrd else None,
             function_credentials=_credentials(case),
             context=case.context,
-            functions_dir=_functions_dir(case),
+            functions_dir=_functions_dir_of(case.functions, case.file),
             allow_exec=allow_exec,
             names=names,
         )
@@ -188,7 +229,7 @@ def prepare(case: _model.Case, *, allow_exec: bool = True) -> Prepared:
     return Prepared(case=case, inputs=inputs)
 
 
-def _check(case: _model.Case, docs: Sequence[Mapping[str, Any]]) -> tuple[Failure, ...]:
+def _check(case: _model.AnyCase, docs: Sequence[Mapping[str, Any]]) -> tuple[Failure, ...]:
     """A failure for every expected object that no rendered document matches."""
     out: list[Failure] = []
     for expected in case.expected:
@@ -218,20 +259,30 @@ def run_prepared(
     case = prepared.case
     start = clock()
     try:
-        # Tests match classic render's output (generateName, Ready only), as the
-        # CompositionTest format's expectations are written (see docs/testing.md).
-        rendered = render.render_inputs(
-            prepared.inputs, output=render.CLASSIC, include=_INCLUDE, timeout=case.timeout, note=note,
-            validator=validate.validate_render if case.validate else None,
-        )  # fmt: skip
-        docs = [d for d in rendered if d is not None]  # a null Context document matches nothing
+        docs = _render(prepared, note)
     except errors.CrossfnError as exc:
         return Outcome(case, clock() - start, error=str(exc))
     return Outcome(case, clock() - start, failures=_check(case, docs))
 
 
+def _render(prepared: Prepared, note: Callable[[str], None]) -> list[Any]:
+    """The documents a case renders: ``render op -o -r -c`` for an Operation, classic ``render -x -r -c`` else."""
+    case, inputs = prepared.case, prepared.inputs
+    if isinstance(inputs, render.OperationInputs):
+        return render.render_operation_inputs(
+            inputs, include=_operation_include(), timeout=case.timeout, note=note
+        )
+    # Tests match classic render's output (generateName, Ready only), as the
+    # CompositionTest format's expectations are written (see docs/testing.md).
+    validator = validate.validate_render if isinstance(case, _model.Case) and case.validate else None
+    rendered = render.render_inputs(
+        inputs, output=render.CLASSIC, include=_INCLUDE, timeout=case.timeout, note=note, validator=validator
+    )
+    return [d for d in rendered if d is not None]  # a null Context document matches nothing
+
+
 def run(
-    cases: Sequence[_model.Case],
+    cases: Sequence[_model.AnyCase],
     *,
     note: Callable[[str], None] = lambda _: None,
     clock: Clock = time.perf_counter,

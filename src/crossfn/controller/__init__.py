@@ -1,8 +1,8 @@
 """Crossplane's composition controllers on a Kubernetes API server, driving crossfn's engine.
 
 ``crossfn controller run`` reconciles CompositeResourceDefinitions, Compositions
-(into CompositionRevisions), Functions (and their package Deployments), claims
-and composite resources (XRs) on a real
+(into CompositionRevisions), Functions (and their package Deployments), claims,
+Operations (with ``--enable-operations``) and composite resources (XRs) on a real
 API server, the way Crossplane's core does, and composes each XR with the same
 engine that ``crossfn render`` uses. See ``docs/controller.md``.
 
@@ -20,6 +20,7 @@ from crossfn import _lazy
 from crossfn import extras as _extras
 from crossfn.controller._settings import (
     ClusterSettings,
+    FeatureSettings,
     FunctionSettings,
     LeaderElectionSettings,
     ObservabilitySettings,
@@ -43,6 +44,7 @@ _lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "ClusterSettings",
+    "FeatureSettings",
     "FunctionSettings",
     "LeaderElectionSettings",
     "ObservabilitySettings",

@@ -15,6 +15,7 @@ from typing import Literal
 
 __all__ = [
     "ClusterSettings",
+    "FeatureSettings",
     "FunctionSettings",
     "LeaderElectionSettings",
     "ObservabilitySettings",
@@ -162,6 +163,15 @@ class ObservabilitySettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class FeatureSettings:
+    """Crossplane's alpha features the controller can run."""
+
+    operations: bool = False
+    """Run Operations, CronOperations and WatchOperations (``ops.crossplane.io``: Crossplane's
+    ``--enable-operations``, alpha, off by default). Their CRDs are installed either way."""
+
+
+@dataclasses.dataclass(frozen=True)
 class Settings:
     """Everything ``crossfn controller run`` can be told."""
 
@@ -171,3 +181,4 @@ class Settings:
     packages: PackageSettings = dataclasses.field(default_factory=PackageSettings)
     leader_election: LeaderElectionSettings = dataclasses.field(default_factory=LeaderElectionSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)
+    features: FeatureSettings = dataclasses.field(default_factory=FeatureSettings)

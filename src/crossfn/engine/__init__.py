@@ -24,6 +24,13 @@ Entry points
     The pipeline alone, on an ``observed`` State: what Operations-like
     callers and tests need.
 
+:func:`reconcile_operation`
+    One reconcile of an Operation (``ops.crossplane.io``): its pipeline with no
+    observed state, each step's output and results recorded, the desired
+    resources applied through the caller's :class:`OperationStore`, its
+    conditions, failures and retry limit as Crossplane's Operation reconciler.
+    ``crossfn render op`` and the controller both run it.
+
 :func:`build_runner`
     Wraps a transport runner in the requirements loop and, optionally, the
     response cache and the pipeline inspector, in Crossplane's order.
@@ -96,6 +103,21 @@ from crossfn.engine._model import (
     Target,
 )
 from crossfn.engine._naming import child_name
+from crossfn.engine._operation import (
+    CAPABILITY_OPERATION,
+    DEFAULT_RETRY_LIMIT,
+    FIELD_OWNER_PREFIX,
+    REQUIREMENT_WATCHED_RESOURCE,
+    CapabilityCheck,
+    OperationReconcile,
+    OperationStore,
+    add_resource_ref,
+    add_step_output,
+    inject_watched,
+    is_complete,
+    reconcile_operation,
+    watched_requirement,
+)
 from crossfn.engine._options import ComposeOptions
 from crossfn.engine._pipeline import CAPABILITIES, run_pipeline
 from crossfn.engine._readiness import stable_n_and_some_more
@@ -183,10 +205,15 @@ _lazy.install(__name__, _LAZY, globals())
 
 __all__ = [
     "CAPABILITIES",
+    "CAPABILITY_OPERATION",
+    "DEFAULT_RETRY_LIMIT",
     "FIELD_OWNER_COMPOSITE",
+    "FIELD_OWNER_PREFIX",
     "MAX_REQUIREMENTS_ITERATIONS",
     "PAUSED_MESSAGE",
+    "REQUIREMENT_WATCHED_RESOURCE",
     "Admission",
+    "CapabilityCheck",
     "ComposeOptions",
     "ComposedResource",
     "CompositeSchema",
@@ -210,6 +237,8 @@ __all__ = [
     "NoTracer",
     "ObservedResource",
     "OpenTelemetryTracer",
+    "OperationReconcile",
+    "OperationStore",
     "PipelineRun",
     "PipelineStep",
     "PrometheusMetrics",
@@ -224,6 +253,8 @@ __all__ = [
     "StepCredential",
     "Target",
     "Tracer",
+    "add_resource_ref",
+    "add_step_output",
     "admit",
     "build_runner",
     "child_name",
@@ -233,8 +264,11 @@ __all__ = [
     "connection_secret",
     "default_connection_secret",
     "default_tracer",
+    "inject_watched",
+    "is_complete",
     "label_composite",
     "object_condition",
+    "reconcile_operation",
     "run_pipeline",
     "runner_from",
     "secret_ref",
@@ -244,6 +278,7 @@ __all__ = [
     "shape_problem",
     "stable_n_and_some_more",
     "tag",
+    "watched_requirement",
     # and the lazy names: listed once, in _LAZY
 ]
 __all__ += list(_LAZY)

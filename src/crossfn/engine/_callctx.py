@@ -23,6 +23,8 @@ class Step:
     index: int
     name: str
     composition_name: str = ""
+    operation: tuple[str, str] | None = None
+    """The name and uid of the Operation the step belongs to; ``None`` in a Composition's pipeline."""
 
 
 STEP: contextvars.ContextVar[Step | None] = contextvars.ContextVar("crossfn_engine_step", default=None)

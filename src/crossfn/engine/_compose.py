@@ -199,6 +199,12 @@ async def _composed(
 ) -> _model.ComposedResource:
     """One desired composed resource made ready to apply (upstream core-2.10 steps 1–8)."""
     obj = resource.struct_to_dict(dr.resource)
+    meta_in = obj.get("metadata")
+    if isinstance(meta_in, dict):
+        # A null name (a template's empty ``name:``) is Go's empty string, as if absent: a name is generated.
+        for key in ("name", "generateName"):
+            if key in meta_in and meta_in[key] is None:
+                del meta_in[key]
     problem = _metadata.shape_problem(obj)
     if problem is not None:
         suffix = "" if options.classic_texts else " from RunFunctionResponse"

@@ -47,7 +47,8 @@ _EMIT_TIMEOUT = 0.1  # Crossplane's 100 ms budget per emit: inspection must not 
 
 @dataclasses.dataclass(frozen=True)
 class StepMeta:
-    """Where an emitted message belongs (Crossplane's ``StepMeta`` with ``CompositionMeta``)."""
+    """Where an emitted message belongs (Crossplane's ``StepMeta``, with ``CompositionMeta``, or
+    ``OperationMeta`` when ``operation_uid`` or ``operation_name`` is set)."""
 
     timestamp: datetime.datetime
     trace_id: str
@@ -62,6 +63,8 @@ class StepMeta:
     composite_resource_namespace: str
     composite_resource_api_version: str
     composite_resource_kind: str
+    operation_name: str = ""
+    operation_uid: str = ""
 
 
 class PipelineInspector(Protocol):
@@ -148,6 +151,8 @@ class InspectedRunner:
             composite_resource_namespace=text(meta, "namespace"),
             composite_resource_api_version=text(xr, "apiVersion"),
             composite_resource_kind=text(xr, "kind"),
+            operation_name=step.operation[0] if step.operation else "",
+            operation_uid=step.operation[1] if step.operation else "",
         )
 
     async def _emit(self, name: str, kind: str, emit: Awaitable[None]) -> None:

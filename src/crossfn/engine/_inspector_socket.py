@@ -35,6 +35,11 @@ def _step_meta(meta: _inspected.StepMeta) -> inspectorpb.StepMeta:
         function_name=meta.function_name,
     )
     out.timestamp.FromDatetime(meta.timestamp)
+    if meta.operation_name or meta.operation_uid:
+        out.operation_meta.CopyFrom(
+            inspectorpb.OperationMeta(operation_name=meta.operation_name, operation_uid=meta.operation_uid)
+        )
+        return out
     out.composition_meta.CopyFrom(
         inspectorpb.CompositionMeta(
             composition_name=meta.composition_name,

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import dataclasses
 
-from crossfn.engine import _model, _required
+from crossfn.engine import _model, _required, _steps
 
 __all__ = ["ComposeOptions"]
 
@@ -35,10 +35,14 @@ class ComposeOptions:
     sends capabilities only, so caching sees no tag."""
 
     classic_texts: bool = False
-    """Use classic render's error texts: ``cannot run pipeline step %q``,
-    ``cannot get credentials from secret %q``, ``cannot unmarshal desired composed
+    """Use classic render's error texts for composed resources: ``cannot unmarshal desired composed
     resource %q`` and ``cannot render composed resource %q metadata: cannot set
     composite resource %q as controller ref of composed resource``, instead of the controller's."""
+
+    step_texts: _steps.StepTexts = _steps.COMPOSITION
+    """How a failed pipeline step reads, and what it raises (``engine._steps``): the controller's
+    ``cannot run Composition pipeline step %q``, classic render's ``cannot run pipeline step %q``
+    (:data:`~crossfn.engine._steps.CLASSIC`), or the Operation reconciler's."""
 
     generate_names: bool = True
     """Give unnamed composed resources a deterministic name (upstream core-2.10 step 6).
@@ -89,6 +93,12 @@ class ComposeOptions:
         return cls(composite_schema=composite_schema)
 
     @classmethod
+    def operation(cls) -> ComposeOptions:
+        """Crossplane's Operation reconciler (upstream ops-1): the controller's contract but for how a
+        failed step reads (``failed to invoke pipeline step %q``) and what it raises."""
+        return cls(step_texts=_steps.OPERATION)
+
+    @classmethod
     def classic_render(
         cls, composite_schema: _model.CompositeSchema = _model.CompositeSchema.MODERN
     ) -> ComposeOptions:
@@ -97,6 +107,7 @@ class ComposeOptions:
             composite_schema=composite_schema,
             tag_requests=False,
             classic_texts=True,
+            step_texts=_steps.CLASSIC,
             generate_names=False,
             validate_names=False,
             check_namespace_scope=False,

@@ -30,6 +30,7 @@ from crossfn.engine import (
     _required,
     _runner,
     _sources,
+    _steps,
     _tag,
     _tracing,
 )
@@ -78,6 +79,8 @@ async def run_pipeline(
     trace_id: str | None = None,
     composition_name: str = "",
     seed: Mapping[str, fnv1.Requirements] | None = None,
+    on_response: Callable[[_model.PipelineStep, fnv1.RunFunctionResponse], None] | None = None,
+    operation: tuple[str, str] | None = None,
 ) -> _model.PipelineRun:
     """Run ``steps`` in order against ``observed`` and return what they produced.
 
@@ -89,7 +92,8 @@ async def run_pipeline(
     :class:`~crossfn.errors.CrossfnError` naming the step. ``tracer`` defaults
     to OpenTelemetry spans when the process has imported OpenTelemetry; ``trace_id`` to a new UUID
     (one per reconcile, as Crossplane's inspector). ``composition_name`` only
-    labels what the pipeline inspector emits. ``seed`` is the previous run's
+    labels what the pipeline inspector emits; ``operation`` (name, uid) makes it emit the
+    steps as an Operation's. ``seed`` is the previous run's
     :attr:`PipelineRun.requirements`: each step's required resources are
     fetched up front (HEAD's dependency tracker), so a function whose
     requirements have not changed is called once; seed fetch errors are ignored.
@@ -105,15 +109,17 @@ async def run_pipeline(
         if observed is not None:
             req.observed.CopyFrom(observed)
         await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
-        token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name))
+        token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name, operation))
         try:
             with _tracing.guarded_step(
                 tracer, trace_id=trace_id, step=step.step, function=step.function_ref, index=index
             ):
-                rsp = await _call(runner, step, req, options)
+                rsp = await _call(runner, step, req, options.step_texts)
         finally:
             _callctx.STEP.reset(token)
         _fold(step, rsp, state, clock())
+        if on_response is not None:
+            on_response(step, rsp)
         if state.fatal is not None:
             break
     return _model.PipelineRun(
@@ -144,21 +150,20 @@ async def _build_request(
         req.desired.CopyFrom(state.desired)
     if state.context is not None:
         req.context.CopyFrom(state.context)
+    texts = options.step_texts
     if step.input is not None:
-        req.input.CopyFrom(_input(step))
+        req.input.CopyFrom(_input(step, texts))
     for cred in step.credentials:
         if cred.source != "Secret" or not cred.secret_name:
             continue
-        data = await _secret(sources.credentials, step, cred, options)
+        data = await _secret(sources.credentials, step, cred, texts)
         req.credentials[cred.name].credential_data.data.update(data)
     for rr in step.required_resources:
         try:
             found = await options.fetcher.fetch(sources.bootstrap, rr.selector())
         except errors.CrossfnError as exc:
-            raise errors.wrap(
-                exc,
-                f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}",
-            ) from exc
+            context = f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}"
+            raise texts.failure(_steps.Failure.BOOTSTRAP, context, exc) from exc
         req.required_resources[rr.requirement_name].CopyFrom(found)
     if seed is not None:
         await _seed(req, seed, sources, options)
@@ -167,10 +172,10 @@ async def _build_request(
         try:
             schema = await _required.fetch_schema(sources.schemas, sel)
         except errors.CrossfnError as exc:
-            raise errors.wrap(
-                exc,
-                f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}",
-            ) from exc
+            context = (
+                f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}"
+            )
+            raise texts.failure(_steps.Failure.BOOTSTRAP, context, exc) from exc
         req.required_schemas[rs.requirement_name].CopyFrom(schema)
     # The tag hashes the request as built so far, before meta exists (upstream core-2.4).
     tag = _tag.tag(req) if options.tag_requests else ""
@@ -199,42 +204,33 @@ async def _seed(
             req.required_resources[name].CopyFrom(found)
 
 
-def _input(step: _model.PipelineStep) -> Any:
+def _input(step: _model.PipelineStep, texts: _steps.StepTexts) -> Any:
     """The step's input as a Struct; Crossplane accepts only a JSON object here."""
-    text = f"cannot unmarshal input for Composition pipeline step {errors.quote(step.step)}"
     if not isinstance(step.input, Mapping):
-        raise errors.FunctionInputError(
-            f"{text}: input must be an object, not {values.a_json_type(step.input)}"
-        )
+        detail = errors.FunctionInputError(f"input must be an object, not {values.a_json_type(step.input)}")
+        raise texts.failure(_steps.Failure.INPUT, texts.input_error(step.step), detail)
     try:
         return resource.dict_to_struct(step.input)
     except (TypeError, ValueError) as exc:
-        raise errors.FunctionInputError(f"{text}: {exc}") from exc
+        cause = errors.FunctionInputError(str(exc))
+        raise texts.failure(_steps.Failure.INPUT, texts.input_error(step.step), cause) from exc
 
 
 async def _secret(
     source: _sources.CredentialsSource,
     step: _model.PipelineStep,
     cred: _model.StepCredential,
-    options: _options.ComposeOptions,
+    texts: _steps.StepTexts,
 ) -> Mapping[str, bytes]:
-    """The data of a credential's Secret, with the controller's or classic render's error text."""
+    """The data of a credential's Secret, failing in the caller's words."""
     name = cred.secret_name or ""
-    if options.classic_texts:
-        prefix = f"cannot get credentials from secret {errors.quote(name)}"
-        missing = f"secret {errors.quote(name)} not found"
-    else:
-        prefix = (
-            f"cannot get Composition pipeline step {errors.quote(step.step)} "
-            f"credential {errors.quote(cred.name)} from Secret"
-        )
-        missing = f"secrets {errors.quote(name)} not found"
+    context = texts.credential_error(step.step, cred.name, name)
     try:
         data = await source.secret(cred.secret_namespace, name)
     except Exception as exc:
-        raise errors.InputError(f"{prefix}: {exc}") from exc
+        raise texts.failure(_steps.Failure.CREDENTIAL, context, errors.InputError(str(exc))) from exc
     if data is None:
-        raise errors.InputError(f"{prefix}: {missing}")
+        raise texts.failure(_steps.Failure.CREDENTIAL, context, errors.InputError(texts.secret_missing(name)))
     return data
 
 
@@ -242,7 +238,7 @@ async def _call(
     runner: _runner.FunctionRunner,
     step: _model.PipelineStep,
     req: fnv1.RunFunctionRequest,
-    options: _options.ComposeOptions,
+    texts: _steps.StepTexts,
 ) -> fnv1.RunFunctionResponse:
     """Run one step through the runner stack, naming the step in any error."""
     try:
@@ -250,15 +246,11 @@ async def _call(
     except errors.PipelineFatalError:
         raise
     except errors.CrossfnError as exc:
-        raise errors.wrap(exc, _call_error(step, options)) from exc
+        raise texts.failure(_steps.Failure.CALL, texts.call_error(step.step), exc) from exc
     except Exception as exc:
         _log.exception("runner raised an unexpected exception for step %r", step.step)
-        raise errors.FunctionRunError(f"{_call_error(step, options)}: {type(exc).__name__}: {exc}") from exc
-
-
-def _call_error(step: _model.PipelineStep, options: _options.ComposeOptions) -> str:
-    what = "pipeline step" if options.classic_texts else "Composition pipeline step"
-    return f"cannot run {what} {errors.quote(step.step)}"
+        cause = errors.FunctionRunError(f"{type(exc).__name__}: {exc}")
+        raise texts.failure(_steps.Failure.CALL, texts.call_error(step.step), cause) from exc
 
 
 def _fold(

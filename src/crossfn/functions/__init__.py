@@ -40,6 +40,8 @@ _PACKAGES = (
     "extra_resources",
     "cel_filter",
     "dummy",
+    "kcl",
+    "go_templating",
 )
 """The modules of ``crossfn.functions._releases``, one per built-in, each with an ``UPSTREAM``."""
 

@@ -13,11 +13,19 @@ Each built-in gives its own worker file (``crossfn.functions.starlark._worker``,
 limit>``: one JSON job a stdin line, one JSON reply a stdout line. Workers are
 started on first use, reused across calls, and replaced when one is killed or
 dies. At most ``size`` scripts run at once; further calls wait.
+
+:meth:`Pool.run` blocks its thread; :meth:`Pool.run_async` (function-kcl's
+way) waits in a thread too, and when its caller is cancelled (render's
+``--timeout``, a controller shutting down) the worker running the job is
+killed at once, so nothing outlives the caller: the thread's wait ends with
+the pipe, and a job still queued never starts.
 """
 
 from __future__ import annotations
 
+import asyncio
 import atexit
+import contextlib
 import json
 import os
 import queue
@@ -31,7 +39,7 @@ from typing import IO, Any
 
 from crossfn import errors
 
-__all__ = ["Pool", "SandboxError", "SandboxTimeoutError"]
+__all__ = ["Pool", "SandboxDiedError", "SandboxError", "SandboxTimeoutError"]
 
 
 class SandboxError(errors.CrossfnError):
@@ -40,6 +48,18 @@ class SandboxError(errors.CrossfnError):
 
 class SandboxTimeoutError(SandboxError):
     """The sandbox process overran its hard deadline and was killed."""
+
+
+class SandboxDiedError(SandboxError):
+    """The sandbox process died during a job: ``signal`` is what killed it (0 when it exited)."""
+
+    def __init__(self, message: str, *, signal: int) -> None:
+        super().__init__(message)
+        self.signal = signal
+
+
+class _CancelledError(SandboxError):
+    """The caller gave up before its job ran; never seen by the caller, whose await was cancelled."""
 
 
 class _Worker:
@@ -79,7 +99,8 @@ class _Worker:
                     raise SandboxTimeoutError("the script sandbox process overran its hard deadline")
                 chunk = os.read(fd, 1 << 16)
                 if not chunk:
-                    raise SandboxError(self._death())
+                    message = self._death()
+                    raise SandboxDiedError(message, signal=max(0, -(self._proc.returncode or 0)))
                 self._buf += chunk
         line, _, rest = self._buf.partition(b"\n")
         self._buf = bytearray(rest)
@@ -100,13 +121,48 @@ class _Worker:
         """Whether the process is still running (an idle one may have been killed from outside)."""
         return self._proc.poll() is None
 
+    def kill(self) -> None:
+        """Kill the process; its pipes stay open until :meth:`close`. Safe from any thread."""
+        with contextlib.suppress(ProcessLookupError):
+            self._proc.kill()
+
     def close(self) -> None:
         """Kill the process and release its pipes."""
         if self._proc.poll() is None:
-            self._proc.kill()
+            self.kill()
         self._proc.wait()
         self._stdin().close()
         self._stdout().close()
+
+
+class _Ticket:
+    """One job's link between an awaiting coroutine and the thread that runs the job."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._cancelled = False
+        self._worker: _Worker | None = None
+
+    def attach(self, worker: _Worker) -> bool:
+        """Record the job's worker; False when the caller has already given up."""
+        with self._lock:
+            if self._cancelled:
+                return False
+            self._worker = worker
+            return True
+
+    def cancel(self) -> None:
+        """The caller gave up: kill the job's worker, or keep the job from starting."""
+        with self._lock:
+            self._cancelled = True
+            worker = self._worker
+        if worker is not None:
+            worker.kill()
+
+    @property
+    def cancelled(self) -> bool:
+        with self._lock:
+            return self._cancelled
 
 
 class Pool:
@@ -123,10 +179,37 @@ class Pool:
 
     def run(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
         """Run one job in a free worker; kill the worker if it overruns ``hard_timeout`` seconds."""
-        with self._slots:
+        return self._run(job, hard_timeout, None)
+
+    async def run_async(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
+        """:meth:`run` for a coroutine: cancelling the caller kills the job's worker (or keeps it from starting)."""
+        ticket = _Ticket()
+        try:
+            return await asyncio.to_thread(self._run, job, hard_timeout, ticket)
+        except asyncio.CancelledError:
+            ticket.cancel()
+            raise
+
+    def _slot(self, deadline: float, ticket: _Ticket | None) -> None:
+        if ticket is None:
+            self._slots.acquire()
+            return
+        while not self._slots.acquire(timeout=0.05):
+            if ticket.cancelled:
+                raise _CancelledError("cancelled")
+            if time.monotonic() > deadline:
+                raise SandboxTimeoutError("no sandbox process became free before the hard deadline")
+
+    def _run(self, job: dict[str, Any], hard_timeout: float, ticket: _Ticket | None) -> dict[str, Any]:
+        deadline = time.monotonic() + hard_timeout
+        self._slot(deadline, ticket)
+        try:
             worker = self._take()
+            if ticket is not None and not ticket.attach(worker):
+                worker.close()
+                raise _CancelledError("cancelled")
             try:
-                reply = worker.call(job, time.monotonic() + hard_timeout)
+                reply = worker.call(job, deadline)
             except BaseException:
                 # Whatever went wrong, this process may be mid-job: never reuse it.
                 worker.close()
@@ -137,6 +220,8 @@ class Pool:
                 else:
                     self._idle.put(worker)
             return reply
+        finally:
+            self._slots.release()
 
     def _take(self) -> _Worker:
         while True:

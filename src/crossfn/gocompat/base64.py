@@ -9,12 +9,13 @@ Encoding needs nothing special: Python's ``base64.b64encode`` is Go's.
 
 from __future__ import annotations
 
+import base64 as _pybase64
 import string
 
 from crossfn import errors
 from crossfn.gocompat import values
 
-__all__ = ["std_decode"]
+__all__ = ["std_decode", "std_decode_prefix", "std_encode"]
 
 _ALPHABET = {
     c: i
@@ -22,6 +23,11 @@ _ALPHABET = {
 }
 _NEWLINES = b"\r\n"
 _PAD = ord("=")
+
+
+def std_encode(data: bytes) -> str:
+    """``base64.StdEncoding.EncodeToString``: padded standard base64 (Python's encoder is Go's)."""
+    return _pybase64.b64encode(data).decode("ascii")
 
 
 def std_decode(s: str) -> bytes:
@@ -77,3 +83,19 @@ def _quantum(src: bytes, si: int, out: bytearray) -> int:
     if trailing_error is not None:
         raise _corrupt(trailing_error)
     return si
+
+
+def std_decode_prefix(s: str) -> bytes:
+    """What Go's ``DecodeString`` returns beside an error: the bytes of the quanta before the bad byte.
+
+    Callers that ignore the error (``d, _ := base64.StdEncoding.DecodeString(v)``) keep these.
+    """
+    src = values.to_bytes(s)
+    out = bytearray()
+    si = 0
+    try:
+        while si < len(src):
+            si = _quantum(src, si, out)
+    except errors.GoError:
+        pass
+    return bytes(out)

@@ -24,7 +24,7 @@ from typing import Any
 
 from crossfn.gocompat import strconv, values
 
-__all__ = ["sprint", "sprintf"]
+__all__ = ["sprint", "sprint_args", "sprintf", "sprintln"]
 
 _MAX_RUNE = 0x10FFFF
 _U64 = (1 << 64) - 1  # Go converts integers to uint64 for %c, %q and %U
@@ -42,6 +42,32 @@ def sprint(v: Any) -> str:
     if isinstance(v, str):
         return v
     return sprintf("%v", v)
+
+
+def sprint_args(*args: Any) -> str:
+    """Go's ``fmt.Sprint(args...)``: a space between two operands when neither is a string."""
+    p = _Printer()
+    prev_string = False
+    for k, arg in enumerate(args):
+        is_string = isinstance(arg, str)
+        if k and not is_string and not prev_string:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+        prev_string = is_string
+    return "".join(p.buf)
+
+
+def sprintln(*args: Any) -> str:
+    """Go's ``fmt.Sprintln(args...)``: operands separated by spaces, then a newline."""
+    p = _Printer()
+    for k, arg in enumerate(args):
+        if k:
+            p.buf.append(" ")
+        p.f = _Flags()
+        p.print_arg(arg, "v")
+    p.buf.append("\n")
+    return "".join(p.buf)
 
 
 @dataclasses.dataclass
@@ -246,6 +272,8 @@ class _Printer:
                 self.buf.append("interface {}(nil)")
             else:
                 self._fmt_s("<nil>")
+        elif isinstance(v, values.GoNamed):
+            self._print_named(v, verb, depth)
         elif isinstance(v, bool):
             if verb in "tv":
                 self._pad("true" if v else "false")
@@ -257,6 +285,8 @@ class _Printer:
             self._fmt_float(v, verb)
         elif isinstance(v, str):
             self._fmt_string(v, verb)
+        elif isinstance(v, complex):
+            self._fmt_complex(v, verb)
         elif isinstance(v, Mapping):
             self._print_map(v, verb, depth)
         elif isinstance(v, list | tuple):
@@ -264,10 +294,41 @@ class _Printer:
         else:
             self._bad_verb(verb, v)
 
+    def _print_named(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """A named type: its ``String()`` for the string verbs (Go's handleMethods), else its value."""
+        text = v.go_string()
+        if text is not None and verb in "vsxXq" and not self.f.sharp_v:
+            self._fmt_string(text, verb)
+        elif isinstance(v, int):
+            self._fmt_integer(int(v), verb, v)
+        elif isinstance(v, str):
+            self._fmt_string(str(v), verb)  # a named string type: its value
+        else:
+            self._print_struct(v, verb, depth)
+
+    def _print_struct(self, v: values.GoNamed, verb: str, depth: int) -> None:
+        """``{f1 f2}``, ``{Name:f1 ...}`` with ``%+v``, ``&`` before a pointer at the top level.
+
+        Only exported fields are modelled, and ``%#v`` prints ``type{Name:value, ...}`` without
+        Go's GoStringer (``time.Date(...)``); both are rare in what templates print.
+        """
+        fields = v.go_fields()
+        if self.f.sharp_v:
+            self.buf.append(v.go_type.lstrip("*") + "{")
+        else:
+            self.buf.append("&{" if v.go_kind == "ptr" and depth == 0 else "{")
+        for k, (name, field) in enumerate(fields.items()):
+            if k:
+                self.buf.append(", " if self.f.sharp_v else " ")
+            if self.f.plus_v or self.f.sharp_v:
+                self.buf.append(name + ":")
+            self._print_value(field, verb, depth + 1)
+        self.buf.append("}")
+
     def _print_map(self, m: Mapping[Any, Any], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("map[string]interface {}{" if sharp_v else "map[")
-        for k, key in enumerate(sorted(m, key=lambda s: values.to_bytes(str(s)))):
+        self.buf.append(values.type_name(m) + "{" if sharp_v else "map[")
+        for k, key in enumerate(sorted(m, key=values.map_key_order)):
             if k:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(key, verb, depth + 1)
@@ -277,12 +338,31 @@ class _Printer:
 
     def _print_list(self, items: list[Any] | tuple[Any, ...], verb: str, depth: int) -> None:
         sharp_v = self.f.sharp_v
-        self.buf.append("[]interface {}{" if sharp_v else "[")
+        if isinstance(items, values.GoSlice) and items.elem == "uint8" and verb in "sqxX":
+            self._fmt_string(values.from_bytes(bytes(int(b) for b in items)), verb)  # Go's fmtBytes
+            return
+        if sharp_v and values.is_nil(items):
+            self.buf.append(values.type_name(items) + "(nil)")
+            return
+        self.buf.append(values.type_name(items) + "{" if sharp_v else "[")
         for k, item in enumerate(items):
             if k:
                 self.buf.append(", " if sharp_v else " ")
             self._print_value(item, verb, depth + 1)
         self.buf.append("}" if sharp_v else "]")
+
+    def _fmt_complex(self, v: complex, verb: str) -> None:
+        """Go's ``fmtComplex``: ``(real+imagi)``, the imaginary part always signed."""
+        if verb not in "vbgGxXfFeE":
+            self._bad_verb(verb, v)
+            return
+        plus = self.f.plus
+        self.buf.append("(")
+        self._fmt_float(v.real, verb)
+        self.f.plus = True
+        self._fmt_float(v.imag, verb)
+        self.buf.append("i)")
+        self.f.plus = plus
 
     def _bad_verb(self, verb: str, v: Any, *, top: bool = False) -> None:
         """``%!<verb>(<type>=<value as %v>)``, or ``%!<verb>(<nil>)`` for a nil argument."""

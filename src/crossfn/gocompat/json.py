@@ -27,50 +27,136 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = [
+    "Struct",
+    "marshal",
+    "syntax_error",
+    "type_error",
+    "unmarshal",
+    "unmarshal_array",
+    "unmarshal_object",
+]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
 
 
-def marshal(v: Any) -> str:
-    """Go's ``json.Marshal`` of a value of the Go value model, as text."""
-    out: list[str] = []
-    _encode(v, out)
-    return "".join(out)
+class Struct(dict[str, Any], values.GoNamed):
+    """A Go struct built on the fly: its fields, which JSON writes in the order given (a map's are sorted).
+
+    Still a ``dict``, so code that reads it (or writes it as YAML, where sigs.k8s.io/yaml sorts
+    every key anyway) needs nothing special.
+    """
+
+    __slots__ = ()
+    go_type = "struct"
+
+    def go_fields(self) -> Mapping[str, Any]:
+        return self
 
 
-def _encode(v: Any, out: list[str]) -> None:
-    if v is None:
-        out.append("null")
-    elif isinstance(v, bool):
-        out.append("true" if v else "false")
-    elif isinstance(v, int):
-        out.append(str(int(v)))
-    elif isinstance(v, float):
-        out.append(_float(v))
-    elif isinstance(v, str):
-        out.append(_string(v))
-    elif isinstance(v, Mapping):
-        out.append("{")
-        keys = sorted(v, key=lambda k: values.to_bytes(str(k)))
-        for i, k in enumerate(keys):
-            if i:
-                out.append(",")
-            out.append(_string(str(k)))
-            out.append(":")
-            _encode(v[k], out)
-        out.append("}")
-    elif isinstance(v, list | tuple):
-        out.append("[")
-        for i, item in enumerate(v):
-            if i:
-                out.append(",")
-            _encode(item, out)
-        out.append("]")
-    else:
-        raise errors.GoError(f"json: unsupported type: {values.type_name(v)}")
+def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None) -> str:
+    """Go's ``json.Marshal`` of a value of the Go value model, as text.
+
+    ``escape_html=False`` is an ``Encoder`` with ``SetEscapeHTML(false)`` (``<``, ``>`` and ``&``
+    stay as they are; U+2028 and U+2029 are escaped regardless). ``indent`` is
+    ``json.MarshalIndent(v, "", indent)``. A nil slice is ``null``; a named type writes what its
+    :meth:`~crossfn.gocompat.values.GoNamed.go_json` gives, a struct's fields in their order. A map
+    or list that contains itself fails as Go's does (``encountered a cycle via ...``). The walk
+    keeps its own stack, so nesting as deep as Go's decoder allows encodes too.
+    """
+    encoder = _Encoder(escape_html, indent)
+    encoder.encode(v)
+    return "".join(encoder.out)
+
+
+class _Encoder:
+    """One Marshal: an explicit stack of open containers, so depth is not bounded by Python's recursion."""
+
+    def __init__(self, escape_html: bool, indent: str | None) -> None:
+        self.out: list[str] = []
+        self.escape_html = escape_html
+        self.indent = indent
+        self.open: set[int] = set()  # ids of the maps and lists being written, for cycle detection
+
+    def encode(self, root: Any) -> None:
+        # A frame: (the container's id or 0, an iterator of (key or None, value), closing bracket, depth).
+        stack: list[tuple[int, Any, str, int]] = []
+        pending: list[tuple[str | None, Any]] = [(None, root)]
+        depth = 0
+        first = True
+        while True:
+            if pending:
+                key, value = pending.pop()
+                if not first:
+                    self.out.append(",")
+                if stack:
+                    self._newline(depth)
+                if key is not None:
+                    self.out.append(_string(key, self.escape_html))
+                    self.out.append(": " if self.indent is not None else ":")
+                first = False
+                opened = self._value(value)
+                if opened is not None:
+                    ident, items, close = opened
+                    stack.append((ident, iter(items), close, depth))
+                    depth += 1
+                    first = True
+                continue
+            if not stack:
+                return
+            ident, items, close, outer = stack[-1]
+            item = next(items, None)
+            if item is not None:
+                pending.append(item)
+                continue
+            stack.pop()
+            self.open.discard(ident)
+            if not first:
+                self._newline(outer)
+            self.out.append(close)
+            depth = outer
+            first = False
+
+    def _newline(self, depth: int) -> None:
+        if self.indent is not None:
+            self.out.append("\n" + self.indent * depth)
+
+    def _value(self, v: Any) -> tuple[int, list[tuple[str | None, Any]], str] | None:
+        """Write a scalar, or open a container and return its id, its entries and its closing bracket."""
+        if isinstance(v, values.GoNamed):
+            v = v.go_json()
+            if isinstance(v, Mapping):  # a struct's fields, in declaration order
+                self.out.append("{")
+                return 0, [(str(k), field) for k, field in v.items()], "}"
+        if v is None or values.is_nil(v):
+            self.out.append("null")
+        elif isinstance(v, bool):
+            self.out.append("true" if v else "false")
+        elif isinstance(v, int):
+            self.out.append(str(int(v)))
+        elif isinstance(v, float):
+            self.out.append(_float(v))
+        elif isinstance(v, str):
+            self.out.append(_string(v, self.escape_html))
+        elif isinstance(v, Mapping | list | tuple):
+            return self._container(v)
+        else:
+            raise errors.GoError(f"json: unsupported type: {values.type_name(v)}")
+        return None
+
+    def _container(self, v: Mapping[str, Any] | list[Any] | tuple[Any, ...]) -> tuple[int, list[Any], str]:
+        ident = id(v)
+        if ident in self.open:
+            raise errors.GoError(f"json: unsupported value: encountered a cycle via {values.type_name(v)}")
+        self.open.add(ident)
+        if isinstance(v, Mapping):
+            self.out.append("{")
+            keys = sorted(v, key=lambda k: values.to_bytes(str(k)))
+            return ident, [(str(k), v[k]) for k in keys], "}"
+        self.out.append("[")
+        return ident, [(None, item) for item in v], "]"
 
 
 def _float(f: float) -> str:
@@ -89,13 +175,13 @@ def _float(f: float) -> str:
 _SHORT_ESCAPES = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
 
 
-def _string(s: str) -> str:
+def _string(s: str, escape_html: bool = True) -> str:
     out = ['"']
     for ch in s:
         code = ord(ch)
         if ch in _SHORT_ESCAPES:
             out.append(_SHORT_ESCAPES[ch])
-        elif code < 0x20 or ch in "<>&" or code in (0x2028, 0x2029):
+        elif code < 0x20 or (escape_html and ch in "<>&") or code in (0x2028, 0x2029):
             out.append(f"\\u{code:04x}")
         elif 0xD800 <= code <= 0xDFFF:
             # An invalid UTF-8 byte (or a stray surrogate): Go writes U+FFFD per byte.
@@ -237,8 +323,20 @@ def _quote_char(c: int) -> str:
     return "'" + strconv.quote(chr(c))[1:-1] + "'"
 
 
-def _check_valid(data: bytes) -> None:
-    s = _Scanner(data)
+def syntax_error(data: str) -> tuple[str, int] | None:
+    """Go's ``*json.SyntaxError`` for ``data``, if it is not valid JSON: its text and its ``Offset``
+    (the bytes read, the bad one included); None for valid JSON."""
+    raw = values.to_bytes(data)
+    s = _Scanner(raw)
+    try:
+        _check_valid(raw, s)
+    except errors.GoError as exc:
+        return str(exc), min(s.i + 1, len(raw))
+    return None
+
+
+def _check_valid(data: bytes, s: _Scanner | None = None) -> None:
+    s = s or _Scanner(data)
     stack: list[int] = []  # open containers: ord("{") or ord("[")
     while True:
         _scan_value_start(s, stack)

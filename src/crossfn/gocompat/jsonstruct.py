@@ -37,10 +37,23 @@ function-sdk-go v0.1.0 up to its January 2024 builds call: as strict, but an
 unknown key is skipped.
 
 A type is described by :class:`Struct`, :class:`Slice`, :class:`Map` and
-:class:`Scalar` (``string``, ``bool``, or a named type over one of them, such
-as ``resource.Name``); pointers need no type of their own, since Go reports
-the pointed-to type. :func:`decode` returns the value with only the known
-fields, each under its JSON name, and ``null`` fields left out.
+:class:`Scalar` (``string``, ``bool``, ``uint64``, ``int64``, ``int32``, ``metav1.Time``,
+or a named type over one of them, such as ``resource.Name``); pointers need no
+type of their own, since Go reports the pointed-to type. :func:`decode`
+returns the value with only the known fields, each under its JSON name, and
+``null`` fields left out. A number must be whole and fit its type (``json:
+cannot unmarshal number 1.5 into Go struct field ...``); a ``metav1.Time`` is
+an RFC 3339 string, kept in UTC to the second as Kubernetes writes it.
+
+:func:`encode` writes a decoded value back as ``encoding/json`` marshals the
+struct: a field marked ``omitempty`` is left out when it is empty (``""``, 0,
+``false``, an empty list or map, a nil pointer), one marked ``omitzero`` when
+it is the zero value, and every other field is written, as its zero value
+when it was not set (``""``, 0, ``false``, ``null`` for a nil list, map or
+pointer, and the nested struct's own encoding for a struct). This is how a
+Kubernetes object comes out of a typed Go round trip: unknown keys dropped,
+empty optional fields gone, required ones present (``mode: ""``,
+``pipeline: null``).
 """
 
 from __future__ import annotations
@@ -52,13 +65,17 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.gocompat import json
+from crossfn.gocompat import time as gotime
 
 __all__ = [
     "ANY",
     "BOOL",
+    "INT32",
+    "INT64",
     "LENIENT",
     "STRICT",
     "STRING",
+    "TIME",
     "UINT64",
     "V2",
     "Map",
@@ -67,6 +84,8 @@ __all__ = [
     "Struct",
     "Type",
     "decode",
+    "decode_value",
+    "encode",
 ]
 
 LENIENT = "encoding/json"
@@ -81,7 +100,8 @@ class Scalar:
     """A Go ``string``, ``bool`` or ``uint64``, or a named type over one (``go`` is how ``%v`` of its type prints)."""
 
     kind: str
-    """``"string"``, ``"bool"``, ``"uint64"``, or ``"any"`` (a value kept as it is, such as ``metadata``)."""
+    """``"string"``, ``"bool"``, ``"uint64"``, ``"int64"``, ``"int32"``, ``"time"`` (``metav1.Time``), or
+    ``"any"`` (a value kept as it is, such as ``metadata`` or a ``runtime.RawExtension``)."""
     go: str = ""
 
     @property
@@ -115,6 +135,12 @@ class Struct:
 
     go: str
     fields: Mapping[str, Type]
+    omitempty: frozenset[str] = frozenset()
+    """Fields tagged ``omitempty`` (for :func:`encode`)."""
+    pointers: frozenset[str] = frozenset()
+    """Fields that are pointers: set, even to an empty value, they are written (for :func:`encode`)."""
+    omitzero: frozenset[str] = frozenset()
+    """Fields tagged ``omitzero``, such as ``metadata.creationTimestamp`` (for :func:`encode`)."""
 
     @property
     def name(self) -> str:
@@ -131,7 +157,13 @@ Type = Scalar | Slice | Map | Struct
 STRING = Scalar("string")
 BOOL = Scalar("bool")
 UINT64 = Scalar("uint64")
-ANY = Scalar("any")
+INT64 = Scalar("int64")
+INT32 = Scalar("int32")
+TIME = Scalar("time", "v1.Time")
+ANY = Scalar("any", "interface {}")
+
+_INT_RANGES = {"int64": 2**63, "int32": 2**31}
+_NUMBERS = frozenset({"uint64", *_INT_RANGES})
 
 
 class _Stop(Exception):  # noqa: N818 -- a control-flow signal: strict decoding stops at the first error
@@ -167,8 +199,8 @@ def _mismatch(ctx: _Context, v: object, t: Type, cause: str = "") -> None:
     if ctx.strict:
         ctx.first = errors.GoError(f"json: cannot unmarshal JSON {got} into Go value of type {t.name}{cause}")
         raise _Stop
-    if got == "number":
-        got = f"number {json.marshal(v)}"
+    if got == "number" and isinstance(t, Scalar) and t.kind in _NUMBERS:
+        got = f"number {json.marshal(v)}"  # a number Go cannot store in a number field shows; into another kind, not
     where = f"Go struct field {ctx.struct}.{'.'.join(ctx.stack)}" if ctx.struct or ctx.stack else "Go value"
     ctx.first = errors.GoError(f"json: cannot unmarshal {got} into {where} of type {t.name}")
 
@@ -187,6 +219,35 @@ def _uint64(v: Any, t: Scalar, ctx: _Context) -> int | None:
     return int(v)
 
 
+def _int(v: object, t: Scalar, ctx: _Context) -> int | None:
+    """A whole number that fits ``t``; else Go's error, which quotes the number as JSON wrote it."""
+    if isinstance(v, bool) or not isinstance(v, int | float):
+        _mismatch(ctx, v, t)
+        return None
+    bound = _INT_RANGES[t.kind]
+    whole = None if isinstance(v, float) and not v.is_integer() else int(v)
+    if whole is None or not -bound <= whole < bound:
+        _mismatch(ctx, v, t)
+        return None
+    return whole
+
+
+def _time(v: object, ctx: _Context) -> str | None:
+    """``metav1.Time.UnmarshalJSON``: an RFC 3339 string, written back in UTC to the second."""
+    if not isinstance(v, str):
+        if ctx.first is None:
+            ctx.first = errors.GoError(
+                f"json: cannot unmarshal {_json_kind(v, False)} into Go value of type string"
+            )
+        return None
+    try:
+        return gotime.format_rfc3339(gotime.parse_rfc3339(v))
+    except errors.GoError as exc:
+        if ctx.first is None:
+            ctx.first = exc
+        return None
+
+
 def _field(st: Struct, key: str, strict: bool) -> str | None:
     if key in st.fields or strict:
         return key if key in st.fields else None
@@ -202,6 +263,10 @@ def _value(v: Any, t: Type, ctx: _Context) -> Any:
     if isinstance(t, Scalar):
         if t.kind == "uint64":
             return _uint64(v, t, ctx)
+        if t.kind in _INT_RANGES:
+            return _int(v, t, ctx)
+        if t.kind == "time":
+            return _time(v, ctx)
         ok = isinstance(v, bool) if t.kind == "bool" else isinstance(v, str)
         if ok:
             return v
@@ -253,4 +318,72 @@ def decode(v: Mapping[str, Any], st: Struct, *, decoder: str) -> dict[str, Any]:
         out = _struct(v, st, ctx)
     if ctx.first is not None:
         raise ctx.first
+    return out
+
+
+def decode_value(v: Any, t: Type, *, decoder: str) -> Any:
+    """Decode the JSON value ``v`` into a Go value of type ``t`` (not only a struct), as :func:`decode` does.
+
+    A mismatch at the top is ``json: cannot unmarshal number into Go value of type map[string]interface {}``.
+    """
+    ctx = _Context(strict=decoder in (STRICT, V2), reject_unknown=decoder == STRICT)
+    out = None
+    with contextlib.suppress(_Stop):
+        out = _value(v, t, ctx)
+    if ctx.first is not None:
+        raise ctx.first
+    return out
+
+
+def _zero(t: Type) -> Any:
+    """What ``encoding/json`` writes for an unset field of type ``t`` that is written."""
+    if isinstance(t, Struct):
+        return encode({}, t)
+    if isinstance(t, Scalar):
+        return {"string": "", "bool": False, "int64": 0, "int32": 0}.get(t.kind)
+    return None  # a nil list, map, pointer, interface, and a zero metav1.Time (its MarshalJSON writes null)
+
+
+def _empty(value: Any) -> bool:
+    """Go's ``omitempty`` test on a decoded value: ``""``, 0, ``false``, an empty list or map."""
+    return value is False or value in ("", [], {}) or (type(value) is int and value == 0)
+
+
+def _is_struct(t: Type) -> bool:
+    """Whether Go's type is a struct, which ``omitempty`` never leaves out (``metav1.Time`` is one)."""
+    return isinstance(t, Struct) or t == TIME
+
+
+def _encode_value(v: Any, t: Type) -> Any:
+    if v is None:
+        return _zero(t)  # a null list item or map value decodes to its zero value
+    if isinstance(t, Struct) and isinstance(v, Mapping):
+        return encode(v, t)
+    if isinstance(t, Slice) and isinstance(v, list):
+        return [_encode_value(item, t.elem) for item in v]
+    if isinstance(t, Map) and isinstance(v, Mapping):
+        return {k: _encode_value(item, t.elem) for k, item in v.items()}
+    return v
+
+
+def encode(v: Mapping[str, Any], st: Struct) -> dict[str, Any]:
+    """``v`` (as :func:`decode` returned it) marshalled as ``encoding/json`` writes ``st``; see the module docstring."""
+    out: dict[str, Any] = {}
+    for name, t in st.fields.items():
+        if name not in v:
+            if name in st.omitempty and (name in st.pointers or not _is_struct(t)):
+                continue
+            if name in st.omitzero:
+                continue
+            out[name] = None if name in st.pointers else _zero(t)
+            continue
+        value = _encode_value(v[name], t)
+        if name in st.pointers:
+            out[name] = value
+            continue
+        if name in st.omitempty and not _is_struct(t) and _empty(value):
+            continue
+        if name in st.omitzero and value == _zero(t):
+            continue
+        out[name] = value
     return out

@@ -19,13 +19,14 @@ the code-point path is only for subjects with invalid bytes.
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import re2
 
 from crossfn import errors
-from crossfn.gocompat import values
+from crossfn.gocompat import unicode, values
 
-__all__ = ["Regexp", "compile"]
+__all__ = ["Regexp", "compile", "quote_meta"]
 
 # RE2's error texts, as the Python binding reports them, and Go's names for the
 # same error codes (regexp/syntax ErrorCode).
@@ -97,6 +98,193 @@ class Regexp:
             return None
         spans = [t.span(g) for g in range(self.num_subexp + 1)]
         return [s[a:b] if a >= 0 else "" for a, b in spans]
+
+    def find_string(self, s: str) -> str:
+        """The leftmost match, ``""`` when none (Go's ``FindString``)."""
+        found = self.find_string_submatch(s)
+        return found[0] if found else ""
+
+    def find_all_string(self, s: str, n: int) -> list[str] | None:
+        """Go's ``FindAllString``: at most ``n`` successive matches (all when negative), None when none.
+
+        An empty match right after the previous match is skipped, as Go does (Python's ``re``
+        keeps it).
+        """
+        subject = _Subject(self, s)
+        found = [subject.text(span[0]) for span in subject.all_matches(n)]
+        return found or None
+
+    def find_all_string_submatch(self, s: str, n: int) -> list[list[str]] | None:
+        """Go's ``FindAllStringSubmatch``: each match with its groups (``""`` for one that took no part)."""
+        subject = _Subject(self, s)
+        found = [
+            [subject.text(span) if span[0] >= 0 else "" for span in spans] for spans in subject.all_matches(n)
+        ]
+        return found or None
+
+    def replace_all_string(self, src: str, repl: str, *, literal: bool = False) -> str:
+        """Go's ``ReplaceAllString`` (``ReplaceAllLiteralString`` with ``literal``): ``$1``, ``${name}``
+        and ``$$`` expand as Go's ``Expand`` does, a malformed ``$`` stays as text."""
+        subject = _Subject(self, src)
+        out: list[str] = []
+        last, pos, end = 0, 0, subject.length
+        while pos <= end:
+            spans = subject.match(pos)
+            if spans is None:
+                break
+            start, stop = spans[0]
+            out.append(subject.slice(last, start))
+            if stop > last or start == 0:
+                out.append(repl if literal else self._expand(repl, subject, spans))
+            last = stop
+            width = subject.width(pos)
+            if pos + width > stop:
+                pos += width
+            elif pos + 1 > stop:
+                pos += 1
+            else:
+                pos = stop
+        out.append(subject.slice(last, end))
+        return "".join(out)
+
+    def _expand(self, template: str, subject: _Subject, spans: list[tuple[int, int]]) -> str:
+        out: list[str] = []
+        names = {name: index for index, name in enumerate(self.subexp_names) if name}
+        while template:
+            before, dollar, after = template.partition("$")
+            if not dollar:
+                break
+            out.append(before)
+            template = after
+            if template[:1] == "$":
+                out.append("$")
+                template = template[1:]
+                continue
+            extracted = _extract(template)
+            if extracted is None:
+                out.append("$")
+                continue
+            name, num, template = extracted
+            index = num if num >= 0 else names.get(name, -1)
+            if 0 <= index < len(spans) and spans[index][0] >= 0:
+                out.append(subject.text(spans[index]))
+        out.append(template)
+        return "".join(out)
+
+    def split(self, s: str, n: int) -> list[str] | None:
+        """Go's ``Split``: at most ``n`` pieces (all when negative); None, Go's nil, when ``n`` is 0."""
+        if n == 0:
+            return None
+        if self.expr and not s:
+            return [""]
+        subject = _Subject(self, s)
+        pieces: list[str] = []
+        begin = end = 0
+        for spans in subject.all_matches(n):
+            if n > 0 and len(pieces) == n - 1:
+                break
+            end = spans[0][0]
+            if spans[0][1] != 0:
+                pieces.append(subject.slice(begin, end))
+            begin = spans[0][1]
+        if end != subject.length:
+            pieces.append(subject.slice(begin, subject.length))
+        return pieces
+
+
+class _Subject:
+    """A Go string as RE2 matches it: UTF-8 bytes when valid, else code points with each invalid
+    byte shown as U+FFFD (one code point per byte, so positions slice the original)."""
+
+    def __init__(self, regexp: Regexp, s: str) -> None:
+        self.original = s
+        self.invalid = _has_invalid_bytes(s)
+        if self.invalid:
+            shown = "".join("\ufffd" if "\ud800" <= c <= "\udfff" else c for c in s)
+            if regexp._text_re is None:
+                regexp._text_re = re2.compile(regexp.expr, _OPTIONS)
+            self.re: Any = regexp._text_re
+            self.subject: Any = shown
+        else:
+            self.re = regexp._re
+            self.subject = s.encode()
+        self.length = len(self.subject)
+        self.groups = regexp.num_subexp
+
+    def match(self, pos: int) -> list[tuple[int, int]] | None:
+        m = self.re.search(self.subject, pos)
+        if m is None:
+            return None
+        return [m.span(g) for g in range(self.groups + 1)]
+
+    def width(self, pos: int) -> int:
+        """The width of the rune at ``pos`` (0 at the end), as Go steps over it."""
+        if pos >= self.length:
+            return 0
+        if self.invalid:
+            return 1
+        lead = self.subject[pos]
+        return 1 if lead < 0xC0 else 2 if lead < 0xE0 else 3 if lead < 0xF0 else 4
+
+    def all_matches(self, n: int) -> list[list[tuple[int, int]]]:
+        """Go's ``allMatches``: successive matches, stepping one rune past an empty one."""
+        if n < 0:
+            n = self.length + 1
+        found: list[list[tuple[int, int]]] = []
+        pos, prev_end = 0, -1
+        while len(found) < n and pos <= self.length:
+            spans = self.match(pos)
+            if spans is None:
+                break
+            start, stop = spans[0]
+            accept = True
+            if stop == pos:
+                if start == prev_end:
+                    accept = False
+                width = self.width(pos)
+                pos = pos + width if width else self.length + 1
+            else:
+                pos = stop
+            prev_end = stop
+            if accept:
+                found.append(spans)
+        return found
+
+    def slice(self, start: int, stop: int) -> str:
+        if self.invalid:
+            return str(self.original[start:stop])
+        return str(self.subject[start:stop].decode())
+
+    def text(self, span: tuple[int, int]) -> str:
+        return self.slice(*span)
+
+
+def _extract(template: str) -> tuple[str, int, str] | None:
+    """Go's ``extract``: the name after ``$`` (``1``, ``name``, ``{name}``), its number or -1, the rest."""
+    brace = template[:1] == "{"
+    body = template[1:] if brace else template
+    i = 0
+    while i < len(body) and (unicode.is_letter(body[i]) or unicode.is_digit(body[i]) or body[i] == "_"):
+        i += 1
+    if i == 0:
+        return None
+    name = body[:i]
+    if brace:
+        if body[i : i + 1] != "}":
+            return None
+        i += 1
+    num = -1
+    if name.isascii() and name.isdigit() and len(name) <= 9 and not (name[0] == "0" and len(name) > 1):
+        num = int(name)
+    return name, num, body[i:]
+
+
+_META = frozenset("\\.+*?()|[]{}^$")
+
+
+def quote_meta(s: str) -> str:
+    """Go's ``QuoteMeta``: every regexp metacharacter escaped."""
+    return "".join("\\" + c if c in _META else c for c in s)
 
 
 def _has_invalid_bytes(s: str) -> bool:

@@ -22,13 +22,18 @@ from crossfn import errors
 __all__ = [
     "can_backquote",
     "format_float",
+    "format_int",
     "is_print",
     "parse_bool",
     "parse_float",
     "parse_int",
+    "parse_int_base",
+    "parse_uint",
     "quote",
     "quote_rune",
     "shortest_digits",
+    "unquote",
+    "unquote_char",
 ]
 
 _INT64_MIN = -(1 << 63)
@@ -192,6 +197,109 @@ def parse_int(s: str) -> int:
     return n
 
 
+def parse_int_base(s: str, base: int, bit_size: int = 64) -> int:
+    """Go's ``strconv.ParseInt(s, base, bitSize)``; base 0 reads ``0x``, ``0o``, ``0b`` and ``0`` prefixes
+    and ``_`` separators, as ``cast.ToInt`` relies on (``"08"`` is invalid octal)."""
+    if not s:
+        raise _num_error("ParseInt", s, "invalid syntax")
+    negative = s[0] == "-"
+    body = s[1:] if s[0] in "+-" else s
+    try:
+        magnitude = _parse_uint(body, base, bit_size)
+    except _NumRangeError:
+        magnitude = 1 << 64
+    except errors.GoError as exc:
+        raise _num_error("ParseInt", s, str(exc).rsplit(": ", 1)[-1]) from None
+    cutoff = 1 << (bit_size - 1)
+    if (not negative and magnitude >= cutoff) or (negative and magnitude > cutoff):
+        raise _num_error("ParseInt", s, "value out of range")
+    return -magnitude if negative else magnitude
+
+
+def parse_uint(s: str, base: int, bit_size: int = 64) -> int:
+    """Go's ``strconv.ParseUint(s, base, bitSize)``."""
+    try:
+        return _parse_uint(s, base, bit_size)
+    except _NumRangeError:
+        raise _num_error("ParseUint", s, "value out of range") from None
+
+
+class _NumRangeError(Exception):
+    """ParseUint's ErrRange, which ParseInt turns into its own out-of-range error."""
+
+
+def _num_error(func: str, s: str, reason: str) -> errors.GoError:
+    return errors.GoError(f"strconv.{func}: parsing {quote(s)}: {reason}")
+
+
+def _parse_uint(s: str, base: int, bit_size: int) -> int:
+    if not s:
+        raise _num_error("ParseUint", s, "invalid syntax")
+    original, base0 = s, base == 0
+    if base0:
+        base = 10
+        if s[0] == "0":
+            prefix = s[1:2].lower()
+            if len(s) >= 3 and prefix in ("b", "o", "x"):
+                base, s = {"b": 2, "o": 8, "x": 16}[prefix], s[2:]
+            else:
+                base, s = 8, s[1:]
+    elif not 2 <= base <= 36:
+        raise _num_error("ParseUint", original, f"invalid base {base}")
+    limit = (1 << bit_size) - 1
+    n, underscores = 0, False
+    for c in s:
+        if c == "_" and base0:
+            underscores = True
+            continue
+        d = _DIGIT_VALUES.get(c.lower(), 99)
+        if d >= base:
+            raise _num_error("ParseUint", original, "invalid syntax")
+        n = n * base + d
+        if n > limit:
+            raise _NumRangeError
+    if underscores and not _underscore_ok(original):
+        raise _num_error("ParseUint", original, "invalid syntax")
+    return n
+
+
+_DIGIT_VALUES = {c: i for i, c in enumerate("0123456789abcdefghijklmnopqrstuvwxyz")}
+
+
+def _underscore_ok(s: str) -> bool:
+    """Go's ``underscoreOK``: each ``_`` sits between digits (a base prefix counts as one)."""
+    if s[:1] in ("+", "-"):
+        s = s[1:]
+    saw, i, hexadecimal = "^", 0, False
+    if len(s) >= 2 and s[0] == "0" and s[1].lower() in "box":
+        i, saw, hexadecimal = 2, "0", s[1].lower() == "x"
+    for c in s[i:]:
+        if (c.isdigit() and c.isascii()) or (hexadecimal and c.lower() in "abcdef"):
+            saw = "0"
+        elif c == "_":
+            if saw != "0":
+                return False
+            saw = "_"
+        elif saw == "_":
+            return False
+        else:
+            saw = "!"
+    return saw != "_"
+
+
+def format_int(n: int, base: int) -> str:
+    """Go's ``strconv.FormatInt(n, base)``, lower-case digits."""
+    if base == 10:
+        return str(n)
+    digits, magnitude = [], abs(n)
+    while True:
+        magnitude, d = divmod(magnitude, base)
+        digits.append("0123456789abcdefghijklmnopqrstuvwxyz"[d])
+        if not magnitude:
+            break
+    return ("-" if n < 0 else "") + "".join(reversed(digits))
+
+
 def parse_bool(s: str) -> bool:
     """Go's ``strconv.ParseBool``."""
     if s in ("1", "t", "T", "TRUE", "true", "True"):
@@ -295,3 +403,84 @@ def can_backquote(s: str) -> bool:
         if (code < 0x20 and ch != "\t") or code == 0x7F:
             return False
     return True
+
+
+_SIMPLE_UNESCAPES = {"a": 7, "b": 8, "f": 12, "n": 10, "r": 13, "t": 9, "v": 11, "\\": 92}
+
+
+def unquote_char(s: str, quote_char: str) -> tuple[str, str]:
+    """Go's ``strconv.UnquoteChar``: the first character (or escape) of ``s`` and the rest.
+
+    A ``\\xNN`` or octal escape is one byte, which may not be UTF-8 on its own:
+    it comes back as a lone surrogate (the ``surrogateescape`` convention of
+    :mod:`crossfn.gocompat.values`) when it is 0x80 or more. ``invalid syntax``
+    (Go's ``strconv.ErrSyntax``) for a bad escape.
+    """
+    if not s:
+        raise errors.GoError("invalid syntax")
+    c = s[0]
+    if c == quote_char and quote_char in "'\"":
+        raise errors.GoError("invalid syntax")
+    if c != "\\":
+        return c, s[1:]
+    if len(s) <= 1:
+        raise errors.GoError("invalid syntax")
+    e, rest = s[1], s[2:]
+    if e in _SIMPLE_UNESCAPES:
+        return chr(_SIMPLE_UNESCAPES[e]), rest
+    if e in "xuU":
+        n = {"x": 2, "u": 4, "U": 8}[e]
+        digits = rest[:n]
+        if len(digits) < n or any(d not in "0123456789abcdefABCDEF" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 16)
+        if e == "x":
+            return _byte_char(v), rest[n:]
+        if v > _MAX_RUNE or 0xD800 <= v <= 0xDFFF:
+            raise errors.GoError("invalid syntax")
+        return chr(v), rest[n:]
+    if "0" <= e <= "7":
+        digits = s[1:4]
+        if len(digits) < 3 or any(not "0" <= d <= "7" for d in digits):
+            raise errors.GoError("invalid syntax")
+        v = int(digits, 8)
+        if v > 255:
+            raise errors.GoError("invalid syntax")
+        return _byte_char(v), s[4:]
+    if e in "'\"":
+        if e != quote_char:
+            raise errors.GoError("invalid syntax")
+        return e, rest
+    raise errors.GoError("invalid syntax")
+
+
+def _byte_char(v: int) -> str:
+    return chr(v) if v < 0x80 else chr(0xDC00 + v)
+
+
+def unquote(s: str) -> str:
+    """Go's ``strconv.Unquote`` for a double-quoted or backquoted string literal.
+
+    A raw (backquoted) string loses its carriage returns, as Go's does; a
+    quoted one may not hold a newline. ``invalid syntax`` otherwise.
+    """
+    if len(s) < 2 or s[0] != s[-1] or s[0] not in "\"`'":
+        raise errors.GoError("invalid syntax")
+    quote_char, body = s[0], s[1:-1]
+    if quote_char == "`":
+        if "`" in body:
+            raise errors.GoError("invalid syntax")
+        return body.replace("\r", "")
+    if "\n" in body:
+        raise errors.GoError("invalid syntax")
+    if "\\" not in body and quote_char not in body:
+        if quote_char == "'" and len(body) != 1:
+            raise errors.GoError("invalid syntax")
+        return body
+    out = []
+    while body:
+        ch, body = unquote_char(body, quote_char)
+        out.append(ch)
+        if quote_char == "'" and body:
+            raise errors.GoError("invalid syntax")
+    return "".join(out)

@@ -1,15 +1,15 @@
-"""Go's ``strings.ToUpper`` and ``strings.ToLower``: per-rune simple case mapping.
+"""Go's ``strings`` package where Python's ``str`` methods give other results.
+
+Case mapping (``ToUpper``, ``ToLower``, ``Title``) is per rune, with simple mappings;
+``TrimSpace`` trims Go's White_Space, not ``str.isspace``'s; ``Split`` with an empty separator
+splits into runes where ``str.split`` raises; ``Repeat`` panics as Go does on a negative count.
 
 Go maps each code point on its own with Unicode's *simple* case mapping
 (UnicodeData.txt), so ``ToUpper("straße")`` is ``"STRAßE"`` and
 ``ToLower("ΣΑΣ")`` is ``"σασ"`` (upstream pt-9 item 16).
 Python's ``str.upper``/``str.lower`` apply the *full* mapping (SpecialCasing:
-``ß`` becomes ``SS``) and context rules (final sigma). Mapping one character at a
-time removes the context rules; where the full mapping of a single character is
-longer than one character, the simple mapping is taken from the tables below,
-which list every such character (checked against UnicodeData 14.0, the version
-of Python 3.11's ``unicodedata``). Go 1.21+ uses Unicode 15.0, which adds no case
-pairs among these characters.
+``ß`` becomes ``SS``) and context rules (final sigma). Mapping one rune at a
+time with :mod:`crossfn.gocompat.unicode` removes both.
 
 Invalid UTF-8 bytes (carried as lone surrogates, :mod:`crossfn.gocompat.values`)
 become U+FFFD, as Go's ``strings.Map`` writes them.
@@ -17,45 +17,86 @@ become U+FFFD, as Go's ``strings.Map`` writes them.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from crossfn.gocompat import gofunc, unicode, values
 
-__all__ = ["to_lower", "to_upper"]
+__all__ = ["repeat", "split", "split_n", "title", "to_lower", "to_upper", "trim_space"]
 
-# Characters whose full uppercase mapping is several characters, but whose
-# simple mapping is another single character: Greek letters with ypogegrammeni
-# map to their titlecase forms. Every other such character (ß, ŉ, ǰ, ﬁ, ...)
-# has no simple uppercase mapping and is kept.
-_SIMPLE_UPPER: dict[str, str] = {
-    **{chr(c): chr(c + 8) for start in (0x1F80, 0x1F90, 0x1FA0) for c in range(start, start + 8)},
-    "\u1fb3": "\u1fbc",
-    "\u1fc3": "\u1fcc",
-    "\u1ff3": "\u1ffc",
-}
-
-# The one character whose full lowercase mapping is several characters:
-# U+0130 LATIN CAPITAL LETTER I WITH DOT ABOVE, simple lowercase U+0069.
-_SIMPLE_LOWER: dict[str, str] = {"\u0130": "i"}
+_INT64_MAX = (1 << 63) - 1
 
 
 def to_upper(s: str) -> str:
     """Go's ``strings.ToUpper``."""
     if s.isascii():
         return s.upper()
-    return "".join(_map_rune(c, str.upper, _SIMPLE_UPPER) for c in s)
+    return "".join(unicode.to_upper(c) for c in s)
 
 
 def to_lower(s: str) -> str:
     """Go's ``strings.ToLower``."""
     if s.isascii():
         return s.lower()
-    return "".join(_map_rune(c, str.lower, _SIMPLE_LOWER) for c in s)
+    return "".join(unicode.to_lower(c) for c in s)
 
 
-def _map_rune(c: str, full: Callable[[str], str], simple: Mapping[str, str]) -> str:
-    """One rune mapped as Go maps it: a surrogate is U+FFFD; Python's mapping when it is one rune, else Go's ``simple`` one."""
-    if "\ud800" <= c <= "\udfff":
-        return "\ufffd"
-    mapped = full(c)
-    if len(mapped) == 1:
-        return mapped
-    return simple.get(c, c)
+def title(s: str) -> str:
+    """Go's ``strings.Title`` (deprecated upstream, still Sprig's ``title``): title-case the first
+    rune of each word; a word starts after a separator (not an ASCII letter, digit or ``_``, and
+    not a Unicode letter or digit unless it is a space)."""
+    out: list[str] = []
+    prev = " "
+    for c in s:
+        out.append(unicode.to_title(c) if _is_separator(prev) else _rune(c))
+        prev = c
+    return "".join(out)
+
+
+def _is_separator(c: str) -> bool:
+    if c.isascii():
+        return not (c.isalnum() or c == "_")
+    if unicode.is_letter(c) or unicode.is_digit(c):
+        return False
+    return unicode.is_space(c)
+
+
+def _rune(c: str) -> str:
+    """A rune as ``strings.Map`` writes it back: an invalid byte becomes U+FFFD."""
+    return "\ufffd" if "\ud800" <= c <= "\udfff" else c
+
+
+def trim_space(s: str) -> str:
+    """Go's ``strings.TrimSpace``: leading and trailing White_Space runes removed."""
+    start, end = 0, len(s)
+    while start < end and unicode.is_space(s[start]):
+        start += 1
+    while end > start and unicode.is_space(s[end - 1]):
+        end -= 1
+    return s[start:end]
+
+
+def split(s: str, sep: str) -> list[str]:
+    """Go's ``strings.Split``: an empty ``sep`` splits after each rune (each invalid byte alone)."""
+    return split_n(s, sep, -1) or []
+
+
+def split_n(s: str, sep: str, n: int) -> list[str] | None:
+    """Go's ``strings.SplitN``: at most ``n`` parts (all when negative); None, Go's nil, when 0."""
+    if n == 0:
+        return None
+    if sep == "":
+        runes = list(s)
+        if n < 0 or n >= len(runes):
+            return runes
+        return [*runes[: n - 1], "".join(runes[n - 1 :])]
+    if n < 0:
+        return s.split(sep)
+    return s.split(sep, n - 1)
+
+
+def repeat(s: str, count: int) -> str:
+    """Go's ``strings.Repeat``; a negative count or an int64 overflow panics with Go's text."""
+    if count < 0:
+        raise gofunc.Panic("strings: negative Repeat count")
+    size = len(values.to_bytes(s))
+    if count and size > _INT64_MAX // count:
+        raise gofunc.Panic("strings: Repeat output length overflow")
+    return s * count

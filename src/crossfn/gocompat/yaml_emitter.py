@@ -64,11 +64,15 @@ def _printable(ch: str) -> bool:
 
 
 class _Analysis:
-    """What the emitter may do with one scalar: which styles it allows."""
+    """What the emitter may do with one scalar: which styles it allows.
+
+    ``tabs``: go-yaml v3's rule for a tab (no plain or single-quoted scalar, but a literal
+    block may hold one); for libyaml and go-yaml v2 a tab is a special character (double quotes).
+    """
 
     __slots__ = ("block", "multiline", "plain", "single")
 
-    def __init__(self, value: str) -> None:
+    def __init__(self, value: str, *, tabs: bool = False) -> None:
         if not value:
             self.multiline, self.plain, self.single, self.block = False, True, True, False
             return
@@ -76,7 +80,7 @@ class _Analysis:
             # Most Kubernetes strings: nothing an indicator scan could object to.
             self.multiline, self.plain, self.single, self.block = False, True, True, True
             return
-        block_ind = line_breaks = special = False
+        block_ind = line_breaks = special = tab = False
         leading_space = leading_break = trailing_space = trailing_break = False
         break_space = space_break = previous_space = previous_break = False
         if value.startswith(("---", "...")):
@@ -91,7 +95,9 @@ class _Analysis:
                     block_ind = True
             elif (ch == ":" and followed_by_ws) or (ch == "#" and preceded_by_ws):
                 block_ind = True
-            if not _printable(ch):
+            if tabs and ch == "\t":
+                tab = True
+            elif not _printable(ch):
                 special = True
             if ch == " ":
                 leading_space = leading_space or i == 0
@@ -117,6 +123,8 @@ class _Analysis:
             self.plain = self.single = False
         if space_break or special:
             self.plain = self.single = self.block = False
+        if tab:
+            self.plain = self.single = False
         if line_breaks or block_ind:
             self.plain = False
 

@@ -58,8 +58,11 @@ from crossfn.gocompat import _yaml_events, _yaml_resolve, strconv
 __all__ = [
     "MAX_DEPTH",
     "MAX_FILE_BYTES",
+    "PLAIN_TAG",
     "Loader",
     "allowed_alias_ratio",
+    "compose_first",
+    "go_message",
     "key_string",
     "load_all",
     "plain_value",
@@ -83,6 +86,8 @@ _Base: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 _PLAIN = "tag:crossfn.io,2026:go-plain"
 """The tag :class:`Loader` gives every plain scalar: resolved by go-yaml's rules when constructed."""
 _MERGE = "tag:yaml.org,2002:merge"
+PLAIN_TAG = _PLAIN
+"""The tag of an unquoted scalar in :func:`compose_first`'s nodes (an explicit tag keeps its own)."""
 _LONG_TAG = "tag:yaml.org,2002:"
 
 
@@ -389,6 +394,30 @@ def _load_nodes(text: str) -> list[Any]:
         loader.dispose()
 
 
+def compose_first(text: str) -> yaml.Node | None:
+    """The node graph of the first document of ``text`` (None when there is none), within go-yaml's bounds.
+
+    For readers with rules of their own (go-yaml v3's, :mod:`crossfn.gocompat.yaml_v3`): an unquoted
+    scalar's tag is :data:`PLAIN_TAG`, a ``<<`` key's YAML's merge tag, anything else its explicit
+    tag or the default one; later documents are not read, as Go's ``yaml.Unmarshal`` reads only the
+    first. Raises :class:`~crossfn.errors.InputError` for a syntax error (``line L column C: ...``), a
+    document nested deeper than :data:`MAX_DEPTH`, or one whose aliases do too much of the decoding.
+    """
+    _check_depth(text)
+    loader = Loader(text)
+    try:
+        if not loader.check_node():
+            return None
+        node: yaml.Node = loader.get_node()
+    except yaml.YAMLError as exc:
+        raise errors.InputError(_problem(exc)) from exc
+    finally:
+        loader.dispose()
+    if _may_alias(text):
+        _check_aliases(node)
+    return node
+
+
 def _to_json(value: Any) -> Any:
     """A value from :func:`_load_nodes` as a YAML -> JSON -> object round trip returns it."""
     if isinstance(value, dict):
@@ -412,6 +441,51 @@ def _problem(exc: yaml.YAMLError) -> str:
     if mark is not None:
         return f"line {mark.line + 1} column {mark.column + 1}: {problem}"
     return problem
+
+
+_GO_PROBLEMS: tuple[tuple[str, str, str], ...] = (
+    # (PyYAML's problem starts with, in the context of (or ""), libyaml's text)
+    ("found character", "", "found character that cannot start any token"),
+    ("mapping values are not allowed", "", "mapping values are not allowed in this context"),
+    ("block sequence entries are not allowed", "", "block sequence entries are not allowed in this context"),
+    ("found unknown escape character", "", "found unknown escape character"),
+    ("expected alphabetic or numeric character", "", "did not find expected alphabetic or numeric character"),
+    ("expected a comment or a line break", "", "did not find expected comment or line break"),
+    ("expected <block end>", "while parsing a block mapping", "did not find expected key"),
+    ("expected <block end>", "while parsing a block collection", "did not find expected '-' indicator"),
+    ("expected ',' or ']'", "", "did not find expected ',' or ']'"),
+    ("expected ',' or '}'", "", "did not find expected ',' or '}'"),
+    ("expected the node content", "", "did not find expected node content"),
+    ("expected '<document start>'", "", "did not find expected <document start>"),
+    ("found undefined tag handle", "", "found undefined tag handle"),
+)
+
+
+def go_message(exc: errors.InputError) -> str:
+    """An error of this module as go-yaml words it: ``yaml: line 4: found character that cannot start any token``.
+
+    libyaml's texts for the common syntax errors (PyYAML's words them a little
+    differently), and go-yaml's line rule: a scanner error names the line of
+    the problem, a parser error the line before it (libyaml's 0-based mark), and
+    a problem on the first line none. Other texts keep PyYAML's words.
+    """
+    cause = exc.__cause__
+    if not isinstance(cause, yaml.MarkedYAMLError):
+        text = str(exc)
+        return text if text.startswith("yaml: ") else f"yaml: {text}"
+    problem = " ".join(str(cause.problem or cause.context or "").split())
+    context = " ".join(str(cause.context or "").split())
+    for start, within, go_text in _GO_PROBLEMS:
+        if problem.startswith(start) and (not within or context.startswith(within)):
+            problem = go_text
+            break
+    line = 0
+    problem_mark, context_mark = cause.problem_mark, cause.context_mark
+    if problem_mark is not None and problem_mark.line != 0:
+        line = problem_mark.line + (1 if isinstance(cause, yaml.scanner.ScannerError) else 0)
+    elif context_mark is not None and context_mark.line != 0:
+        line = context_mark.line
+    return f"yaml: line {line}: {problem}" if line else f"yaml: {problem}"
 
 
 def _check_depth(text: str) -> None:

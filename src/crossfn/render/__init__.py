@@ -27,6 +27,16 @@ texts as :func:`load`, and :func:`render_inputs` renders checked inputs::
 
     docs = render.render_objects(render.Objects(xr=xr, composition=comp, functions=fns), output=render.CLASSIC)
 
+``crossfn render op`` renders an Operation as ``crossplane render op`` does (one
+reconcile of the Operation controller); a CronOperation or WatchOperation renders
+as the Operation it would make::
+
+    req = render.OperationRequest(operation=Path("operation.yaml"), functions=Path("functions.yaml"))
+    docs = render.render_operation(req)   # the Operation with its status, then what it applied
+
+:func:`operation_from_objects` and :func:`render_operation_objects` take the
+inputs as objects (:class:`OperationObjects`), as ``crossfn test`` does.
+
 Unlike Crossplane, render also accepts a legacy ``mode: Resources`` Composition (converted to a
 Pipeline) and, given a ``validator``, checks the render against its
 schemas. Modules: ``output`` (the Go-YAML compatible emitter and JSON output).
@@ -48,6 +58,11 @@ from crossfn.render._contract import NOTHING_MORE as _NOTHING_MORE
 from crossfn.render._contract import Include, Output, Rendered
 from crossfn.render._inputs import Inputs, Objects, Request, from_objects, load
 from crossfn.render._load import load_documents, load_one
+from crossfn.render._op_inputs import Inputs as OperationInputs
+from crossfn.render._op_inputs import Objects as OperationObjects
+from crossfn.render._op_inputs import Request as OperationRequest
+from crossfn.render._op_inputs import from_objects as operation_from_objects
+from crossfn.render._op_inputs import load as load_operation
 from crossfn.render._runtimes import DEVELOPMENT_TARGET, INPROCESS_OBJECT, PROCESS_COMMAND, RUNTIME
 from crossfn.render._sources import CONNECTION_DETAILS_ANNOTATION
 from crossfn.render._validate import Validator
@@ -59,9 +74,10 @@ _extras.require("render", "crossfn.render")  # without the extra: one line namin
 
 if _typing.TYPE_CHECKING:
     from crossfn.render._engine_mode import CURRENT as CURRENT
+    from crossfn.render._op_render import OperationInclude as OperationInclude
     from crossfn.render._render import CLASSIC as CLASSIC
 
-_LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode"}
+_LAZY = {"CLASSIC": "_render", "CURRENT": "_engine_mode", "OperationInclude": "_op_render"}
 """The output contracts, whose modules (the runtimes, the reconcile) load on first use, as :func:`render` loads them.
 The one list of them (:mod:`crossfn._lazy`).
 """
@@ -77,6 +93,9 @@ __all__ = [
     "Include",
     "Inputs",
     "Objects",
+    "OperationInputs",
+    "OperationObjects",
+    "OperationRequest",
     "Output",
     "Rendered",
     "Request",
@@ -85,12 +104,19 @@ __all__ = [
     "load",
     "load_documents",
     "load_one",
+    "load_operation",
+    "operation_from_objects",
     "output",
     "render",
     "render_async",
     "render_inputs",
     "render_inputs_async",
     "render_objects",
+    "render_operation",
+    "render_operation_async",
+    "render_operation_inputs",
+    "render_operation_inputs_async",
+    "render_operation_objects",
     # and the lazy names: listed once, in _LAZY
 ]
 __all__ += list(_LAZY)
@@ -195,3 +221,71 @@ def render_objects(
         from_objects(objects), output=output, include=include, timeout=timeout, report=report, note=note,
         validator=validator,
     )  # fmt: skip
+
+
+async def render_operation_inputs_async(
+    inputs: OperationInputs,
+    *,
+    include: OperationInclude | None = None,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+) -> list[Any]:
+    """:func:`render_operation_inputs` for callers that already run an event loop."""
+    from crossfn.render import _op_render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
+    for line in inputs.notes:
+        note(line)
+    return await _op_render.render_documents(
+        inputs, include=include or _op_render.OperationInclude(), timeout=timeout, report=report
+    )
+
+
+async def render_operation_async(
+    req: OperationRequest,
+    *,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+) -> list[Any]:
+    """:func:`render_operation` for callers that already run an event loop."""
+    from crossfn.render import _op_render  # noqa: PLC0415 -- imports the engine; keep `crossfn --help` light
+
+    include = _op_render.OperationInclude(
+        function_results=req.include_function_results,
+        full_operation=req.include_full_operation,
+        context=req.include_context,
+    )
+    return await render_operation_inputs_async(
+        load_operation(req), include=include, timeout=req.timeout, report=report, note=note
+    )
+
+
+render_operation = _blocking(
+    render_operation_async,
+    """Load, check and render the Operation ``req`` names; returns the documents ``crossplane render op`` prints.
+
+    The Operation as last written (its status: conditions, step outputs, applied resource refs),
+    then each resource it applied, then with ``-r`` the events as ``Result`` documents and with
+    ``-c`` the captured ``Context``. A failed reconcile (a fatal result too) raises
+    ``cannot render operation: ...``. ``report`` and ``note`` are :func:`render`'s.
+    """,
+)
+
+render_operation_inputs = _blocking(
+    render_operation_inputs_async,
+    """Render Operation inputs already loaded and checked (:func:`load_operation`, :func:`operation_from_objects`).""",
+)
+
+
+def render_operation_objects(
+    objects: OperationObjects,
+    *,
+    include: OperationInclude | None = None,
+    timeout: float = 60.0,
+    report: Callable[[str], None] = lambda _: None,
+    note: Callable[[str], None] = lambda _: None,
+) -> list[Any]:
+    """Check and render ``objects``: :func:`render_operation` without files."""
+    return render_operation_inputs(
+        operation_from_objects(objects), include=include, timeout=timeout, report=report, note=note
+    )

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from crossfn import engine, errors
 from crossfn.gocompat import yaml_loader
-from crossfn.render import _legacy, _load, _runtimes
+from crossfn.render import _legacy, _load, _project, _runtimes
 
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
@@ -36,7 +36,8 @@ class Request:
 
     composite_resource: Path
     composition: Path
-    functions: Path
+    functions: Path | None
+    """A Functions file or directory; None renders in the project of :attr:`project_file` (``_project``)."""
     context_files: Sequence[tuple[str, str]] = ()
     """``--context-files key=FILE`` pairs; a later key replaces an earlier one."""
     context_values: Sequence[tuple[str, str]] = ()
@@ -61,6 +62,8 @@ class Request:
     allow_exec: bool = True
     """Whether Functions may run code crossfn does not ship: ``--no-exec`` refuses the Process and Docker
     runtimes and InProcess objects other than the built-ins (see docs/security.md)."""
+    project_file: Path = Path(_project.DEFAULT_PROJECT_FILE)
+    """``-f``: the project whose Functions render without a FUNCTIONS argument (``upbound.yaml`` beside it too)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -415,7 +418,11 @@ class _Files:
 
     def __init__(self, req: Request) -> None:
         self._req = req
-        self.functions_dir = req.functions if req.functions.is_dir() else req.functions.parent
+        fns = req.functions
+        if fns is None:
+            self.functions_dir = req.project_file.resolve().parent
+        else:
+            self.functions_dir = fns if fns.is_dir() else fns.parent
 
     def xr(self) -> dict[str, Any]:
         return _load_xr(self._req.composite_resource)
@@ -427,6 +434,11 @@ class _Files:
         return self._req.composition
 
     def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
+        if self._req.functions is None:
+            fns, self.functions_dir = _project.project_functions(self._req.project_file)
+            return _checked_functions(
+                fns, _wrap("cannot load project functions from", self._req.project_file), annotations
+            )
         return _load_functions(self._req.functions, annotations)
 
     def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:

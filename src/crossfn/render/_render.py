@@ -23,14 +23,16 @@ contract's "unknown Function" text, then the engine's requirements loop.
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import datetime
-from collections.abc import Callable
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from pathlib import Path
 from typing import Any
 
 from crossfn import engine, errors
 from crossfn.render import _contract, _engine_mode, _inputs, _runtimes, _sources, _validate
 
-__all__ = ["CLASSIC", "RESULT_API_VERSION", "ClassicOutput", "render_documents"]
+__all__ = ["CLASSIC", "RESULT_API_VERSION", "ClassicOutput", "functions_transport", "render_documents"]
 
 RESULT_API_VERSION = "render.crossplane.io/v1beta1"
 _FIXED_TIME = datetime.datetime(2024, 1, 1, tzinfo=datetime.UTC)
@@ -142,6 +144,45 @@ async def _compose(inputs: _inputs.Inputs, transport: engine.FunctionRunner) -> 
     )  # fmt: skip
 
 
+@contextlib.asynccontextmanager
+async def functions_transport(
+    functions: Sequence[Mapping[str, Any]],
+    functions_dir: Path,
+    *,
+    timeout: float,
+    report: Callable[[str], None],
+    unknown: Callable[[str], Exception],
+    crds: Sequence[Mapping[str, Any]] = (),
+) -> AsyncIterator[engine.RoutingRunner]:
+    """Every Function started in its runtime, as one transport that routes by name; all stopped on exit.
+
+    The one place render starts Functions: ``crossfn render`` and ``crossfn render op`` both run their
+    pipelines through it. ``unknown`` is the output contract's error for a name no Function has;
+    ``crds`` are the CRDs the runtimes may need (``--crds``).
+    """
+    runtimes = {}
+    for fn in functions:
+        name = str((fn.get("metadata") or {}).get("name") or "")
+        try:
+            runtimes.update(_runtimes.plan([fn]))
+        except errors.InputError as exc:
+            raise errors.InputError(f"cannot get runtime for Function {errors.quote(name)}: {exc}") from exc
+    for rt in runtimes.values():
+        report(rt.describe())
+    started = _runtimes.Started(runtimes, cwd=functions_dir, crds=crds)
+    grpc: engine.GrpcRunner | None = None
+    loop = asyncio.get_running_loop()
+    try:
+        await started.start(loop.time() + timeout)
+        if started.targets:
+            grpc = engine.GrpcRunner(started.targets, timeout=timeout)
+        yield _transport(started, grpc, unknown=unknown)
+    finally:
+        if grpc is not None:
+            await grpc.aclose()
+        await started.stop()
+
+
 async def _run(
     inputs: _inputs.Inputs,
     timeout: float,
@@ -150,29 +191,15 @@ async def _run(
     report: Callable[[str], None],
 ) -> _contract.Rendered:
     """Start every Function's runtime, render through their transport under ``output``, stop them again."""
-    runtimes = {}
-    for fn in inputs.functions:
-        name = str((fn.get("metadata") or {}).get("name") or "")
-        try:
-            runtimes.update(_runtimes.plan([fn]))
-        except errors.InputError as exc:
-            raise errors.InputError(f"cannot get runtime for Function {errors.quote(name)}: {exc}") from exc
-    for rt in runtimes.values():
-        report(rt.describe())
-    started = _runtimes.Started(runtimes, cwd=inputs.functions_dir)
-    grpc: engine.GrpcRunner | None = None
-    loop = asyncio.get_running_loop()
-    try:
-        await started.start(loop.time() + timeout)
-        if started.targets:
-            grpc = engine.GrpcRunner(started.targets, timeout=timeout)
-        return await output.render(
-            inputs, _transport(started, grpc, unknown=output.unknown_function), include
-        )
-    finally:
-        if grpc is not None:
-            await grpc.aclose()
-        await started.stop()
+    async with functions_transport(
+        inputs.functions,
+        inputs.functions_dir,
+        timeout=timeout,
+        report=report,
+        unknown=output.unknown_function,
+        crds=inputs.crd_documents,
+    ) as transport:
+        return await output.render(inputs, transport, include)
 
 
 async def render_documents(

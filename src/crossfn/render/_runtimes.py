@@ -47,7 +47,7 @@ from typing import IO, Any
 
 from crossfn import errors, functions
 from crossfn.functions import installs
-from crossfn.render import _load
+from crossfn.render import _load, _project
 from crossfn.sdk import _loader, function
 
 __all__ = [
@@ -111,6 +111,8 @@ class Runtime:
     docker: Docker | None = None
     installed: str = ""
     """For a Process that runs an install of ``crossfn function install``: the PyPI package and where."""
+    embedded: str = ""
+    """The source directory of an embedded project function, run in-process (``_project``)."""
 
     @property
     def builtin(self) -> str | None:
@@ -120,7 +122,7 @@ class Runtime:
     def detail(self) -> str:
         """What the runtime runs: the object, target, command or image."""
         return {
-            "InProcess": self.object_ref,
+            "InProcess": self.object_ref or f"embedded function {self.embedded}",
             "Development": self.target,
             "Process": shlex.join(self.command),
             "Docker": self.docker.image if self.docker else "",
@@ -166,6 +168,8 @@ def _runtime(fn: Mapping[str, Any]) -> Runtime:
     kind = a.get(RUNTIME, "")
     decision = functions.resolve(package)
     builtin = decision.builtin if decision is not None else None
+    if a.get(_project.EMBEDDED) and kind in ("", "InProcess"):
+        return Runtime(name, "InProcess", embedded=a[_project.EMBEDDED])
     if kind == "" and builtin is not None:
         kind = "InProcess"
     if kind == "" and decision is None:
@@ -246,8 +250,10 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
     Allowed: the built-in functions in-process (patch-and-transform, auto-ready,
     the sandboxed Starlark...), and Development targets, servers someone
     already runs. Refused: a Process (any command), Docker (any image), an
-    InProcess object outside crossfn (any Python code), and a built-in that
-    runs the Python script its input gives (function-python).
+    InProcess object outside crossfn (any Python code, an embedded project
+    function), and a built-in that runs the code its input gives in a language
+    crossfn cannot confine (function-python's Python; function-kcl's KCL,
+    which reads files).
     """
     for rt in runtimes.values():
         if rt.kind == "Development" or (rt.builtin is not None and not functions.runs_code(rt.builtin)):
@@ -256,7 +262,9 @@ def refuse_exec(runtimes: Mapping[str, Runtime]) -> None:
         if rt.installed:
             what = f"runtime {rt.kind} of the PyPI package {rt.installed}"
         if rt.builtin is not None:
-            what = f"the built-in {rt.builtin.partition('@')[0]} runs the Python script its input gives"
+            short = rt.builtin.partition("@")[0]
+            code = "KCL program" if short == "kcl" else "Python script"
+            what = f"the built-in {short} runs the {code} its input gives"
         raise errors.InputError(
             f"Function {errors.quote(rt.function)} would run code crossfn does not ship, which --no-exec refuses: "
             f"{what}"
@@ -342,6 +350,7 @@ class Started:
         cwd: Path,
         docker: str = "docker",
         docker_reachable: Callable[[], bool] | None = None,
+        crds: Sequence[Mapping[str, Any]] = (),
     ) -> None:
         """``docker`` is the Docker CLI to run; ``docker_reachable`` says whether an engine answers
         (default: ``DOCKER_HOST`` is set or ``/var/run/docker.sock`` exists)."""
@@ -349,6 +358,7 @@ class Started:
         self._cwd = cwd
         self._docker = docker
         self._docker_reachable = docker_reachable or _docker_engine_reachable
+        self._crds = crds
         self.objects: dict[str, object] = {}
         self.targets: dict[str, str] = {}
         self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
@@ -360,6 +370,10 @@ class Started:
         for rt in self._runtimes.values():
             if rt.builtin is not None:
                 self.objects[rt.function] = functions.load(rt.builtin)
+            elif rt.embedded:
+                self.objects[rt.function] = _project.embedded_object(
+                    rt.function, Path(rt.embedded), crds=self._crds
+                )
             elif rt.kind == "InProcess":
                 self.objects[rt.function] = servable(load_object(rt.object_ref, rt.function, self._cwd), rt)
             elif rt.kind == "Development":

@@ -6,6 +6,10 @@ A function test reads as three lines::
     rsp = testing.run(compose, req)
     testing.assert_response(rsp, WANT_YAML)
 
+:func:`build_request` builds a composition function's request from dicts;
+:func:`build_operation_request` an operation function's (no observed state, the
+watched resource of a WatchOperation under its requirement name).
+
 Requests and responses are written in the protobuf JSON mapping (camelCase
 field names, the same shape ``crossplane render`` and the Go SDK's tests use),
 as YAML or as dicts. :func:`run` goes through the same adapter the server uses
@@ -31,11 +35,12 @@ from google.protobuf import json_format, message
 from crossfn import errors
 from crossfn.gocompat import yaml_loader
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import function, resource
+from crossfn.sdk import function, request, resource
 
 __all__ = [
     "arun",
     "assert_response",
+    "build_operation_request",
     "build_request",
     "diff",
     "request_from_dict",
@@ -115,11 +120,23 @@ def build_request(
         req.desired.composite.CopyFrom(_resource(desired_composite))
     for name, body in (desired_resources or {}).items():
         req.desired.resources[name].CopyFrom(_resource(body))
-    if input is not None:
-        req.input.CopyFrom(resource.dict_to_struct(input))
     if context is not None:
         req.context.CopyFrom(resource.dict_to_struct(context))
-    for name, items in (required_resources or {}).items():
+    _fill(req, input, required_resources or {}, required_schemas, credentials)
+    return req
+
+
+def _fill(
+    req: fnv1.RunFunctionRequest,
+    input: Mapping[str, Any] | None,
+    required_resources: Mapping[str, Iterable[Mapping[str, Any]]],
+    required_schemas: Mapping[str, Mapping[str, Any] | None] | None,
+    credentials: Mapping[str, Mapping[str, bytes]] | None,
+) -> None:
+    """The parts of a request every function gets: input, required resources and schemas, credentials."""
+    if input is not None:
+        req.input.CopyFrom(resource.dict_to_struct(input))
+    for name, items in required_resources.items():
         entry = req.required_resources[name]
         entry.SetInParent()
         for item in items:
@@ -130,6 +147,39 @@ def build_request(
             req.required_schemas[name].openapi_v3.CopyFrom(resource.dict_to_struct(schema))
     for name, data in (credentials or {}).items():
         req.credentials[name].credential_data.data.update(data)
+
+
+def build_operation_request(
+    *,
+    tag: str = "",
+    input: Mapping[str, Any] | None = None,
+    context: Mapping[str, Any] | None = None,
+    desired_resources: Mapping[str, Mapping[str, Any]] | None = None,
+    required_resources: Mapping[str, Iterable[Mapping[str, Any]]] | None = None,
+    watched_resource: Mapping[str, Any] | None = None,
+    required_schemas: Mapping[str, Mapping[str, Any] | None] | None = None,
+    credentials: Mapping[str, Mapping[str, bytes]] | None = None,
+    capabilities: Iterable[fnv1.Capability.ValueType] = (),
+) -> fnv1.RunFunctionRequest:
+    """Build a request as Crossplane sends it to an operation function (a step of an Operation).
+
+    An Operation has no composite, so there is no observed state at all; ``desired`` and
+    ``context`` are present, empty unless given, as for the first step of a pipeline (later steps
+    get what the step before them returned: pass ``desired_resources`` and ``context``).
+    ``watched_resource`` is the resource whose change made a WatchOperation create the Operation:
+    it arrives as the ``ops.crossplane.io/watched-resource`` requirement
+    (:func:`crossfn.sdk.request.get_watched_resource` reads it). The other arguments are
+    :func:`build_request`'s.
+    """
+    req = fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag=tag, capabilities=list(capabilities)))
+    req.desired.SetInParent()
+    for name, body in (desired_resources or {}).items():
+        req.desired.resources[name].CopyFrom(_resource(body))
+    req.context.CopyFrom(resource.dict_to_struct(context or {}))
+    required = dict(required_resources or {})
+    if watched_resource is not None:
+        required[request.WATCHED_RESOURCE] = [watched_resource]
+    _fill(req, input, required, required_schemas, credentials)
     return req
 
 

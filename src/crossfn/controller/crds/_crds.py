@@ -5,7 +5,10 @@ CompositeResourceDefinition, Composition, CompositionRevision, Function and
 FunctionRevision. Their definitions ship as package data (``crds/*.yaml``),
 written to be schema-compatible with Crossplane's so that a user's existing
 YAML applies unchanged and a cluster that already runs Crossplane is not
-disturbed by field renames.
+disturbed by field renames. The Operation kinds (Operation, CronOperation,
+WatchOperation) are Crossplane's own CRDs, unchanged; they are installed
+whether or not ``--enable-operations`` runs their controllers, as Crossplane's
+chart installs them.
 
 :func:`install` is what ``crossfn controller init`` runs and what ``crossfn
 controller run`` runs at start: each CRD is server-side applied with the

@@ -47,10 +47,14 @@ FIELD_MANAGER = "crossfn"
 class ApiError(errors.CrossfnError):
     """The API server refused a request, or could not be reached (``status`` 0)."""
 
-    def __init__(self, message: str, *, status: int = 0, reason: str = "") -> None:
+    def __init__(
+        self, message: str, *, status: int = 0, reason: str = "", body: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.reason = reason
+        self.body = body
+        """The API server's ``Status`` object, when it sent one (``crossfn trace -o json`` prints it)."""
 
 
 class NotFound(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)

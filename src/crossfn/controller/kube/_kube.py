@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 import httpx2
@@ -103,7 +103,9 @@ def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
     """The ``_api`` error for a ``Status`` object (a response body or a watch's ERROR event)."""
     code = int(status.get("code") or code)
     message = str(status.get("message") or f"the API server answered HTTP {code}")
-    return _ERRORS.get(code, _api.ApiError)(message, status=code, reason=str(status.get("reason", "")))
+    return _ERRORS.get(code, _api.ApiError)(
+        message, status=code, reason=str(status.get("reason", "")), body=status
+    )
 
 
 def _error_from_response(response: httpx2.Response) -> _api.ApiError:
@@ -209,18 +211,30 @@ class KubeApi:
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
         field_manager: str = _api.FIELD_MANAGER,
+        namespace: str = "default",
+        headers: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches."""
+        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches.
+
+        ``headers`` go with every request (``Impersonate-User``, one ``Impersonate-Group`` per group...).
+        """
         self._http = http
         self._watch_http = watch_http or http
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
         self.field_manager = field_manager
-        self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        self.namespace = namespace
+        """The kubeconfig context's namespace: where a command looks when it is not told."""
+        self._headers = httpx2.Headers([("Accept", "application/json"), ("User-Agent", USER_AGENT), *headers])
 
     @classmethod
     def from_kubeconfig(
-        cls, path: str | None = None, *, context: str | None = None, field_manager: str = _api.FIELD_MANAGER
+        cls,
+        path: str | None = None,
+        *,
+        context: str | None = None,
+        field_manager: str = _api.FIELD_MANAGER,
+        headers: Sequence[tuple[str, str]] = (),
     ) -> KubeApi:
         """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``).
 
@@ -241,7 +255,13 @@ class KubeApi:
         # One auth object for both: a token file or exec plugin is then read or run once per rotation.
         requests = client(config.auth, transport=_http.Http11Transport(config.verify, max_idle=MAX_IN_FLIGHT))
         watches = client(config.auth, limits=_WATCH_LIMITS)
-        return cls(requests, watch_http=watches, field_manager=field_manager)
+        return cls(
+            requests,
+            watch_http=watches,
+            field_manager=field_manager,
+            namespace=config.namespace,
+            headers=headers,
+        )
 
     @property
     def server(self) -> str:
@@ -267,7 +287,7 @@ class KubeApi:
         body: object = None,
         content_type: str = "application/json",
     ) -> httpx2.Response:
-        headers = dict(self._headers)
+        headers = self._headers.copy()
         content = None
         if body is not None:
             content = _encode(body)
@@ -328,6 +348,11 @@ class KubeApi:
             return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
         except (_api.NotFound, _api.NoKindMatch):
             return None
+
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object:
+        """The object; :class:`~_api.NotFound` (with the API server's ``Status``) or
+        :class:`~_api.NoKindMatch` when it or its kind does not exist."""
+        return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
 
     async def list(
         self,

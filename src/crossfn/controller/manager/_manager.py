@@ -24,7 +24,9 @@ This is where the controller is assembled, in one place and in this order:
    ``definition.XrControllers``, so XRDs come and go without a restart),
    Compositions (revisions), CompositionRevisions (``ValidPipeline``),
    Functions (revisions of every route), package runtimes (Deployments,
-   Services, TLS Secrets) and, with ``--manage-rbac``, per-XRD ClusterRoles.
+   Services, TLS Secrets), with ``--manage-rbac`` per-XRD ClusterRoles, and
+   with ``--enable-operations`` Operations, CronOperations and WatchOperations
+   (``ops``; a WatchOperation starts its own ``watched/<name>`` controller).
    Each reconciler registers its own informer handlers (``watch(enqueue)``).
 
 :meth:`Manager.stop` undoes it in reverse: controllers stop taking work and
@@ -41,10 +43,11 @@ import contextlib
 import dataclasses
 import logging
 import signal
+from collections.abc import Callable
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller import _settings, claim, composite, definition, packages, rbac, revisions
+from crossfn.controller import _settings, claim, composite, definition, ops, packages, rbac, revisions
 from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api, _kube
 from crossfn.controller.manager import _leader, _observability
@@ -97,6 +100,7 @@ class Manager:
         self._parts: _Parts | None = None
         self._controllers: list[_controller.Controller] = []
         self._xr: definition.XrControllers | None = None
+        self._watch_operations: ops.WatchOperationReconciler | None = None
         self._transport: packages.FunctionTransport | None = None
         self._servers: list[_observability.ProbeServer] = []
         self._tasks: list[asyncio.Task[None]] = []
@@ -231,6 +235,9 @@ class Manager:
             deployments.start()
         if s.cluster.manage_rbac:
             informers.informer(*_XRD)
+        if s.features.operations:
+            for ops_kind in _OPS:
+                informers.informer(ops.API_VERSION, ops_kind)
         self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
         )
@@ -314,7 +321,35 @@ class Manager:
         out.append((packages_name, definition.Together(functions)))
         if s.cluster.manage_rbac:
             out.append((rbac_name, rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac_name))))
+        if s.features.operations:
+            out.extend(self._operations(api, p, rec))
         return out
+
+    def _operations(
+        self, api: _api.Api, p: _Parts, rec: Callable[[str], _events.Recorder]
+    ) -> list[tuple[str, definition.Watching]]:
+        """The three ops controllers (``--enable-operations``), with Crossplane's names."""
+        s = self.settings
+        operations = p.informers.informer(ops.API_VERSION, "Operation")
+        crons = p.informers.informer(ops.API_VERSION, "CronOperation")
+        self._watch_operations = ops.WatchOperationReconciler(
+            api, p.informers, rec(ops.WATCH_CONTROLLER_NAME), workers=s.reconcile.max_concurrent_reconciles,
+            rate=s.reconcile.max_reconciles_per_second, metrics=p.metrics,
+        )  # fmt: skip
+        operation = ops.OperationReconciler(
+            api,
+            operations,
+            p.revisions,
+            rec(ops.OPERATION_CONTROLLER_NAME),
+            runner=p.runner,
+            sources=p.sources,
+        )
+        cron = ops.CronOperationReconciler(api, crons, operations, rec(ops.CRON_CONTROLLER_NAME))
+        return [
+            (ops.OPERATION_CONTROLLER_NAME, operation),
+            (ops.CRON_CONTROLLER_NAME, cron),
+            (ops.WATCH_CONTROLLER_NAME, self._watch_operations),
+        ]
 
     async def stop_controllers(self, grace: float = definition.STOP_GRACE_SECONDS) -> None:
         """Stop taking work and finish the reconciles in flight (``grace`` seconds at most)."""
@@ -325,6 +360,8 @@ class Manager:
                 self._parts.metrics.controller_stopped(c.name)
         if self._xr is not None:
             await self._xr.stop_all()
+        if self._watch_operations is not None:
+            await self._watch_operations.stop_all()
 
     def _start_election(self, api: _api.Api) -> None:
         le = self.settings.leader_election
@@ -439,6 +476,8 @@ _WARM = (
     ("apiextensions.crossplane.io/v1", "CompositionRevision"),
 )
 """Kinds the controllers read, listed and watched before leading so a new leader starts warm."""
+_OPS = ("Operation", "CronOperation", "WatchOperation")
+"""The ops kinds, warm too with ``--enable-operations``."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -15,7 +15,9 @@ writes it, as the package manager would have, and the Function's status, so
   collector deletes it with the Function), ``spec.desiredState: Active``,
   ``spec.image`` the package, ``spec.revision`` one above the highest;
 * its status: ``capabilities`` (``["composition"]`` for built-ins, which is
-  what their packages declare; none for an annotated Function, which Crossplane
+  what their packages declare; for an annotated Function, what its
+  ``crossfn.io/capabilities`` annotation lists, comma-separated, such as
+  ``operation`` for an operation function, and none without it, which Crossplane
   reads as a composition function), ``endpoint`` for an annotated Function,
   and ``RevisionHealthy``/``RuntimeHealthy`` True (Crossplane 2.x's revision
   conditions) with ``Healthy`` True too (1.x's, which the CRD's ``HEALTHY``
@@ -57,7 +59,14 @@ from crossfn.controller.packages import _functions
 from crossfn.controller.runtime import _conditions, _controller, _events, _informer
 from crossfn.engine import _clock, _metadata
 
-__all__ = ["LABEL_RUNTIME", "FunctionRevisionKeeper", "revision_name", "to_dns_label"]
+__all__ = [
+    "CAPABILITIES_ANNOTATION",
+    "LABEL_RUNTIME",
+    "FunctionRevisionKeeper",
+    "capabilities",
+    "revision_name",
+    "to_dns_label",
+]
 
 _log = logging.getLogger("crossfn.controller.functions")
 
@@ -65,6 +74,15 @@ API_VERSION = "pkg.crossplane.io/v1"
 LABEL_RUNTIME = "crossfn.io/runtime"
 """On the revisions this keeper writes: ``builtin`` or ``endpoint``, the route crossfn runs them by."""
 _COMPOSITION = "composition"
+CAPABILITIES_ANNOTATION = "crossfn.io/capabilities"
+"""On a Function with ``crossfn.io/endpoint``: the capabilities its package would declare (``composition,operation``)."""
+
+
+def capabilities(fn: Mapping[str, Any]) -> list[str]:
+    """What the ``crossfn.io/capabilities`` annotation lists: comma-separated, blanks dropped."""
+    annotations = (fn.get("metadata") or {}).get("annotations") or {}
+    text = str(annotations.get(CAPABILITIES_ANNOTATION) or "")
+    return [c.strip() for c in text.split(",") if c.strip()]
 
 
 def to_dns_label(s: str) -> str:
@@ -231,6 +249,8 @@ class FunctionRevisionKeeper(FunctionReconciler):
             status["capabilities"] = [_COMPOSITION]
         if r.kind == "endpoint":
             status["endpoint"] = r.target
+            if capabilities(fn):
+                status["capabilities"] = capabilities(fn)
         return await self._api.apply(
             {
                 "apiVersion": API_VERSION,

@@ -1,0 +1,3 @@
+{{- define "common-labels" -}}
+testLabel: "testValue"
+{{- end }}
