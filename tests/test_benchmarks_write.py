@@ -77,9 +77,9 @@ def test_every_benchmark_names_the_commit_it_measured(script: Path) -> None:
     assert _calls_provenance(functions["main"], "line") or any(
         _calls_provenance(f, "line") for f in functions.values()
     ), f"{script.name}: prints no `measured at commit` line"
-    for writer in (f for f in functions.values() if _writes_the_page(f)):
-        assert _calls_provenance(writer, "commit"), (
-            f"{script.name}: {writer.name} writes figures without the commit"
+    if any(_writes_the_page(f) for f in functions.values()):
+        assert any(_calls_provenance(f, "commit") for f in functions.values()), (
+            f"{script.name}: writes figures to the page without the commit"
         )
 
 
