@@ -7,8 +7,9 @@ official one loads only the official SDK), started by re-running this script wit
 ``serve-*`` role. The load generator (this process) sends pre-serialised
 request bytes over a generic gRPC channel with a fixed number of calls in
 flight, so it needs neither implementation's classes. Server CPU time is read
-from ``/proc/<pid>/stat`` (user + system, every thread) before and after the
-measured calls; per-request figures divide by the number of calls.
+from each server process's CPU-time clock (user + system, every thread, in
+nanoseconds) before and after the measured calls; per-request figures divide
+by the number of calls.
 
 Servers:
   * crossfn: ``crossfn.sdk.serve``, the function as ``async def`` (served by
