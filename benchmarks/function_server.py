@@ -384,6 +384,7 @@ def _quick(calls: int, rounds: int, max_rounds: int) -> int:
     for workload, ratio in ratios.items():
         base = "bare grpc.aio echo" if workload == "trivial" else "official SDK"
         verdict = "over the gate" if workload in _over_the_gates(ratios) else "ok"
+        verdict += f", target {_verdict(ratio, TARGETS[workload])}"
         print(
             f"  {workload:9s} crossfn / {base}: {ratio:.2f} (target ≤ {TARGETS[workload]}, "
             f"gate ≤ {GATES[workload]}): {verdict}"
@@ -401,6 +402,11 @@ def _gated_ratios(best_us: dict[str, float]) -> dict[str, float]:
         "trivial": best_us["crossfn/trivial"] / best_us["echo/trivial"],
         "compose10": best_us["crossfn/compose10"] / best_us["official/compose10"],
     }
+
+
+def _verdict(ratio: float, target: float) -> str:
+    """``met`` or ``not met``, as the docs state a target."""
+    return "met" if ratio <= target else "not met"
 
 
 def _over_the_gates(ratios: dict[str, float]) -> list[str]:
@@ -523,13 +529,18 @@ def _report(requests: int) -> str:
         lines.append(f"| {label} | {t['us']:.0f} | {c['us']:.0f} | {t['rps']:.0f} | {c['rps']:.0f} |")
     echo_t = rows["echo/trivial"]["us"]
     off_c = rows["official/compose10"]["us"]
+    trivial, compose10 = (
+        rows["crossfn-sync/trivial"]["us"] / echo_t,
+        rows["crossfn-sync/compose10"]["us"] / off_c,
+    )
     lines.append("")
     lines.append(
-        f"Ratios: crossfn trivial / bare echo = {rows['crossfn-sync/trivial']['us'] / echo_t:.2f} (def), "
-        f"{rows['crossfn-async/trivial']['us'] / echo_t:.2f} (async def); target ≤ {TARGETS['trivial']} (def). "
-        f"crossfn compose10 / official = {rows['crossfn-sync/compose10']['us'] / off_c:.2f} (def), "
+        f"Ratios: crossfn trivial / bare echo = {trivial:.2f} (def), "
+        f"{rows['crossfn-async/trivial']['us'] / echo_t:.2f} (async def); target ≤ {TARGETS['trivial']} (def): "
+        f"{_verdict(trivial, TARGETS['trivial'])}. crossfn compose10 / official = {compose10:.2f} (def), "
         f"{rows['crossfn-pure/compose10']['us'] / off_c:.2f} (def, pure Python), "
-        f"{rows['crossfn-async/compose10']['us'] / off_c:.2f} (async def); target ≤ {TARGETS['compose10']} (def)."
+        f"{rows['crossfn-async/compose10']['us'] / off_c:.2f} (async def); target ≤ {TARGETS['compose10']} (def): "
+        f"{_verdict(compose10, TARGETS['compose10'])}."
     )
     lines.append("")
     payload = _request_bytes("compose10")
@@ -586,10 +597,12 @@ def _write(table: str, requests: int, load: tuple[float, float]) -> None:
         f"machine only adds to it). Targets (issue 24): trivial ≤ {TARGETS['trivial']}× the bare echo; compose10 ≤ "
         f"{TARGETS['compose10']}× the official SDK, for the `def` server. CI's perf gate "
         f"(`python benchmarks/function_server.py --quick`, run by `.ci/run`) fails above {GATES['trivial']}× and "
-        f"{GATES['compose10']}×. The load generator runs on the same machine and competes with the servers for its "
-        f"{os.cpu_count()} cores, so more workers raise throughput only where cores are left over. On a shared, "
-        "loaded machine the ratios move by about ±0.1 from run to run (the official runtime and the echo suffer "
-        "more from load than crossfn), so compare runs made under similar load.\n\n"
+        f"{GATES['compose10']}×: looser than the targets by issue 24's margins because on a shared, loaded machine "
+        "the ratios move by about ±0.1 from run to run (the official runtime and the echo suffer more from load "
+        "than crossfn), so a gate at the target itself would turn CI red on noise; the gate catches a regression "
+        "of about 15-20 % of a call's CPU, and the targets are judged from this full run. The load generator runs "
+        f"on the same machine and competes with the servers for its {os.cpu_count()} cores, so more workers raise "
+        "throughput only where cores are left over. Compare runs made under similar load.\n\n"
         "Reading the figures. gRPC's own per-call cost is the floor every server stands on (the bare echo). "
         "On it, a `def` function served by the threaded server pays least: its function threads take calls "
         "from one queue, so a busy server does not wake a thread per call (`crossfn.sdk._threads`); that is "

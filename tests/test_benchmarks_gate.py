@@ -34,6 +34,20 @@ def test_which_ratios_fail_the_gate(
     assert load_benchmark("function_server")._over_the_gates(ratios) == want, reason
 
 
+@pytest.mark.parametrize(
+    ("ratio", "target", "want", "reason"),
+    [
+        pytest.param(0.4, 0.5, "met", "under the target", id="Under"),
+        pytest.param(0.5, 0.5, "met", "a ratio at its target meets it (at most)", id="AtTheTarget"),
+        pytest.param(0.51, 0.5, "not met", "over the target, though within a 0.6 gate", id="Over"),
+    ],
+)
+def test_a_ratio_meets_its_target_at_most_equal(
+    ratio: float, target: float, want: str, reason: str, load_benchmark: Callable[[str], ModuleType]
+) -> None:
+    assert load_benchmark("function_server")._verdict(ratio, target) == want, reason
+
+
 def test_gated_ratios_divide_crossfn_by_its_baseline(load_benchmark: Callable[[str], ModuleType]) -> None:
     best = {
         "echo/trivial": 200.0,
