@@ -219,7 +219,8 @@ def find_oci(source: str) -> Module:
     return Module(
         path,
         f"KCL source {errors.quote(source)} names no tag: function-kcl runs the registry's newest, which built-in "
-        f"functions cannot ask for; ran {version}, the newest version in the KCL package cache ({path})",
+        f"functions cannot ask for; ran {version}, the newest version in the KCL package cache "
+        f"({path.relative_to(cache)})",
     )
 
 
@@ -318,6 +319,7 @@ def find_git(source: str) -> Module:
     return Module(
         path,
         f"KCL source {errors.quote(source)} names no ref: function-kcl clones the head of the repository's "
-        f"default branch, which built-in functions cannot fetch; ran the copy in the KCL package cache ({path}), "
+        f"default branch, which built-in functions cannot fetch; ran the copy in the KCL package cache "
+        f"({path.relative_to(cache)}), "
         "as a kcl mod pull without a ref left it",
     )

@@ -113,7 +113,7 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], n
             notes.append(
                 f"KCL dependency {errors.quote(name)} names no version: kpm fetches the newest from {_where(spec)}, "
                 f"which built-in functions cannot ask for; used {found[0]}, the newest version in the KCL package "
-                f"cache ({found[1]})"
+                f"cache ({found[1].name})"
             )
             return found[1]
         looked = f"no version in {cache / f'{name}_<version>'}"
