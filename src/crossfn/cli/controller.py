@@ -194,6 +194,13 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
     p.add_argument(
+        "--adopt-existing-resources",
+        action=_EnvFlag,
+        env="ADOPT_EXISTING_RESOURCES",
+        help="take over an existing object no one controls when a Composition desires it, as Crossplane "
+        'does (default: only objects annotated crossfn.io/adoptable: "true")',
+    )
+    p.add_argument(
         "--enable-operations",
         action="store_true",
         help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
@@ -234,6 +241,14 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         type=_nonzero_duration,
         default="1m",
         help="how long one function call may take (default 1m)",
+    )
+    p.add_argument(
+        "--max-concurrent-function-calls",
+        metavar="N",
+        type=_args.positive_int,
+        default=25,
+        help="calls in flight to one function outside this process; more wait a second, then their XR is "
+        "retried (default 25)",
     )
 
 
@@ -340,6 +355,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             poll_interval=args.poll_interval,
             min_poll_interval=args.min_poll_interval,
             realtime=args.enable_realtime_compositions,
+            adopt_existing=args.adopt_existing_resources,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
         ),
@@ -349,6 +365,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+            max_concurrent_calls=args.max_concurrent_function_calls,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import asyncio
 import datetime
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -137,7 +136,16 @@ SANDBOX = [
         id="MemoryLimit",
     ),
     pytest.param(
-        _main("s = 'ab' * 50000000", "t = s.replace('a', 'cc')", "u = t.replace('c', 'dd')", "return {}"),
+        # Two distinct lists of 2**60 shared leaves, compared inside one `==`:
+        # the evaluator's deadline is never consulted and nothing is allocated.
+        _main(
+            "a = [1]",
+            "b = [1]",
+            "for _ in range(60):",
+            "    a = [a, a]",
+            "    b = [b, b]",
+            "return {'eq': a == b}",
+        ),
         "script.star: script exceeded its time limit of 0.5s inside one builtin call "
         "and its sandbox was stopped after 1s",
         "a builtin that never yields to the evaluator is killed at the hard deadline",
@@ -171,7 +179,7 @@ def test_recovers_after_a_killed_sandbox(fn: starlark.Starlark) -> None:
 
 async def test_server_keeps_serving_during_a_runaway_script() -> None:
     """A handler as a server drives it: quick scripts finish while a runaway one is still running."""
-    with starlark.Starlark(timeout=datetime.timedelta(seconds=2), workers=2) as fn:
+    with starlark.Starlark(timeout=datetime.timedelta(seconds=4), workers=2) as fn:
         await _serve_during_runaway(function.to_handler(fn))
 
 
@@ -180,12 +188,11 @@ async def _serve_during_runaway(handle: function.Handler) -> None:
         handle(_request(_main("x = 0", "for i in range(1000000000):", "    x += i", "return {}")))
     )
     await asyncio.sleep(0.05)
-    started = time.monotonic()
+    # No wall-clock bound (CI machines are loaded): the claim is the order, the
+    # quick script is answered while the runaway one still runs.
     quick = await handle(_request(_main("return {'ttl': 1}")))
-    quick_took = time.monotonic() - started
     assert not runaway.done(), "the runaway script should still be running"
     assert list(quick.results) == []
-    assert quick_took < 1.5, f"a quick script waited {quick_took:.2f}s behind a runaway one"
     slow = await runaway
     assert [r.severity for r in slow.results] == [fnv1.SEVERITY_FATAL]
     after = await handle(_request(_main("return {'ttl': 2}")))

@@ -81,6 +81,28 @@ class NoKindMatch(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors rea
     """Discovery knows no resource for the apiVersion and kind."""
 
 
+class Fenced(ApiError):  # noqa: N818 -- as the errors above
+    """A write refused before it was sent: this replica can no longer be sure it holds the Lease."""
+
+
+class WriteFence(Protocol):
+    """Whether this replica may still write (leader election's fencing, ``manager._leader``).
+
+    The client calls :meth:`check` immediately before a write's bytes go out; when some of
+    them could only leave the process later (a full socket buffer), :meth:`sent` after
+    they did, which stops the process when the moment passed in between: such a write
+    could no longer be fenced.
+    """
+
+    def check(self) -> None:
+        """Raise :class:`Fenced` when this replica may not write now."""
+        ...
+
+    def sent(self) -> None:
+        """A write whose last bytes left just now: stop the process when that was too late."""
+        ...
+
+
 @dataclasses.dataclass(frozen=True)
 class WatchEvent:
     """One event of a watch: ``ADDED``, ``MODIFIED``, ``DELETED`` or ``BOOKMARK``."""

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import copy
 from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
@@ -226,6 +227,14 @@ class KubeApi:
         self.namespace = namespace
         """The kubeconfig context's namespace: where a command looks when it is not told."""
         self._headers = httpx2.Headers([("Accept", "application/json"), ("User-Agent", USER_AGENT), *headers])
+        self._fence: _api.WriteFence | None = None
+
+    def fenced(self, fence: _api.WriteFence) -> KubeApi:
+        """This client, sharing its connections and discovery, whose every write passes ``fence``
+        first (:class:`~crossfn.controller.kube._api.Fenced` when it may not); reads are not fenced."""
+        view = copy.copy(self)
+        view._fence = fence
+        return view
 
     @classmethod
     def from_kubeconfig(
@@ -292,11 +301,15 @@ class KubeApi:
         if body is not None:
             content = _encode(body)
             headers["Content-Type"] = content_type
+        fence = self._fence if method != "GET" else None
+        extensions = None if fence is None else {_http.WRITE_FENCE: fence}
         for attempt in range(RETRY_AFTER_ATTEMPTS):
+            if fence is not None:
+                fence.check()  # again in the transport, right before the bytes leave
             try:
                 async with self._in_flight:
                     response = await self._http.request(
-                        method, path, params=params, content=content, headers=headers
+                        method, path, params=params, content=content, headers=headers, extensions=extensions
                     )
             except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
                 raise _unreachable(self.server, exc) from exc
