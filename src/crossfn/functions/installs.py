@@ -340,8 +340,8 @@ def _interpreter(want: Wanted, given: str | None) -> tuple[str, str]:
     names = f"{', '.join(first)} or {last}" if first else last
     raise errors.InputError(
         f"{want.requirement} needs Python {want.python_text()}; this is Python "
-        f"{'.'.join(map(str, sys.version_info[:3]))} and there is no {names} on PATH: "
-        "pass --python with an interpreter that is"
+        f"{'.'.join(map(str, sys.version_info[:3]))} and no {names} on PATH runs: "
+        f"pass --python PATH of a Python {want.python_text()} interpreter"
     )
 
 
