@@ -112,7 +112,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "-f",
         "--project-file",
-        type=Path,
+        type=_args.path,
         default=Path("crossplane-project.yaml"),
         metavar="PATH",
         help="The project file, when FUNCTIONS is not given (default crossplane-project.yaml; upbound.yaml beside it too).",
