@@ -14,6 +14,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+import yaml
 
 from crossfn import cli
 from crossfn.render import _project
@@ -93,11 +94,6 @@ def _go(root: Path) -> None:
     (root / "functions" / "gofn" / "go.mod").write_text("module x\n")
 
 
-def _templates(root: Path) -> None:
-    (root / "functions" / "templates").mkdir()
-    (root / "functions" / "templates" / "00.yaml.gotmpl").write_text("---\n")
-
-
 def _unknown(root: Path) -> None:
     (root / "functions" / "notes").mkdir()
     (root / "functions" / "notes" / "README.md").write_text("notes\n")
@@ -115,9 +111,6 @@ HERE = str(TESTDATA)
         pytest.param(_go, (), 'cannot render composite resource: cannot run embedded function "acme-platformgofn" from '
                      '"<root>/functions/gofn": a Go function needs building, which crossfn does not do; build its image '
                      "and run it with the Docker or Development runtime", id="GoFunction"),
-        pytest.param(_templates, (), 'cannot render composite resource: cannot run embedded function '
-                     '"acme-platformtemplates" from "<root>/functions/templates": a go-templating function needs the '
-                     "go-templating built-in, which this crossfn does not have", id="GoTemplatingFunction"),
         pytest.param(_unknown, (), 'cannot render composite resource: cannot run embedded function "acme-platformnotes" '
                      'from "<root>/functions/notes": no suitable builder found', id="UnknownFunction"),
         pytest.param(lambda r: None, ("--no-exec",), 'Function "acme-platformlabels" would run code crossfn does not ship, '
@@ -132,6 +125,57 @@ def test_project_errors_are_one_line(  # noqa: PLR0917 -- pytest passes fixtures
     root = _copy(tmp_path)
     change(root)  # type: ignore[operator] # each case's change is a function of the project root
     assert _error(monkeypatch, capsys, root, *flags) == want.replace("<root>", str(root.resolve()))
+
+
+_TEMPLATE = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    {{ setResourceNameAnnotation "settings" }}
+data:
+  region: {{ .observed.composite.resource.spec.region }}
+"""
+
+
+@pytest.mark.parametrize(
+    ("step_input", "reason"),
+    [
+        pytest.param(None, "a step without input reads the function's directory", id="NoInput"),
+        pytest.param({"apiVersion": "gotemplating.fn.crossplane.io/v1beta1", "kind": "GoTemplate"},
+                     "an input that names no source reads the function's directory", id="InputWithoutSource"),
+    ],
+)  # fmt: skip
+def test_embedded_go_templating_function(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    step_input: dict[str, str] | None,
+    reason: str,
+) -> None:
+    """A directory of templates runs on the built-in function-go-templating as v0.12.0, upstream's base image,
+    with the directory as its default source (FUNCTION_GO_TEMPLATING_DEFAULT_SOURCE)."""
+    root = _copy(tmp_path)
+    (root / "functions" / "templates" / "nested").mkdir(parents=True)
+    (root / "functions" / "templates" / "nested" / "00-settings.yaml.gotmpl").write_text(_TEMPLATE)
+    step: dict[str, object] = {"step": "templates", "functionRef": {"name": "acme-platformtemplates"}}
+    if step_input is not None:
+        step["input"] = step_input
+    composition = root / "apis" / "xnetwork" / "composition.yaml"
+    doc = yaml.safe_load(composition.read_text())
+    doc["spec"]["pipeline"].insert(1, step)
+    composition.write_text(yaml.safe_dump(doc))
+    monkeypatch.chdir(root)
+    code = cli.main(RENDER)
+    out, err = capsys.readouterr()
+    assert code == 0, f"{reason}: {err}"
+    docs = [d for d in yaml.safe_load_all(out) if d]
+    settings = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert [d["data"] for d in settings] == [{"region": "eu-west-1"}], reason
+    assert settings[0]["metadata"]["annotations"] == {
+        "crossplane.io/composition-resource-name": "settings"
+    }, reason
 
 
 def test_missing_models_for_a_kind_is_one_line(

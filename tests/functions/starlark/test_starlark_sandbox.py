@@ -265,11 +265,28 @@ def test_replaces_an_idle_sandbox_killed_from_outside() -> None:
         req = _request(_main("return {'ttl': 4}"))
         fn(req, response.to(req))
         # Killing the idle sandbox needs its process handle, which only the pool holds.
-        pool = fn._sandbox()
-        worker = pool._idle.get_nowait()
+        pool = fn._pool
+        worker, generation = pool._idle.get_nowait()
         worker._proc.kill()
         worker._proc.wait()
-        pool._idle.put(worker)
+        pool._idle.put((worker, generation))
         rsp = response.to(req)
         fn(req, rsp)
         assert (list(rsp.results), rsp.meta.ttl.seconds) == ([], 4)
+
+
+def test_close_stops_the_sandboxes_and_a_later_call_starts_new_ones() -> None:
+    """``close`` stops the idle sandbox; the function keeps working with a new one afterwards."""
+    with starlark.Starlark(workers=1) as fn:
+        req = _request(_main("return {'ttl': 4}"))
+        fn(req, response.to(req))
+        worker, _ = fn._pool._idle.get_nowait()
+        fn._pool._idle.put((worker, _))
+        fn.close()
+        assert not worker.alive(), "close stops the idle sandbox"
+        rsp = response.to(req)
+        fn(req, rsp)
+        assert (list(rsp.results), rsp.meta.ttl.seconds) == ([], 4)
+        again, _ = fn._pool._idle.get_nowait()
+        fn._pool._idle.put((again, _))
+        assert again is not worker and again.alive(), "the later call ran in a new sandbox, kept for reuse"
