@@ -45,6 +45,7 @@ import _provenance
 from _controller_support import (
     COMPOSED_PER_XR,
     GROUP,
+    TTL,
     XR_API,
     XR_KIND,
     XR_PLURAL,
@@ -79,10 +80,24 @@ class Latency:
     reconciles: float | None = None
     xr_reconciles: float | None = None
     controller_cpu: float | None = None
+    elapsed: float | None = None
+    """Seconds from the first change to the controller going quiet again (the reconciles' window)."""
 
     @property
     def missing(self) -> int:
         return self.xrs - len(self.seconds)
+
+    @property
+    def ttl_reconciles(self) -> float:
+        """The XR reconciles the pipeline's TTL alone brings in the window: N / TTL a second."""
+        return self.xrs * (self.elapsed or 0.0) / TTL
+
+    @property
+    def per_change(self) -> float | None:
+        """XR reconciles per change, the TTL's requeues in the window taken out."""
+        if self.xr_reconciles is None:
+            return None
+        return max(0.0, self.xr_reconciles - self.ttl_reconciles) / self.xrs
 
     def line(self) -> str:
         pace = "all at once" if not self.rate else f"{self.rate:g}/s"
@@ -92,7 +107,8 @@ class Latency:
         cost = ""
         if self.reconciles is not None and self.controller_cpu is not None:
             cost = (
-                f"; reconciles {self.reconciles:.0f} (XR {self.xr_reconciles or 0:.0f}),"
+                f"; reconciles {self.reconciles:.0f} (XR {self.xr_reconciles or 0:.0f} in {self.elapsed or 0:.0f} s,"
+                f" less {self.ttl_reconciles:.0f} TTL requeues: {self.per_change or 0:.2f} per change),"
                 f" controller CPU {self.controller_cpu:.1f} s"
             )
         return (
@@ -215,10 +231,12 @@ async def spec_change_latency(
 ) -> list[Latency]:
     """One round per rate over the Ready XRs ``names``; ``settle`` runs before and after each round.
 
-    ``settle`` (``benchmarks/controller.py``'s ``_quiet``) waits until the
-    reconciles a round caused have finished, its own writes' realtime echoes
-    included, so rounds do not overlap; with ``controller`` each round also
-    reports those reconciles and the controller's CPU up to that point.
+    ``settle`` (:meth:`ControllerProcess.quiet`) waits until the reconciles a
+    round caused have finished, its own writes' realtime echoes included, so
+    rounds do not overlap; with ``controller`` each round also reports those
+    reconciles and the controller's CPU up to that point. Settled XRs are still
+    reconciled once per pipeline TTL, so the reconciles per change leave out
+    the TTL's share of the round's window (``Latency.per_change``).
     """
     out = []
     async with LatencyProbe(api, namespace) as probe:
@@ -227,6 +245,7 @@ async def spec_change_latency(
         for rate in rates:
             load_before = loadavg()
             before = (controller.reconciles(), cpu_seconds(controller.pid)) if controller else None
+            started = time.monotonic()
             sending, seconds, first = await probe.round(api, namespace, names, rate=rate, timeout=timeout)
             load_after = loadavg()
             if settle is not None:  # the round's reconciles still finishing, and their echoes, count too
@@ -238,6 +257,7 @@ async def spec_change_latency(
                     "reconciles": sum(after.values()) - sum(before[0].values()),
                     "xr_reconciles": after.get(XR_CONTROLLER, 0.0) - before[0].get(XR_CONTROLLER, 0.0),
                     "controller_cpu": cpu_seconds(controller.pid) - before[1],
+                    "elapsed": time.monotonic() - started,
                 }
             out.append(
                 Latency(
@@ -268,12 +288,12 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> list[La
     try:
         await process.wait_ready()
         await bench._setup(api, namespace)
-        await bench._quiet(process)
+        await process.quiet()
         window = await bench._window(api, process, namespace, n, args.creators)
         print(f"N={n}: all Ready in {window['seconds']:.1f} s (load {window['load_during']})", flush=True)
         return await spec_change_latency(
             api, namespace, [f"xr-{i}" for i in range(n)], rates=args.rate, timeout=args.timeout,
-            controller=process, settle=lambda: bench._quiet(process),
+            controller=process, settle=lambda: process.quiet(xrs=n),
         )  # fmt: skip
     finally:
         process.stop()

@@ -31,6 +31,10 @@ COMPOSITION = "xbench"
 PAT_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8"
 AUTO_READY_PACKAGE = "xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0"
 TICK = os.sysconf("SC_CLK_TCK")
+TTL = 60.0
+"""The pipeline's TTL: both built-in functions answer with the SDK's default, 60 s. With realtime
+compositions Crossplane requeues every XR after it (±10 %), so N settled XRs are reconciled about
+N / 60 times a second even when nothing changes (upstream core-2.17)."""
 
 
 # -- what the controller composes ------------------------------------------------------------------
@@ -274,7 +278,7 @@ class ControllerProcess:
             self._spy = subprocess.Popen(spy, stdout=self._log, stderr=subprocess.STDOUT)
 
     def _get(self, port: int, path: str) -> str:
-        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=5) as r:
+        with urllib.request.urlopen(f"http://127.0.0.1:{port}{path}", timeout=60) as r:
             return str(r.read().decode())
 
     async def wait_ready(self, timeout: float = 120.0) -> None:
@@ -288,6 +292,21 @@ class ControllerProcess:
             if time.monotonic() > deadline:
                 raise SystemExit("the controller did not become ready")
             await asyncio.sleep(0.2)
+
+    async def quiet(self, *, xrs: int = 0, settle: float = 2.0) -> None:
+        """Wait until the reconciles come down to the TTL requeues of ``xrs`` settled XRs for ``settle`` s.
+
+        Settled XRs are still reconciled once a :data:`TTL`, so "quiet" allows that rate
+        (with room for its jitter) over each ``settle``-second window; nothing else may move.
+        """
+        allowance = xrs * settle / TTL * 1.5 + (3 if xrs else 0)
+        last = sum(self.reconciles().values())
+        while True:
+            await asyncio.sleep(settle)
+            now = sum(self.reconciles().values())
+            if now - last <= allowance:
+                return
+            last = now
 
     def reconciles(self) -> dict[str, float]:
         """``controller_runtime_reconcile_total`` summed per controller."""

@@ -211,17 +211,6 @@ async def _setup(api: _kube.KubeApi, namespace: str) -> None:
     raise SystemExit("the XRD or Composition did not become usable in 120 s")
 
 
-async def _quiet(controller: ControllerProcess, settle: float = 2.0) -> None:
-    """Wait until the controller's reconcile counts stop moving for ``settle`` seconds."""
-    last: dict[str, float] = {}
-    stable_since = time.monotonic()
-    while time.monotonic() - stable_since < settle:
-        now = controller.reconciles()
-        if now != last:
-            last, stable_since = now, time.monotonic()
-        await asyncio.sleep(0.25)
-
-
 async def _create_all(api: _kube.KubeApi, namespace: str, n: int, creators: int) -> None:
     pending = iter(range(n))
 
@@ -326,7 +315,7 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
         try:
             await controller.wait_ready()
             await _setup(api, namespace)
-            await _quiet(controller)
+            await controller.quiet()
             window = await _window(api, controller, namespace, n, args.creators)
             composed, _ = await api.list("v1", "ConfigMap", namespace)
             if args.latency_rates:
@@ -336,7 +325,7 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
                     [f"xr-{i}" for i in range(n)],
                     rates=args.latency_rates,
                     controller=controller,
-                    settle=lambda: _quiet(controller),
+                    settle=lambda: controller.quiet(xrs=n),
                 )
         finally:
             controller.stop()
@@ -371,7 +360,7 @@ def report(f: Figures, workers: int) -> str:
         f"  composed objects/s    {f.objects_per_second:8.1f}   ({ratio:.0%} of the bare loop's best, "
         f"{f.bare[best].rate:.0f}/s; by CPU per object: {cpu_ratio:.0%})",
         f"  composed APPLY req/s  {f.apply_requests / f.seconds:8.1f}   ({f.apply_requests / (f.xrs * COMPOSED_PER_XR):.1f} per object)",
-        f"  reconciles            {f.reconciles:8.0f}   (XR controller {f.xr_reconciles:.0f})",
+        f"  reconciles            {f.reconciles:8.0f}   (XR controller {f.xr_reconciles:.0f}: {f.xr_reconciles / f.xrs:.2f} per XR)",
         f"  CPU per reconcile     {1000 * f.controller_cpu / max(f.reconciles, 1):8.1f} ms "
         f"  (controller CPU {f.controller_cpu:.1f} s = {f.controller_cpu / f.seconds:.0%} of a core)",
         f"  controller RSS        {f.rss_mb:8.0f} MB (peak {f.peak_rss_mb:.0f} MB)",

@@ -332,7 +332,8 @@ async def _dry_run_apply(kube: Any, obj: dict[str, Any]) -> tuple[dict[str, Any]
     response = await kube._send(
         "PATCH", path, params=params, body=obj, content_type="application/apply-patch+yaml"
     )
-    return json.loads(response.content), response.headers.get_list("warning")
+    warnings = [v.decode("latin-1") for k, v in response.headers if k.lower() == b"warning"]
+    return json.loads(response.content), warnings
 
 
 @pytest.mark.cluster

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx2
 import pytest
@@ -298,6 +298,183 @@ async def test_connection_close_cancelled_aborts_the_socket() -> None:
     assert writer.aborted
 
 
+# -- Http11Client: KubeApi's requests as bytes ------------------------------------------------------
+
+UNAUTHORIZED = b"HTTP/1.1 401 Unauthorized\r\nContent-Length: 12\r\n\r\nUnauthorized"
+
+
+@dataclasses.dataclass
+class Heads(Server):
+    """A scripted server that keeps each request's head (request line and headers) and body."""
+
+    heads: list[bytes] = dataclasses.field(default_factory=list)
+    bodies: list[bytes] = dataclasses.field(default_factory=list)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while self.script:
+                head = await reader.readuntil(b"\r\n\r\n")
+                fields = dict(line.split(b": ", 1) for line in head[:-4].split(b"\r\n")[1:] if b": " in line)
+                self.heads.append(head)
+                self.bodies.append(await reader.readexactly(int(fields.get(b"Content-Length", b"0"))))
+                writer.write(self.script.pop(0))
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+
+class Tokens(httpx2.Auth):
+    """A rotating credential as lightkube's token file and exec flows are: the token in use, a new one after a 401."""
+
+    def __init__(self, *tokens: str, renews: bool = True) -> None:
+        self.tokens = list(tokens)
+        self.renews = renews
+        self.flows = 0
+
+    async def async_auth_flow(
+        self, request: httpx2.Request
+    ) -> AsyncGenerator[httpx2.Request, httpx2.Response]:
+        self.flows += 1
+        request.headers["Authorization"] = f"Bearer {self.tokens[0]}"
+        response = yield request
+        if response.status_code != 401 or not self.renews:
+            return
+        self.tokens.pop(0)
+        request.headers["Authorization"] = f"Bearer {self.tokens[0]}"
+        yield request
+
+
+def client(server: Server, auth: httpx2.Auth | None = None, base: str = "") -> _http.Http11Client:
+    return _http.Http11Client(
+        f"http://127.0.0.1:{server.port}{base}",
+        None,
+        auth,
+        headers=[("Accept", "application/json"), ("User-Agent", "crossfn/test")],
+        timeout=httpx2.Timeout(5.0),
+        max_idle=4,
+    )
+
+
+def header(head: bytes, name: bytes) -> bytes | None:
+    for line in head.split(b"\r\n")[1:]:
+        key, sep, value = line.partition(b": ")
+        if sep and key.lower() == name.lower():
+            return value
+    return None
+
+
+@pytest.mark.parametrize(
+    ("base", "path", "params", "want_target", "reason"),
+    [
+        pytest.param(
+            "",
+            "api/v1/namespaces/ns/configmaps/a",
+            {"fieldManager": "apiextensions.crossplane.io/composed/ab", "force": "true"},
+            b"/api/v1/namespaces/ns/configmaps/a?fieldManager=apiextensions.crossplane.io%2Fcomposed%2Fab&force=true",
+            "the path under the server's root, the parameters form-encoded",
+            id="query",
+        ),
+        pytest.param(
+            "/k8s/clusters/c-1/",
+            "apis/rbac.authorization.k8s.io/v1/clusterroles/crossplane:aggregate-to-edit",
+            None,
+            b"/k8s/clusters/c-1/apis/rbac.authorization.k8s.io/v1/clusterroles/crossplane:aggregate-to-edit",
+            "a server URL with a path (a proxy's) prefixes every request; ':' is sent as it is",
+            id="prefix",
+        ),
+        pytest.param(
+            "",
+            "api/v1/namespaces/ns/configmaps/a b",
+            None,
+            b"/api/v1/namespaces/ns/configmaps/a%20b",
+            "a character a path may not carry is percent-encoded",
+            id="quoted",
+        ),
+    ],
+)
+async def test_client_request_shape(
+    serve: Start, *, base: str, path: str, params: dict[str, str] | None, want_target: bytes, reason: str
+) -> None:
+    server = Heads([OK])
+    await serve(server)
+    http = client(server, base=base)
+    try:
+        reply = await http.send(
+            "PATCH", path, params=params, body=b"{}", content_type="application/apply-patch+yaml"
+        )
+    finally:
+        await http.aclose()
+    assert (reply.status, reply.content, reply.header("content-type")) == (
+        200,
+        b'{"a": "b"}\n',
+        "application/json",
+    )
+    head = server.heads[0]
+    assert head.split(b"\r\n")[0] == b"PATCH " + want_target + b" HTTP/1.1", reason
+    assert header(head, b"host") == f"127.0.0.1:{server.port}".encode()
+    assert header(head, b"content-type") == b"application/apply-patch+yaml"
+    assert (header(head, b"content-length"), header(head, b"user-agent")) == (b"2", b"crossfn/test")
+    assert header(head, b"accept-encoding") is None and header(head, b"authorization") is None
+    assert server.bodies == [b"{}"]
+
+
+@pytest.mark.parametrize(
+    ("auth", "script", "want_tokens", "want_statuses", "want_flows", "reason"),
+    [
+        pytest.param(
+            Tokens("one"),
+            [OK, OK],
+            [b"Bearer one", b"Bearer one"],
+            [200, 200],
+            1,
+            "the flow gives the header once; later requests reuse it",
+            id="reused",
+        ),
+        pytest.param(
+            Tokens("old", "new"),
+            [UNAUTHORIZED, OK, OK],
+            [b"Bearer old", b"Bearer new", b"Bearer new"],
+            [200, 200],
+            2,
+            "a 401 asks the flow again (a rotated token); the request goes once more, and later ones use the new token",
+            id="renewed",
+        ),
+        pytest.param(
+            Tokens("only", renews=False),
+            [UNAUTHORIZED, OK],
+            [b"Bearer only", b"Bearer only"],
+            [401, 200],
+            2,
+            "a flow with nothing new to offer leaves the 401 to the caller, sent once",
+            id="refused",
+        ),
+    ],
+)
+async def test_client_authentication(
+    serve: Start,
+    *,
+    auth: Tokens,
+    script: list[bytes],
+    want_tokens: list[bytes],
+    want_statuses: list[int],
+    want_flows: int,
+    reason: str,
+) -> None:
+    server = Heads(list(script))
+    await serve(server)
+    http = client(server, auth)
+    try:
+        statuses = [(await http.send("GET", "api/v1/x")).status for _ in range(2)]
+    finally:
+        await http.aclose()
+    assert statuses == want_statuses, reason
+    assert [header(h, b"authorization") for h in server.heads] == want_tokens, reason
+    assert auth.flows == want_flows, reason
+
+
 @dataclasses.dataclass
 class Fence:
     """A write fence that allows ``allow`` checks, then refuses; counts the ``sent`` calls."""
@@ -315,6 +492,7 @@ class Fence:
         self.sent_calls += 1
 
 
+@pytest.mark.parametrize("via", ["transport", "client"])
 @pytest.mark.parametrize(
     ("allow", "want_requests"),
     [
@@ -323,22 +501,33 @@ class Fence:
     ],
 )
 async def test_a_write_fence_is_checked_as_the_bytes_leave(
-    serve: Start, allow: int, want_requests: int
+    serve: Start, allow: int, want_requests: int, via: str
 ) -> None:
-    """The fence is checked in the transport right before the socket write (leader election's fencing);
-    a small request leaves at once, so there is nothing to confirm after it."""
+    """The fence is checked right before the socket write (leader election's fencing), by the httpx2
+    transport and by ``Http11Client`` alike; a small request leaves at once, so there is nothing to
+    confirm after it."""
     server = await serve(Server([OK]))
     fence = Fence(allow)
-    transport = _http.Http11Transport(None, max_idle=4)
-    async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", transport=transport) as client:
-        request = client.build_request(
-            "PATCH", "/api/v1/x", content=b"{}", extensions={_http.WRITE_FENCE: fence}
-        )
-        if allow:
-            assert (await client.send(request)).status_code == 200
-        else:
-            with pytest.raises(_api.Fenced):
-                await client.send(request)
+
+    async def send() -> int:
+        if via == "client":
+            http = client(server)
+            try:
+                return (await http.send("PATCH", "api/v1/x", body=b"{}", fence=fence)).status
+            finally:
+                await http.aclose()
+        transport = _http.Http11Transport(None, max_idle=4)
+        async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", transport=transport) as c:
+            request = c.build_request(
+                "PATCH", "/api/v1/x", content=b"{}", extensions={_http.WRITE_FENCE: fence}
+            )
+            return (await c.send(request)).status_code
+
+    if allow:
+        assert await send() == 200
+    else:
+        with pytest.raises(_api.Fenced):
+            await send()
     await asyncio.sleep(0.05)
     assert len(server.requests) == want_requests
     assert (fence.checks, fence.sent_calls) == (1, 0)

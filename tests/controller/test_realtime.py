@@ -118,6 +118,8 @@ async def test_composed_change_enqueues_its_xr() -> None:
     assert reconciler.dependency_kinds() == {("v1", "ConfigMap")}, (
         "the composed kind is watched after a compose"
     )
+    assert queued == ["team/b"], "its writes, of kinds not watched before, are reconciled once more"
+    queued.clear()
     cm = api.of_kind("ConfigMap")[0]
     informers.caches[("v1", "ConfigMap")].fire("MODIFIED", {**cm, "status": {"ready": True}}, cm)
     assert queued == ["team/b"], "a composed resource's change reconciles its XR"
@@ -166,6 +168,7 @@ async def test_required_resource_is_watched() -> None:
     api.put(fx.xr())
     await reconciler.reconcile("team/b")
     assert ("v1", "Secret") in reconciler.dependency_kinds()
+    queued.clear()  # the follow-up of its own writes
     informers.caches[("v1", "Secret")].fire(
         "ADDED", {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}}
     )

@@ -217,26 +217,23 @@ async def _composed(
     xr_ns = str((xr.get("metadata") or {}).get("namespace") or "")
     if xr_ns and options.check_namespace_scope:
         await _check_namespace(obj, name, xr_ns, sources.scopes, events)
-    xr_name = errors.quote(str((xr.get("metadata") or {}).get("name") or ""))
-    context = (
-        f"cannot render composed resource {errors.quote(name)} metadata"
-        if options.classic_texts
-        else f"cannot render metadata for composed resource {errors.quote(name)}"
-    )
     try:
         prefix = _metadata.composite_prefix(xr, require_label=options.require_composite_label)
     except errors.CrossfnError as exc:  # the XR's label is missing: the XR is at fault
-        raise errors.InputError(f"{context}: {exc}") from exc
+        raise errors.InputError(f"{_metadata_context(name, options)}: {exc}") from exc
+    controller_text = "cannot set controller reference"
+    if options.classic_texts:
+        xr_name = errors.quote(str((xr.get("metadata") or {}).get("name") or ""))
+        controller_text = f"cannot set composite resource {xr_name} as controller ref of composed resource"
     try:
         _metadata.render_metadata(
             obj, xr, name, prefix=prefix,
             claim_ref_labels=options.claim_labels_from_claim_ref
             and options.composite_schema is _model.CompositeSchema.LEGACY,
-            controller_text=f"cannot set composite resource {xr_name} as controller ref of composed resource"
-            if options.classic_texts else "cannot set controller reference",
+            controller_text=controller_text,
         )  # fmt: skip
     except errors.CrossfnError as exc:  # the function's resource is controlled by another owner
-        raise errors.FunctionOutputError(f"{context}: {exc}") from exc
+        raise errors.FunctionOutputError(f"{_metadata_context(name, options)}: {exc}") from exc
     if options.generate_names and not meta.get("name"):
         meta["name"] = await _generate_name(obj, xr, name, sources.resources, rng)
     if options.validate_names and not _naming.valid_name(
@@ -247,6 +244,13 @@ async def _composed(
             f"{errors.quote(str(meta.get('name') or ''))}. Must be a valid RFC 1123 subdomain name."
         )
     return _model.ComposedResource(name=name, resource=obj, ready=dr.ready == fnv1.READY_TRUE)
+
+
+def _metadata_context(name: str, options: _options.ComposeOptions) -> str:
+    """How an error rendering a composed resource's metadata begins (built only for an error)."""
+    if options.classic_texts:
+        return f"cannot render composed resource {errors.quote(name)} metadata"
+    return f"cannot render metadata for composed resource {errors.quote(name)}"
 
 
 def _keep_observed_identity(meta: dict[str, Any], observed: Mapping[str, Any]) -> None:

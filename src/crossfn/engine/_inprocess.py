@@ -7,13 +7,16 @@ or in-process, minus the encoding and the network. One pipeline mixes
 in-process and remote functions through a :class:`~crossfn.engine.RoutingRunner`
 over this runner and a :class:`GrpcRunner`.
 
-Functions run off the caller's event loop, on one worker thread with a loop
-of its own, so that ``render --timeout`` and a test's ``timeoutSeconds`` hold
-for them too: a function that never returns (a runaway built-in, a user's
-loop) cannot block the timeout. When the caller gives up, the function is
-interrupted at its next Python bytecode and its worker is abandoned (a daemon
+Functions run off the caller's event loop, on one worker thread, so that
+``render --timeout``, a test's ``timeoutSeconds`` and the controller's function
+deadlines hold for them too: a function that never returns (a runaway built-in,
+a user's loop) cannot block the timeout. When the caller gives up, the function
+is interrupted at its next Python bytecode and its worker is abandoned (a daemon
 thread, which cannot keep the process alive); the next call gets a fresh one.
-The pipeline calls one step at a time, so one worker serves them all.
+The pipeline calls one step at a time, so one worker serves them all. A sync
+function (every built-in) is called straight from the worker thread; only an
+async one runs on the worker's own event loop, whose turns would otherwise cost
+a sync call about as much as the hop itself.
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import contextlib
 import queue
 import threading
 import time
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
@@ -46,8 +49,7 @@ class InProcessRunner:
         *,
         metrics: _metrics.Metrics | None = None,
     ) -> None:
-        # Sync functions run inline on the worker's loop: no second thread hop.
-        self._handlers = {name: function.to_handler(fn, offload_sync=False) for name, fn in functions.items()}
+        self._handlers = {name: _call_on_worker(fn) for name, fn in functions.items()}
         self._metrics = _metrics.guarded(metrics)
         self._idle: list[_Worker] = []
 
@@ -71,15 +73,13 @@ class InProcessRunner:
             f"cannot run Function {errors.quote(name)}: no such in-process function"
         )
 
-    async def _off_loop(
-        self, handler: function.Handler, req: fnv1.RunFunctionRequest
-    ) -> fnv1.RunFunctionResponse:
+    async def _off_loop(self, handler: _OnWorker, req: fnv1.RunFunctionRequest) -> fnv1.RunFunctionResponse:
         # An idle worker if there is one, else a new one: concurrent calls (several
         # pipelines sharing this runner) still run side by side.
         while True:
             worker = self._idle.pop() if self._idle else _Worker()
             try:
-                rsp: fnv1.RunFunctionResponse = await worker.call(lambda: handler(req))
+                rsp: fnv1.RunFunctionResponse = await worker.call(lambda loop: handler(req, loop))
             except _WorkerEndedError:
                 continue  # it ended, idle, just before: take another
             finally:
@@ -92,7 +92,26 @@ class _WorkerEndedError(Exception):
     """The idle worker picked ended before it could take the call."""
 
 
-_Job = tuple[Callable[[], Awaitable[Any]], Callable[[Any, BaseException | None], None]]
+_OnWorker = Callable[[fnv1.RunFunctionRequest, asyncio.AbstractEventLoop], fnv1.RunFunctionResponse]
+"""A function as a worker thread calls it: the request and the worker's own event loop, the response."""
+
+
+def _call_on_worker(fn: object) -> _OnWorker:
+    """``fn`` called from a worker thread: a sync function directly, an async one on the worker's loop."""
+    if function.is_async(fn):
+        handler = function.to_handler(fn, offload_sync=False)
+
+        def on_loop(
+            req: fnv1.RunFunctionRequest, loop: asyncio.AbstractEventLoop
+        ) -> fnv1.RunFunctionResponse:
+            return loop.run_until_complete(handler(req))
+
+        return on_loop
+    sync = function.to_sync_handler(fn)
+    return lambda req, loop: sync(req)
+
+
+_Job = tuple[Callable[[asyncio.AbstractEventLoop], Any], Callable[[Any, BaseException | None], None]]
 
 _IDLE_SECONDS = 5.0
 """A worker with nothing to do for this long ends its thread; the next call starts another."""
@@ -139,9 +158,9 @@ class _Worker:
         try:
             try:
                 while (job := self._next()) is not None:
-                    make, done = job
+                    run, done = job
                     try:
-                        out = loop.run_until_complete(_coroutine(make))
+                        out = run(loop)
                     except BaseException as exc:  # handed to the caller, whatever it is
                         done(None, exc)
                     else:
@@ -151,8 +170,9 @@ class _Worker:
         except _calls.DeadlineExceeded:
             return  # interrupted between jobs, after its caller gave up: it was retired anyway
 
-    async def call(self, make: Callable[[], Awaitable[Any]]) -> Any:
-        """Run ``make()`` on this worker's loop; if the caller is cancelled, interrupt it and retire."""
+    async def call(self, run: Callable[[asyncio.AbstractEventLoop], Any]) -> Any:
+        """Call ``run(loop)`` on this worker's thread (``loop`` is the worker's own event loop); if the
+        caller is cancelled, interrupt it and retire."""
         caller = asyncio.get_running_loop()
         answer: asyncio.Future[Any] = caller.create_future()
 
@@ -161,7 +181,7 @@ class _Worker:
             with contextlib.suppress(RuntimeError):
                 caller.call_soon_threadsafe(_settle, answer, out, exc)
 
-        if not self._submit((make, done)):
+        if not self._submit((run, done)):
             raise _WorkerEndedError
         try:
             return await answer
@@ -172,10 +192,6 @@ class _Worker:
             if self._thread.ident is not None:
                 _calls.interrupt(self._thread.ident)
             raise
-
-
-async def _coroutine(make: Callable[[], Awaitable[Any]]) -> Any:
-    return await make()
 
 
 def _settle(answer: asyncio.Future[Any], out: Any, exc: BaseException | None) -> None:

@@ -45,19 +45,17 @@ from __future__ import annotations
 import asyncio
 import base64
 import binascii
-import copy
 import dataclasses
 import datetime
 import functools
 import hashlib
-import json
 import logging
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors, functions
-from crossfn.controller.composite import _realtime, _selection, _sources
-from crossfn.controller.kube import _api
+from crossfn.controller.composite import _echoes, _realtime, _selection, _sources
+from crossfn.controller.kube import _api, _json
 from crossfn.controller.runtime import _events, _informer, _xr
 from crossfn.engine import _metadata
 from crossfn.functions.patch_and_transform import convert
@@ -106,8 +104,7 @@ def _describe(obj: Mapping[str, Any]) -> str:
 
 def digest(obj: Mapping[str, Any]) -> bytes:
     """A hash of ``obj`` over a canonical (key-sorted, compact) JSON encoding."""
-    encoded = json.dumps(obj, sort_keys=True, separators=(",", ":"), ensure_ascii=False, default=str)
-    return hashlib.blake2b(encoded.encode(), digest_size=16).digest()
+    return hashlib.blake2b(_json.canonical(obj), digest_size=16).digest()
 
 
 _Ident = tuple[str, str, str, str, str]
@@ -165,6 +162,7 @@ class ComposeIO:
     claims): never composed (:meth:`_check_ownership`). ``adopt_existing``
     (``--adopt-existing-resources``) takes over existing objects as Crossplane
     does; without it only objects annotated :data:`ANNOTATION_ADOPTABLE` are.
+    ``echoes`` is told of every write (``_echoes``).
     """
 
     def __init__(
@@ -174,11 +172,13 @@ class ComposeIO:
         *,
         own_kinds: frozenset[tuple[str, str]] = frozenset(),
         adopt_existing: bool = False,
+        echoes: _echoes.Echoes | None = None,
     ) -> None:
         self._api = api
         self._informers = informers
         self._own_kinds = own_kinds
         self._adopt_existing = adopt_existing
+        self._echoes = echoes or _echoes.Echoes(informers)
         self.applied = Applied()
         self.skipped = 0
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
@@ -195,7 +195,7 @@ class ComposeIO:
         if cache is not None:
             found = cache.get(name, namespace)
             if found is not None:
-                return copy.deepcopy(found)
+                return _json.copy(found)
         return await self._api.get(api_version, kind, name, namespace)
 
     async def compose(
@@ -221,7 +221,7 @@ class ComposeIO:
         except errors.CrossfnError as exc:
             raise ComposeFailed(exc, None) from exc
         observed = await self._observe(xr)
-        xr_details = await self._details(xr.obj, "composite resource") if xr.legacy else {}
+        xr_details = await self._details(xr.obj, composed=False) if xr.legacy else {}
         name = str(
             ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or ""
         )
@@ -310,15 +310,15 @@ class ComposeIO:
                 ) from exc
             if obj is None:
                 return None
-            details = await self._details(obj, f"composed resource {errors.quote(_resource_name(obj))}")
+            details = await self._details(obj, composed=True)
             return engine.ObservedResource(obj, details)
 
         found = await asyncio.gather(*(one(r) for r in refs))
         return [o for o in found if o is not None]
 
-    async def _details(self, obj: Mapping[str, Any], what: str) -> dict[str, bytes]:
-        """The data of the Secret ``obj`` writes its connection details to; NotFound is empty
-        (upstream core-2.16)."""
+    async def _details(self, obj: Mapping[str, Any], *, composed: bool) -> dict[str, bytes]:
+        """The data of the Secret ``obj`` (a composed resource, or the XR) writes its connection details
+        to; NotFound is empty (upstream core-2.16)."""
         ref = engine.secret_ref(obj)
         if ref is None:
             return {}
@@ -328,6 +328,9 @@ class ComposeIO:
             data = (secret or {}).get("data") or {}
             return {str(k): base64.b64decode(str(v), validate=True) for k, v in data.items()}
         except (_api.ApiError, binascii.Error, ValueError) as exc:
+            what = (
+                f"composed resource {errors.quote(_resource_name(obj))}" if composed else "composite resource"
+            )
             text = f"cannot fetch connection details for {what} {_describe(obj)}: cannot get connection secret: {exc}"
             raise ComposeFailed(errors.CrossfnError(text), None) from exc
 
@@ -417,13 +420,14 @@ class ComposeIO:
         if xr.resource_refs == refs:
             return
         try:
-            await self._api.apply(
+            written = await self._api.apply(
                 result.resource_refs_patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True
             )
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
             raise errors.CrossfnError(f"cannot update composed resource references: {exc}") from exc
+        self._echoes.wrote(xr.key, written)
         xr.set_resource_refs(refs)
 
     async def _apply(
@@ -458,6 +462,7 @@ class ComposeIO:
                     raise errors.CrossfnError(
                         f"cannot apply composed resource {errors.quote(c.name)}: {exc}"
                     ) from exc
+                self._echoes.wrote(xr.key, applied)
                 version = str((applied.get("metadata") or {}).get("resourceVersion") or "")
                 if version:
                     now[ident] = (sent, version)

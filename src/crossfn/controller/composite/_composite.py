@@ -47,7 +47,6 @@ reports as ``Responsive``.
 from __future__ import annotations
 
 import asyncio
-import copy
 import dataclasses
 import datetime
 import logging
@@ -56,8 +55,16 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.composite import _circuit, _compose_io, _connection, _polling, _realtime, _selection
-from crossfn.controller.kube import _api
+from crossfn.controller.composite import (
+    _circuit,
+    _compose_io,
+    _connection,
+    _echoes,
+    _polling,
+    _realtime,
+    _selection,
+)
+from crossfn.controller.kube import _api, _json
 from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _metrics, _tracing, _xr
 from crossfn.engine import _clock
 from crossfn.engine import _xr as engine_xr
@@ -119,7 +126,7 @@ class _StatusRejected(errors.CrossfnError):
 class _Changes:
     """What steps 6–10 changed in memory: the XR before, the first step that changed it, its events."""
 
-    before: dict[str, Any]
+    before: bytes
     first: tuple[str, str] | None = None
     """The reason and message prefix if the update fails: the first step that changed the XR."""
     events: list[_selection.SelectionEvent] = dataclasses.field(default_factory=list)
@@ -187,9 +194,10 @@ class CompositeReconciler:
         own = {(self.api_version, self.kind)}
         if xrd_schemas.offers_claim(xrd):
             own.add(xrd_schemas.claim_type(xrd))
+        self._echoes = _echoes.Echoes(informers)
         self._io = _compose_io.ComposeIO(
             api, informers, own_kinds=frozenset((av.rpartition("/")[0], k) for av, k in own),
-            adopt_existing=self._settings.adopt_existing,
+            adopt_existing=self._settings.adopt_existing, echoes=self._echoes,
         )  # fmt: skip
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
@@ -201,7 +209,7 @@ class CompositeReconciler:
         if informers is not None and self._settings.realtime:
             self._watches = _realtime.Watches(
                 informers, self._deps, enqueue or _drop, controller=self.controller_name,
-                metrics=self._metrics, admit=self._breaker.filter,
+                metrics=self._metrics, admit=self._breaker.filter, heard=self._echoes.heard,
             )  # fmt: skip
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
@@ -276,15 +284,17 @@ class CompositeReconciler:
                 _log.exception("cannot collect the watches of %s", self.controller_name)
 
     def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """Any change to one of this controller's XRs reconciles it, through the circuit breaker; an XR
-        being deleted starts a fresh bucket (Crossplane's ``NewSelfDeleteResetMapFunc``)."""
+        """Any change to one of this controller's XRs reconciles it, through the circuit breaker and
+        once per round of its own writes (``_echoes``); an XR being deleted starts a fresh bucket
+        (Crossplane's ``NewSelfDeleteResetMapFunc``)."""
         key = _controller.key_of(xr)
         if (xr.get("metadata") or {}).get("deletionTimestamp"):
             self._breaker.reset(key)
+        held = self._echoes.heard(key, xr)  # noted even when the breaker drops it
         keys = self._breaker.filter(xr, [key])
         if old is not None:  # an update maps both objects, as controller-runtime's handler does
             keys += self._breaker.filter(old, [key])
-        if keys:
+        if keys and not held:
             self._enqueue(key)
 
     def _revision_changed(self, event_type: str, rev: dict[str, Any], old: dict[str, Any] | None) -> None:
@@ -315,10 +325,28 @@ class CompositeReconciler:
     # Reconcile ---------------------------------------------------------------------------------
 
     async def reconcile(self, key: str) -> _controller.Result:
-        """Reconcile the XR ``key`` (upstream core-2.1 steps 1–14, in order), in a span when tracing."""
+        """Reconcile the XR ``key`` (upstream core-2.1 steps 1–14, in order), in a span when tracing.
+
+        Its own writes coming back through the watches reconcile it once more, in one go
+        once they all have (``_echoes``), or not at all when none needs it.
+        """
         tracer = self._tracer or _tracing.default_tracer()
-        with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
-            return await self._reconcile_key(key, tracer.steps)
+        self._echoes.begin(key)
+        try:
+            with tracer.reconcile(controller=f"composite/{self.xrd_name}", key=key, kind=self.kind):
+                result = await self._reconcile_key(key, tracer.steps)
+        except asyncio.CancelledError:
+            self._echoes.forget(key)
+            raise
+        except BaseException:
+            await self._settle(key)
+            raise
+        await self._settle(key)
+        return result
+
+    async def _settle(self, key: str) -> None:
+        if await self._echoes.settle(key):
+            self._enqueue(key)
 
     @property
     def xrd_name(self) -> str:
@@ -334,7 +362,7 @@ class CompositeReconciler:
             self._forget(key)
             return _controller.Result()
         xr = _xr.XR(obj, self._schema)
-        read = copy.deepcopy(obj.get("status") or {})
+        read = _json.copy(obj.get("status") or {})
         circuit = self._breaker.state(key)
         admission = engine.admit(
             xr.obj, now=self._clock(), circuit_open=circuit.triggered_by if circuit.open else None
@@ -382,6 +410,7 @@ class CompositeReconciler:
     def _forget(self, key: str) -> None:
         """The XR ``key`` is gone or being deleted: drop what is remembered about it."""
         self._deps.forget(key)
+        self._echoes.forget(key)
         self._io.forget(key)
         self._backoff.pop(key, None)
 
@@ -543,9 +572,11 @@ class CompositeReconciler:
         )
         reason, outer = changes.first or default
         try:
-            return self._keep_status(await self._api.update(xr.obj), xr)
+            updated = await self._api.update(xr.obj)
         except _api.ApiError as exc:
             raise _wrap(reason, outer, exc) from exc
+        self._echoes.wrote(xr.key, updated)
+        return self._keep_status(updated, xr)
 
     def _configure(self, xr: _xr.XR, rev: Mapping[str, Any]) -> None:
         """Step 10: the ``crossplane.io/composite`` label; a legacy XR's default connection Secret.
@@ -577,7 +608,7 @@ class CompositeReconciler:
                 {**c, "message": INVALID_MESSAGE} if c.get("type") == "Synced" else c for c in conditions
             ]
         await self._emit(xr, status.events)
-        new = copy.deepcopy(xr.status)
+        new = _json.copy(xr.status)
         new["conditions"] = conditions
         if xr.legacy and status.claim_condition_types:
             new["claimConditionTypes"] = list(status.claim_condition_types)
@@ -588,7 +619,7 @@ class CompositeReconciler:
         xr: _xr.XR, composite: Mapping[str, Any], status: engine.ReconcileStatus
     ) -> dict[str, Any]:
         """The functions' desired status with the reconciler's conditions and bookkeeping."""
-        out = copy.deepcopy(dict(composite.get("status") or {}))
+        out = _json.copy(composite.get("status") or {})
         current = xr.status
         out["conditions"] = list(status.conditions)
         for kept in ("lastHandledReconcileAt", "connectionDetails"):
@@ -636,18 +667,21 @@ class CompositeReconciler:
         if xr.namespace:
             patch["metadata"]["namespace"] = xr.namespace
         try:
-            await self._api.apply(patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True)
+            written = await self._api.apply(
+                patch, field_manager=engine.FIELD_OWNER_COMPOSITE, force=True, status=True
+            )
         except _api.NotFound:
             return  # deleted meanwhile: there is nothing left to report on
         except _api.Conflict:
             raise
         except _api.ApiError as exc:
             raise _StatusRejected(exc) from exc
+        self._echoes.wrote(xr.key, written, again=not _echoes.only_system_conditions(read, status))
 
 
-def _identity_and_spec(xr: _xr.XR) -> dict[str, Any]:
-    """A copy of what an update of the XR would change (its metadata and spec), to tell whether to send one."""
-    return copy.deepcopy({k: xr.obj.get(k) for k in ("metadata", "spec")})
+def _identity_and_spec(xr: _xr.XR) -> bytes:
+    """What an update of the XR would change (its metadata and spec), encoded, to tell whether to send one."""
+    return _json.canonical({k: xr.obj.get(k) for k in ("metadata", "spec")})
 
 
 def _drop(key: str) -> None:

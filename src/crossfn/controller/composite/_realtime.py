@@ -168,7 +168,11 @@ class Dependencies:
 
 
 class Watches:
-    """One held informer and handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
+    """One held informer and handler per kind an XR depends on; events become ``enqueue(key)`` calls.
+
+    ``heard(key, obj)`` sees each event first: ``True`` means the XR must not be queued for it
+    now (the XR reconciler's own writes coming back, ``_echoes``).
+    """
 
     def __init__(
         self,
@@ -179,9 +183,11 @@ class Watches:
         controller: str = "",
         metrics: _metrics.Metrics | None = None,
         admit: Callable[[Mapping[str, Any], list[str]], list[str]] | None = None,
+        heard: Callable[[str, Mapping[str, Any]], bool] | None = None,
     ) -> None:
         """``controller`` (``composite/<xrd>``) holds the informers and labels the metrics; ``admit(obj,
-        keys)`` keeps the keys an event about ``obj`` may enqueue (the circuit breaker; default all)."""
+        keys)`` keeps the keys an event about ``obj`` may enqueue (the circuit breaker; default all);
+        ``heard(key, obj)`` then holds back the XR reconciler's own writes coming back (``_echoes``)."""
         self._informers = informers
         self._dependencies = dependencies
         self.enqueue = enqueue
@@ -189,6 +195,7 @@ class Watches:
         self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
         self._held: dict[Kind, _informer.Cache] = {}
         self._admit = admit or _all
+        self._heard = heard or _not_heard
         self.stopped = False
 
     def ensure(self, kinds: Iterable[Kind]) -> None:
@@ -229,12 +236,17 @@ class Watches:
         """Enqueue the XRs that depended on the object before or depend on it now."""
         if self.stopped:
             return
-        keys = set(self._admit(obj, sorted(self._dependencies.dependants(obj))))
+        dependants = self._dependencies.dependants(obj)
+        keys = set(self._admit(obj, sorted(dependants)))
         if old is not None:  # an update maps both objects, as controller-runtime's handler does
-            keys.update(self._admit(old, sorted(self._dependencies.dependants(old))))
-        for key in sorted(keys):
+            old_dependants = self._dependencies.dependants(old)
+            keys.update(self._admit(old, sorted(old_dependants)))
+            dependants |= old_dependants
+        for key in sorted(dependants):
             try:
-                self.enqueue(key)
+                held = self._heard(key, obj)  # noted even when the breaker drops the event
+                if key in keys and not held:
+                    self.enqueue(key)
             except Exception:  # a handler must never break the informer that calls it
                 _log.exception("cannot enqueue %s after a %s event", key, event_type)
 
@@ -242,3 +254,7 @@ class Watches:
 def _all(obj: Mapping[str, Any], keys: list[str]) -> list[str]:
     """Admit every key (no circuit breaker)."""
     return keys
+
+
+def _not_heard(key: str, obj: Mapping[str, Any]) -> bool:
+    return False

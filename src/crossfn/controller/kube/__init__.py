@@ -5,7 +5,8 @@
   into (``NotFound``, ``Conflict``, ``Invalid``, ``Gone``, ...);
 * ``_kube``: ``KubeApi``, that Protocol over plain REST calls (discovery per
   group-version, server-side apply, watches with bookmarks);
-* ``_http``: the lean HTTP/1.1 transport under it;
+* ``_http``: the lean HTTP/1.1 client under it;
+* ``_json``: private copies of JSON objects and their canonical encoding (msgspec);
 * ``_kubeconfig``: reading a kubeconfig or the in-cluster service account,
   every problem one line naming the file and the field.
 

@@ -4,9 +4,10 @@
 (every problem one line naming the file and field) into the server, the TLS
 context and lightkube's authentication flows (exec plugins, rotating token
 files); the requests themselves are plain REST calls on ``httpx2`` clients
-(the HTTP library lightkube is built on): requests over the lean HTTP/1.1
-transport of :mod:`._http`, at most :data:`MAX_IN_FLIGHT` at once, and watches
-over httpx2's own streaming transport in a pool of their own. Why not lightkube's
+(the HTTP library lightkube is built on): requests written as bytes by the lean
+HTTP/1.1 client of :mod:`._http` (httpx2 costs about three times its CPU per
+request), at most :data:`MAX_IN_FLIGHT` at once, and watches over httpx2's own
+streaming transport in a pool of their own. Why not lightkube's
 own request layer: it wants a Python class per kind with the plural and scope
 known up front, cannot ask a watch for bookmarks, and turns every object into
 its model types; the controller works on unstructured dicts of kinds that
@@ -87,11 +88,11 @@ _RETRY_AFTER_MAX = 1.0
 """The longest wait between those attempts, in seconds: the server's hint is whole seconds."""
 
 
-def _retry_after(response: httpx2.Response) -> float | None:
+def _retry_after(reply: _http.Reply) -> float | None:
     """The wait the server asked for before a retry, or ``None`` when it asked for none."""
-    if response.status_code != 429 and response.status_code < 500:
+    if reply.status != 429 and reply.status < 500:
         return None
-    value = response.headers.get("Retry-After")
+    value = reply.header("Retry-After")
     if value is None:
         return None
     try:
@@ -109,15 +110,15 @@ def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
     )
 
 
-def _error_from_response(response: httpx2.Response) -> _api.ApiError:
+def _error_from_response(reply: _http.Reply) -> _api.ApiError:
     try:
-        body = _decode(response.content)
+        body = _decode(reply.content)
     except ValueError:
         body = None
     if isinstance(body, dict) and body.get("kind") == "Status":
-        return _error_from_status(body, response.status_code)
-    text = response.text.strip()[:200] or response.reason_phrase
-    return _ERRORS.get(response.status_code, _api.ApiError)(text, status=response.status_code)
+        return _error_from_status(body, reply.status)
+    text = reply.text.strip()[:200] or reply.reason
+    return _ERRORS.get(reply.status, _api.ApiError)(text, status=reply.status)
 
 
 def _unreachable(server: str, exc: Exception) -> _api.ApiError:
@@ -197,6 +198,47 @@ class _Discovery:
             self._kinds[(api_version, resource["kind"])] = (resource["name"], bool(resource["namespaced"]))
 
 
+_HEADERS = (("Accept", "application/json"), ("User-Agent", USER_AGENT))
+"""Sent with every request and watch."""
+
+
+class _HttpxRequests:
+    """Requests through an ``httpx2.AsyncClient``: a test's mock transport, or any client a caller builds.
+
+    ``headers`` go with every request; a write's fence rides in the request's extensions
+    (:data:`~crossfn.controller.kube._http.WRITE_FENCE`, checked by ``Http11Transport``).
+    """
+
+    def __init__(self, client: httpx2.AsyncClient, headers: Sequence[tuple[str, str]]) -> None:
+        self.client = client
+        self.server = str(client.base_url).rstrip("/")
+        self._headers = httpx2.Headers(list(headers))
+
+    async def send(
+        self,
+        method: str,
+        path: str,
+        *,
+        params: Mapping[str, str] | None = None,
+        body: bytes | None = None,
+        content_type: str = "",
+        fence: _api.WriteFence | None = None,
+    ) -> _http.Reply:
+        headers = self._headers.copy()
+        if body is not None:
+            headers["Content-Type"] = content_type
+        extensions = None if fence is None else {_http.WRITE_FENCE: fence}
+        response = await self.client.request(
+            method, path, params=params, content=body, headers=headers, extensions=extensions
+        )
+        return _http.Reply(
+            response.status_code, response.reason_phrase, response.headers.raw, response.content
+        )
+
+    async def aclose(self) -> None:
+        await self.client.aclose()
+
+
 class KubeApi:
     """The controller's client: unstructured objects, server-side apply, watches with bookmarks.
 
@@ -207,7 +249,7 @@ class KubeApi:
 
     def __init__(
         self,
-        http: httpx2.AsyncClient,
+        http: httpx2.AsyncClient | _http.Http11Client,
         *,
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
@@ -215,18 +257,25 @@ class KubeApi:
         namespace: str = "default",
         headers: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches.
+        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` watches (default:
+        ``http``, which must then be an ``httpx2.AsyncClient``).
 
-        ``headers`` go with every request (``Impersonate-User``, one ``Impersonate-Group`` per group...).
+        ``headers`` go with every request and watch (``Impersonate-User``, one ``Impersonate-Group``
+        per group...): an ``httpx2.AsyncClient`` is sent them, an ``Http11Client`` is built with them
+        (:meth:`from_kubeconfig`).
         """
-        self._http = http
-        self._watch_http = watch_http or http
+        self._headers = (*_HEADERS, *headers)
+        self._requests = _HttpxRequests(http, self._headers) if isinstance(http, httpx2.AsyncClient) else http
+        if watch_http is None:
+            if not isinstance(http, httpx2.AsyncClient):
+                raise TypeError("KubeApi needs an httpx2 client for its watches")
+            watch_http = http
+        self._watch_http = watch_http
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
         self.field_manager = field_manager
         self.namespace = namespace
         """The kubeconfig context's namespace: where a command looks when it is not told."""
-        self._headers = httpx2.Headers([("Accept", "application/json"), ("User-Agent", USER_AGENT), *headers])
         self._fence: _api.WriteFence | None = None
 
     def fenced(self, fence: _api.WriteFence) -> KubeApi:
@@ -251,19 +300,23 @@ class KubeApi:
         """
         config = _kubeconfig.load(path, context=context)
 
-        def client(auth: httpx2.Auth | None, **pool: Any) -> httpx2.AsyncClient:
-            return httpx2.AsyncClient(
-                base_url=config.server,
-                verify=config.verify,
-                auth=auth,
-                timeout=_TIMEOUT,
-                trust_env=False,
-                **pool,
-            )
-
         # One auth object for both: a token file or exec plugin is then read or run once per rotation.
-        requests = client(config.auth, transport=_http.Http11Transport(config.verify, max_idle=MAX_IN_FLIGHT))
-        watches = client(config.auth, limits=_WATCH_LIMITS)
+        requests = _http.Http11Client(
+            config.server,
+            config.verify,
+            config.auth,
+            headers=(*_HEADERS, *headers),
+            timeout=_TIMEOUT,
+            max_idle=MAX_IN_FLIGHT,
+        )
+        watches = httpx2.AsyncClient(
+            base_url=config.server,
+            verify=config.verify,
+            auth=config.auth,
+            timeout=_TIMEOUT,
+            trust_env=False,
+            limits=_WATCH_LIMITS,
+        )
         return cls(
             requests,
             watch_http=watches,
@@ -275,14 +328,14 @@ class KubeApi:
     @property
     def server(self) -> str:
         """The API server's URL (for logs and errors)."""
-        return str(self._http.base_url).rstrip("/")
+        return self._requests.server
 
     async def close(self) -> None:
         """Close every pooled connection (watches in flight end with an error)."""
         try:
-            await self._http.aclose()
+            await self._requests.aclose()
         finally:
-            if self._watch_http is not self._http:
+            if not (isinstance(self._requests, _HttpxRequests) and self._requests.client is self._watch_http):
                 await self._watch_http.aclose()
 
     # -- transport -------------------------------------------------------------------------------
@@ -295,35 +348,30 @@ class KubeApi:
         params: Mapping[str, str] | None = None,
         body: object = None,
         content_type: str = "application/json",
-    ) -> httpx2.Response:
-        headers = self._headers.copy()
-        content = None
-        if body is not None:
-            content = _encode(body)
-            headers["Content-Type"] = content_type
+    ) -> _http.Reply:
+        content = None if body is None else _encode(body)
         fence = self._fence if method != "GET" else None
-        extensions = None if fence is None else {_http.WRITE_FENCE: fence}
         for attempt in range(RETRY_AFTER_ATTEMPTS):
             if fence is not None:
                 fence.check()  # again in the transport, right before the bytes leave
             try:
                 async with self._in_flight:
-                    response = await self._http.request(
-                        method, path, params=params, content=content, headers=headers, extensions=extensions
+                    reply = await self._requests.send(
+                        method, path, params=params, body=content, content_type=content_type, fence=fence
                     )
             except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
                 raise _unreachable(self.server, exc) from exc
-            delay = _retry_after(response)
+            delay = _retry_after(reply)
             if delay is None or attempt == RETRY_AFTER_ATTEMPTS - 1:
                 break
             await asyncio.sleep(delay)
-        if response.status_code >= 400:
-            raise self._error(response)
-        return response
+        if reply.status >= 400:
+            raise self._error(reply)
+        return reply
 
-    def _error(self, response: httpx2.Response) -> _api.ApiError:
-        error = _error_from_response(response)
-        return _unauthorized(self.server, error) if response.status_code == 401 else error
+    def _error(self, reply: _http.Reply) -> _api.ApiError:
+        error = _error_from_response(reply)
+        return _unauthorized(self.server, error) if reply.status == 401 else error
 
     async def _get_json(self, path: str) -> Any:
         response = await self._send("GET", path)
@@ -420,7 +468,11 @@ class KubeApi:
         try:
             if response.status_code >= 400:
                 await response.aread()
-                raise self._error(response)
+                raise self._error(
+                    _http.Reply(
+                        response.status_code, response.reason_phrase, response.headers.raw, response.content
+                    )
+                )
             yield _api.WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": resource_version}})
             async for line in response.aiter_lines():
                 if line:
