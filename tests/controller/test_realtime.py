@@ -79,7 +79,12 @@ def test_record_replaces_what_the_xr_depended_on() -> None:
     secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}}
     orphan = {"apiVersion": "v1", "kind": "ConfigMap",
               "metadata": {"name": "x", "namespace": "team", "labels": {"crossplane.io/composite": "b"}}}  # fmt: skip
-    deps.record("team/b", [{"apiVersion": "v1", "kind": "ConfigMap"}], [_realtime.Selector("v1", "Secret", name="s")], {})
+    deps.record(
+        "team/b",
+        [{"apiVersion": "v1", "kind": "ConfigMap"}],
+        [_realtime.Selector("v1", "Secret", name="s")],
+        {},
+    )
     deps.record("team/c", [{"apiVersion": "v1", "kind": "ConfigMap"}], [], {})
     assert (deps.dependants(secret), deps.dependants(orphan)) == ({"team/b"}, {"team/b"})
     deps.record("team/b", [], [], {})

@@ -59,7 +59,9 @@ _HEAD_LIMIT = 1 << 20
 _PATH_SAFE = re.compile(r"[A-Za-z0-9._~/:@!$&'()*+,;=-]*")
 """A path made only of these characters is sent as it is; any other is percent-encoded first."""
 
-_QUERY_ESCAPES = {c: f"%{c:02X}" for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.-~")} | {32: "+"}
+_QUERY_ESCAPES = {c: f"%{c:02X}" for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.-~")} | {
+    32: "+"
+}
 """``urllib.parse.quote_plus`` of an ASCII text as one ``str.translate`` table."""
 
 
