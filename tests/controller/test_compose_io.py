@@ -7,6 +7,7 @@ events.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -198,6 +199,24 @@ async def test_skips_only_applies_the_server_would_not_act_on(case: SkipCase) ->
         assert composed(api, "a")["data"] == {"size": "s"}, (
             "the re-apply takes the field back, as Crossplane's would"
         )
+
+
+async def test_a_compose_reads_cached_objects_without_changing_them() -> None:
+    """The observed resources are the cache's own objects (not copied): nothing a reconcile does may change
+    them, or every later reader of the cache would see the change."""
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api)
+    xr_reconciler = reconciler(api, informers)
+    api.put(fx.xr())
+    await xr_reconciler.reconcile("team/b")  # creates them; the next ones observe them
+    cached = {r: composed(api, r) for r in ("a", "b")}
+    before = copy.deepcopy(cached)
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    await xr_reconciler.reconcile("team/b")
+    assert not [w for w in api.writes() if w[1] == "ConfigMap"], "nothing to apply: the cached objects stay"
+    assert {r: composed(api, r) for r in ("a", "b")} == before
+    assert all(composed(api, r) is cached[r] for r in ("a", "b")), "the very objects the cache held"
 
 
 async def test_a_refused_apply_is_not_remembered() -> None:

@@ -191,11 +191,21 @@ class ComposeIO:
 
     async def get(self, api_version: str, kind: str, name: str, namespace: str) -> dict[str, Any] | None:
         """An object from the cache when its kind is watched, else (or on a miss) live; a copy."""
+        found = await self._read(api_version, kind, name, namespace)
+        return _json.copy(found) if found is not None else None
+
+    async def _read(self, api_version: str, kind: str, name: str, namespace: str) -> Mapping[str, Any] | None:
+        """As :meth:`get`, but a cached object as the cache holds it: only to read, never to change.
+
+        An informer replaces the objects it caches and never changes one, so what this returns stays
+        as it was; the engine and the ownership check only read it. Not copying what a reconcile
+        observes (ten ConfigMaps with their ``managedFields`` here) saves most of the cost of reading.
+        """
         cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             found = cache.get(name, namespace)
             if found is not None:
-                return _json.copy(found)
+                return found
         return await self._api.get(api_version, kind, name, namespace)
 
     async def compose(
@@ -296,7 +306,7 @@ class ComposeIO:
         async def one(ref: Mapping[str, Any]) -> engine.ObservedResource | None:
             ns = xr_ns or str(ref.get("namespace") or "")
             try:
-                obj = await self.get(
+                obj = await self._read(
                     str(ref.get("apiVersion") or ""), str(ref.get("kind") or ""), str(ref["name"]), ns
                 )
             except _api.NoKindMatch:
@@ -372,7 +382,7 @@ class ComposeIO:
             if ident in mine:
                 continue
             try:
-                existing = await self.get(str(c.resource.get("apiVersion") or ""), kind, ident[3], ident[2])
+                existing = await self._read(str(c.resource.get("apiVersion") or ""), kind, ident[3], ident[2])
             except _api.NoKindMatch:
                 continue  # not served: its apply says so
             except _api.ApiError as exc:
