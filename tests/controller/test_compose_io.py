@@ -339,3 +339,29 @@ async def test_an_existing_object_is_adopted_only_when_allowed(case: Adoption) -
         await xr_reconciler.reconcile("team/b")
     cm = await api.get("v1", "ConfigMap", "taken", "team")
     assert cm is not None and cm["data"]["size"] == case.want_size
+
+
+@pytest.mark.parametrize(
+    ("unwatched", "want_gets", "reason"),
+    [
+        pytest.param((), [], "a watched kind's cache answers, a miss included: no GET per new object", id="watched"),
+        pytest.param((CONFIGMAP,), [("get", "ConfigMap", "taken")], "an unwatched kind is read live", id="unwatched"),
+    ],
+)  # fmt: skip
+async def test_the_ownership_check_reads_the_cache_of_a_watched_kind(
+    unwatched: tuple[tuple[str, str], ...], want_gets: list[tuple[str, str, str]], reason: str
+) -> None:
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api, unwatched)
+    informers.informer(*CONFIGMAP)
+    runner = engine.build_runner(engine.InProcessRunner({"fn": _desire_taken}))
+    xr_reconciler = _composite.CompositeReconciler(
+        api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(),
+        settings=_composite.CompositeSettings(realtime=False), clock=lambda: fx.T0,
+    )  # fmt: skip
+    api.put(fx.xr())
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    assert [c for c in api.calls if c[:2] == ("get", "ConfigMap")] == want_gets, reason
+    cm = await api.get("v1", "ConfigMap", "taken", "team")
+    assert cm is not None and cm["data"]["size"] == "big", "created either way"
