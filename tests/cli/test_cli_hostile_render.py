@@ -52,6 +52,19 @@ def raises(req, rsp):
 generation_nan = _generation(math.nan)
 generation_inf = _generation(math.inf)
 generation_fraction = _generation(1.5)
+
+
+def _composed(value):
+    def compose(req, rsp):
+        rsp.desired.resources["bucket"].resource.CopyFrom(
+            resource.dict_to_struct({"apiVersion": "v1", "kind": "CD", "spec": {"size": value}})
+        )
+        return rsp
+    return compose
+
+
+composed_nan = _composed(math.nan)
+composed_minus_inf = _composed(-math.inf)
 """
 
 _MODULES = {
@@ -175,12 +188,11 @@ def test_inprocess_module_failing_at_import(
     assert re.fullmatch(re.escape(prefix) + r" \(at [^()]*\.py:\d+\)", line), line
 
 
-@pytest.mark.parametrize("fn", ["generation_nan", "generation_inf", "generation_fraction"])
 def test_odd_condition_generation_in_desired_xr_status(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], fn: str
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """A condition whose observedGeneration is not an integer does not decode as Go's Condition: printed as is."""
-    status = cli.main(_files(tmp_path, f"crossfn_hostile_fns:{fn}"))
+    status = cli.main(_files(tmp_path, "crossfn_hostile_fns:generation_fraction"))
     out, err = capsys.readouterr()
     assert (status, "Traceback" in err) == (0, False), err
     xr = yaml.safe_load(out.split("\n---\n")[0])
@@ -328,3 +340,26 @@ def test_json_output_of_a_number_json_cannot_hold_is_one_line(
     status = cli.main(_files(tmp_path, "crossfn_hostile_fns:empty", xr, (*flags, "--output", "json")))
     line = _one_error_line(capsys, status)
     assert line == f"crossfn: error: cannot marshal output to JSON: json: unsupported value: {word}"
+
+
+@pytest.mark.parametrize("flags", [(), ("--classic",)], ids=["current", "classic"])
+@pytest.mark.parametrize(
+    ("fn", "want"),
+    [
+        pytest.param("generation_nan", 'composite resource "hostile" to YAML: json: unsupported value: NaN',
+                     id="XRStatusNaN"),
+        pytest.param("generation_inf", 'composite resource "hostile" to YAML: json: unsupported value: +Inf',
+                     id="XRStatusInf"),
+        pytest.param("composed_nan", 'composed resource "bucket" to YAML: json: unsupported value: NaN',
+                     id="ComposedNaN"),
+        pytest.param("composed_minus_inf", 'composed resource "bucket" to YAML: json: unsupported value: -Inf',
+                     id="ComposedMinusInf"),
+    ],
+)  # fmt: skip
+def test_a_number_yaml_cannot_hold_is_one_line_naming_the_document(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fn: str, want: str, flags: tuple[str, ...]
+) -> None:
+    """A function's NaN or infinity has no YAML form in Go (its YAML goes through JSON): crossplane render's
+    ``cannot marshal ... to YAML`` line, and nothing printed (upstream printed the documents before it)."""
+    status = cli.main(_files(tmp_path, f"crossfn_hostile_fns:{fn}", flags=flags))
+    assert _one_error_line(capsys, status) == f"crossfn: error: cannot marshal {want}"

@@ -158,6 +158,10 @@ def _run(args: argparse.Namespace) -> int:
     # stdout holds only the render: what an in-process function prints (debugging) goes to stderr.
     with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=args.verbose):
         docs = render.render_operation(req, report=report, note=note)
-    text = render.output.to_json(docs) if args.output == "json" else render.output.yaml_stream(docs)
+    text = (
+        render.output.to_json(docs)
+        if args.output == "json"
+        else render.output.yaml_stream(docs, describe=render.output.operation_document)
+    )
     _output.write(text)
     return 0

@@ -94,7 +94,7 @@ def decode(req: fnv1.RunFunctionRequest, r: Release) -> Input:
         file_system=v.get("fileSystem"),
         environment=v.get("environment"),
         delims=v.get("delims"),
-        options=list(options) if options is not None else None,
+        options=[o or "" for o in options] if options is not None else None,  # null: Go's ""
     )
 
 
