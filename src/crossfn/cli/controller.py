@@ -235,6 +235,27 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         default="1m",
         help="how long one function call may take (default 1m)",
     )
+    p.add_argument(
+        "--function-filesystem-root",
+        metavar="DIR",
+        type=_directory,
+        default=_args.env("FUNCTION_FILESYSTEM_ROOT"),
+        help="the one directory built-in functions may read (go-templating's fileSystem.dirPath, KCL sources "
+        "and file.read), where you mount their templates; default: none, they read no files "
+        "(env FUNCTION_FILESYSTEM_ROOT)",
+    )
+
+
+def _directory(text: str) -> str:
+    """An existing directory other than ``/``, resolved."""
+    real = os.path.realpath(text) if text else ""
+    if not real or not os.path.isdir(real):
+        raise argparse.ArgumentTypeError(f"want a directory, got {text!r}")
+    if real == os.sep:
+        raise argparse.ArgumentTypeError(
+            "want a directory other than /, which would let built-ins read every file"
+        )
+    return real
 
 
 _RUNTIMES = ("Deployment", "External")
@@ -349,6 +370,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+            filesystem_root=args.function_filesystem_root,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

@@ -239,8 +239,9 @@ class Manager:
             for ops_kind in _OPS:
                 informers.informer(ops.API_VERSION, ops_kind)
         self._transport = packages.FunctionTransport(
-            functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics
-        )
+            functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics,
+            filesystem_root=s.functions.filesystem_root,
+        )  # fmt: skip
         runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")

@@ -28,13 +28,13 @@ import json
 import os
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 from crossfn import extras as _extras
-from crossfn.functions import _sandbox
+from crossfn.functions import _files, _sandbox
 from crossfn.functions._releases import kcl as _releases
 from crossfn.functions.kcl import _input, _models, _output, _packages, _params
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -69,6 +69,8 @@ class Limits:
     worker is killed then. ``memory_limit`` is a worker's address space (the
     runtime needs about 100 MiB of it). ``max_output`` bounds the program's
     JSON output. ``workers`` is how many programs may run at once.
+    ``readable``, when given, confines the workers to reading those
+    directories (and the interpreter's files): the controller's pool.
     """
 
     def __init__(
@@ -78,19 +80,34 @@ class Limits:
         memory_limit: int = 1 << 30,
         max_output: int = 16 << 20,
         workers: int = min(4, os.cpu_count() or 1),
+        readable: Sequence[str] | None = None,
     ) -> None:
         self.timeout = timeout.total_seconds()
         self.memory_limit = memory_limit
         self.max_output = max_output
         self._workers = workers
+        self._readable = readable
         self._pool: _sandbox.Pool | None = None
         self._lock = threading.Lock()
 
     def pool(self) -> _sandbox.Pool:
         with self._lock:
             if self._pool is None:
-                self._pool = _sandbox.Pool(_WORKER, size=self._workers, memory_limit=self.memory_limit)
+                self._pool = _sandbox.Pool(
+                    _WORKER, size=self._workers, memory_limit=self.memory_limit, readable=self._readable
+                )
             return self._pool
+
+    def confined(self, files: _files.FileAccess) -> Limits:
+        """These limits with workers confined to what ``files`` allows; one pool per ``files``, shared."""
+        with _CONFINED_LOCK:
+            found = _CONFINED.get(files)
+            if found is None:
+                found = _CONFINED[files] = Limits(
+                    timeout=datetime.timedelta(seconds=self.timeout), memory_limit=self.memory_limit,
+                    max_output=self.max_output, workers=self._workers, readable=files.readable,
+                )  # fmt: skip
+            return found
 
     def close(self) -> None:
         """Stop the worker processes; a later run starts new ones."""
@@ -98,6 +115,10 @@ class Limits:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.close()
+
+
+_CONFINED: dict[_files.FileAccess, Limits] = {}
+_CONFINED_LOCK = threading.Lock()
 
 
 class _Failed(errors.CrossfnError):
@@ -113,7 +134,10 @@ class Kcl:
     :class:`Kcl` whose default source is its directory. ``packages`` supplies
     KCL packages by name where a ``kcl.mod`` path dependency is missing (the
     models of a project). Relative local sources are found from ``base_dir``
-    (default: the working directory, as upstream's process).
+    (default: the working directory, as upstream's process). ``files`` (the
+    controller's) bounds every file the function and its programs read:
+    sources, settings, dependencies and ``file.read`` must lie beneath its root,
+    relative paths are taken from there, and programs run in confined workers.
     """
 
     def __init__(
@@ -124,12 +148,24 @@ class Kcl:
         default_source: str | None = None,
         packages: Mapping[str, Path] | None = None,
         base_dir: Path | None = None,
+        files: _files.FileAccess | None = None,
     ) -> None:
         self.behaviour = behaviour
         self.limits = limits if limits is not None else Limits()
         self._default_source = default_source
         self._packages = dict(packages or {})
         self._base_dir = base_dir
+        self._files = files
+        if files is not None:
+            self.limits = self.limits.confined(files)
+            self._base_dir = files.root
+
+    def with_file_access(self, files: _files.FileAccess) -> Kcl:
+        """The same function reading only what ``files`` allows, its programs in confined workers (the controller's)."""
+        return Kcl(
+            self.behaviour, limits=self.limits, default_source=self._default_source, packages=self._packages,
+            files=files,
+        )  # fmt: skip
 
     def embedded(self, directory: Path, *, packages: Mapping[str, Path] | None = None) -> Kcl:
         """The same function with ``directory`` (a KCL module) as the default source: an embedded project function."""
@@ -176,6 +212,7 @@ class Kcl:
                 "set spec.source to the path of its directory"
             )
         base = self._base_dir or Path.cwd()
+        allowed = self._allowed
         inline = kind == "inline"
         user_arguments = self.behaviour.inline_arguments or not inline or inp.config.vendor
         job: dict[str, Any] = {
@@ -186,19 +223,33 @@ class Kcl:
                 "show_hidden": inp.config.show_hidden, "strict_range_check": inp.config.strict_range_check,
                 "debug": inp.config.debug,
             },
-            "settings": [str(base / s) for s in inp.config.settings],
+            "settings": [str(allowed(base / s, "settings file")) for s in inp.config.settings],
             "max_output": self.limits.max_output,
         }  # fmt: skip
-        packages = _packages.from_text(inp.dependencies, base=base, supplied=self._packages)
+        packages = _packages.from_text(inp.dependencies, base=base, supplied=self._packages, allowed=allowed)
         if inline:
             job.update(code=inp.source, files=[], work_dir="")
         else:
-            path = base / inp.source
+            path = allowed(base / inp.source, "source")
             module = path if path.is_dir() else path.parent
-            packages = {**_packages.from_kcl_mod(module, supplied=self._packages), **packages}
+            packages = {
+                **_packages.from_kcl_mod(module, supplied=self._packages, allowed=allowed),
+                **packages,
+            }
             job.update(code=None, files=[str(path)], work_dir=str(module))
         job["pkgs"] = sorted(packages.items())
         return job
+
+    def _allowed(self, path: Path, what: str) -> Path:
+        """``path`` when this function may read it (always, without :class:`~crossfn.functions._files.FileAccess`)."""
+        if self._files is None:
+            return path
+        try:
+            return Path(self._files.within(path))
+        except _files.FileAccessError as exc:
+            raise errors.FunctionInputError(
+                f"cannot read KCL {what} {errors.quote(str(path))}: {exc}"
+            ) from exc
 
     async def _program(self, inp: _input.Input, all_params: Mapping[str, Any]) -> list[Any]:
         """Run the program; its output documents (one, unless the program's value is a list)."""
@@ -218,7 +269,10 @@ class Kcl:
         except _sandbox.SandboxError as exc:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
         if "error" in reply:
-            raise _Failed(f"{_RUN_FAILED}{one_line(str(reply['error']))}")
+            message = one_line(str(reply["error"]))
+            if self._files is not None and "Permission denied (os error 13)" in message:
+                message += f" ({self._files.sandbox_note()})"
+            raise _Failed(f"{_RUN_FAILED}{message}")
         if "too_large" in reply:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program's output is {reply['too_large']} bytes, more than the limit of "

@@ -14,20 +14,29 @@ names each external package's directory. A dependency is found when it is
 Anything else needs the network (a registry, OCI or git package), which a
 built-in function never reaches: one :class:`crossfn.errors.FunctionInputError`
 names the dependency and how to vendor it. Dependencies of dependencies are
-followed through their own ``kcl.mod``.
+followed through their own ``kcl.mod``. Every path read passes through
+``allowed`` (the function's file access: in the controller, only beneath the
+directory the operator allows), which returns it or raises.
 """
 
 from __future__ import annotations
 
 import os
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 
-__all__ = ["from_kcl_mod", "from_text", "package_cache"]
+__all__ = ["Allowed", "from_kcl_mod", "from_text", "package_cache"]
+
+Allowed = Callable[[Path, str], Path]
+"""``allowed(path, what)``: the path to read, or FunctionInputError naming ``what`` when it may not be read."""
+
+
+def _anything(path: Path, what: str) -> Path:
+    return path
 
 
 def package_cache() -> Path:
@@ -56,9 +65,9 @@ def _where(spec: object) -> str:
     return "the KCL package registry"
 
 
-def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path]) -> Path:
+def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], allowed: Allowed) -> Path:
     if isinstance(spec, Mapping) and isinstance(spec.get("path"), str):
-        path = (base / str(spec["path"])).resolve()
+        path = allowed((base / str(spec["path"])).resolve(), f"dependency {errors.quote(name)} from")
         if path.is_dir() and any(path.iterdir()):
             return path
         if name in supplied:
@@ -70,7 +79,9 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path]) -
     if name in supplied:
         return supplied[name]
     version = _version(spec)
-    cached = package_cache() / (f"{name}_{version}" if version else name)
+    cached = allowed(
+        package_cache() / (f"{name}_{version}" if version else name), f"dependency {errors.quote(name)} from"
+    )
     if cached.is_dir():
         return cached
     pin = f"{name}:{version}" if version else name
@@ -82,16 +93,17 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path]) -
 
 
 def _resolve(
-    deps: Mapping[str, Any], base: Path, supplied: Mapping[str, Path], out: dict[str, str], what: str
+    deps: Mapping[str, Any], base: Path, supplied: Mapping[str, Path], out: dict[str, str], allowed: Allowed
 ) -> None:
     for name, spec in deps.items():
         if name in out:
             continue
-        path = _locate(str(name), spec, base, supplied)
+        path = _locate(str(name), spec, base, supplied, allowed)
         out[str(name)] = str(path)
         nested = path / "kcl.mod"
         if nested.is_file():
-            _resolve(_dependencies(nested.read_text(), f"{nested}"), path, supplied, out, what)
+            nested = allowed(nested, "kcl.mod")
+            _resolve(_dependencies(nested.read_text(), f"{nested}"), path, supplied, out, allowed)
 
 
 def _dependencies(text: str, what: str) -> Mapping[str, Any]:
@@ -105,26 +117,25 @@ def _dependencies(text: str, what: str) -> Mapping[str, Any]:
     return deps
 
 
-def from_text(text: str, *, base: Path, supplied: Mapping[str, Path] = {}) -> dict[str, str]:
+def from_text(
+    text: str, *, base: Path, supplied: Mapping[str, Path] = {}, allowed: Allowed = _anything
+) -> dict[str, str]:
     """The packages of ``spec.dependencies`` (``kcl.mod``'s ``[dependencies]`` lines), by name; paths relative to ``base``."""
     if not text.strip():
         return {}
     out: dict[str, str] = {}
-    _resolve(
-        _dependencies(f"[dependencies]\n{text}", "spec.dependencies"),
-        base,
-        supplied,
-        out,
-        "spec.dependencies",
-    )
+    _resolve(_dependencies(f"[dependencies]\n{text}", "spec.dependencies"), base, supplied, out, allowed)
     return out
 
 
-def from_kcl_mod(directory: Path, *, supplied: Mapping[str, Path] = {}) -> dict[str, str]:
+def from_kcl_mod(
+    directory: Path, *, supplied: Mapping[str, Path] = {}, allowed: Allowed = _anything
+) -> dict[str, str]:
     """The packages a KCL module directory's ``kcl.mod`` needs, by name (none without a ``kcl.mod``)."""
     mod = directory / "kcl.mod"
     if not mod.is_file():
         return {}
+    mod = allowed(mod, "kcl.mod")
     out: dict[str, str] = {}
-    _resolve(_dependencies(mod.read_text(), str(mod)), directory, supplied, out, str(mod))
+    _resolve(_dependencies(mod.read_text(), str(mod)), directory, supplied, out, allowed)
     return out
