@@ -235,6 +235,7 @@ class ControllerProcess:
         profile: Path | None,
         py_spy: str,
         launcher: str | None,
+        leader_election: bool = False,
     ) -> None:
         self.health = free_port()
         self.metrics = free_port()
@@ -242,6 +243,7 @@ class ControllerProcess:
             "controller", "run", "--kubeconfig", kubeconfig, "--insecure-functions",
             "--max-concurrent-reconciles", str(workers),
             "--metrics-address", f"127.0.0.1:{self.metrics}", "--health-address", f"127.0.0.1:{self.health}",
+            *(["--leader-election"] if leader_election else []),
         ]  # fmt: skip
         main = [launcher] if launcher else ["-m", "crossfn"]
         command = [sys.executable, *main, *argv]

@@ -34,7 +34,9 @@ both waited for a CPU (run queue: the machine is shared); the API server's write
 requests per XR by verb and resource; the load average. ``--profile DIR`` runs
 the controller under py-spy (``--py-spy``, default ``py-spy`` on PATH) or
 cProfile and writes the profile there; ``--launcher FILE`` runs a variant of
-the controller (``python FILE controller run ...``) to compare.
+the controller (``python FILE controller run ...``) to compare; ``--leader-election``
+runs it as the leader of a Lease, every write fenced (``benchmarks/unfenced.py`` is the
+launcher without the fence, to measure its cost).
 
     KUBEBUILDER_ASSETS=/work/envtest-bin python benchmarks/controller.py [--xrs 100 500]
         [--workers 100] [--concurrency 100] [--profile DIR]
@@ -315,8 +317,9 @@ async def run_once(kubeconfig: str, n: int, args: argparse.Namespace) -> Figures
             {"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": CONTROLLER_NAMESPACE}}
         )
     controller = ControllerProcess(
-        kubeconfig, workers=args.workers, log=log, profile=profile, py_spy=args.py_spy, launcher=args.launcher
-    )
+        kubeconfig, workers=args.workers, log=log, profile=profile, py_spy=args.py_spy, launcher=args.launcher,
+        leader_election=args.leader_election,
+    )  # fmt: skip
     latency: list[Latency] = []
     try:
         try:
@@ -414,6 +417,11 @@ def main() -> None:
     parser.add_argument("--profile-format", choices=("svg", "txt", "speedscope", "prof"), default="svg",
                         help="py-spy flame graph (svg), collapsed stacks (txt) or cProfile (prof)")  # fmt: skip
     parser.add_argument("--py-spy", default="py-spy", help="the py-spy executable")
+    parser.add_argument(
+        "--leader-election",
+        action="store_true",
+        help="run the controller with --leader-election: every write passes the Lease's fence",
+    )
     parser.add_argument(
         "--launcher",
         metavar="FILE",

@@ -27,3 +27,45 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("cluster") is not None:
             item.add_marker(pytest.mark.xdist_group("cluster"))
+
+
+_CORPUS_MODES = {"default": "crossplane render xr", "classic": "--classic, Crossplane v2.2.4"}
+
+
+def pytest_terminal_summary(terminalreporter: pytest.TerminalReporter) -> None:
+    """The corpus suite's figures (``tests/corpus/test_corpus_suite.py``), per mode, from what its tests recorded.
+
+    Each of its tests records ``corpus: <mode>:renders`` or ``<mode>:fails`` and, for a render,
+    ``corpus-validate: <mode>:valid|invalid:<resources>:<without a schema>`` (user properties, which
+    xdist's workers hand back), so the figures count what ran: a run of part of the suite says so.
+    """
+    renders: dict[str, list[int]] = {}
+    valid: dict[str, list[int]] = {}
+    for reports in terminalreporter.stats.values():
+        for report in reports:
+            if getattr(report, "when", None) != "call":
+                continue
+            for key, value in getattr(report, "user_properties", ()):
+                fields = str(value).split(":")
+                if key == "corpus":
+                    seen = renders.setdefault(fields[0], [0, 0])
+                    seen[0] += fields[1] == "renders"
+                    seen[1] += 1
+                elif key == "corpus-validate":
+                    seen = valid.setdefault(fields[0], [0, 0, 0, 0])
+                    seen[0] += fields[1] == "valid"
+                    seen[1] += 1
+                    seen[2] += int(fields[2])
+                    seen[3] += int(fields[3])
+    for mode in sorted(renders, key=lambda m: list(_CORPUS_MODES).index(m) if m in _CORPUS_MODES else 99):
+        label = _CORPUS_MODES.get(mode, mode)
+        terminalreporter.write_line(
+            f"corpus: {renders[mode][0]} of {renders[mode][1]} real Compositions render without Docker as shipped "
+            f"({label})"
+        )
+        if mode in valid:
+            ok, ran, resources, missing = valid[mode]
+            terminalreporter.write_line(
+                f"corpus: {ok} of {ran} renders validate against the corpus's CRDs and the repositories' XRDs "
+                f"({label}; {resources - missing} of {resources} resources had a schema)"
+            )

@@ -18,7 +18,12 @@ from crossfn.cli import completion
 CASES = [
     ("crossfn ren", ["render"], "a command"),
     ("crossfn ", ["render", "validate", "test", "completion", "version", "beta"], "every command"),
-    ("crossfn beta ", ["render", "validate"], "Crossplane's spellings under beta"),
+    ("crossfn beta ", ["render", "trace", "validate"], "Crossplane's spellings under beta"),
+    (
+        "crossfn resource trace -o ",
+        ["default", "wide", "json", "dot", "yaml"],
+        "trace's outputs, under an alias",
+    ),
     ("crossfn function ", ["serve"], "a sub-command"),
     (
         "crossfn render --inc",

@@ -68,7 +68,8 @@ def envtest() -> Iterator[envtest_module.Environment]:
 
 @pytest.fixture(scope="session")
 def controller_manager(envtest: envtest_module.Environment) -> envtest_module.Environment:
-    """The environment with kube-controller-manager's garbage collector and namespace controller."""
+    """The environment with kube-controller-manager's garbage collector, namespace controller and ClusterRole
+    aggregation."""
     envtest.start_controller_manager()
     return envtest
 

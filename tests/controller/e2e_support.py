@@ -282,7 +282,7 @@ class Process:
 
 
 @contextlib.contextmanager
-def crossfn_serve(function_ref: str) -> Iterator[str]:
+def crossfn_serve(function_ref: str, *flags: str) -> Iterator[str]:
     """``crossfn function serve`` of a test function on 127.0.0.1, in its own process; yields its address."""
     address = f"127.0.0.1:{free_port()}"
     p = Process(
@@ -296,6 +296,7 @@ def crossfn_serve(function_ref: str) -> Iterator[str]:
             "--insecure",
             "--address",
             address,
+            *flags,
         ],
         env={"TLS_SERVER_CERTS_DIR": "", "INSECURE": "", "WORKERS": "", "E2E_WIDGET_API": WIDGET_API},
     )

@@ -31,6 +31,7 @@ def test_defaults_are_crossplanes(monkeypatch: pytest.MonkeyPatch) -> None:
         "POD_SERVICE_ACCOUNT",
         "LEADER_ELECTION",
         "MANAGE_RBAC",
+        "ADOPT_EXISTING_RESOURCES",
     ):
         monkeypatch.delenv(name, raising=False)
     assert cli.settings_from(parse([])) == _settings.Settings(), (
@@ -50,6 +51,18 @@ FLAGS = [
         lambda s: s.reconcile.realtime is False,
         "realtime off",
         id="NoRealtime",
+    ),
+    pytest.param(
+        ["--adopt-existing-resources"],
+        lambda s: s.reconcile.adopt_existing is True,
+        "Crossplane's adoption of existing objects no one controls, crossfn's opt-in",
+        id="AdoptExisting",
+    ),
+    pytest.param(
+        ["--max-concurrent-function-calls", "3"],
+        lambda s: s.functions.max_concurrent_calls == 3,
+        "calls in flight per Function",
+        id="FunctionCalls",
     ),
     pytest.param(
         ["--max-reconcile-rate", "7"],

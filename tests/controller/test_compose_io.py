@@ -236,3 +236,78 @@ async def test_memory_follows_the_xrs() -> None:
 )  # fmt: skip
 def test_digest_is_canonical(a: dict[str, Any], b: dict[str, Any], same: bool, reason: str) -> None:
     assert (_compose_io.digest(a) == _compose_io.digest(b)) is same, reason
+
+
+def _desire_taken(req: Any, rsp: Any) -> None:
+    """Desire one ConfigMap with a fixed name, as a Composition that takes the name from the XR would."""
+    from crossfn.sdk import response
+
+    cm = {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "taken"}, "data": {"size": "big"}}
+    response.set_desired_composed_resource(rsp, "cm", cm)
+
+
+def _existing(annotations: dict[str, str] | None = None, controller: str | None = None) -> dict[str, Any]:
+    meta: dict[str, Any] = {"name": "taken", "namespace": "team"}
+    if annotations:
+        meta["annotations"] = annotations
+    if controller:
+        meta["ownerReferences"] = [
+            {"apiVersion": "v1", "kind": "Team", "name": controller, "uid": controller, "controller": True}
+        ]
+    return {"apiVersion": "v1", "kind": "ConfigMap", "metadata": meta, "data": {"size": "platform"}}
+
+
+@dataclasses.dataclass(frozen=True)
+class Adoption:
+    name: str
+    existing: dict[str, Any] | None
+    adopt_existing: bool
+    want_size: str
+    want_error: str
+
+
+_NOT_CREATED = (
+    'cannot compose resources: refusing to adopt existing composed resource "cm" (a ConfigMap named taken): '
+    'the composite resource did not create it (annotate it crossfn.io/adoptable: "true" to let it be adopted)'
+)
+ADOPTIONS = [
+    Adoption("absent: created", None, False, "big", ""),
+    Adoption("no controller: refused", _existing(), False, "platform", _NOT_CREATED),
+    Adoption("annotated adoptable: adopted", _existing({"crossfn.io/adoptable": "true"}), False, "big", ""),
+    Adoption("--adopt-existing-resources: adopted", _existing(), True, "big", ""),
+    Adoption(
+        "another controller: refused, even with the flag", _existing(controller="platform"), True, "platform",
+        'cannot compose resources: refusing to adopt existing composed resource "cm" (a ConfigMap named taken): '
+        'it is controlled by Team "platform"',
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", ADOPTIONS, ids=[c.name for c in ADOPTIONS])
+async def test_an_existing_object_is_adopted_only_when_allowed(case: Adoption) -> None:
+    """Before any write of the reconcile: an existing object the XR did not create is refused unless it is
+    annotated adoptable or the flag restores Crossplane's adoption; another controller's never."""
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api)
+    informers.informer(*CONFIGMAP)
+    runner = engine.build_runner(engine.InProcessRunner({"fn": _desire_taken}))
+    xr_reconciler = _composite.CompositeReconciler(
+        api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(),
+        settings=_composite.CompositeSettings(realtime=False, adopt_existing=case.adopt_existing),
+        clock=lambda: fx.T0,
+    )  # fmt: skip
+    if case.existing is not None:
+        api.put(case.existing)
+    api.put(fx.xr())
+    if case.want_error:
+        with pytest.raises(Exception, match="refusing to adopt"):
+            await xr_reconciler.reconcile("team/b")
+        xr = await api.get(fx.XR_API, "XBucket", "b", "team")
+        assert xr is not None
+        synced = next(c for c in xr["status"]["conditions"] if c["type"] == "Synced")
+        assert synced["message"] == case.want_error
+        assert not [w for w in api.writes() if w[1] == "ConfigMap"], "nothing applied"
+    else:
+        await xr_reconciler.reconcile("team/b")
+    cm = await api.get("v1", "ConfigMap", "taken", "team")
+    assert cm is not None and cm["data"]["size"] == case.want_size

@@ -30,6 +30,8 @@ from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.schemas import xrd as xrd_schemas
 from crossfn.sdk import response
 
+from .e2e_support import AUTO_READY_PACKAGE, PAT_PACKAGE, function
+
 pytestmark = pytest.mark.cluster
 
 GROUP = "h3.example.org"
@@ -407,6 +409,12 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
     """No revision yet, then a revision not checked yet: both resolve through the revision watch, not backoff."""
     world = World(kube, NAMESPACED, namespace)
     await world.prepare()
+    for fn, package in (
+        ("function-patch-and-transform", PAT_PACKAGE),
+        ("function-auto-ready", AUTO_READY_PACKAGE),
+    ):
+        # The pipeline's Functions exist (the revision controller checks that), as the e2e tests install them.
+        await kube.apply(function(fn, package), field_manager="e2e", force=True)
     # The API server's first create of a kind takes 2 s in envtest; that is no part of what is timed.
     await kube.delete(
         world.api_version, NAMESPACED.kind, (await world.create_xr("warm-up"))["metadata"]["name"], namespace

@@ -38,6 +38,12 @@ Perm = tuple[str, str, str, str]
 OPTIONAL = "optional"
 """Granted only by ``deploy/optional/rbac-manager.yaml`` (the per-XRD roles, ``--manage-rbac``)."""
 
+CONNECTION = "connection"
+"""Granted only by ``deploy/optional/connection-secrets.yaml``: Secrets in every namespace, for legacy
+XRs' and claims' connection Secrets (and credentials outside the controller's namespace)."""
+
+OPTIONAL_FILES = {OPTIONAL: "rbac-manager.yaml", CONNECTION: "connection-secrets.yaml"}
+
 DYNAMIC: Perm = ("*", "*", "*", "aggregated")
 """Composite resources, claims, composed and required kinds: granted by aggregated ClusterRoles."""
 
@@ -69,19 +75,19 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("claim/_claims", "update"): {DYNAMIC},
     ("claim/_claims", "update-status"): {DYNAMIC},
     ("claim/_claims", "delete"): {DYNAMIC},
-    ("composite/_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("composite/_compose_io", "get"): {DYNAMIC} | _p("", "secrets", "get", CONNECTION),
     ("composite/_compose_io", "apply"): {DYNAMIC},
     ("composite/_compose_io", "update"): {DYNAMIC},
     ("composite/_compose_io", "delete"): {DYNAMIC},
     ("composite/_composite", "update"): {DYNAMIC},
     ("composite/_composite", "apply-status"): {DYNAMIC},
-    ("composite/_connection", "get"): _p("", "secrets", "get"),
-    ("composite/_connection", "create"): _p("", "secrets", "create"),
-    ("composite/_connection", "patch"): _p("", "secrets", "patch"),
-    ("claim/_connection", "get"): _p("", "secrets", "get"),
-    ("claim/_connection", "create"): _p("", "secrets", "create"),
-    ("claim/_connection", "update"): _p("", "secrets", "update"),
-    ("crds/_crds", "get"): _p(*CRDS, "get"),
+    ("composite/_connection", "get"): _p("", "secrets", "get", CONNECTION),
+    ("composite/_connection", "create"): _p("", "secrets", "create", CONNECTION),
+    ("composite/_connection", "patch"): _p("", "secrets", "patch", CONNECTION),
+    ("claim/_connection", "get"): _p("", "secrets", "get", CONNECTION),
+    ("claim/_connection", "create"): _p("", "secrets", "create", CONNECTION),
+    ("claim/_connection", "update"): _p("", "secrets", "update", CONNECTION),
+    ("crds/_crds", "get"): _p(*CRDS, "get") | _p("apiregistration.k8s.io", "apiservices", "get"),
     ("crds/_crds", "apply"): _p(*CRDS, "patch create"),
     ("runtime/_events", "create"): _p("", "events", "create"),
     ("runtime/_events", "patch"): _p("", "events", "patch"),
@@ -121,19 +127,23 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("revisions/_revisions", "patch-status"): _p(XP, "compositionrevisions/status", "patch"),
     ("composite/_selection", "list"): _p(XP, "compositions", "list") | _p(XP, "compositionrevisions", "list"),
     ("composite/_selection", "get"): _p(XP, "compositions", "get") | _p(XP, "compositionrevisions", "get"),
-    ("composite/_sources", "get"): {DYNAMIC} | _p("", "secrets", "get"),
+    ("composite/_sources", "get"): {DYNAMIC}
+    | _p("", "secrets", "get", N)
+    | _p("", "secrets", "get", CONNECTION),
     ("composite/_sources", "list"): {DYNAMIC},
     ("composite/_sources", "openapi_paths"): _p("nonResourceURL", "/openapi/v3", "get"),
     ("composite/_sources", "openapi_document"): _p("nonResourceURL", "/openapi/v3/*", "get"),
     ("composite/_sources", "is_namespaced"): set(),  # discovery: every authenticated user may read it
-    ("rbac/_rbac", "get"): _p("rbac.authorization.k8s.io", "clusterroles", "get", OPTIONAL),
+    ("rbac/_rbac", "get"): _p("rbac.authorization.k8s.io", "clusterroles", "get", OPTIONAL)
+    | _p(*CRDS, "get"),
     ("rbac/_rbac", "create"): _p("rbac.authorization.k8s.io", "clusterroles", "create", OPTIONAL),
     ("rbac/_rbac", "update"): _p("rbac.authorization.k8s.io", "clusterroles", "update", OPTIONAL),
     ("definition/_xrd", "get"): _p(XP, "compositeresourcedefinitions", "get") | _p(*CRDS, "get"),
     ("definition/_xrd", "update"): _p(XP, "compositeresourcedefinitions", "update"),
     ("definition/_xrd", "apply"): _p(*CRDS, "patch create"),
     ("definition/_xrd", "list"): {DYNAMIC},
-    ("definition/_xrd", "delete"): _p(*CRDS, "delete") | {DYNAMIC},
+    # CRDs are deleted where allowed, else by the garbage collector through their owner reference.
+    ("definition/_xrd", "delete"): {DYNAMIC},
     ("definition/_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
     ("ops/_operation", "get"): _p(OPS, "operations", "get"),
     ("ops/_operation", "update-status"): _p(OPS, "operations/status", "update"),
@@ -172,6 +182,11 @@ BROADER: list[tuple[str, dict[str, Any]]] = [
     ("Deployments in another namespace", {"group": "apps", "resource": "deployments", "verb": "create", "namespace": "default"}),
     ("Leases in another namespace", {"group": "coordination.k8s.io", "resource": "leases", "verb": "update", "namespace": "kube-system"}),
     ("impersonate", {"resource": "users", "verb": "impersonate"}),
+    ("delete CRDs (any kind in the cluster; the garbage collector deletes an XRD's)",
+     {"group": "apiextensions.k8s.io", "resource": "customresourcedefinitions", "verb": "delete"}),
+    ("get Secrets in another namespace (without optional/connection-secrets.yaml)",
+     {"resource": "secrets", "verb": "get", "namespace": "kube-system"}),
+    ("create Secrets in another namespace", {"resource": "secrets", "verb": "create", "namespace": "default"}),
 ]  # fmt: skip
 
 _CALLS = {"get", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
@@ -204,15 +219,15 @@ def scan() -> set[tuple[str, str]]:
 
 
 def needed(scope: str | None = None) -> set[Perm]:
-    """The permissions the calls need: the controller's own (``scope`` None) or the optional ones."""
+    """The permissions the calls need: the controller's own (``scope`` None) or those of one optional file."""
     return {
         p for perms in USES.values() for p in perms
-        if p != DYNAMIC and ((p[3] == OPTIONAL) if scope == OPTIONAL else (p[3] != OPTIONAL))
+        if p != DYNAMIC and ((p[3] == scope) if scope in OPTIONAL_FILES else (p[3] not in OPTIONAL_FILES))
     }  # fmt: skip
 
 
-def _documents(directory: Path = DEPLOY) -> Iterator[tuple[str, dict[str, Any]]]:
-    for path in sorted(directory.glob("*.yaml")):
+def _documents(directory: Path = DEPLOY, pattern: str = "*.yaml") -> Iterator[tuple[str, dict[str, Any]]]:
+    for path in sorted(directory.glob(pattern)):
         if path.name == "kustomization.yaml":
             continue
         for doc in yaml_loader.load_all(
@@ -222,10 +237,10 @@ def _documents(directory: Path = DEPLOY) -> Iterator[tuple[str, dict[str, Any]]]
                 yield path.name, doc
 
 
-def granted(directory: Path = DEPLOY) -> set[Perm]:
+def granted(directory: Path = DEPLOY, pattern: str = "*.yaml") -> set[Perm]:
     """The permissions the ClusterRole ``crossfn:system`` (everywhere) and the Role (own namespace) grant."""
     out: set[Perm] = set()
-    for _, doc in _documents(directory):
+    for _, doc in _documents(directory, pattern):
         if doc["kind"] not in ("ClusterRole", "Role") or "aggregationRule" in doc:
             continue
         scope = C if doc["kind"] == "ClusterRole" else N
@@ -255,8 +270,13 @@ def test_roles_grant_what_is_needed_and_nothing_else() -> None:
 
 
 def test_the_optional_rbac_manager_role_grants_what_it_needs_and_escalate() -> None:
-    have = {(g, r, v, OPTIONAL) for g, r, v, _ in granted(DEPLOY / "optional")}
+    have = {(g, r, v, OPTIONAL) for g, r, v, _ in granted(DEPLOY / "optional", OPTIONAL_FILES[OPTIONAL])}
     assert have == needed(OPTIONAL) | _p("rbac.authorization.k8s.io", "clusterroles", "escalate", OPTIONAL)
+
+
+def test_the_optional_connection_secrets_role_grants_what_legacy_connection_secrets_need() -> None:
+    have = {(g, r, v, CONNECTION) for g, r, v, _ in granted(DEPLOY / "optional", OPTIONAL_FILES[CONNECTION])}
+    assert have == needed(CONNECTION)
 
 
 def test_no_wildcards_in_the_controllers_own_roles() -> None:
@@ -408,7 +428,7 @@ async def test_labelled_cluster_roles_are_aggregated(rbac: Any, envtest: Any) ->
 async def test_the_optional_role_lets_the_controller_write_cluster_roles(rbac: Any) -> None:
     """Bound to a stand-in ServiceAccount: binding it to ``crossfn`` here would leak escalate into the other tests."""
     stand_in = f"rbac-check-{uuid.uuid4().hex[:6]}"
-    docs = [doc for _, doc in _documents(DEPLOY / "optional")]
+    docs = [doc for _, doc in _documents(DEPLOY / "optional", OPTIONAL_FILES[OPTIONAL])]
     for doc in docs:
         doc["metadata"]["name"] = f"{doc['metadata']['name']}-{stand_in}"
         if doc["kind"] == "ClusterRoleBinding":
@@ -427,3 +447,119 @@ async def test_the_optional_role_lets_the_controller_write_cluster_roles(rbac: A
     finally:
         for doc in docs:
             await rbac.delete(doc["apiVersion"], doc["kind"], doc["metadata"]["name"])
+
+
+async def _service_account_kubeconfig(kube: Any, envtest: Any, path: Path) -> str:
+    """A kubeconfig for the controller's ServiceAccount: a token from the TokenRequest API."""
+    request = {
+        "apiVersion": "authentication.k8s.io/v1",
+        "kind": "TokenRequest",
+        "spec": {"expirationSeconds": 3600},
+    }
+    response = await kube._send(
+        "POST", f"api/v1/namespaces/{NAMESPACE}/serviceaccounts/{SERVICE_ACCOUNT}/token", body=request
+    )
+    token = json.loads(response.content)["status"]["token"]
+    config = json.loads(envtest.kubeconfig_text())
+    config["users"] = [{"name": "admin", "user": {"token": token}}]
+    path.write_text(json.dumps(config))
+    return str(path)
+
+
+@pytest.mark.cluster
+async def test_the_controller_runs_under_exactly_the_shipped_rbac(
+    rbac: Any, controller_manager: Any, crossplane_crds: list[str], tmp_path: Path
+) -> None:
+    """``crossfn controller run`` as deploy/'s ServiceAccount, with its token and nothing else: it starts
+    (CRDs, the CA and certificates, function packages' runtime config), establishes an XRD, composes an XR
+    through an aggregated role as docs/operating.md tells users to write, and deletes them again, with
+    no delete on CRDs (the garbage collector takes the XRD's) and no Secrets outside its namespace."""
+    from crossfn.controller import _settings
+    from crossfn.controller.manager import _manager
+
+    from .e2e_support import AUTO_READY_PACKAGE, PAT_PACKAGE, condition, function, namespace, wait_for
+
+    kube = rbac
+    group = f"rbac{uuid.uuid4().hex[:6]}.example.org"
+    tenant = f"tenant-{uuid.uuid4().hex[:6]}"
+    role: dict[str, Any] = {
+        "apiVersion": "rbac.authorization.k8s.io/v1", "kind": "ClusterRole",
+        "metadata": {"name": f"crossfn:composite:{group}", "labels": {"rbac.crossplane.io/aggregate-to-crossplane": "true"}},
+        "rules": [
+            {"apiGroups": [group], "resources": ["xthings", "xthings/status"], "verbs": ["*"]},
+            {"apiGroups": [group], "resources": ["xthings/finalizers"], "verbs": ["update"]},
+            {"apiGroups": [""], "resources": ["configmaps"], "verbs": ["*"]},
+        ],
+    }  # fmt: skip
+    xrd: dict[str, Any] = {
+        "apiVersion": "apiextensions.crossplane.io/v2", "kind": "CompositeResourceDefinition",
+        "metadata": {"name": f"xthings.{group}"},
+        "spec": {"group": group, "scope": "Namespaced", "names": {"kind": "XThing", "plural": "xthings"},
+                 "versions": [{"name": "v1", "served": True, "referenceable": True, "schema": {"openAPIV3Schema": {
+                     "type": "object", "properties": {"spec": {"type": "object"}}}}}]},
+    }  # fmt: skip
+    composition: dict[str, Any] = {
+        "apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "metadata": {"name": f"c-{group}"},
+        "spec": {"compositeTypeRef": {"apiVersion": f"{group}/v1", "kind": "XThing"}, "mode": "Pipeline", "pipeline": [
+            {"step": "cm", "functionRef": {"name": "function-patch-and-transform"}, "input": {
+                "apiVersion": "pt.fn.crossplane.io/v1beta1", "kind": "Resources", "resources": [
+                    {"name": "cm", "base": {"apiVersion": "v1", "kind": "ConfigMap", "data": {"a": "b"}}}]}},
+            {"step": "ready", "functionRef": {"name": "function-auto-ready"}}]},
+    }  # fmt: skip
+    xr = {"apiVersion": f"{group}/v1", "kind": "XThing", "metadata": {"name": "one", "namespace": tenant},
+          "spec": {"crossplane": {"compositionRef": {"name": f"c-{group}"}}}}  # fmt: skip
+    for obj in (namespace(tenant), role, function("function-patch-and-transform", PAT_PACKAGE),
+                function("function-auto-ready", AUTO_READY_PACKAGE)):  # fmt: skip
+        await kube.apply(obj, field_manager="crossfn-deploy-test", force=True)
+    attrs = {"group": group, "resource": "xthings", "verb": "create", "namespace": tenant}
+
+    async def aggregated() -> bool:
+        return await _allowed(kube, attrs)
+
+    await wait_for(aggregated, timeout=60, what="crossfn:aggregate to gain the labelled role")
+    settings = _settings.Settings(
+        cluster=_settings.ClusterSettings(kubeconfig=await _service_account_kubeconfig(kube, controller_manager, tmp_path / "kubeconfig")),
+        functions=_settings.FunctionSettings(insecure=True, namespace=NAMESPACE),
+        packages=_settings.PackageSettings(service_account=SERVICE_ACCOUNT),
+        observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
+    )  # fmt: skip
+    m = _manager.Manager(settings)
+    await m.start()
+    try:
+        await kube.apply(xrd, field_manager="crossfn-deploy-test", force=True)
+
+        async def established() -> bool:
+            got = await kube.get(
+                "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", xrd["metadata"]["name"]
+            )
+            return condition(got, "Established").get("status") == "True"
+
+        await wait_for(established, timeout=60, what="the XRD Established by the ServiceAccount")
+        await kube.apply(composition, field_manager="crossfn-deploy-test", force=True)
+        await kube.apply(xr, field_manager="crossfn-deploy-test", force=True)
+
+        async def ready() -> dict[str, Any] | None:
+            got = await kube.get(f"{group}/v1", "XThing", "one", tenant)
+            return got if condition(got, "Ready").get("status") == "True" else None
+
+        await wait_for(ready, timeout=60, what="the XR Ready, composed under the shipped RBAC")
+        await kube.delete(f"{group}/v1", "XThing", "one", tenant)
+        await kube.delete(
+            "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", xrd["metadata"]["name"]
+        )
+
+        async def all_gone() -> bool:
+            crd = await kube.get(
+                "apiextensions.k8s.io/v1", "CustomResourceDefinition", xrd["metadata"]["name"]
+            )
+            got = await kube.get(
+                "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", xrd["metadata"]["name"]
+            )
+            return crd is None and got is None
+
+        await wait_for(
+            all_gone, timeout=90, what="the XRD and its CRD deleted (the CRD by the garbage collector)"
+        )
+    finally:
+        await m.stop()
+        await kube.delete("rbac.authorization.k8s.io/v1", "ClusterRole", role["metadata"]["name"])

@@ -441,3 +441,74 @@ async def test_drops_log_a_few_lines_not_one_each(caplog: pytest.LogCaptureFixtu
     )
     api.release.set()
     await rec.close()
+
+
+# client-go's correlator: aggregation of similar events and the per-object spam filter -------------
+
+
+@dataclasses.dataclass(frozen=True)
+class Storm:
+    name: str
+    reason: str
+    messages: list[str]
+    advance: float
+    """Seconds between two events."""
+    want_events: int
+    """Event objects about the XR in the end."""
+    want_writes: int
+    """API writes (creates and count bumps)."""
+    want_last_message: str
+    want_filtered: int
+
+
+STORMS = [
+    Storm(
+        "one message repeated", "a repeat is a count bump; 25 writes, then one per 5 minutes",
+        ["boom"] * 60, 0.1, 1, 25, "boom", 35,
+    ),
+    Storm(
+        "timestamped messages", "from the 10th distinct message one combined event counts the rest",
+        [f"at {i}" for i in range(60)], 0.1, 10, 25, "(combined from similar events): at 24", 35,
+    ),
+    Storm(
+        "nine distinct messages", "below the aggregation threshold every message is its own event",
+        [f"at {i}" for i in range(9)], 0.1, 9, 9, "at 8", 0,
+    ),
+    Storm(
+        "a slow trickle", "one event every 5 minutes refills the bucket as fast as it is used",
+        ["tick"] * 40, 300.0, 1, 40, "tick", 0,
+    ),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize("case", STORMS, ids=[c.name for c in STORMS])
+async def test_events_about_one_object_are_rate_limited(case: Storm) -> None:
+    """client-go's EventCorrelator defaults (tools/record: aggregate 10 similar within 600 s; burst 25,
+    then 1 per 300 s per source and object): a function that returns timestamped warnings made
+    3,102 Events in 60 s before."""
+    api, clock = FakeApi(), Clock()
+    rec = recorder(api, clock)
+    for message in case.messages:
+        await send(rec, XR, "Warning", "ComposeResources", message)
+        clock.now += datetime.timedelta(seconds=case.advance)
+    events = api.of_kind("Event")
+    assert len(events) == case.want_events, case.reason
+    assert len([c for c in api.writes() if c[1] == "Event"]) == case.want_writes, case.reason
+    last = max(events, key=lambda e: (e["lastTimestamp"], e["metadata"]["name"]))
+    assert last["message"] == case.want_last_message, case.reason
+    assert rec.filtered == case.want_filtered, case.reason
+
+
+async def test_the_spam_filter_is_per_object_and_source() -> None:
+    """Another object, or another controller's events, have budgets of their own."""
+    api, clock = FakeApi(), Clock()
+    rec = recorder(api, clock)
+    other = {**XR, "metadata": {**XR["metadata"], "name": "c", "uid": "u3"}}
+    for _ in range(30):
+        await send(rec, XR, "Warning", "R", "same")
+    await send(rec, other, "Warning", "R", "same")
+    await send(rec.for_controller("composite/other"), XR, "Warning", "R", "same")
+    assert rec.filtered == 5
+    assert sorted((e["involvedObject"]["name"], e["source"]["component"]) for e in api.of_kind("Event")) == [
+        ("b", "composite/other"), ("b", "crossfn/test"), ("c", "crossfn/test"),
+    ]  # fmt: skip

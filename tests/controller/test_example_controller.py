@@ -9,13 +9,16 @@ patched both ways.
 
 from __future__ import annotations
 
+import asyncio
 import pathlib
+import re
 from collections.abc import AsyncIterator
 from typing import Any
 
 import pytest
 import yaml
 
+from crossfn import cli
 from crossfn.controller import _settings
 from crossfn.controller import envtest as envtest_module
 from crossfn.controller.manager import _manager
@@ -58,7 +61,12 @@ async def quick_start(
         await manager.stop()
 
 
-async def test_the_controller_example_composes(quick_start: _manager.Manager, kube: Any) -> None:
+async def test_the_controller_example_composes(
+    quick_start: _manager.Manager,
+    kube: Any,
+    envtest: envtest_module.Environment,
+    capsys: pytest.CaptureFixture[str],
+) -> None:
     [xrd] = documents("xrd.yaml")
     await kube.apply(xrd, field_manager="quick-start", force=True)
 
@@ -85,6 +93,14 @@ async def test_the_controller_example_composes(quick_start: _manager.Manager, ku
             "composed in the XR's namespace, patched from the XR, its name patched back to the XR's status"
         )
         assert condition(xr, "Synced").get("status") == "True"
+
+        # The quick start's last step: crossfn trace shows the XR and what it composed.
+        argv = ["trace", "--kubeconfig", envtest.kubeconfig, "xgreeting", "world", "-n", "example"]
+        assert await asyncio.to_thread(cli.main, argv) == 0
+        lines = capsys.readouterr().out.splitlines()
+        assert re.fullmatch(r"NAME +SYNCED +READY +STATUS", lines[0]), lines
+        assert re.fullmatch(r"XGreeting/world \(example\) +True +True +Available", lines[1]), lines
+        assert re.fullmatch(rf"└─ ConfigMap/{cm['metadata']['name']} \(example\) +- +- +", lines[2]), lines
 
         # Built-ins run in the controller's process; the package controller may lag the XR under load.
         async def healthy() -> bool:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import base64
 import logging
 import pathlib
@@ -430,3 +431,29 @@ async def test_load_tls_from_a_directory(tmp_path: pathlib.Path) -> None:
         (tmp_path / key).write_bytes(value)
     got = await _functions.load_tls(FakeApi(), _settings.FunctionSettings(tls_client_certs_dir=str(tmp_path)))
     assert got == engine.TlsConfig(ca=b"CA", cert=b"CERT", key=b"KEY"), "the mounted directory is read first"
+
+
+async def test_call_slots_bound_the_calls_to_one_function() -> None:
+    """Two slots: a third call waits, then fails naming the Function and the limit; other Functions are
+    not affected; a released slot serves the next call."""
+    slots = _functions.CallSlots(2, wait=0.05)
+    held = [await slots.acquire("hung"), await slots.acquire("hung")]
+    with pytest.raises(errors.FunctionRunError) as info:
+        await slots.acquire("hung")
+    assert str(info.value) == (
+        'cannot run Function "hung": 2 calls to it are in flight and none ended within 0.05s '
+        "(--max-concurrent-function-calls); the composite resource is retried"
+    )
+    (await slots.acquire("healthy")).release()
+    waiting = asyncio.ensure_future(slots.acquire("hung"))
+    await asyncio.sleep(0)
+    held[0].release()
+    (await waiting).release()
+    slots.forget({"healthy"})
+    fresh = [await slots.acquire("hung"), await slots.acquire("hung")]
+    assert len(fresh) == 2, "a deleted Function's slots are forgotten"
+
+
+def test_call_slots_want_one_at_least() -> None:
+    with pytest.raises(errors.InputError):
+        _functions.CallSlots(0)

@@ -14,7 +14,7 @@ from collections.abc import AsyncIterator, Awaitable, Callable
 import httpx2
 import pytest
 
-from crossfn.controller.kube import _http
+from crossfn.controller.kube import _api, _http
 
 OK = b'HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 11\r\n\r\n{"a": "b"}\n'
 CHUNKED = (
@@ -296,3 +296,49 @@ async def test_connection_close_cancelled_aborts_the_socket() -> None:
     with pytest.raises(asyncio.CancelledError):
         await closing
     assert writer.aborted
+
+
+@dataclasses.dataclass
+class Fence:
+    """A write fence that allows ``allow`` checks, then refuses; counts the ``sent`` calls."""
+
+    allow: int
+    checks: int = 0
+    sent_calls: int = 0
+
+    def check(self) -> None:
+        self.checks += 1
+        if self.checks > self.allow:
+            raise _api.Fenced("not the leader any more")
+
+    def sent(self) -> None:
+        self.sent_calls += 1
+
+
+@pytest.mark.parametrize(
+    ("allow", "want_requests"),
+    [
+        pytest.param(1, 1, id="allowed: sent"),
+        pytest.param(0, 0, id="refused: not one byte leaves"),
+    ],
+)
+async def test_a_write_fence_is_checked_as_the_bytes_leave(
+    serve: Start, allow: int, want_requests: int
+) -> None:
+    """The fence is checked in the transport right before the socket write (leader election's fencing);
+    a small request leaves at once, so there is nothing to confirm after it."""
+    server = await serve(Server([OK]))
+    fence = Fence(allow)
+    transport = _http.Http11Transport(None, max_idle=4)
+    async with httpx2.AsyncClient(base_url=f"http://127.0.0.1:{server.port}", transport=transport) as client:
+        request = client.build_request(
+            "PATCH", "/api/v1/x", content=b"{}", extensions={_http.WRITE_FENCE: fence}
+        )
+        if allow:
+            assert (await client.send(request)).status_code == 200
+        else:
+            with pytest.raises(_api.Fenced):
+                await client.send(request)
+    await asyncio.sleep(0.05)
+    assert len(server.requests) == want_requests
+    assert (fence.checks, fence.sent_calls) == (1, 0)

@@ -250,6 +250,96 @@ async def test_leader_that_cannot_renew_stops_its_work() -> None:
     assert _stored(api)["holderIdentity"] == "me", "a leader that cannot reach the server does not release"
 
 
+@pytest.mark.parametrize(
+    ("leading", "after", "want_allowed"),
+    [
+        pytest.param(True, 0.0, True, id="just-renewed"),
+        pytest.param(True, 4.99, True, id="just-before-the-renew-deadline"),
+        pytest.param(True, 5.0, False, id="at-the-renew-deadline"),
+        pytest.param(True, 120.0, False, id="frozen-far-past-it"),
+        pytest.param(False, 0.0, False, id="not-leading"),
+    ],
+)
+async def test_write_fence(leading: bool, after: float, want_allowed: bool) -> None:
+    """A write is allowed until the renew deadline after the start of the last successful renewal;
+    a refused one is ``Fenced`` and ends leadership at once (a frozen leader resumed: SIGCONT)."""
+    api, clock = FakeApi(), Clock()
+    elector = _elector(api, clock, lease_duration=10, renew_deadline=5, retry_period=1)
+    if leading:
+        assert await elector.try_acquire_or_renew()
+    clock.t += after
+    if want_allowed:
+        elector.check()
+        return
+    with pytest.raises(_api.Fenced, match="cannot be sure it still holds the Lease"):
+        elector.check()
+
+
+async def test_a_lease_write_slower_than_the_renew_deadline_does_not_count() -> None:
+    """The fence counts from when the Lease write was sent; one answered past the renew deadline (an API
+    server just back) leaves the candidate not leading, to try again, rather than leading with no time."""
+    clock = Clock()
+
+    class Slow(FakeApi):
+        async def update(self, obj: Any, *, status: bool = False) -> dict[str, Any]:
+            clock.t += 6  # the answer comes after the 5 s renew deadline
+            return await super().update(obj, status=status)
+
+    api = Slow()
+    api.put(_lease(""))
+    elector = _elector(api, clock, lease_duration=10, renew_deadline=5, retry_period=1)
+    assert await elector.try_acquire_or_renew() is False and not elector.leading
+    with pytest.raises(_api.Fenced):
+        elector.check()
+
+
+async def test_a_refused_write_ends_leadership_at_once() -> None:
+    """The first fenced write cancels the work, without waiting for the renew loop's next wake-up
+    (its sleep here never ends)."""
+    api, clock = FakeApi(), Clock()
+
+    async def forever(seconds: float) -> None:
+        await asyncio.Event().wait()
+
+    elector = _leader.LeaderElector(
+        api, namespace=NS, identity="me", lease_duration=10, renew_deadline=5, retry_period=1,
+        clock=clock, now=lambda: T0, jitter=lambda: 0.0, sleep=forever,
+    )  # fmt: skip
+    cancelled = asyncio.Event()
+
+    async def work() -> None:
+        clock.t += 6  # frozen past the renew deadline, then a write
+        with pytest.raises(_api.Fenced):
+            elector.check()
+        try:
+            await asyncio.Event().wait()
+        finally:
+            cancelled.set()
+
+    await asyncio.wait_for(elector.run(work), timeout=5)
+    assert cancelled.is_set() and not elector.leading
+
+
+async def test_a_write_sent_past_the_fence_stops_the_process() -> None:
+    """Bytes that could only leave after the fence (a full socket buffer): the process stops."""
+    api, clock = FakeApi(), Clock()
+    exits: list[bool] = []
+    elector = _elector(
+        api,
+        clock,
+        lease_duration=10,
+        renew_deadline=5,
+        retry_period=1,
+        exit_process=lambda: exits.append(True),
+    )
+    assert await elector.try_acquire_or_renew()
+    elector.sent()
+    assert exits == []
+    clock.t += 5
+    elector.sent()
+    assert exits == [True]
+
+
 # -- against the API server --------------------------------------------------------------------
 
 

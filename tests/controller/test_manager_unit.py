@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import logging
 import sys
@@ -69,6 +70,71 @@ async def test_metrics_only_server_has_no_probes() -> None:
             "metrics and probes are served on their own addresses, as Crossplane's two ports"
         )
     finally:
+        await server.stop()
+
+
+async def _closed(reader: asyncio.StreamReader, within: float) -> bool:
+    """Whether the server closes the connection (EOF or reset) within ``within`` seconds."""
+    try:
+        async with asyncio.timeout(within):
+            while await reader.read(1024):
+                pass
+    except TimeoutError:
+        return False
+    except ConnectionError:
+        pass
+    return True
+
+
+async def test_a_probe_client_cannot_hold_a_connection(monkeypatch: pytest.MonkeyPatch, caplog: Any) -> None:
+    """Idle, trickling (a header line every second, forever: each line came within the old per-line
+    10 s) and oversized requests are closed within the request timeout, without a log line; before,
+    a client could hold connections forever and thousands of tracebacks filled the log at the
+    descriptor limit."""
+    monkeypatch.setattr(_observability, "REQUEST_TIMEOUT", 1.0)
+    server = _observability.ProbeServer("127.0.0.1:0", ready=list)
+    await server.start()
+    try:
+        idle = await asyncio.open_connection("127.0.0.1", server.port)
+        trickle = await asyncio.open_connection("127.0.0.1", server.port)
+        huge = await asyncio.open_connection("127.0.0.1", server.port)
+        trickle[1].write(b"GET /healthz HTTP/1.1\r\n")
+        huge[1].write(b"GET /healthz HTTP/1.1\r\nX: " + b"a" * 100_000 + b"\r\n\r\n")
+
+        async def keep_trickling() -> None:
+            with contextlib.suppress(ConnectionError):
+                for i in range(30):
+                    trickle[1].write(f"X-{i}: y\r\n".encode())
+                    await trickle[1].drain()
+                    await asyncio.sleep(0.25)
+
+        trickling = asyncio.ensure_future(keep_trickling())
+        assert await _closed(huge[0], 1.0), "an oversized request is refused at once"
+        assert await _closed(idle[0], 2.5) and await _closed(trickle[0], 2.5)
+        trickling.cancel()
+        for _, writer in (idle, trickle, huge):
+            writer.close()
+        assert await http_get(server.port, "/healthz") == ("HTTP/1.1 200 OK", "ok\n")
+    finally:
+        await server.stop()
+    assert [r for r in caplog.records if r.levelno >= logging.WARNING] == []
+
+
+async def test_a_connection_flood_does_not_lock_out_the_probes() -> None:
+    """300 idle connections: at most 64 are held (a new one closes the oldest), and a probe is answered."""
+    server = _observability.ProbeServer("127.0.0.1:0", ready=list)
+    await server.start()
+    flood = []
+    try:
+        for _ in range(300):
+            flood.append(await asyncio.open_connection("127.0.0.1", server.port))
+        await asyncio.sleep(0.2)
+        assert await http_get(server.port, "/healthz") == ("HTTP/1.1 200 OK", "ok\n")
+        closed = [await _closed(reader, 0.05) for reader, _ in flood]
+        assert sum(closed) >= 300 - _observability.MAX_CONNECTIONS
+    finally:
+        for _, writer in flood:
+            writer.close()
         await server.stop()
 
 

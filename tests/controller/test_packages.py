@@ -11,6 +11,7 @@ import os
 import socket
 import subprocess
 import sys
+import time
 import uuid
 from collections.abc import AsyncIterator, Callable, Iterator, Mapping
 from pathlib import Path
@@ -569,6 +570,12 @@ def _serve(certs: Path) -> Iterator[int]:
         env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
     )  # fmt: skip
     try:
+        deadline = time.monotonic() + 30  # listening before the first call: a loaded machine starts it slowly
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=0.5):
+                break
+            assert process.poll() is None and time.monotonic() < deadline, "the function server did not start"
+            time.sleep(0.05)
         yield port
     finally:
         process.terminate()

@@ -16,6 +16,7 @@ from crossfn.controller.rbac import _rbac
 from .fake_api import FakeApi
 
 RBAC = "rbac.authorization.k8s.io/v1"
+CRD = "apiextensions.k8s.io/v1"
 
 
 def _xrd(*, claims: bool, name: str = "xbuckets.example.org", group: str = "example.org") -> dict[str, Any]:
@@ -28,6 +29,31 @@ def _xrd(*, claims: bool, name: str = "xbuckets.example.org", group: str = "exam
         "metadata": {"name": name, "uid": "xrd-uid"},
         "spec": spec,
     }
+
+
+def _crds(xrd: Mapping[str, Any], *, uid: str = "xrd-uid") -> list[dict[str, Any]]:
+    """The CRDs the XRD controller made for ``xrd``, controlled by ``uid``."""
+    spec = xrd["spec"]
+    plurals = [spec["names"]["plural"]] + ([spec["claimNames"]["plural"]] if "claimNames" in spec else [])
+    return [
+        {
+            "apiVersion": CRD, "kind": "CustomResourceDefinition",
+            "metadata": {"name": f"{p}.{spec['group']}",
+                         "ownerReferences": [{"uid": uid, "controller": True, "kind": "CompositeResourceDefinition",
+                                              "apiVersion": "apiextensions.crossplane.io/v1",
+                                              "name": xrd["metadata"]["name"]}]},
+            "spec": {"group": spec["group"], "names": {"plural": p, "kind": p.title()}, "scope": "Cluster",
+                     "versions": [{"name": "v1", "served": True, "storage": True,
+                                   "schema": {"openAPIV3Schema": {"type": "object"}}}]},
+        }
+        for p in plurals
+    ]  # fmt: skip
+
+
+def _owned(api: FakeApi, xrd: Mapping[str, Any]) -> FakeApi:
+    for crd in _crds(xrd):
+        api.put(crd)
+    return api
 
 
 def _rules(roles: list[dict[str, Any]]) -> dict[str, list[tuple[list[str], list[str]]]]:
@@ -113,7 +139,7 @@ class Events:
 
 
 async def test_reconcile_creates_then_leaves_alone_then_repairs() -> None:
-    api = FakeApi(scopes={(RBAC, "ClusterRole"): False})
+    api = _owned(FakeApi(scopes={(RBAC, "ClusterRole"): False}), _xrd(claims=True))
     events = Events()
     reconciler = _rbac.RbacReconciler(api, Cache([_xrd(claims=True)]), events)
     await reconciler.reconcile("xbuckets.example.org")
@@ -137,7 +163,7 @@ async def test_reconcile_creates_then_leaves_alone_then_repairs() -> None:
 
 
 async def test_a_role_controlled_by_someone_else_is_a_warning() -> None:
-    api = FakeApi(scopes={(RBAC, "ClusterRole"): False})
+    api = _owned(FakeApi(scopes={(RBAC, "ClusterRole"): False}), _xrd(claims=False))
     api.put({
         "apiVersion": RBAC, "kind": "ClusterRole",
         "metadata": {"name": "crossplane:composite:xbuckets.example.org:aggregate-to-crossplane",
@@ -156,6 +182,41 @@ async def test_a_role_controlled_by_someone_else_is_a_warning() -> None:
     ]
 
 
+def _foreign_crds(uid: str) -> Callable[[dict[str, Any]], list[dict[str, Any]]]:
+    return lambda xrd: _crds(xrd, uid=uid)
+
+
+@pytest.mark.parametrize(
+    ("xrd", "crds"),
+    [
+        pytest.param(_xrd(claims=True), lambda xrd: [], id="no-crds-yet"),
+        pytest.param(_xrd(claims=False), _foreign_crds("someone-else"), id="crd-controlled-by-another"),
+        pytest.param(_xrd(claims=False), lambda xrd: [_uncontrolled(c) for c in _crds(xrd)], id="crd-of-no-one"),
+        pytest.param(_xrd(claims=True), lambda xrd: _crds(xrd)[:1], id="claim-crd-missing"),
+        pytest.param(
+            _xrd(claims=False, name="clusterrolebindings.rbac.authorization.k8s.io", group="rbac.authorization.k8s.io"),
+            _crds, id="kubernetes-group-even-when-controlled",
+        ),
+    ],
+)  # fmt: skip
+async def test_no_roles_for_kinds_the_xrd_does_not_own(
+    xrd: dict[str, Any], crds: Callable[[dict[str, Any]], list[dict[str, Any]]]
+) -> None:
+    """--manage-rbac grants nothing for a kind the XRD controller did not define: a built-in kind (an XRD
+    named clusterrolebindings.rbac.authorization.k8s.io got `*` on every ClusterRoleBinding), a CRD
+    someone else installed, or CRDs not made yet (they follow once established)."""
+    api = FakeApi(scopes={(RBAC, "ClusterRole"): False})
+    for crd in crds(xrd):
+        api.put(crd)
+    await _rbac.RbacReconciler(api, Cache([xrd]), Events()).reconcile(xrd["metadata"]["name"])
+    assert api.of_kind("ClusterRole") == []
+
+
+def _uncontrolled(crd: dict[str, Any]) -> dict[str, Any]:
+    crd["metadata"].pop("ownerReferences")
+    return crd
+
+
 async def test_deleting_xrd_is_skipped() -> None:
     api = FakeApi(scopes={(RBAC, "ClusterRole"): False})
     xrd = _xrd(claims=True)
@@ -171,6 +232,8 @@ async def test_roles_apply_to_the_api_server(kube: Any, crossplane_crds: list[st
     body["metadata"] = {"name": f"xbuckets.{group}"}
     body["spec"]["versions"] = [{"name": "v1", "served": True, "referenceable": True}]
     xrd = await kube.create(body)
+    for crd in _crds(xrd, uid=xrd["metadata"]["uid"]):
+        await kube.create(crd)
     name = f"crossplane:composite:xbuckets.{group}:aggregate-to-crossplane"
     reconciler = _rbac.RbacReconciler(kube, Cache([xrd]))
     try:
@@ -186,6 +249,9 @@ async def test_roles_apply_to_the_api_server(kube: Any, crossplane_crds: list[st
         for role in _rbac.render_cluster_roles(xrd):
             with contextlib.suppress(_api.NotFound):
                 await kube.delete(RBAC, "ClusterRole", role["metadata"]["name"])
+        for crd in _crds(xrd):
+            with contextlib.suppress(_api.NotFound):
+                await kube.delete(CRD, "CustomResourceDefinition", crd["metadata"]["name"])
         await kube.delete(
             "apiextensions.crossplane.io/v1", "CompositeResourceDefinition", xrd["metadata"]["name"]
         )

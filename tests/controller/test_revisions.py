@@ -190,6 +190,7 @@ def _api_with(*objs: dict[str, Any]) -> FakeApi:
             (API, "Composition"): False,
             (API, "CompositionRevision"): False,
             ("pkg.crossplane.io/v1", "FunctionRevision"): False,
+            ("pkg.crossplane.io/v1", "Function"): False,
         }
     )
     for obj in objs:
@@ -339,12 +340,21 @@ MISSING = (
 )
 
 
+def _function(name: str) -> dict[str, Any]:
+    return {"apiVersion": "pkg.crossplane.io/v1", "kind": "Function", "metadata": {"name": name}, "spec": {}}
+
+
+BOTH = [_function("function-patch-and-transform"), _function("function-auto-ready")]
+NO_READY = 'pipeline step "ready" names Function "function-auto-ready", which does not exist'
+
+
 @pytest.mark.parametrize(
-    ("reason", "function_revisions", "want_valid", "want_event"),
+    ("reason", "objects", "want_valid", "want_event"),
     [
         pytest.param(
             "every function's active revision composes",
             [
+                *BOTH,
                 _fn_rev("function-patch-and-transform", "pt-1", capabilities=["Composition"]),
                 _fn_rev("function-auto-ready", "ready-1", capabilities=["composition", "operation"]),
             ],
@@ -354,35 +364,59 @@ MISSING = (
         ),
         pytest.param(
             "a revision listing no capabilities counts as a composition function",
-            [_fn_rev("function-auto-ready", "ready-1", capabilities=[])],
+            [*BOTH, _fn_rev("function-auto-ready", "ready-1", capabilities=[])],
             ("True", "ValidPipeline", ""),
             ("Normal", "CheckCapabilities", "All functions have required composition capability"),
             id="NoCapabilitiesListed",
         ),
         pytest.param(
             "a function without an active revision passes",
-            [_fn_rev("function-auto-ready", "ready-1", active=False, capabilities=["operation"])],
+            [*BOTH, _fn_rev("function-auto-ready", "ready-1", active=False, capabilities=["operation"])],
             ("True", "ValidPipeline", ""),
             ("Normal", "CheckCapabilities", "All functions have required composition capability"),
             id="NoActiveRevision",
         ),
         pytest.param(
             "an operation-only function fails the gate",
-            [_fn_rev("function-auto-ready", "ready-2", capabilities=["operation"])],
+            [*BOTH, _fn_rev("function-auto-ready", "ready-2", capabilities=["operation"])],
             ("False", "MissingCapabilities", MISSING),
             ("Warning", "CheckCapabilities", MISSING),
             id="MissingCapabilities",
+        ),
+        pytest.param(
+            "a step naming a Function that does not exist (misspelt) fails the gate, naming step and Function",
+            [_function("function-patch-and-transform")],
+            ("False", "MissingFunctions", NO_READY),
+            ("Warning", "CheckCapabilities", NO_READY),
+            id="MissingFunction",
+        ),
+        pytest.param(
+            "every missing Function is named, in step order",
+            [],
+            (
+                "False",
+                "MissingFunctions",
+                'pipeline step "render" names Function "function-patch-and-transform", which does not exist; '
+                + NO_READY,
+            ),
+            (
+                "Warning",
+                "CheckCapabilities",
+                'pipeline step "render" names Function "function-patch-and-transform", which does not exist; '
+                + NO_READY,
+            ),
+            id="NoFunctions",
         ),
     ],
 )
 async def test_revision_reconciler(
     reason: str,
-    function_revisions: list[dict[str, Any]],
+    objects: list[dict[str, Any]],
     want_valid: tuple[str, str, str],
     want_event: tuple[str, str, str],
 ) -> None:
     rev = _rev("apps-1234567", 1)
-    api = _api_with(rev, *function_revisions)
+    api = _api_with(rev, *objects)
     events = fakes.Events()
     r = _revisions.RevisionReconciler(api, fakes.factory(fakes.Informers()), events, clock=fakes.clock)
     await r.reconcile("apps-1234567")
@@ -397,7 +431,7 @@ async def test_revision_reconciler(
 
 async def test_revision_reconciler_keeps_unchanged_conditions() -> None:
     """A second reconcile with the same outcome writes nothing (conditions keep their time)."""
-    api = _api_with(_rev("apps-1234567", 1))
+    api = _api_with(_rev("apps-1234567", 1), *BOTH)
     r = _revisions.RevisionReconciler(
         api, fakes.factory(fakes.Informers()), fakes.Events(), clock=fakes.clock
     )
@@ -422,6 +456,20 @@ async def test_revision_watch_maps_function_revisions() -> None:
         "MODIFIED", {"metadata": {"name": "nolabel"}}
     )
     assert keys == ["apps-1"]
+
+
+async def test_revision_watch_maps_functions() -> None:
+    """A Function created or deleted enqueues the revisions whose pipeline names it; an update does not."""
+    informers = fakes.Informers()
+    keys: list[str] = []
+    _revisions.RevisionReconciler(_api_with(), fakes.factory(informers), fakes.Events()).watch(keys.append)
+    informers.informer(API, "CompositionRevision").cache = [_rev("apps-1", 1)]
+    functions = informers.informer("pkg.crossplane.io/v1", "Function")
+    functions.emit("ADDED", _function("function-auto-ready"))
+    functions.emit("MODIFIED", _function("function-auto-ready"))
+    functions.emit("DELETED", _function("function-patch-and-transform"))
+    functions.emit("ADDED", _function("function-go-templating"))
+    assert keys == ["apps-1", "apps-1"]
 
 
 # Cluster ------------------------------------------------------------------------------------------
@@ -449,6 +497,7 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     function = f"fn-{uuid.uuid4().hex[:6]}"
     comp = _composition()
     comp["metadata"] = {"name": name, "labels": {"team": "platform"}}
+    comp["spec"]["pipeline"][0]["functionRef"]["name"] = f"{function}-pt"
     comp["spec"]["pipeline"][1]["functionRef"]["name"] = function
     comp = await kube.create(comp)
     events = fakes.Events()
@@ -480,11 +529,23 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     )
     assert newest["spec"]["pipeline"][0]["input"]["image"] == "httpd"
 
+    rev_name = newest["metadata"]["name"]
+    await _settle(validator.reconcile, rev_name)
+    got = await kube.get(API, "CompositionRevision", rev_name)
+    valid = next(c for c in got["status"]["conditions"] if c["type"] == "ValidPipeline")
+    assert (valid["status"], valid["reason"], valid["message"]) == (
+        "False",
+        "MissingFunctions",
+        f'pipeline step "render" names Function "{function}-pt", which does not exist; '
+        f'pipeline step "ready" names Function "{function}", which does not exist',
+    ), "misspelt functionRefs are named on the revision"
+
+    for fn in (f"{function}-pt", function):
+        await kube.create(_cluster_function(fn))
     fn_rev = _fn_rev(function, f"{function}-abc", capabilities=["operation"])
     fn_rev = await kube.create({k: v for k, v in fn_rev.items() if k != "status"})
     fn_rev["status"] = {"capabilities": ["operation"]}
     fn_rev = await kube.update(fn_rev, status=True)
-    rev_name = newest["metadata"]["name"]
     await _settle(validator.reconcile, rev_name)
     got = await kube.get(API, "CompositionRevision", rev_name)
     valid = next(c for c in got["status"]["conditions"] if c["type"] == "ValidPipeline")
@@ -503,7 +564,13 @@ async def test_revisions_on_a_real_api_server(kube: Any, crossplane_crds: list[s
     assert (rev_name, "Normal", "CheckCapabilities", _revisions.VALID_PIPELINE_MESSAGE) == events.recorded[-1]
 
     await kube.delete("pkg.crossplane.io/v1", "FunctionRevision", fn_rev["metadata"]["name"])
+    for fn in (f"{function}-pt", function):
+        await kube.delete("pkg.crossplane.io/v1", "Function", fn)
     await kube.delete(API, "Composition", name)
+
+
+def _cluster_function(name: str) -> dict[str, Any]:
+    return {**_function(name), "spec": {"package": f"xpkg.example.org/test/{name}:v1"}}
 
 
 @pytest.mark.parametrize(
@@ -536,8 +603,9 @@ def test_controller_names_are_crossplanes(reason: str, got: str, want: str) -> N
 
 @pytest.mark.cluster
 async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) -> None:
-    """Run by Controllers fed by informers: a new Composition gets a valid revision, and a FunctionRevision
-    losing the composition capability invalidates it without any Composition change."""
+    """Run by Controllers fed by informers: a Composition naming a Function that does not exist gets an
+    invalid revision until the Function is created, and a FunctionRevision losing the composition capability
+    invalidates it without any Composition change."""
     from crossfn.controller.runtime import _controller, _informer
 
     informers = _informer.InformerFactory(kube)
@@ -556,8 +624,10 @@ async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) 
     try:
         comp = _composition()
         comp["metadata"] = {"name": name}
+        comp["spec"]["pipeline"][0]["functionRef"]["name"] = f"{function}-pt"
         comp["spec"]["pipeline"][1]["functionRef"]["name"] = function
         await kube.create(comp)
+        await kube.create(_cluster_function(f"{function}-pt"))
 
         async def valid_pipeline() -> tuple[str, str]:
             revs, _ = await kube.list(
@@ -569,6 +639,9 @@ async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) 
                         return c["status"], c.get("message", "")
             return "", ""
 
+        missing = ("False", f'pipeline step "ready" names Function "{function}", which does not exist')
+        await _eventually(valid_pipeline, missing)
+        await kube.create(_cluster_function(function))  # the Function's creation alone re-validates
         await _eventually(valid_pipeline, ("True", ""))
         fn_rev = _fn_rev(function, f"{function}-abc")
         fn_rev = await kube.create({k: v for k, v in fn_rev.items() if k != "status"})
@@ -582,6 +655,8 @@ async def test_revision_controllers_loop(kube: Any, crossplane_crds: list[str]) 
             ),
         )
         await kube.delete("pkg.crossplane.io/v1", "FunctionRevision", fn_rev["metadata"]["name"])
+        for fn in (f"{function}-pt", function):
+            await kube.delete("pkg.crossplane.io/v1", "Function", fn)
         await kube.delete(API, "Composition", name)
     finally:
         for c in controllers:

@@ -573,6 +573,27 @@ async def test_deletion() -> None:
     ]
 
 
+async def test_deletion_without_delete_on_crds_leaves_the_crd_to_the_garbage_collector() -> None:
+    """deploy/ grants no delete on CRDs: the XRs are deleted, the finalizer dropped, and the CRD (controlled
+    by the XRD) left to the garbage collector, said in an event."""
+    api = _Server()
+    api.put(_stored(_load("xrd-v2-namespaced.yaml")))
+    xr = fakes.XrControllers()
+    r, events = _reconciler(api, xr)
+    await r.reconcile("apps.example.crossplane.io")
+    api.fail("delete", _crds.CRD_KIND, _api.Forbidden("customresourcedefinitions is forbidden", status=403))
+    await api.delete(*XRD, "apps.example.crossplane.io")
+    for _ in range(3):
+        await r.reconcile("apps.example.crossplane.io")
+    assert api.of_kind(_xrd.XRD_KIND) == [], "the finalizer is dropped"
+    assert [c["metadata"]["name"] for c in api.of_kind(_crds.CRD_KIND)] == ["apps.example.crossplane.io"]
+    assert ("stop", "apps.example.crossplane.io") in xr.calls
+    assert events.recorded[-1][2:] == (
+        "TerminateComposite",
+        "Leaving composite resource CustomResourceDefinition apps.example.crossplane.io to the garbage collector",
+    )
+
+
 async def test_gone_xrd_stops_its_controller() -> None:
     xr = fakes.XrControllers()
     r, _ = _reconciler(_Server(), xr)
@@ -882,3 +903,161 @@ async def _eventually(check: Any, timeout: float = 30.0) -> None:
             return
         await asyncio.sleep(0.1)
     raise AssertionError(f"{check.__name__} did not happen within {timeout:g}s")
+
+
+# Ownership before action (issue 26, finding 1) ------------------------------------------------------
+
+
+def _xrd_named(group: str, kind: str, plural: str, *, approved: bool = False) -> dict[str, Any]:
+    """A v2 cluster XRD defining ``kind`` in ``group`` (``approved``: with the annotation Kubernetes
+    groups need, which an XRD can pass to its CRD through ``spec.metadata``)."""
+    spec: dict[str, Any] = {
+        "group": group,
+        "scope": "Cluster",
+        "names": {"kind": kind, "plural": plural},
+        "versions": [
+            {
+                "name": "v1",
+                "served": True,
+                "referenceable": True,
+                "schema": {"openAPIV3Schema": {"type": "object", "properties": {"spec": {"type": "object"}}}},
+            }
+        ],
+    }
+    if approved:
+        spec["metadata"] = {"annotations": {"api-approved.kubernetes.io": "https://example.org/pull/1"}}
+    return {
+        "apiVersion": "apiextensions.crossplane.io/v2",
+        "kind": "CompositeResourceDefinition",
+        "metadata": {"name": f"{plural}.{group}"},
+        "spec": spec,
+    }
+
+
+async def _refused_then_deleted(kube: Any, doc: dict[str, Any], want: str) -> None:
+    """The XRD is refused with ``want`` (Warning event, Synced=False, no XR controller) and deletes cleanly."""
+    xrd = await kube.create(doc)
+    name = xrd["metadata"]["name"]
+    xr = fakes.XrControllers()
+    r, events = _reconciler_on(kube, xr)
+    try:
+        with pytest.raises(errors.CrossfnError) as info:
+            await r.reconcile(name)
+        assert str(info.value) == want
+        assert events.recorded[-1] == (name, "Warning", "EstablishComposite", want)
+        assert _conditions(await kube.get(*XRD, name))["Synced"] == ("False", "ReconcileError", want)
+        assert xr.calls == []
+    finally:
+        await kube.delete(*XRD, name)
+        await _settle(r, name)
+    assert await kube.get(*XRD, name) is None
+
+
+@pytest.mark.cluster
+async def test_an_xrd_does_not_adopt_a_crd_no_one_controls(kube: Any, crossplane_crds: list[str]) -> None:
+    """An XRD named like an existing CRD that no controller owns is refused; deleting the XRD deletes
+    neither the CRD nor its objects (before: it took the CRD over, put its finalizer on every object, and
+    its deletion deleted them all and the CRD)."""
+    group = f"t{uuid.uuid4().hex[:6]}.example.org"
+    crd = _rival_crd(group, "Rival", "RivalList")
+    crd["spec"]["scope"] = "Cluster"
+    await kube.create(crd)
+    try:
+        await _eventually(lambda: _served(kube, f"{group}/v1", "Rival"))
+        await kube.create({"apiVersion": f"{group}/v1", "kind": "Rival", "metadata": {"name": "precious"}})
+        want = (
+            "cannot apply rendered composite resource CustomResourceDefinition: existing object is not "
+            'controlled by UID "{uid}"'
+        )
+        doc = _xrd_named(group, "Rival", "rivals")
+        xr = fakes.XrControllers()
+        r, events = _reconciler_on(kube, xr)
+        xrd = await kube.create(doc)
+        name = xrd["metadata"]["name"]
+        with pytest.raises(errors.CrossfnError) as info:
+            await r.reconcile(name)
+        message = want.format(uid=xrd["metadata"]["uid"])
+        assert str(info.value) == message
+        assert events.recorded[-1] == (name, "Warning", "EstablishComposite", message)
+        assert _conditions(await kube.get(*XRD, name))["Synced"] == ("False", "ReconcileError", message)
+        assert xr.calls == []
+        got = await kube.get(*CRD, name)
+        assert got is not None and not got["metadata"].get("ownerReferences"), "the CRD was not taken over"
+        await kube.delete(*XRD, name)
+        await _settle(r, name)
+        assert await kube.get(*XRD, name) is None
+        assert await kube.get(*CRD, name) is not None, "the CRD survives the XRD"
+        precious = await kube.get(f"{group}/v1", "Rival", "precious")
+        assert precious is not None and not precious["metadata"].get("finalizers")
+    finally:
+        with contextlib.suppress(_api.NotFound):
+            await kube.delete(*CRD, crd["metadata"]["name"])
+
+
+async def _served(kube: Any, api_version: str, kind: str) -> bool:
+    try:
+        await kube.list(api_version, kind)
+    except _api.ApiError:
+        return False
+    return True
+
+
+@pytest.mark.cluster
+async def test_an_xrd_of_a_kubernetes_kind_is_refused(kube: Any, crossplane_crds: list[str]) -> None:
+    """An XRD named after ClusterRoleBindings, with the approval annotation in spec.metadata, is refused:
+    no CRD, and deleting it deletes no ClusterRoleBinding (before: Established, and its deletion deleted
+    every ClusterRoleBinding in the cluster)."""
+    binding = await kube.create(
+        {
+            "apiVersion": "rbac.authorization.k8s.io/v1",
+            "kind": "ClusterRoleBinding",
+            "metadata": {"name": f"precious-{uuid.uuid4().hex[:6]}"},
+            "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "ClusterRole", "name": "view"},
+            "subjects": [{"kind": "User", "name": "someone", "apiGroup": "rbac.authorization.k8s.io"}],
+        }
+    )
+    before = len((await kube.list("rbac.authorization.k8s.io/v1", "ClusterRoleBinding"))[0])
+    try:
+        doc = _xrd_named(
+            "rbac.authorization.k8s.io", "ClusterRoleBinding", "clusterrolebindings", approved=True
+        )
+        want = (
+            "cannot apply rendered composite resource CustomResourceDefinition: refusing to define kind "
+            "ClusterRoleBinding.rbac.authorization.k8s.io: the API group rbac.authorization.k8s.io is "
+            "Kubernetes' own (an XRD defines kinds of its own group only)"
+        )
+        await _refused_then_deleted(kube, doc, want)
+        assert await kube.get(*CRD, "clusterrolebindings.rbac.authorization.k8s.io") is None
+        after = await kube.list("rbac.authorization.k8s.io/v1", "ClusterRoleBinding")
+        assert len(after[0]) == before, "no ClusterRoleBinding deleted"
+    finally:
+        with contextlib.suppress(_api.NotFound):
+            await kube.delete(
+                "rbac.authorization.k8s.io/v1", "ClusterRoleBinding", binding["metadata"]["name"]
+            )
+
+
+@pytest.mark.cluster
+async def test_an_xrd_of_an_aggregated_api_is_refused(kube: Any, crossplane_crds: list[str]) -> None:
+    """A group-version an APIService serves (an aggregated API server, not CRDs) is not an XRD's to define."""
+    group = f"t{uuid.uuid4().hex[:6]}.example.org"
+    service = {
+        "apiVersion": "apiregistration.k8s.io/v1",
+        "kind": "APIService",
+        "metadata": {"name": f"v1.{group}"},
+        "spec": {
+            "group": group, "version": "v1", "groupPriorityMinimum": 1000, "versionPriority": 15,
+            "service": {"name": "api", "namespace": "default", "port": 443}, "insecureSkipTLSVerify": True,
+        },
+    }  # fmt: skip
+    await kube.create(service)
+    try:
+        want = (
+            f"cannot apply rendered composite resource CustomResourceDefinition: refusing to define kind "
+            f"Thing.{group}: {group}/v1 is already served by APIService v1.{group}, not by "
+            "CustomResourceDefinitions"
+        )
+        await _refused_then_deleted(kube, _xrd_named(group, "Thing", "things"), want)
+        assert await kube.get(*CRD, f"things.{group}") is None
+    finally:
+        await kube.delete("apiregistration.k8s.io/v1", "APIService", f"v1.{group}")

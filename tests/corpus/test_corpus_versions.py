@@ -2,20 +2,17 @@
 
 * Every legacy Composition (native patch-and-transform; none spells
   ``mode: Resources``) renders as shipped in both modes, says so in one note,
-  and renders exactly as its converted Pipeline does. Those with a native
-  ``spec.environment`` run the built-in function-environment-configs too, with
-  the EnvironmentConfigs shipped beside them; the two whose EnvironmentConfigs
-  (or the XR fields that select them) the corpus does not hold fail as
-  function-environment-configs fails without them (:data:`MISSING_ENVIRONMENT`).
+  and renders exactly as its converted Pipeline does (converted as Crossplane
+  v1's API server stored it: a base's null ``metadata`` an object). Those with a
+  native ``spec.environment`` run the built-in function-environment-configs too,
+  with the EnvironmentConfigs of their setup (``corpus`` says which).
 * Every Function of the whole corpus pinning either package runs as a built-in, and
   every Pipeline Composition calling only those renders in both modes.
-* Where the corpus holds upstream's printed output, render prints it.
 """
 
 from __future__ import annotations
 
 import copy
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -23,6 +20,7 @@ import pytest
 import corpus
 from crossfn import errors, functions, render
 from crossfn.functions.patch_and_transform import convert
+from crossfn.render import _legacy
 
 SUBDIRS = (
     "crossplane-e2e",
@@ -72,16 +70,6 @@ def _all_pinned_packages() -> list[str]:
     return sorted(out)
 
 
-def _environment_configs(e: corpus.Example) -> list[dict[str, Any]]:
-    """The EnvironmentConfigs shipped beside a Composition (Crossplane's e2e tests keep them in its directory)."""
-    return [
-        d
-        for f in sorted(e.path.parent.glob("*.y*ml"))
-        for d in corpus.documents(f)
-        if d.get("kind") == "EnvironmentConfig"
-    ]
-
-
 def _render(
     e: corpus.Example,
     output: render.Output | None,
@@ -94,7 +82,8 @@ def _render(
             xr=e.xr,
             composition=comp or e.composition,
             functions=e.functions if fns is None else fns,
-            required_resources=_environment_configs(e),
+            required_resources=e.required,
+            function_credentials=e.credentials,
         ),
         output=output,
         note=notes.append,
@@ -117,16 +106,6 @@ ENV_FUNCTION = {
     "spec": {"package": "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1"},
 }
 
-MISSING_ENVIRONMENT = {
-    "awslabs-crossplane-on-eks/compositions/upbound-aws-provider/irsa/irsa.yaml:irsa.awsblueprints.io": (
-        'Required environment config "cluster" not found'
-    ),
-    "awslabs-crossplane-on-eks/compositions/upbound-aws-provider/kinesis-data-firehose-app/log-forwarder.yaml:"
-    "firehose.upbound.awsblueprints.io": 'cannot get value from field path "spec.environmentConfigs"',
-}
-"""Legacy Compositions whose environment the corpus cannot supply: the EnvironmentConfig is not in the
-repository, or the XR (the repository has none) lacks the field that selects it. Crossplane fails them too."""
-
 
 def _uses_environment(e: corpus.Example) -> bool:
     return "environment" in (e.composition.get("spec") or {})
@@ -142,12 +121,6 @@ def test_corpus_is_here_in_ci() -> None:
 @pytest.mark.parametrize("example", LEGACY, ids=[e.name for e in LEGACY])
 def test_legacy_composition_renders_as_shipped(example: corpus.Example, output: render.Output | None) -> None:
     name = errors.quote(str(example.composition["metadata"]["name"]))
-    if example.name in MISSING_ENVIRONMENT:
-        with pytest.raises(errors.CrossfnError) as info:
-            _render(example, output)
-        assert 'pipeline step "environment-configs" returned a fatal result' in str(info.value)
-        assert MISSING_ENVIRONMENT[example.name] in str(info.value)
-        return
     docs, notes = _render(example, output)
     assert docs
     env = " and function-environment-configs" if _uses_environment(example) else ""
@@ -155,7 +128,7 @@ def test_legacy_composition_renders_as_shipped(example: corpus.Example, output: 
         f"Composition {name} has spec.resources and no spec.mode, so mode: Resources (Crossplane v1's default); "
         f"rendering it as a Pipeline with function-patch-and-transform{env} (see crossfn convert pipeline-composition)"
     )
-    converted = convert.to_pipeline(copy.deepcopy(example.composition))
+    converted = convert.to_pipeline(_legacy.as_stored(copy.deepcopy(example.composition)))
     assert converted is not None
     fns = [ENV_FUNCTION, PT_FUNCTION] if env else [PT_FUNCTION]
     again = _render(example, output, converted, fns)[0]
@@ -175,58 +148,3 @@ def test_pipeline_of_pinned_versions_renders(example: corpus.Example, output: re
     docs, notes = _render(example, output)
     assert docs
     assert all(n.startswith("running ") for n in notes), notes
-
-
-def _printed(path: Path) -> str:
-    """Upstream's printed output without the corpus's provenance comment."""
-    return "".join(
-        line for line in path.read_text().splitlines(keepends=True) if not line.startswith("# extracted")
-    )
-
-
-def _without_xr_status(text: str) -> str:
-    """Crossplane v1.14's `crossplane beta render` printed the XR without the Ready condition v1.15 added."""
-    head, sep, rest = text.partition("\n---\n")
-    lines = (head + "\n").splitlines(keepends=True)
-    if "status:\n" in lines:
-        lines = lines[: lines.index("status:\n")]
-    return "".join(lines) + sep.lstrip("\n") + rest
-
-
-PRINTED = [
-    pytest.param(
-        "crossplane-docs/content/master/composition/compositions-md-render",
-        "expected-output.yaml",
-        lambda text: text,
-        id="CrossplaneDocsRender",
-    ),
-    pytest.param(
-        "fn-patch-and-transform/example",
-        "README-expected-output.yaml",
-        lambda text: text.replace(
-            text[
-                text.index("  ownerReferences:\n") : text.index("spec:\n", text.index("  ownerReferences:\n"))
-            ],
-            "  ownerReferences:\n    # Omitted for brevity\n",
-        ),
-        id="PatchAndTransformReadme",
-    ),
-]
-
-
-@pytest.mark.parametrize(("directory", "printed", "edited"), PRINTED)
-def test_upstream_printed_output(directory: str, printed: str, edited: Any) -> None:
-    """Both outputs were printed by Crossplane v1.14's `crossplane beta render`: the XR without a status (v1.15 added
-    the Ready condition; --classic is v2.2.4, which has it) and composed resources with `generateName` and an owner
-    reference without a uid, as --classic prints them. The README elided the owner reference by hand."""
-    base = corpus.root() / directory
-    docs = render.render(
-        render.Request(
-            composite_resource=base / "xr.yaml",
-            composition=base / "composition.yaml",
-            functions=base / "functions.yaml",
-        ),
-        output=render.CLASSIC,
-    )
-    text = _without_xr_status(render.output.yaml_stream(docs))
-    assert edited(text) == _printed(base / printed)

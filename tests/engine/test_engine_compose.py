@@ -312,6 +312,24 @@ async def test_TestFunctionCompose_NamespacedXRClusterCompositionError() -> None
     )
 
 
+@pytest.mark.parametrize(
+    "namespace", ["test-namespace", "kube-system"], ids=["XRNamespace", "OtherNamespace"]
+)
+async def test_a_namespace_does_not_skip_the_cluster_scope_check(namespace: str) -> None:
+    """Crossplane checks the scope only when the namespace is empty, so a ClusterRoleBinding with
+    ``metadata.namespace`` set escaped a namespaced XR; crossfn checks it whatever the namespace."""
+
+    def fn(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+        desire(rsp, "binding", composed("admin", namespace=namespace, kind="ClusterRoleBinding"))
+
+    with pytest.raises(errors.FunctionOutputError) as exc:
+        await run(fn, the_xr=xr(namespace="test-namespace"), sources=engine.Sources(scopes=Scopes(False)))
+    assert str(exc.value) == (
+        'cannot apply cluster scoped composed resource "binding" (a ClusterRoleBinding named admin) '
+        "for a namespaced composite resource."
+    )
+
+
 async def test_TestFunctionCompose_Successful() -> None:
     observed = composed(
         "observed-resource-a", annotations={"crossplane.io/composition-resource-name": "observed-resource-a"}

@@ -1,9 +1,9 @@
 """Which release of environment-configs, extra-resources, cel-filter and dummy a pinned package runs as.
 
 Every release each built-in reproduces maps to its behaviour; a later one runs
-the package (so does function-environment-configs v0.7.2, published after the
-sources the built-in follows); ``latest`` and Go pseudo-versions are matched
-by the releases' days.
+the package; ``latest`` and Go pseudo-versions are matched by the releases' days.
+function-environment-configs v0.7.2 behaves as v0.7.1 (its module docstring says how that is known);
+its day is recorded as the latest it can be, so a build of a few days before runs as v0.7.1.
 """
 
 from __future__ import annotations
@@ -27,12 +27,18 @@ CASES = [
         "v0.3.0 to v0.4.0",
     ),
     (f"{P}function-environment-configs:v0.6.0", "environment-configs@v0.6.0", "v0.5.0 to v0.6.0"),
-    (f"{P}function-environment-configs:v0.7.1", "environment-configs", "v0.7.0 and v0.7.1"),
-    (f"{P}function-environment-configs:v0.7.2", None, "later versions (v0.7.2 on) may behave differently"),
+    (f"{P}function-environment-configs:v0.7.1", "environment-configs", "v0.7.0 to v0.7.2"),
+    (f"{P}function-environment-configs:v0.7.2", "environment-configs", "v0.7.0 to v0.7.2"),
+    (f"{P}function-environment-configs:v0.7.3", None, "later versions (v0.7.3 on) may behave differently"),
     (
         f"{P}function-environment-configs:latest",
         "environment-configs",
-        "the newest release crossfn knows, v0.7.1",
+        "the newest release crossfn knows, v0.7.2 of 2026-06-22",
+    ),
+    (
+        f"{P}function-environment-configs:v0.0.0-20260615000000-abcdefabcdef",
+        "environment-configs",
+        "a build of 2026-06-15, after v0.7.1 of 2026-05-22",
     ),
     (
         f"{P}function-environment-configs:v0.0.0-20250101000000-abcdefabcdef",

@@ -5,9 +5,9 @@ there that names one of these four functions is rendered here, in both modes
 (``--classic`` and today's), as shipped:
 
 * Crossplane's e2e manifests (function-dummy v0.2.1, v0.3.0, v0.4.1, with
-  function-auto-ready v0.3.0): the XR is the test's ``xr.yaml``, or derived
-  from its ``claim.yaml`` and the XRD (:func:`_xr_from_claim`); the step
-  credentials are the test's ``secret.yaml``. Each dummy response's composed
+  function-auto-ready v0.3.0), with the inputs ``corpus`` finds for each (the
+  test's ``xr.yaml``, or the XR its ``claim.yaml`` makes; its Functions file;
+  its ``secret.yaml`` for the step's credentials). Each dummy response's composed
   resources and XR status must come out. The two Compositions of
   ``xrd/referenceable-version-change`` give function-dummy an input it rejects
   (a patch-and-transform ``resources`` list): they fail, as upstream's would.
@@ -36,7 +36,6 @@ from crossfn import cli
 CORPUS = corpus.root() if corpus.available() else Path("shared/corpus")
 """The corpus (tests call ``corpus.root()``, which fails in CI and skips elsewhere when it is missing)."""
 E2E = CORPUS / "crossplane-e2e" / "test" / "e2e" / "manifests"
-E2E_120 = CORPUS / "crossplane-e2e-v1.20.0" / "test" / "e2e" / "manifests"
 GOLDEN = Path(__file__).parent / "environment_configs" / "golden"
 MODES = [pytest.param([], id="default"), pytest.param(["--classic"], id="classic")]
 
@@ -54,40 +53,13 @@ def _render(
     return code, [d for d in yaml.safe_load_all(out) if d] if code == 0 else [], err
 
 
-def _xr_from_claim(claim: dict[str, Any], xrd: dict[str, Any]) -> dict[str, Any]:
-    """The XR a claim binds to, as far as composing it goes: the XRD's kind and referenceable version, the claim's spec.
-
-    Claim-only fields (``compositeDeletePolicy``, the connection secret, which
-    for an XR needs a namespace) are left out.
-    """
-    spec = xrd["spec"]
-    version = next(v["name"] for v in spec["versions"] if v.get("referenceable"))
-    body = {
-        k: v
-        for k, v in claim.get("spec", {}).items()
-        if k not in ("compositeDeletePolicy", "writeConnectionSecretToRef")
-    }
-    return {
-        "apiVersion": f"{spec['group']}/{version}",
-        "kind": spec["names"]["kind"],
-        "metadata": {"name": claim["metadata"]["name"]},
-        "spec": body,
-    }
-
-
 def _dummy_compositions() -> list[Any]:
-    """(Composition, its test directory) for every e2e Composition that runs function-dummy and has a Functions file."""
-    out = []
-    for root in (E2E, E2E_120):
-        for comp in sorted(root.rglob("composition*.yaml")):
-            text = comp.read_text()
-            if "function-dummy" not in text:
-                continue
-            setup = comp.parent if comp.parent.name == "setup" else comp.parent / "setup"
-            if not (setup / "functions.yaml").exists():
-                continue
-            out.append(pytest.param(comp, setup, id=str(comp.relative_to(CORPUS))))
-    return out
+    """Every e2e Composition that runs function-dummy and has a Functions file, as ``corpus`` finds it."""
+    return [
+        pytest.param(e, id=e.name)
+        for e in corpus.examples("crossplane-e2e", "crossplane-e2e-v1.20.0")
+        if any("function-dummy" in str((f.get("spec") or {}).get("package")) for f in e.functions)
+    ]
 
 
 DUMMY = _dummy_compositions()
@@ -100,31 +72,21 @@ def test_dummy_corpus_size() -> None:
     assert len(DUMMY) == 19
 
 
-def _xr(setup: Path, tmp_path: Path) -> Path:
-    test = setup.parent
-    if (test / "xr.yaml").exists():
-        return test / "xr.yaml"
-    xrd = next(d for d in _docs(setup / "definition.yaml") if d["kind"] == "CompositeResourceDefinition")
-    xr = tmp_path / "xr.yaml"
-    xr.write_text(yaml.safe_dump(_xr_from_claim(_docs(test / "claim.yaml")[0], xrd)))
-    return xr
-
-
-def _dummy_responses(comp: Path) -> list[dict[str, Any]]:
-    steps = _docs(comp)[0]["spec"]["pipeline"]
+def _dummy_responses(comp: dict[str, Any]) -> list[dict[str, Any]]:
+    steps = comp["spec"]["pipeline"]
     return [s["input"]["response"] for s in steps if s.get("input", {}).get("kind") == "Response"]
 
 
 @pytest.mark.parametrize("mode", MODES)
-@pytest.mark.parametrize(("comp", "setup"), DUMMY)
+@pytest.mark.parametrize("example", DUMMY)
 def test_dummy_e2e(
-    comp: Path, setup: Path, mode: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    example: corpus.Example, mode: list[str], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    """Every dummy response's composed resources come out, with the XR status it sets, and nothing needs Docker."""
-    args = [str(_xr(setup, tmp_path)), str(comp), str(setup / "functions.yaml"), *mode]
-    if (setup / "secret.yaml").exists():
-        args += ["--function-credentials", str(setup / "secret.yaml")]
-    code, docs, err = _render(tmp_path, capsys, args)
+    """Every dummy response's composed resources come out, with the XR status it sets, and nothing needs Docker.
+
+    The inputs are the test's, as ``corpus`` finds them: its XR (or the one its claim makes), its Functions
+    file and its Secret for the step's credentials."""
+    code, docs, err = _render(tmp_path, capsys, [*example.render_arguments(tmp_path), *mode])
     assert code == 0, err
     assert "as the built-in dummy" in err and "running the package" not in err
     xr, composed = docs[0], docs[1:]
@@ -132,7 +94,7 @@ def test_dummy_e2e(
         d.get("metadata", {}).get("annotations", {}).get("crossplane.io/composition-resource-name")
         for d in composed
     }
-    for response in _dummy_responses(comp):
+    for response in _dummy_responses(example.composition):
         desired = response.get("desired", {})
         assert set(desired.get("resources", {})) <= names
         for key, value in desired.get("composite", {}).get("resource", {}).get("status", {}).items():

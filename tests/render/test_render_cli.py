@@ -304,3 +304,44 @@ def test_function_prints_go_to_stderr(capsys: pytest.CaptureFixture[str], files:
     assert code == 0, err
     assert out.startswith("---\napiVersion: nop.example.org/v1alpha1\n"), out
     assert "debugging\nmore\n" in err
+
+
+def _deep_schema_doc(levels: int) -> str:
+    """An OpenAPI v3 document whose schema of ``y/v1 Thing`` nests ``levels`` JSON objects, as text."""
+    inner = '{"properties":{"a":' * (levels // 2) + '{"type":"string"}' + "}}" * (levels // 2)
+    return (
+        '{"openapi":"3.0.0","components":{"schemas":{"y.v1.Thing":{"type":"object",'
+        '"x-kubernetes-group-version-kind":[{"group":"y","version":"v1","kind":"Thing"}],'
+        f'"properties":{{"spec":{inner}}}}}}}}}}}'
+    )
+
+
+@pytest.mark.parametrize(
+    ("levels", "want_code", "want_err"),
+    [
+        pytest.param(1_800, 0, "", id="deep-within-the-limit"),
+        pytest.param(9_000, 0, "", id="near-the-limit"),
+        pytest.param(
+            30_000, 1,
+            'crossfn: error: cannot load required schemas from "{d}/schemas": cannot parse OpenAPI document '
+            '"{d}/schemas/deep.json": exceeded max depth\n',
+            id="past-the-limit",
+        ),
+    ],
+)  # fmt: skip
+def test_required_schemas_as_deep_as_go_reads_them(
+    capsys: pytest.CaptureFixture[str], files: Path, levels: int, want_code: int, want_err: str
+) -> None:
+    """A required schema nested thousands deep is sent to the function (10,000 levels, Go's JSON limit);
+    past that, one line: before, a 59-line traceback (upb's limit of 100 message levels)."""
+    comp = _COMP + (
+        "    requirements:\n      requiredSchemas:\n      - requirementName: thing\n        apiVersion: y/v1\n"
+        "        kind: Thing\n"
+    )
+    (files / "composition.yaml").write_text(comp)
+    (files / "schemas").mkdir()
+    (files / "schemas" / "deep.json").write_text(_deep_schema_doc(levels))
+    code, out, err = _run(capsys, files, "-s", str(files / "schemas"))
+    assert (code, err) == (want_code, want_err.format(d=files))
+    assert ("Traceback" in out + err) is False
+    assert (out != "") is (want_code == 0)

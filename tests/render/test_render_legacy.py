@@ -10,10 +10,13 @@ from __future__ import annotations
 
 import os
 from pathlib import Path
+from typing import Any
 
 import pytest
+import yaml
 
 from crossfn import cli, render
+from crossfn.render import _legacy
 
 _ROOT = Path(__file__).resolve().parents[2]
 _EXAMPLE = _ROOT / "examples" / "legacy-resources"
@@ -174,8 +177,8 @@ def test_environment_runs_the_builtin(capsys: pytest.CaptureFixture[str], tmp_pa
         "Pipeline with crossplane-contrib-function-patch-and-transform and function-environment-configs "
         "(see crossfn convert pipeline-composition)",
         f"crossfn: note: {_PT_LINE}",
-        "crossfn: note: running function-environment-configs v0.7.1 as the built-in environment-configs "
-        "(behaves as v0.7.0 and v0.7.1)",
+        "crossfn: note: running function-environment-configs v0.7.2 as the built-in environment-configs "
+        "(behaves as v0.7.0 to v0.7.2)",
     ]
     assert "    region: eu-west-1\n" in out, "the EnvironmentConfig's data is in the context"
 
@@ -288,3 +291,55 @@ def test_crossfn_test_reads_no_mode_as_legacy(capsys: pytest.CaptureFixture[str]
         'crossfn: note: Composition "xdatabases.example.crossplane.io" has spec.resources and no spec.mode'
     )
     assert err.count("has spec.resources and no spec.mode") == 1
+
+
+_NAME_PATCH = """    - fromFieldPath: metadata.labels[team]
+      toFieldPath: metadata.name
+"""
+
+
+@pytest.mark.parametrize("mode", [["--classic"], []], ids=["classic", "default"])
+@pytest.mark.parametrize(
+    ("metadata", "name"),
+    [
+        pytest.param("      metadata:\n", "payments", id="NullIsAnObjectAsStored"),
+        pytest.param("      metadata: {}\n", "payments", id="EmptyObject"),
+        pytest.param("", "payments", id="NoMetadataIsMadeByThePatch"),
+    ],
+)
+def test_base_metadata_as_the_api_server_stored_it(
+    capsys: pytest.CaptureFixture[str], tmp_path: Path, mode: list[str], metadata: str, name: str
+) -> None:
+    """Crossplane v1 read Compositions from the API server, which stores a base (an embedded resource) with its
+    metadata an object: ``metadata:`` with no value is ``{}``, so a patch to metadata.name works, as in the
+    cluster (awslabs/crossplane-on-eks writes such bases)."""
+    text = (_EXAMPLE / "composition.yaml").read_text()
+    text = text.replace("      kind: Instance\n", "      kind: Instance\n" + metadata)
+    text = text.replace("      patchSetName: common\n", "      patchSetName: common\n" + _NAME_PATCH)
+    comp = tmp_path / "composition.yaml"
+    comp.write_text(text)
+    code = cli.main(["render", str(_EXAMPLE / "xr.yaml"), str(comp), str(_EXAMPLE / "functions.yaml"), *mode])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    instance = next(d for d in yaml.safe_load_all(out) if d and d["kind"] == "Instance")
+    assert instance["metadata"]["name"] == name
+
+
+def test_as_stored_changes_only_null_metadata() -> None:
+    """A Composition without a null base metadata is returned as it is; one with is copied, the rest kept."""
+    plain = {"spec": {"resources": [{"name": "a", "base": {"kind": "K", "metadata": {"name": "x"}}}]}}
+    assert _legacy.as_stored(plain) is plain
+    null: dict[str, Any] = {
+        "spec": {
+            "mode": "Resources",
+            "resources": [{"name": "a", "base": {"kind": "K", "metadata": None}}, "x"],
+        }
+    }
+    stored = _legacy.as_stored(null)
+    assert stored == {
+        "spec": {
+            "mode": "Resources",
+            "resources": [{"name": "a", "base": {"kind": "K", "metadata": {}}}, "x"],
+        }
+    }
+    assert null["spec"]["resources"][0]["base"]["metadata"] is None, "the caller's Composition is not changed"

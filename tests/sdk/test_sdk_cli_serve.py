@@ -47,9 +47,12 @@ def _settings(argv: list[str], env: dict[str, str]) -> dict[str, dict[str, objec
     return parsed
 
 
+BOUNDS = {"handshake_timeout_seconds": 10.0, "max_connections": 512}
+"""The server's bounds on handshakes and connections (no flags: settings only)."""
+
 _DEFAULTS = {
     "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
-    "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None, "extra_options": []},
+    "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None, **BOUNDS, "extra_options": []},
     "process": {"workers": 1, "threads": 2, "grace_period_seconds": 5.0},
     "calls": {"timeout_seconds": 120.0, "max_calls": 64},
     "observability": {"debug": False, "metrics_address": None},
@@ -89,7 +92,12 @@ _DEFAULTS = {
             {},
             {
                 "listen": {"address": ":1", "tls_certs_dir": "/tls", "insecure": True},
-                "grpc": {"max_recv_message_size_mb": 8, "max_send_message_size_mb": 16, "extra_options": []},
+                "grpc": {
+                    "max_recv_message_size_mb": 8,
+                    "max_send_message_size_mb": 16,
+                    **BOUNDS,
+                    "extra_options": [],
+                },
                 "process": {"workers": 3, "threads": 8, "grace_period_seconds": 2.5},
                 "calls": {"timeout_seconds": 30.0, "max_calls": 10},
                 "observability": {"debug": True, "metrics_address": ":8080"},
@@ -114,7 +122,12 @@ _DEFAULTS = {
             },
             {
                 "listen": {"address": "127.0.0.1:2", "tls_certs_dir": "/flag", "insecure": True},
-                "grpc": {"max_recv_message_size_mb": 5, "max_send_message_size_mb": 7, "extra_options": []},
+                "grpc": {
+                    "max_recv_message_size_mb": 5,
+                    "max_send_message_size_mb": 7,
+                    **BOUNDS,
+                    "extra_options": [],
+                },
                 "process": {"workers": 2, "threads": 3, "grace_period_seconds": 1.0},
                 "calls": {"timeout_seconds": 9.5, "max_calls": 4},
                 "observability": {"debug": True, "metrics_address": ":9"},
@@ -125,7 +138,14 @@ _DEFAULTS = {
             "MAX_GRPC_MESSAGE_SIZE is the older name of the receive limit; false-ish INSECURE is off.",
             [],
             {"MAX_GRPC_MESSAGE_SIZE": "6", "INSECURE": "false"},
-            {"grpc": {"max_recv_message_size_mb": 6, "max_send_message_size_mb": None, "extra_options": []}},
+            {
+                "grpc": {
+                    "max_recv_message_size_mb": 6,
+                    "max_send_message_size_mb": None,
+                    **BOUNDS,
+                    "extra_options": [],
+                }
+            },
             id="LegacyEnvironment",
         ),
     ],

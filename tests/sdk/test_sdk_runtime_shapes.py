@@ -176,17 +176,26 @@ def test_load_credentials_names_the_missing_file(tmp_path: Path) -> None:
         runtime.load_credentials(str(tmp_path))
 
 
+BOUNDS = {"grpc.server_handshake_timeout_ms": 10_000, "grpc.max_allowed_incoming_connections": 512}
+"""A handshake finished within 10 s, at most 512 connections (gRPC's defaults: 120 s, no limit)."""
+
+
 @pytest.mark.parametrize(
     ("reason", "grpc_settings", "want"),
     [
         pytest.param("crossfn's defaults.", settings.GrpcSettings(),
                      {"grpc.max_receive_message_length": 4 << 20, "grpc.max_send_message_length": 4 << 20,
-                      "grpc.so_reuseport": 0}, id="Defaults"),
+                      "grpc.so_reuseport": 0, **BOUNDS}, id="Defaults"),
         pytest.param("Official options replace crossfn's of the same name and add the others.",
                      settings.GrpcSettings(extra_options=(("grpc.max_receive_message_length", 5 << 20),
                                                           ("grpc.keepalive_time_ms", 1000))),
                      {"grpc.max_receive_message_length": 5 << 20, "grpc.max_send_message_length": 4 << 20,
-                      "grpc.so_reuseport": 0, "grpc.keepalive_time_ms": 1000}, id="Extra"),
+                      "grpc.so_reuseport": 0, "grpc.keepalive_time_ms": 1000, **BOUNDS}, id="Extra"),
+        pytest.param("Handshakes and connections are bounded as set.",
+                     settings.GrpcSettings(handshake_timeout_seconds=2.5, max_connections=64),
+                     {"grpc.max_receive_message_length": 4 << 20, "grpc.max_send_message_length": 4 << 20,
+                      "grpc.so_reuseport": 0, "grpc.server_handshake_timeout_ms": 2500,
+                      "grpc.max_allowed_incoming_connections": 64}, id="Bounds"),
     ],
 )  # fmt: skip
 def test_grpc_options(reason: str, grpc_settings: settings.GrpcSettings, want: dict[str, Any]) -> None:

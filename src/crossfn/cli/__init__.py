@@ -46,6 +46,7 @@ COMMANDS: tuple[str, ...] = (
     "validate",
     "convert",
     "test",
+    "trace",
     "controller",
     "version",
     "completion",

@@ -4,10 +4,12 @@
 Crossplane                                crossfn
 ========================================  ======================
 ``crossplane beta render`` (v1.14-v1.20)  ``crossfn render``
+``crossplane beta trace`` (v1.14-v2.2)    ``crossfn trace``
 ``crossplane beta validate`` (v1.15-v2.2) ``crossfn validate``
 ``crossplane composition render``         ``crossfn render``
 ``crossplane operation render``           ``crossfn render op``
 ``crossplane render xr``                  ``crossfn render``
+``crossplane resource trace``             ``crossfn trace``
 ``crossplane resource validate``          ``crossfn validate``
 ========================================  ======================
 
@@ -22,15 +24,19 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from crossfn.cli import render, render_op, validate
+from crossfn.cli import render, render_op, trace, validate
 
 __all__ = ["register"]
 
 _GROUPS = (
-    ("beta", "Crossplane's beta spellings: beta render, beta validate.", ("render", "validate")),
+    (
+        "beta",
+        "Crossplane's beta spellings: beta render, beta trace, beta validate.",
+        ("render", "trace", "validate"),
+    ),
     ("composition", "Crossplane's spelling: composition render.", ("render",)),
     ("operation", "Crossplane's spelling: operation render.", ("render",)),
-    ("resource", "Crossplane's spelling: resource validate.", ("validate",)),
+    ("resource", "Crossplane's spellings: resource trace, resource validate.", ("trace", "validate")),
 )
 
 
@@ -47,6 +53,15 @@ def register(subparsers: Any) -> None:
             elif name == "render":
                 render.add_arguments(
                     sub.add_parser(name, help="Same as crossfn render.", description=render.DESCRIPTION)
+                )
+            elif name == "trace":
+                trace.add_arguments(
+                    sub.add_parser(
+                        name,
+                        help="Same as crossfn trace.",
+                        description=trace.DESCRIPTION,
+                        formatter_class=argparse.RawDescriptionHelpFormatter,
+                    )
                 )
             else:
                 validate.add_arguments(

@@ -194,6 +194,13 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
     p.add_argument(
+        "--adopt-existing-resources",
+        action=_EnvFlag,
+        env="ADOPT_EXISTING_RESOURCES",
+        help="take over an existing object no one controls when a Composition desires it, as Crossplane "
+        'does (default: only objects annotated crossfn.io/adoptable: "true")',
+    )
+    p.add_argument(
         "--enable-operations",
         action="store_true",
         help="run Operations, CronOperations and WatchOperations (alpha, as Crossplane's flag; docs/operations.md)",
@@ -243,6 +250,14 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         help="the one directory built-in functions may read (go-templating's fileSystem.dirPath, KCL sources "
         "and file.read), where you mount their templates; default: none, they read no files "
         "(env FUNCTION_FILESYSTEM_ROOT)",
+    )
+    p.add_argument(
+        "--max-concurrent-function-calls",
+        metavar="N",
+        type=_args.positive_int,
+        default=25,
+        help="calls in flight to one function outside this process; more wait a second, then their XR is "
+        "retried (default 25)",
     )
 
 
@@ -361,6 +376,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             poll_interval=args.poll_interval,
             min_poll_interval=args.min_poll_interval,
             realtime=args.enable_realtime_compositions,
+            adopt_existing=args.adopt_existing_resources,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
         ),
@@ -371,6 +387,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
             filesystem_root=args.function_filesystem_root,
+            max_concurrent_calls=args.max_concurrent_function_calls,
         ),
         packages=_settings.PackageSettings(
             runtime=args.package_runtime, service_account=args.service_account

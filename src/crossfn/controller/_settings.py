@@ -76,6 +76,11 @@ class ReconcileSettings:
     """A cap on reconciles started per second per controller; ``None`` is no cap.
     crossfn's own knob, for sharing a small API server; Crossplane has none."""
 
+    adopt_existing: bool = False
+    """``--adopt-existing-resources``: a composed resource that already exists and has no
+    controller is taken over, as Crossplane does. Off (crossfn's default), only such an
+    object annotated ``crossfn.io/adoptable: "true"`` is (docs/security.md)."""
+
 
 @dataclasses.dataclass(frozen=True)
 class FunctionSettings:
@@ -113,6 +118,13 @@ class FunctionSettings:
     own files (its service account token) into composed resources. Upstream functions read
     their own container's files, where an operator mounts a ConfigMap; mount it in the
     controller's pod and name that directory here."""
+
+    max_concurrent_calls: int = 25
+    """Calls in flight to one Function outside this process, across every XR controller
+    (crossfn's ``--max-concurrent-function-calls``). A call that finds them all taken
+    waits :data:`crossfn.controller.packages.CALL_SLOT_WAIT` seconds for one, then fails
+    and its XR is retried with backoff: a Function that never answers holds at most
+    this many of a controller's workers (for ``timeout`` each), not all of them."""
 
 
 @dataclasses.dataclass(frozen=True)

@@ -321,7 +321,8 @@ class Environment:
         self.start_apiserver()
 
     def start_controller_manager(self) -> None:
-        """Run kube-controller-manager's garbage collector and namespace controller (idempotent)."""
+        """Run kube-controller-manager's garbage collector, namespace controller and ClusterRole aggregation
+        (idempotent)."""
         if self._controller_manager is not None and self._controller_manager.alive():
             return
         port = _free_port()
@@ -330,7 +331,7 @@ class Environment:
             f"--kubeconfig={self.kubeconfig}",
             f"--authentication-kubeconfig={self.kubeconfig}",
             f"--authorization-kubeconfig={self.kubeconfig}",
-            "--controllers=garbage-collector-controller,namespace-controller",
+            "--controllers=garbage-collector-controller,namespace-controller,clusterrole-aggregation-controller",
             "--bind-address=127.0.0.1",
             f"--secure-port={port}",
             f"--cert-dir={self.directory / 'controller-manager-certs'}",

@@ -262,25 +262,29 @@ def _keep_observed_identity(meta: dict[str, Any], observed: Mapping[str, Any]) -
 async def _check_namespace(
     obj: dict[str, Any], name: str, xr_ns: str, scopes: _sources.KindScopes, events: list[_model.Event]
 ) -> None:
-    """A namespaced XR composes only namespaced kinds, in its own namespace (upstream core-2.10 steps 3–4)."""
+    """A namespaced XR composes only namespaced kinds, in its own namespace (upstream core-2.10 steps 3–4).
+
+    The kind's scope is checked whatever ``metadata.namespace`` says: Crossplane
+    checks it only when the namespace is empty, so a function that names one
+    got a namespaced XR a cluster-scoped object (a ClusterRoleBinding, a
+    Namespace) that outlived it (docs/compatibility.md).
+    """
     meta = obj["metadata"]
     api_version, kind = str(obj.get("apiVersion") or ""), str(obj.get("kind") or "")
     ns = str(meta.get("namespace") or "")
-    if not ns:
-        try:
-            namespaced = await scopes.is_namespaced(api_version, kind)
-        except Exception as exc:
-            raise errors.CrossfnError(
-                f"cannot check if composed resource {errors.quote(name)} is namespaced "
-                f"(a {kind} named {meta.get('name', '')}): {exc}"
-            ) from exc
-        if not namespaced:
-            raise errors.FunctionOutputError(
-                f"cannot apply cluster scoped composed resource {errors.quote(name)} "
-                f"(a {kind} named {meta.get('name', '')}) for a namespaced composite resource."
-            )
-        return
-    if ns != xr_ns:
+    try:
+        namespaced = await scopes.is_namespaced(api_version, kind)
+    except Exception as exc:
+        raise errors.CrossfnError(
+            f"cannot check if composed resource {errors.quote(name)} is namespaced "
+            f"(a {kind} named {meta.get('name', '')}): {exc}"
+        ) from exc
+    if not namespaced:
+        raise errors.FunctionOutputError(
+            f"cannot apply cluster scoped composed resource {errors.quote(name)} "
+            f"(a {kind} named {meta.get('name', '')}) for a namespaced composite resource."
+        )
+    if ns and ns != xr_ns:
         message = (
             f"cannot create composed resource {errors.quote(name)} in namespace {errors.quote(ns)}, "
             f"using XR namespace {errors.quote(xr_ns)} instead"

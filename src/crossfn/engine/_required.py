@@ -24,6 +24,8 @@ import dataclasses
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from google.protobuf import message
+
 from crossfn import errors
 from crossfn.engine import _sources
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -138,7 +140,8 @@ def _struct(obj: Mapping[str, Any], what: str) -> Any:
     """``obj`` as a Struct; a source returning something JSON cannot hold is an input error."""
     try:
         return resource.dict_to_struct(obj)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, RecursionError, message.DecodeError) as exc:
+        # RecursionError and DepthError: nested deeper than the protocol's 10,000 levels.
         raise errors.InputError(
             f"cannot encode {what} to protocol buffer Struct well-known type: {exc}"
         ) from exc
@@ -156,4 +159,7 @@ async def fetch_schema(source: _sources.SchemaSource, selector: fnv1.SchemaSelec
         raise errors.CrossfnError(f"cannot get OpenAPI schema for {selector.api_version}: {exc}") from exc
     if found is None:
         return fnv1.Schema()
-    return fnv1.Schema(openapi_v3=_struct(found, f"schema of {selector.api_version} {selector.kind}"))
+    schema = fnv1.Schema()
+    # CopyFrom, not the constructor's keyword: that re-parses, with upb's limit of 100 levels.
+    schema.openapi_v3.CopyFrom(_struct(found, f"schema of {selector.api_version} {selector.kind}"))
+    return schema

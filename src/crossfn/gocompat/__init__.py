@@ -12,7 +12,9 @@ the same error texts. Each module emulates one Go package or concept:
 * :mod:`.strconv`: number formatting/parsing and quoting;
 * :mod:`.fmt`: ``Sprintf``, ``%v``, ``%q`` and ``%#v``;
 * :mod:`.field`: apimachinery's ``field.Error``, as the API server and functions print it;
-* :mod:`.json`: ``encoding/json`` Marshal and Unmarshal;
+* :mod:`.json`: ``encoding/json`` Marshal, MarshalIndent and Unmarshal;
+* :mod:`.tabwriter`: ``text/tabwriter``'s aligned columns (``crossplane trace``'s tree);
+* :mod:`.dot`: Graphviz text as ``github.com/emicklei/dot`` writes it (``crossplane trace -o dot``);
 * :mod:`.jsonstruct`: decoding JSON into a Go struct, as function-sdk-go's ``GetInput`` does
   (``encoding/json`` or go-json-experiment, strict or not), with the decoders' error texts, and
   marshalling it back (a typed round trip, as ``crossplane render op`` prints an Operation);

@@ -27,11 +27,33 @@ from typing import Any
 from crossfn import errors
 from crossfn.gocompat import strconv, values
 
-__all__ = ["marshal", "syntax_error", "type_error", "unmarshal", "unmarshal_array", "unmarshal_object"]
+__all__ = [
+    "Struct",
+    "marshal",
+    "syntax_error",
+    "type_error",
+    "unmarshal",
+    "unmarshal_array",
+    "unmarshal_object",
+]
 
 _MAX_DEPTH = 10000
 _INT64_MIN = -(1 << 63)
 _INT64_MAX = (1 << 63) - 1
+
+
+class Struct(dict[str, Any], values.GoNamed):
+    """A Go struct built on the fly: its fields, which JSON writes in the order given (a map's are sorted).
+
+    Still a ``dict``, so code that reads it (or writes it as YAML, where sigs.k8s.io/yaml sorts
+    every key anyway) needs nothing special.
+    """
+
+    __slots__ = ()
+    go_type = "struct"
+
+    def go_fields(self) -> Mapping[str, Any]:
+        return self
 
 
 def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None) -> str:

@@ -20,6 +20,12 @@ A Function counts as defining one of these when its name is the converter's
 default name or its package is that function's package (any registry, tag or
 digest); the converted steps then call it by its name.
 
+Crossplane v1 read a Composition from the API server, which stores each
+``spec.resources[].base`` as an embedded resource (``x-kubernetes-embedded-resource``):
+its ``metadata`` is always an object there. A base that spells ``metadata:`` with
+nothing after it (YAML's null) is read as ``metadata: {}`` (:func:`as_stored`), so
+a patch to ``metadata.name`` works as it did in the cluster.
+
 A Composition without ``spec.mode`` and without ``spec.resources`` is left
 alone (render rejects it, as upstream does): it may be a Pipeline that lost its
 mode. Every error about a legacy Composition names
@@ -34,14 +40,14 @@ from typing import Any
 from crossfn import errors
 from crossfn.functions.patch_and_transform import convert
 
-__all__ = ["LEGACY_MODE", "mode", "to_pipeline"]
+__all__ = ["LEGACY_MODE", "as_stored", "mode", "to_pipeline"]
 
 LEGACY_MODE = "Resources"
 _CONVERT = "crossfn convert pipeline-composition"
 _FUNCTION_API = "pkg.crossplane.io/v1"
 _PACKAGES = {
     convert.DEFAULT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-patch-and-transform:v0.10.8",
-    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.1",
+    convert.DEFAULT_ENVIRONMENT_FUNCTION: "xpkg.crossplane.io/crossplane-contrib/function-environment-configs:v0.7.2",
 }
 """Versions the built-ins reproduce, so the supplied entries run them (``crossfn.functions.resolve``)."""
 
@@ -80,6 +86,21 @@ def mode(comp: Mapping[str, Any]) -> Any:
     return LEGACY_MODE if "resources" in spec else None
 
 
+def as_stored(comp: dict[str, Any]) -> dict[str, Any]:
+    """``comp`` with each base's null ``metadata`` an empty object, as Crossplane v1's API server stored it."""
+    spec = comp.get("spec")
+    resources = spec.get("resources") if isinstance(spec, Mapping) else None
+    if not isinstance(resources, list) or not any(_null_metadata(r) for r in resources):
+        return comp
+    stored = [{**r, "base": {**r["base"], "metadata": {}}} if _null_metadata(r) else r for r in resources]
+    return {**comp, "spec": {**comp["spec"], "resources": stored}}
+
+
+def _null_metadata(resource: Any) -> bool:
+    base = resource.get("base") if isinstance(resource, Mapping) else None
+    return isinstance(base, Mapping) and "metadata" in base and base["metadata"] is None
+
+
 def _builtin_function(name: str) -> dict[str, Any]:
     """The Function entry render supplies for built-in ``name`` (patch-and-transform or environment-configs)."""
     return {
@@ -115,7 +136,7 @@ def to_pipeline(
     env = _find(fns, convert.DEFAULT_ENVIRONMENT_FUNCTION)
     try:
         converted = convert.to_pipeline(
-            comp,
+            as_stored(comp),
             function_name=pt or convert.DEFAULT_FUNCTION,
             environment_function_name=env or convert.DEFAULT_ENVIRONMENT_FUNCTION,
         )

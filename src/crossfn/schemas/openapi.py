@@ -174,6 +174,10 @@ def load_documents(path: Path) -> list[dict[str, Any]]:
     return [_load_document(f) for f in files]
 
 
+MAX_DEPTH = 10_000
+"""Deepest nesting of a document: Go's encoding/json's, as Crossplane reads ``-s`` files."""
+
+
 def _load_document(path: Path) -> dict[str, Any]:
     try:
         doc = json.loads(path.read_bytes())
@@ -181,6 +185,27 @@ def _load_document(path: Path) -> dict[str, Any]:
         raise errors.InputError(f"cannot read file {errors.quote(str(path))}: {exc.strerror}") from exc
     except ValueError as exc:
         raise errors.InputError(f"cannot parse OpenAPI document {errors.quote(str(path))}: {exc}") from exc
+    except RecursionError:
+        doc = None  # deeper than this process may recurse: past the limit below, in practice
+    if doc is None or _deeper_than(doc, MAX_DEPTH):
+        raise errors.InputError(
+            f"cannot parse OpenAPI document {errors.quote(str(path))}: exceeded max depth"
+        )
     if not isinstance(doc, dict):
         raise errors.InputError(f"cannot parse OpenAPI document {errors.quote(str(path))}: not a JSON object")
     return doc
+
+
+def _deeper_than(doc: Any, limit: int) -> bool:
+    """Whether ``doc`` nests objects and arrays more than ``limit`` deep (measured without recursion)."""
+    level = [doc]
+    for _ in range(limit):
+        level = [
+            child
+            for node in level
+            for child in (node.values() if isinstance(node, dict) else node)
+            if isinstance(child, dict | list)
+        ]
+        if not level:
+            return False
+    return True

@@ -5,6 +5,10 @@ see to that, each cheap on the fast path (a counter and a dict entry):
 
 * :class:`Gate` counts calls in flight (running or waiting for a thread) and
   refuses one beyond the bound at once, so requests never pile up in memory;
+  a burst of refused calls (each request received whole, up to the message
+  limit, before it is refused) leaves the allocator holding hundreds of MB it
+  does not give back by itself, so a second after the last refusal
+  :func:`release_memory` hands the free memory back to the system;
 * :func:`deadline` is when a call must end: the client's deadline, capped by
   the server's own limit;
 * :class:`Expiry` cancels an asyncio call past its deadline, from one
@@ -28,13 +32,14 @@ from __future__ import annotations
 
 import asyncio
 import ctypes
+import gc
 import queue
 import threading
 import time
 from collections.abc import Awaitable, Callable
 from typing import Any, TypeVar
 
-__all__ = ["DeadlineExceeded", "Expiry", "Gate", "Watchdog", "deadline", "interrupt"]
+__all__ = ["DeadlineExceeded", "Expiry", "Gate", "Watchdog", "deadline", "interrupt", "release_memory"]
 
 _T = TypeVar("_T")
 
@@ -74,17 +79,92 @@ class Gate:
             else:
                 self._places.get_nowait()
         except queue.Empty:
+            _AFTER_REFUSALS.refused()
             return False
         return True
 
     def leave(self) -> None:
         """Give back a place taken by :meth:`enter`."""
         self._places.put(None)
+        if _AFTER_REFUSALS.pending and self._places.qsize() == self.limit:
+            _AFTER_REFUSALS.idle()  # the last call of a burst ended: what it held is free now
 
     @property
     def in_flight(self) -> int:
         """Places taken now."""
         return self.limit - self._places.qsize()
+
+
+def release_memory() -> bool:
+    """Give the allocator's free memory back to the system (glibc's ``malloc_trim``); False where there
+    is no such call (another C library), which keeps its own policy."""
+    if _MALLOC_TRIM is None:
+        return False
+    _MALLOC_TRIM(0)
+    return True
+
+
+def _malloc_trim() -> Callable[[int], int] | None:
+    try:
+        trim: Callable[[int], int] = ctypes.CDLL(None).malloc_trim
+    except (OSError, AttributeError):
+        return None
+    return trim
+
+
+_MALLOC_TRIM = _malloc_trim()
+
+
+class _AfterRefusals:
+    """Calls :func:`release_memory` once refusals have stopped for ``quiet`` seconds (one timer at most),
+    and again when the calls in flight during them have all ended."""
+
+    def __init__(self, quiet: float = 1.0) -> None:
+        self._quiet = quiet
+        self._lock = threading.Lock()
+        self._last = 0.0
+        self._timer: threading.Timer | None = None
+        self.pending = False
+        """A refusal happened since the calls in flight last all ended."""
+        self.releases = 0
+
+    def idle(self) -> None:
+        """No call in flight after refusals: release once more, off the caller's thread."""
+        self.pending = False
+        threading.Thread(target=self._release, daemon=True, name="crossfn-release-memory").start()
+
+    def _release(self) -> None:
+        # Refused calls leave cycles (an aborted call's exception, its traceback and the request it
+        # holds) that only the cycle collector frees; collect them first, then give the memory back.
+        gc.collect()
+        release_memory()
+        self.releases += 1
+
+    def refused(self) -> None:
+        self._last = time.monotonic()
+        self.pending = True
+        if self._timer is None:
+            with self._lock:
+                if self._timer is None:
+                    self._arm(self._quiet)
+
+    def _arm(self, delay: float) -> None:
+        timer = threading.Timer(delay, self._fire)
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    def _fire(self) -> None:
+        with self._lock:
+            waited = time.monotonic() - self._last
+            if waited < self._quiet:  # refused again meanwhile: the burst goes on
+                self._arm(self._quiet - waited)
+                return
+            self._timer = None
+        self._release()
+
+
+_AFTER_REFUSALS = _AfterRefusals()
 
 
 def interrupt(thread_id: int, exc: type[BaseException] | None = DeadlineExceeded) -> None:

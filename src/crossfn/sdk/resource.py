@@ -40,10 +40,11 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf import json_format, struct_pb2
+from google.protobuf import json_format, message, struct_pb2
 from google.protobuf.internal import api_implementation
 
 from crossfn import errors
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 if TYPE_CHECKING:
@@ -232,8 +233,13 @@ def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     data = _encoded(d)
     if data is None:
         _fill(s, d)
-    else:
+        return s
+    try:
         s.MergeFromString(data)
+    except message.DecodeError:
+        # Deeper than upb's default of 100 message levels (about 30 JSON levels): parse with the
+        # protocol's limit of 10,000 JSON levels; deeper still is a DepthError (a DecodeError).
+        return wire.parse(struct_pb2.Struct, data)
     return s
 
 

@@ -60,6 +60,15 @@ class GrpcSettings:
     max_send_message_size_mb: int | None = None
     """Largest response sent, in MB; ``None`` means the same as the receive limit."""
 
+    handshake_timeout_seconds: float = 10.0
+    """A connection must finish its TLS and HTTP/2 handshakes within this, or the server closes it
+    (gRPC's own default is 120 s: a client that opens connections and never completes them could
+    hold a thousand file descriptors and lock out every real client)."""
+
+    max_connections: int = 512
+    """Connections open at once; more are closed as they arrive, so the server never runs out of
+    file descriptors (a container's limit is often 1024). Crossplane keeps one per function."""
+
     extra_options: tuple[tuple[str, int | str], ...] = ()
     """Further ``grpc.server`` options (``runtime.serve(..., options=...)``, as the official
     SDK takes them); one named like an option above replaces it."""
@@ -71,6 +80,8 @@ class GrpcSettings:
             "grpc.max_receive_message_length": self.max_recv_message_size_mb * 1024 * 1024,
             "grpc.max_send_message_length": send * 1024 * 1024,
             "grpc.so_reuseport": 1 if reuse_port else 0,
+            "grpc.server_handshake_timeout_ms": round(self.handshake_timeout_seconds * 1000),
+            "grpc.max_allowed_incoming_connections": self.max_connections,
         }
         options.update(self.extra_options)
         return list(options.items())

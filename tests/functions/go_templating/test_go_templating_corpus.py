@@ -6,11 +6,11 @@ Development`` annotation (meant for the function's authors), and the extra files
 (``-e`` required resources, ``-o`` observed resources). Where the corpus or upstream's README prints
 the output, it is compared; elsewhere the composed resources and fields the templates make are.
 
-One example cannot run as shipped: ``fn-go-templating/example/environment`` pins
-function-environment-configs v0.7.2, which no built-in reproduces (docs/functions.md), so render
-would need Docker for that step. Its go-templating step is rendered with the environment that step
-makes (its two EnvironmentConfigs' data merged) given as the context, and compared with what the
-example's README prints.
+``fn-go-templating/example/environment`` pins function-environment-configs v0.7.2, which runs as
+the built-in (it behaves as v0.7.1, docs/functions.md); the whole example renders what its README
+prints byte for byte in ``tests/corpus/test_corpus_printed.py``. Here its go-templating step alone
+is rendered with the environment the first step makes (its two EnvironmentConfigs' data merged)
+given as the context.
 """
 
 from __future__ import annotations
@@ -265,8 +265,8 @@ def test_environment_source_example(
 ) -> None:
     """The template comes from the environment and writes the context, as the example's README prints.
 
-    The environment-configs step (v0.7.2, not reproduced) is replaced by the environment it makes:
-    its two EnvironmentConfigs' data merged, with the Environment's apiVersion and kind.
+    The environment-configs step is replaced by the environment it makes: its two EnvironmentConfigs'
+    data merged, with the Environment's apiVersion and kind (the go-templating step on its own).
     """
     corpus.root()
     example = _example(GT / "environment", "composition.yaml")

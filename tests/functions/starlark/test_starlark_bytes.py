@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import base64
 import re
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from google.protobuf import struct_pb2
 
+from crossfn import cli
 from crossfn.functions import starlark
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
@@ -307,3 +310,38 @@ def test_docs_example(fn: starlark.Starlark) -> None:
         "url": b"postgres://admin@db.example:5432",
         "token": ALL_BYTES[::-1],
     }
+
+
+def _deep(depth: int) -> struct_pb2.Value:
+    """``{"a": {"a": ... "x"}}`` ``depth`` objects deep, built without recursion."""
+    value = struct_pb2.Value()
+    cur = value
+    for _ in range(depth):
+        cur = cur.struct_value.fields["a"]
+    cur.string_value = "x"
+    return value
+
+
+@pytest.mark.parametrize("depth", [60, 1_000, 10_000], ids=["60", "1000", "10000"])
+def test_a_script_passes_values_as_deep_as_kubernetes_accepts(fn: starlark.Starlark, depth: int) -> None:
+    """XR fields nested up to 10,000 deep (docs/security.md) reach a script and come back intact: before,
+    the sandbox failed from 60 to 1,000 levels. A script reads the shallow fields as always; what it
+    copies is put back whole."""
+    limit = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(limit, cli.RECURSION_LIMIT))  # as `crossfn` runs
+    try:
+        req = _request(
+            "rsp = response_to(req)",
+            "xr = req['observed']['composite']['resource']",
+            "rsp['desired']['resources']['copy'] = {'resource': {'apiVersion': 'x/v1', 'kind': xr['kind'],"
+            " 'spec': xr['spec']}}",
+            "return rsp",
+        )
+        req.observed.composite.resource.fields["spec"].CopyFrom(_deep(depth))
+        rsp = _run(fn, req)
+        assert _fatals(rsp) == []
+        copied = rsp.desired.resources["copy"].resource
+        assert copied.fields["kind"].string_value == "XR"
+        assert copied.fields["spec"] == req.observed.composite.resource.fields["spec"]
+    finally:
+        sys.setrecursionlimit(limit)

@@ -54,7 +54,7 @@ from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors, functions
-from crossfn.controller.composite import _realtime, _selection
+from crossfn.controller.composite import _realtime, _selection, _sources
 from crossfn.controller.kube import _api
 from crossfn.controller.runtime import _events, _informer, _xr
 from crossfn.engine import _metadata
@@ -147,12 +147,36 @@ class Applied:
         self._by_xr.pop(xr_key, None)
 
 
-class ComposeIO:
-    """Reads and writes for composing one XR; shared by all XRs of a controller."""
+ANNOTATION_ADOPTABLE = "crossfn.io/adoptable"
+"""On an existing object, ``"true"``: an XR whose Composition desires it may take it over (import)."""
 
-    def __init__(self, api: _api.Api, informers: _informer.Informers | None) -> None:
+
+def _group_kind(obj: Mapping[str, Any]) -> tuple[str, str]:
+    api_version = str(obj.get("apiVersion") or "")
+    return (api_version.rpartition("/")[0], str(obj.get("kind") or ""))
+
+
+class ComposeIO:
+    """Reads and writes for composing one XR; shared by all XRs of a controller.
+
+    ``own_kinds`` are the (group, kind) pairs the XR's XRD defines (its XRs and
+    claims): never composed (:meth:`_check_ownership`). ``adopt_existing``
+    (``--adopt-existing-resources``) takes over existing objects as Crossplane
+    does; without it only objects annotated :data:`ANNOTATION_ADOPTABLE` are.
+    """
+
+    def __init__(
+        self,
+        api: _api.Api,
+        informers: _informer.Informers | None,
+        *,
+        own_kinds: frozenset[tuple[str, str]] = frozenset(),
+        adopt_existing: bool = False,
+    ) -> None:
         self._api = api
         self._informers = informers
+        self._own_kinds = own_kinds
+        self._adopt_existing = adopt_existing
         self.applied = Applied()
         self.skipped = 0
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
@@ -200,11 +224,12 @@ class ComposeIO:
             ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME) or ""
         )
         try:
-            result = await engine.compose(
-                xr.obj, steps, runner, observed=observed, xr_connection_details=xr_details, sources=sources,
-                options=engine.ComposeOptions.controller(xr.schema), clock=clock, composition_name=name,
-                seed=seed, tracer=tracer,
-            )  # fmt: skip
+            with _sources.confined_to(xr.namespace):
+                result = await engine.compose(
+                    xr.obj, steps, runner, observed=observed, xr_connection_details=xr_details,
+                    sources=sources, options=engine.ComposeOptions.controller(xr.schema), clock=clock,
+                    composition_name=name, seed=seed, tracer=tracer,
+                )  # fmt: skip
         except _api.Conflict:
             raise
         except errors.CrossfnError as exc:
@@ -214,6 +239,12 @@ class ComposeIO:
             raise ComposeFailed(errors.CrossfnError(f"{type(exc).__name__}: {exc}"), None) from exc
         if result.fatal is not None:
             raise ComposeFailed(result.fatal, result)
+        try:
+            await self._check_ownership(xr, result, observed)
+        except _api.Conflict:
+            raise
+        except errors.CrossfnError as exc:
+            raise ComposeFailed(exc, result) from exc
         try:
             await self._collect(result.garbage)
             await self._write_refs(xr, result)
@@ -297,6 +328,66 @@ class ComposeIO:
         except (_api.ApiError, binascii.Error, ValueError) as exc:
             text = f"cannot fetch connection details for {what} {_describe(obj)}: cannot get connection secret: {exc}"
             raise ComposeFailed(errors.CrossfnError(text), None) from exc
+
+    async def _check_ownership(
+        self, xr: _xr.XR, result: engine.CompositionResult, observed: list[engine.ObservedResource]
+    ) -> None:
+        """Refuse, before any write, a composed resource the XR may not own (docs/security.md):
+
+        * the XR itself (it would overwrite its own spec, then garbage-collect itself);
+        * an object of a kind the XR's XRD defines (an XR composing XRs of its own kind has no end);
+        * an existing object the XR does not control: one controlled by another owner,
+          or by no one unless adoption is allowed (``--adopt-existing-resources``, or the
+          object annotated ``crossfn.io/adoptable: "true"``), so a Composition cannot take
+          over, change and later delete what someone else made (a namespace's ResourceQuota).
+
+        What the XR already controls (observed through its refs) costs nothing; any other
+        desired object is read once (the informer cache, else the API server).
+        """
+        uid = str((xr.obj.get("metadata") or {}).get("uid") or "")
+        mine = {
+            (*_group_kind(o.resource), str(o.resource["metadata"].get("namespace") or ""),
+             str(o.resource["metadata"].get("name") or ""))
+            for o in observed
+            if str((_controller_ref(o.resource) or {}).get("uid") or "") == uid
+        }  # fmt: skip
+        xr_ident = (*_group_kind(xr.obj), xr.namespace, xr.name)
+        for c in result.composed:
+            meta = c.resource.get("metadata") or {}
+            group, kind = _group_kind(c.resource)
+            ident = (group, kind, str(meta.get("namespace") or ""), str(meta.get("name") or ""))
+            what = f"composed resource {errors.quote(c.name)} {_describe(c.resource)}"
+            if ident[:2] == xr_ident[:2] and ident[3] == xr_ident[3] and ident[2] in ("", xr_ident[2]):
+                raise errors.CrossfnError(f"refusing to compose {what}: it is the composite resource itself")
+            if (group, kind) in self._own_kinds:
+                raise errors.CrossfnError(
+                    f"refusing to compose {what}: its kind is defined by the composite resource's own "
+                    "CompositeResourceDefinition"
+                )
+            if ident in mine:
+                continue
+            try:
+                existing = await self.get(str(c.resource.get("apiVersion") or ""), kind, ident[3], ident[2])
+            except _api.NoKindMatch:
+                continue  # not served: its apply says so
+            except _api.ApiError as exc:
+                raise errors.CrossfnError(f"cannot get existing {what}: {exc}") from exc
+            if existing is None:
+                continue
+            ref = _controller_ref(existing)
+            if ref is not None and str(ref.get("uid") or "") == uid:
+                continue
+            if ref is not None:
+                raise errors.CrossfnError(
+                    f"refusing to adopt existing {what}: it is controlled by {ref.get('kind', '')} "
+                    f"{errors.quote(str(ref.get('name') or ''))}"
+                )
+            annotations = (existing.get("metadata") or {}).get("annotations") or {}
+            if not self._adopt_existing and annotations.get(ANNOTATION_ADOPTABLE) != "true":
+                raise errors.CrossfnError(
+                    f"refusing to adopt existing {what}: the composite resource did not create it "
+                    f'(annotate it {ANNOTATION_ADOPTABLE}: "true" to let it be adopted)'
+                )
 
     async def _collect(self, garbage: tuple[dict[str, Any], ...]) -> None:
         """upstream core-2.11: strip labels with an update, then
@@ -385,6 +476,13 @@ class ComposeIO:
             current is not None
             and str((current.get("metadata") or {}).get("resourceVersion") or "") == last[1]
         )
+
+
+def _controller_ref(obj: Mapping[str, Any]) -> Mapping[str, Any] | None:
+    for ref in (obj.get("metadata") or {}).get("ownerReferences") or ():
+        if isinstance(ref, Mapping) and ref.get("controller"):
+            return ref
+    return None
 
 
 async def _unless_gone(call: Awaitable[object], failure: str) -> None:

@@ -173,7 +173,13 @@ class CompositeReconciler:
         # The one place the XR's schema is decided: every XR of this controller is read through it.
         self._schema = _xr.XR.schema_for(xrd, self._settings.schema)
         self._reader = _selection.Reader(api, informers)
-        self._io = _compose_io.ComposeIO(api, informers)
+        own = {(self.api_version, self.kind)}
+        if xrd_schemas.offers_claim(xrd):
+            own.add(xrd_schemas.claim_type(xrd))
+        self._io = _compose_io.ComposeIO(
+            api, informers, own_kinds=frozenset((av.rpartition("/")[0], k) for av, k in own),
+            adopt_existing=self._settings.adopt_existing,
+        )  # fmt: skip
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
         self._watches: _realtime.Watches | None = None

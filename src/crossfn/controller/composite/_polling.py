@@ -46,6 +46,9 @@ class CompositeSettings:
     schema: engine.CompositeSchema | None = None
     """Legacy (v1) or modern (v2) XRs; ``None`` derives it from the XRD's scope."""
 
+    adopt_existing: bool = False
+    """``--adopt-existing-resources``: take over existing composed objects no one controls."""
+
 
 @dataclasses.dataclass(frozen=True)
 class Requeue:

@@ -8,7 +8,12 @@ Here each is answered from the cluster:
 * :class:`ApiResources` reads from an informer's cache when the kind is
   already watched and synced (a composed or required kind of some XR, so it
   is read all the time), and live from the API server otherwise; starting a
-  watch just to answer one question would cost more than the question.
+  watch just to answer one question would cost more than the question. While
+  a namespaced XR composes (:func:`confined_to`), it reads namespaced kinds in
+  that XR's namespace only: a selector without a namespace means the XR's, and
+  one naming another namespace is an error, so a Composition that takes a
+  selector from the XR cannot make the controller read a kube-system Secret
+  for a tenant (Crossplane lists every namespace; docs/security.md).
 * :class:`ApiSchemas` is the engine's ``OpenAPISchemaSource`` over
   ``/openapi/v3``, cached in memory and dropped whenever a CRD is added,
   changed or deleted, as Crossplane's memory-cached discovery client is. The
@@ -24,8 +29,10 @@ from __future__ import annotations
 
 import base64
 import binascii
+import contextlib
+import contextvars
 import logging
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from crossfn import engine, errors
@@ -39,9 +46,24 @@ __all__ = [
     "ApiScopes",
     "ApiSecrets",
     "api_sources",
+    "confined_to",
 ]
 
 _log = logging.getLogger("crossfn.controller.sources")
+
+
+_XR_NAMESPACE: contextvars.ContextVar[str] = contextvars.ContextVar("crossfn_xr_namespace", default="")
+
+
+@contextlib.contextmanager
+def confined_to(namespace: str) -> Iterator[None]:
+    """Within this block (and the tasks it starts), required resources of namespaced kinds are read
+    in ``namespace`` only (``""``: a cluster XR, no confinement)."""
+    token = _XR_NAMESPACE.set(namespace)
+    try:
+        yield
+    finally:
+        _XR_NAMESPACE.reset(token)
 
 
 class ApiResources:
@@ -51,7 +73,25 @@ class ApiResources:
         self._api = api
         self._informers = informers
 
+    async def _confine(self, api_version: str, kind: str, namespace: str | None) -> str | None:
+        """The namespace to read ``kind`` in for the XR composing now (:func:`confined_to`)."""
+        xr_namespace = _XR_NAMESPACE.get()
+        if not xr_namespace:
+            return namespace
+        try:
+            namespaced = await self._api.is_namespaced(api_version, kind)
+        except _api.NoKindMatch:
+            return namespace  # not served: nothing to read anywhere
+        if not namespaced or namespace in (None, "", xr_namespace):
+            return xr_namespace if namespaced else namespace
+        raise errors.CrossfnError(
+            f"cannot read {kind} objects in namespace {errors.quote(str(namespace))}: a composite resource "
+            f"in namespace {errors.quote(xr_namespace)} may require namespaced resources of its own "
+            "namespace only"
+        )
+
     async def get(self, api_version: str, kind: str, namespace: str, name: str) -> dict[str, Any] | None:
+        namespace = await self._confine(api_version, kind, namespace) or ""
         cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             found = cache.get(name, namespace)
@@ -63,6 +103,7 @@ class ApiResources:
     async def list(
         self, api_version: str, kind: str, namespace: str | None, labels: Mapping[str, str] | None
     ) -> list[dict[str, Any]]:
+        namespace = await self._confine(api_version, kind, namespace)
         cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             return cache.list(namespace, labels)

@@ -28,10 +28,62 @@ from crossfn import errors
 from crossfn.controller.kube import _api
 from crossfn.gocompat import yaml_loader
 
-__all__ = ["CRD_API_VERSION", "CRD_KIND", "install", "is_established", "manifests", "refusal"]
+__all__ = [
+    "CRD_API_VERSION",
+    "CRD_KIND",
+    "foreign_kind",
+    "install",
+    "is_established",
+    "manifests",
+    "refusal",
+    "reserved_group",
+]
 
 CRD_API_VERSION = "apiextensions.k8s.io/v1"
 CRD_KIND = "CustomResourceDefinition"
+API_SERVICE_API_VERSION = "apiregistration.k8s.io/v1"
+_AUTOMANAGED = "kube-aggregator.kubernetes.io/automanaged"
+"""The label the API server puts on APIServices it registers itself: ``"true"`` for a CRD's
+group-version, ``onstart`` for a built-in one."""
+
+
+def reserved_group(group: str) -> bool:
+    """Whether ``group`` is one of Kubernetes' own (``k8s.io``, ``kubernetes.io`` and their subdomains).
+
+    The API server takes a CRD in such a group only with the
+    ``api-approved.kubernetes.io`` annotation, which an XRD can put in its
+    ``spec.metadata``; the objects of those groups (ClusterRoleBindings, ...)
+    are never an XRD's to define, list or delete.
+    """
+    group = group.lower()
+    return any(group == g or group.endswith(f".{g}") for g in ("k8s.io", "kubernetes.io"))
+
+
+async def foreign_kind(api: _api.Api, crd: Mapping[str, Any]) -> str:
+    """Why the rendered ``crd`` must not be applied because its kind is not CRDs' to serve; ``""`` when it may.
+
+    Refused: a group of Kubernetes' own (:func:`reserved_group`), and any version of
+    the group that the API server already serves other than from CRDs: a built-in
+    API or an aggregated API server, whose APIService the API server did not make
+    for a CRD. Read live on every call: a cached answer could be stale both ways.
+    """
+    spec = crd.get("spec") or {}
+    group, kind = str(spec.get("group") or ""), str((spec.get("names") or {}).get("kind") or "")
+    if reserved_group(group):
+        return (
+            f"refusing to define kind {kind}.{group}: the API group {group} is Kubernetes' own "
+            "(an XRD defines kinds of its own group only)"
+        )
+    for version in spec.get("versions") or ():
+        name = f"{(version or {}).get('name', '')}.{group}"
+        service = await api.get(API_SERVICE_API_VERSION, "APIService", name)
+        labels = ((service or {}).get("metadata") or {}).get("labels") or {}
+        if service is not None and labels.get(_AUTOMANAGED) != "true":
+            return (
+                f"refusing to define kind {kind}.{group}: {group}/{version.get('name', '')} is already "
+                f"served by APIService {name}, not by CustomResourceDefinitions"
+            )
+    return ""
 
 
 def manifests() -> list[dict[str, Any]]:

@@ -21,8 +21,11 @@ XR controller through the injected :class:`XrControllers`, and set
 ``Established`` (and ``Offered``).
 
 Every failure (a schema that does not parse or cannot be served, a CRD the API
-server rejects or whose names it refuses, a CRD owned by someone else, an XR
-controller that does not start) becomes a Warning event and
+server rejects or whose names it refuses, an existing CRD the XRD does not control
+(owned by something else or by nothing: crossfn adopts no CRD), a kind of one of
+Kubernetes' own API groups or of a group-version served by something other than
+CRDs (:func:`~crossfn.controller.crds._crds.foreign_kind`), an XR controller that
+does not start) becomes a Warning event and
 ``Synced=False/ReconcileError`` on the XRD, naming the field or condition at
 fault, and is raised so that the queue backs off (1 s doubling to 30 s): a bad
 XRD never stops the controller nor affects another XRD. Waiting (for a CRD to
@@ -268,11 +271,14 @@ class XrdReconciler:
         prefix = f"cannot apply rendered {role.noun} CustomResourceDefinition"
         existing = await self._api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         uid = str(xrd["metadata"].get("uid") or "")
-        owner = _controller_uid(existing)
-        if owner is not None and owner != uid:
+        if existing is not None and _controller_uid(existing) != uid:
+            # Crossplane takes over a CRD no one controls; crossfn adopts nothing (docs/security.md).
             raise _Failure(
                 role.establish_event, f'{prefix}: existing object is not controlled by UID "{uid}"'
             )
+        foreign = await _crds.foreign_kind(self._api, crd)
+        if foreign:
+            raise _Failure(role.establish_event, f"{prefix}: {foreign}")
         try:
             applied = await self._api.apply(_with_metadata(crd, xrd), field_manager=FIELD_MANAGER, force=True)
         except _api.ApiError as e:
@@ -357,7 +363,9 @@ class XrdReconciler:
             return False  # Deleted on an earlier pass; the API server is removing it.
         api_version, kind = role.type_of(xrd)
         try:
-            remaining, _ = await self._api.list(api_version, kind)
+            # Objects of a Kubernetes group are never this XRD's to delete, whatever serves them.
+            group = str((crd.get("spec") or {}).get("group") or "")
+            remaining = [] if _crds.reserved_group(group) else (await self._api.list(api_version, kind))[0]
         except (_api.NoKindMatch, _api.NotFound):
             remaining = []
         except _api.ApiError as e:
@@ -384,6 +392,14 @@ class XrdReconciler:
             await self._api.delete(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
         except _api.NotFound:
             pass
+        except _api.Forbidden:
+            # deploy/ grants no delete on CRDs (it would allow deleting any kind): the CRD is
+            # controlled by this XRD, so the garbage collector deletes it once the XRD is gone.
+            await self._recorder.event(
+                xrd, "Normal", role.terminate_event,
+                f"Leaving {role.noun} CustomResourceDefinition {name} to the garbage collector",
+            )  # fmt: skip
+            return True
         except _api.ApiError as e:
             raise _Failure(
                 role.terminate_event, f"cannot delete {role.noun} CustomResourceDefinition: {e}"

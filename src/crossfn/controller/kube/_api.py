@@ -47,10 +47,14 @@ FIELD_MANAGER = "crossfn"
 class ApiError(errors.CrossfnError):
     """The API server refused a request, or could not be reached (``status`` 0)."""
 
-    def __init__(self, message: str, *, status: int = 0, reason: str = "") -> None:
+    def __init__(
+        self, message: str, *, status: int = 0, reason: str = "", body: Mapping[str, Any] | None = None
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.reason = reason
+        self.body = body
+        """The API server's ``Status`` object, when it sent one (``crossfn trace -o json`` prints it)."""
 
 
 class NotFound(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
@@ -75,6 +79,28 @@ class Forbidden(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reaso
 
 class NoKindMatch(ApiError):  # noqa: N818 -- named as Kubernetes' apierrors reasons (IsNotFound, IsConflict...)
     """Discovery knows no resource for the apiVersion and kind."""
+
+
+class Fenced(ApiError):  # noqa: N818 -- as the errors above
+    """A write refused before it was sent: this replica can no longer be sure it holds the Lease."""
+
+
+class WriteFence(Protocol):
+    """Whether this replica may still write (leader election's fencing, ``manager._leader``).
+
+    The client calls :meth:`check` immediately before a write's bytes go out; when some of
+    them could only leave the process later (a full socket buffer), :meth:`sent` after
+    they did, which stops the process when the moment passed in between: such a write
+    could no longer be fenced.
+    """
+
+    def check(self) -> None:
+        """Raise :class:`Fenced` when this replica may not write now."""
+        ...
+
+    def sent(self) -> None:
+        """A write whose last bytes left just now: stop the process when that was too late."""
+        ...
 
 
 @dataclasses.dataclass(frozen=True)

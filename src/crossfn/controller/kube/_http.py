@@ -17,7 +17,9 @@ idle connection the server has closed is noticed by the event loop (EOF) and
 dropped before reuse. Should the server close one just as a request goes out,
 the request is sent again on a new connection unless it is a POST (a create
 must not happen twice). Errors are httpx2's, so the client above treats them
-as it treats httpcore's.
+as it treats httpcore's. A write carrying a fence (:data:`WRITE_FENCE`, leader
+election) is checked in the same step as the socket write, so a replica frozen
+past its renew deadline sends nothing when it resumes.
 """
 
 from __future__ import annotations
@@ -29,8 +31,13 @@ import ssl
 import httpx2
 
 from crossfn import errors
+from crossfn.controller.kube import _api
 
-__all__ = ["Http11Transport"]
+__all__ = ["WRITE_FENCE", "Http11Transport"]
+
+WRITE_FENCE = "crossfn.write_fence"
+"""The request extension holding a write's :class:`~crossfn.controller.kube._api.WriteFence`: checked
+right before the request's bytes are written, and after they left when some had to wait."""
 
 _SKIP_HEADERS = frozenset({b"accept-encoding", b"connection"})
 _CLOSE_SECONDS = 1.0
@@ -161,8 +168,14 @@ class Http11Transport(httpx2.AsyncBaseTransport):
         self._busy.add(conn)
         try:
             async with asyncio.timeout(timeouts.get("read")):
+                fence: _api.WriteFence | None = request.extensions.get(WRITE_FENCE)
+                if fence is not None:
+                    fence.check()  # the last moment before the bytes leave: nothing awaits in between
                 conn.writer.write(message)
+                unsent = conn.writer.transport.get_write_buffer_size()
                 await conn.writer.drain()
+                if fence is not None and unsent:
+                    fence.sent()
                 status, reason, headers, keep = await _read_head(conn.reader)
                 answered = True
                 content = await _read_body(conn.reader, headers, status)

@@ -30,7 +30,8 @@ from __future__ import annotations
 
 import asyncio
 import builtins
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping
+import copy
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from typing import Any, Literal, cast
 
 import httpx2
@@ -103,7 +104,9 @@ def _error_from_status(status: Mapping[str, Any], code: int) -> _api.ApiError:
     """The ``_api`` error for a ``Status`` object (a response body or a watch's ERROR event)."""
     code = int(status.get("code") or code)
     message = str(status.get("message") or f"the API server answered HTTP {code}")
-    return _ERRORS.get(code, _api.ApiError)(message, status=code, reason=str(status.get("reason", "")))
+    return _ERRORS.get(code, _api.ApiError)(
+        message, status=code, reason=str(status.get("reason", "")), body=status
+    )
 
 
 def _error_from_response(response: httpx2.Response) -> _api.ApiError:
@@ -209,18 +212,38 @@ class KubeApi:
         watch_http: httpx2.AsyncClient | None = None,
         max_in_flight: int = MAX_IN_FLIGHT,
         field_manager: str = _api.FIELD_MANAGER,
+        namespace: str = "default",
+        headers: Sequence[tuple[str, str]] = (),
     ) -> None:
-        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches."""
+        """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` (default: ``http``) watches.
+
+        ``headers`` go with every request (``Impersonate-User``, one ``Impersonate-Group`` per group...).
+        """
         self._http = http
         self._watch_http = watch_http or http
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
         self.field_manager = field_manager
-        self._headers = {"Accept": "application/json", "User-Agent": USER_AGENT}
+        self.namespace = namespace
+        """The kubeconfig context's namespace: where a command looks when it is not told."""
+        self._headers = httpx2.Headers([("Accept", "application/json"), ("User-Agent", USER_AGENT), *headers])
+        self._fence: _api.WriteFence | None = None
+
+    def fenced(self, fence: _api.WriteFence) -> KubeApi:
+        """This client, sharing its connections and discovery, whose every write passes ``fence``
+        first (:class:`~crossfn.controller.kube._api.Fenced` when it may not); reads are not fenced."""
+        view = copy.copy(self)
+        view._fence = fence
+        return view
 
     @classmethod
     def from_kubeconfig(
-        cls, path: str | None = None, *, context: str | None = None, field_manager: str = _api.FIELD_MANAGER
+        cls,
+        path: str | None = None,
+        *,
+        context: str | None = None,
+        field_manager: str = _api.FIELD_MANAGER,
+        headers: Sequence[tuple[str, str]] = (),
     ) -> KubeApi:
         """A client for ``path`` (``None``: ``$KUBECONFIG``, then in-cluster, then ``~/.kube/config``).
 
@@ -241,7 +264,13 @@ class KubeApi:
         # One auth object for both: a token file or exec plugin is then read or run once per rotation.
         requests = client(config.auth, transport=_http.Http11Transport(config.verify, max_idle=MAX_IN_FLIGHT))
         watches = client(config.auth, limits=_WATCH_LIMITS)
-        return cls(requests, watch_http=watches, field_manager=field_manager)
+        return cls(
+            requests,
+            watch_http=watches,
+            field_manager=field_manager,
+            namespace=config.namespace,
+            headers=headers,
+        )
 
     @property
     def server(self) -> str:
@@ -267,16 +296,20 @@ class KubeApi:
         body: object = None,
         content_type: str = "application/json",
     ) -> httpx2.Response:
-        headers = dict(self._headers)
+        headers = self._headers.copy()
         content = None
         if body is not None:
             content = _encode(body)
             headers["Content-Type"] = content_type
+        fence = self._fence if method != "GET" else None
+        extensions = None if fence is None else {_http.WRITE_FENCE: fence}
         for attempt in range(RETRY_AFTER_ATTEMPTS):
+            if fence is not None:
+                fence.check()  # again in the transport, right before the bytes leave
             try:
                 async with self._in_flight:
                     response = await self._http.request(
-                        method, path, params=params, content=content, headers=headers
+                        method, path, params=params, content=content, headers=headers, extensions=extensions
                     )
             except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
                 raise _unreachable(self.server, exc) from exc
@@ -328,6 +361,11 @@ class KubeApi:
             return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
         except (_api.NotFound, _api.NoKindMatch):
             return None
+
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object:
+        """The object; :class:`~_api.NotFound` (with the API server's ``Status``) or
+        :class:`~_api.NoKindMatch` when it or its kind does not exist."""
+        return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
 
     async def list(
         self,

@@ -54,6 +54,8 @@ class Connection:
     verify: ssl.SSLContext
     auth: httpx2.Auth | None
     source: str
+    namespace: str = "default"
+    """The context's namespace (the service account's, in a cluster): where a command looks by default."""
 
 
 class _ProblemError(errors.InputError):
@@ -122,7 +124,9 @@ def _connection(document: Mapping[str, Any], path: Path, context: str | None) ->
     base = path.parent
     verify = _verify(cluster, cluster_field, base)
     _client_certificate(verify, user, user_field, base)
-    return Connection(cluster.server, verify, _auth(user, user_field, base), str(path))
+    return Connection(
+        cluster.server, verify, _auth(user, user_field, base), str(path), ctx.namespace or "default"
+    )
 
 
 def _entry(document: Mapping[str, Any], section: str, name: str, key: str) -> Any:
@@ -231,8 +235,16 @@ def _in_cluster(account: Path) -> Connection:
     except (OSError, ssl.SSLError) as exc:
         failed = token if not isinstance(exc, ssl.SSLError) and exc.filename == str(token) else ca
         raise errors.InputError(f"{where}: cannot load {failed}: {_reason(exc)}") from exc
+    try:
+        namespace = (account / "namespace").read_text().strip()
+    except OSError:
+        namespace = ""
     return Connection(
-        server, verify, client_adapter.user_auth(models.User(token_file=str(token))), str(account)
+        server,
+        verify,
+        client_adapter.user_auth(models.User(token_file=str(token))),
+        str(account),
+        namespace or "default",
     )
 
 

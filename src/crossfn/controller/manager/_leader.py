@@ -17,6 +17,18 @@ algorithm, so its timing guarantees carry over:
   because ``renew_deadline < lease_duration``;
 * every write is an update with the Lease's ``resourceVersion``, so two
   candidates racing for an expired Lease cannot both win: one gets a Conflict;
+* **fencing**: the leader's writes pass :meth:`LeaderElector.check` (the
+  manager hands the controllers a client fenced by it, ``KubeApi.fenced``),
+  checked in the step that writes the request's bytes. A write is allowed only
+  until ``renew_deadline`` after the last successful renewal's Lease write was
+  sent (monotonic clock): no other candidate can see that record, and so take
+  over, before ``lease_duration`` after that, so there is a ``lease_duration -
+  renew_deadline`` margin; a renewal whose write took longer than the renew
+  deadline does not count. A replica frozen (SIGSTOP, a VM paused) past that
+  moment writes nothing when it resumes: the first refused write ends
+  leadership at once (the work, function calls in flight included, is
+  cancelled), and a write whose bytes could only leave after it stops the
+  process (:meth:`LeaderElector.sent`);
 * on a clean stop the leader **releases** the Lease (``holderIdentity`` empty,
   ``leaseDurationSeconds: 1``), so the next leader starts at once instead of
   after a lease duration. A leader that dies without releasing is replaced
@@ -129,6 +141,7 @@ class LeaderElector:
         sleep: Callable[[float], Awaitable[None]] = asyncio.sleep,
         now: Callable[[], datetime.datetime] = _clock.utcnow,
         jitter: Callable[[], float] = random.random,
+        exit_process: Callable[[], None] = lambda: os._exit(1),
     ) -> None:
         if not identity:
             raise errors.InputError("cannot elect a leader: the candidate's identity is empty")
@@ -155,6 +168,34 @@ class LeaderElector:
         self._observed: Mapping[str, Any] | None = None
         self._observed_at = 0.0
         self._leading = False
+        self._renewed_at: float | None = None
+        """When the write of the last successful acquire or renew was sent (``clock``): no other candidate can
+        have seen that record earlier, so writes are fenced from then + renew deadline."""
+        self._fence_tripped = asyncio.Event()
+        self._exit = exit_process
+
+    def check(self) -> None:
+        """The write fence (:class:`~crossfn.controller.kube._api.WriteFence`): raise ``Fenced`` once this
+        replica cannot be sure it still holds the Lease, and end its leadership at once."""
+        renewed = self._renewed_at
+        if self._leading and renewed is not None and self._clock() < renewed + self._deadline:
+            return
+        self._fence_tripped.set()
+        raise _api.Fenced(
+            f"not writing: this replica cannot be sure it still holds the Lease {self.namespace}/{self.name} "
+            f"(not renewed within the renew deadline, {self._deadline:g}s)"
+        )
+
+    def sent(self) -> None:
+        """A write's last bytes left the process just now: when that was past the fence, stop the process."""
+        try:
+            self.check()
+        except _api.Fenced:
+            _log.critical(
+                "leader election lost while a write was being sent: it could not be fenced; exiting",
+                extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
+            )
+            self._exit()
 
     @property
     def leading(self) -> bool:
@@ -219,33 +260,48 @@ class LeaderElector:
     async def _renew(self, work: asyncio.Task[None]) -> bool:
         """Renew every ``retry_period`` while ``work`` runs; ``True`` when leadership was lost."""
         last = self._clock()
-        while not work.done():
-            sleeper = asyncio.ensure_future(self._sleep(self._retry))
-            try:
-                await asyncio.wait({sleeper, work}, return_when=asyncio.FIRST_COMPLETED)
-            finally:
-                if not sleeper.done():
-                    sleeper.cancel()
-                    with contextlib.suppress(asyncio.CancelledError):
-                        await sleeper
-            if work.done():
-                return False
-            remaining = self._deadline - (self._clock() - last)
-            renewed = False
-            if remaining > 0:
+        tripped = asyncio.ensure_future(self._fence_tripped.wait())
+        try:
+            while not work.done():
+                sleeper = asyncio.ensure_future(self._sleep(self._retry))
                 try:
-                    renewed = await asyncio.wait_for(self.try_acquire_or_renew(), timeout=remaining)
-                except TimeoutError:
-                    renewed = False
-            if renewed:
-                last = self._clock()
-            elif self._clock() - last >= self._deadline:
-                _log.error(
-                    "leader election lost: the Lease was not renewed within the renew deadline",
-                    extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
-                )
-                return True
-        return False
+                    await asyncio.wait({sleeper, work, tripped}, return_when=asyncio.FIRST_COMPLETED)
+                finally:
+                    if not sleeper.done():
+                        sleeper.cancel()
+                        with contextlib.suppress(asyncio.CancelledError):
+                            await sleeper
+                if work.done():
+                    return False
+                if tripped.done():
+                    _log.error(
+                        "leader election lost: a write was refused past the renew deadline",
+                        extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
+                    )
+                    return True
+                if await self._renew_once(last):
+                    last = self._clock()
+                elif self._clock() - last >= self._deadline:
+                    _log.error(
+                        "leader election lost: the Lease was not renewed within the renew deadline",
+                        extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
+                    )
+                    return True
+            return False
+        finally:
+            tripped.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await tripped
+
+    async def _renew_once(self, last: float) -> bool:
+        """One renewal attempt within what is left of the renew deadline since ``last``."""
+        remaining = self._deadline - (self._clock() - last)
+        if remaining <= 0:
+            return False
+        try:
+            return await asyncio.wait_for(self.try_acquire_or_renew(), timeout=remaining)
+        except TimeoutError:
+            return False
 
     async def try_acquire_or_renew(self) -> bool:
         """One attempt: create, take over or renew the Lease; ``False`` when another holds it.
@@ -256,10 +312,10 @@ class LeaderElector:
         try:
             lease = await self._api.get(LEASE_API_VERSION, "Lease", self.name, self.namespace)
             if lease is None:
+                sent = self._clock()  # the record cannot be seen by anyone before it is sent
                 created = await self._api.create(self._lease(self._record(now, None)))
                 self._observe(created)
-                self._leading = True
-                return True
+                return self._renewed(sent)
             spec = dict(lease.get("spec") or {})
             self._observe(lease)
             holder = str(spec.get("holderIdentity") or "")
@@ -267,6 +323,7 @@ class LeaderElector:
                 return False
             updated = dict(lease)
             updated["spec"] = self._record(now, spec)
+            sent = self._clock()
             self._observe(await self._api.update(updated))
         except _api.Conflict:
             return False  # another candidate wrote first; the next attempt reads its record
@@ -276,6 +333,19 @@ class LeaderElector:
                 extra={"lease": f"{self.namespace}/{self.name}", "error": str(exc)},
             )
             return False
+        return self._renewed(sent)
+
+    def _renewed(self, sent: float) -> bool:
+        """This candidate holds the Lease as of a write sent at ``sent``; ``False`` (an attempt to repeat)
+        when the write took so long that its renew deadline has already passed."""
+        if self._clock() - sent >= self._deadline:
+            _log.warning(
+                "the Lease was written, but later than the renew deadline allows: trying again",
+                extra={"lease": f"{self.namespace}/{self.name}", "identity": self.identity},
+            )
+            return False
+        self._renewed_at = sent
+        self._fence_tripped.clear()
         self._leading = True
         return True
 
@@ -322,6 +392,7 @@ class LeaderElector:
         if not self._leading:
             return False
         self._leading = False
+        self._renewed_at = None
         stamp = _micro_time(self._now())
         try:
             lease = await self._api.get(LEASE_API_VERSION, "Lease", self.name, self.namespace)

@@ -19,7 +19,8 @@ This is where the controller is assembled, in one place and in this order:
 4. **probes and metrics**: ``/healthz``, ``/readyz`` (every informer synced, no watch down;
    the body says whether this replica leads) and ``/metrics``;
 5. **controllers** (:meth:`Manager.start_controllers`), at once, or with
-   ``--leader-election`` only while this replica holds the Lease: XRDs (which
+   ``--leader-election`` only while this replica holds the Lease, every write
+   of theirs (events included) fenced by it (``_leader``): XRDs (which
    start and stop ``composite/<xrd>`` and ``claim/<xrd>`` through
    ``definition.XrControllers``, so XRDs come and go without a restart),
    Compositions (revisions), CompositionRevisions (``ValidPipeline``),
@@ -96,6 +97,8 @@ class Manager:
         self.settings = settings
         self._given_api = api
         self._api: _api.Api | None = api
+        self._writer: _api.Api | None = None
+        """The client the controllers write with: ``_api``, fenced by the Lease with leader election."""
         self._informers: _informer.InformerFactory | None = None
         self._parts: _Parts | None = None
         self._controllers: list[_controller.Controller] = []
@@ -174,10 +177,14 @@ class Manager:
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
         tls = await packages.load_tls(api, s.functions)
+        if s.leader_election.enabled:
+            self._elector = self._new_elector(api)
+            # Every write of the controllers passes the Lease's fence; the elector's own do not.
+            self._writer = api.fenced(self._elector) if isinstance(api, _kube.KubeApi) else api
         self._parts = self._build(api, tls)
         await self._start_servers()
         if s.leader_election.enabled:
-            self._start_election(api)
+            self._start_election()
         else:
             self.start_controllers()
         self._started = True
@@ -220,7 +227,7 @@ class Manager:
                 informers, leading=lambda: self.leading, lease=_leader.LEASE_NAME
             )
         )
-        recorder = _events.EventRecorder(api)
+        recorder = _events.EventRecorder(self._writer or api)
         schemas = composite.ApiSchemas(api)
         schemas.watch_crds(informers)
         sources = composite.api_sources(api, informers, schemas)
@@ -241,6 +248,7 @@ class Manager:
         self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics,
             filesystem_root=s.functions.filesystem_root,
+            max_calls=s.functions.max_concurrent_calls,
         )  # fmt: skip
         runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
         self._tasks.append(
@@ -255,7 +263,7 @@ class Manager:
         assert self._parts is not None and self._api is not None, "the manager has not started"
         if self._controllers:
             return
-        s, p, api = self.settings, self._parts, self._api
+        s, p, api = self.settings, self._parts, self._writer or self._api
         informers, recorder = p.informers, p.recorder
 
         def make(xrd: dict[str, Any]) -> composite.CompositeReconciler:
@@ -364,13 +372,16 @@ class Manager:
         if self._watch_operations is not None:
             await self._watch_operations.stop_all()
 
-    def _start_election(self, api: _api.Api) -> None:
+    def _new_elector(self, api: _api.Api) -> _leader.LeaderElector:
         le = self.settings.leader_election
-        self._elector = _leader.LeaderElector(
+        return _leader.LeaderElector(
             api, namespace=_leader.lease_namespace(self.settings.functions.namespace),
             identity=_leader.default_identity(), lease_duration=le.lease_duration,
             renew_deadline=le.renew_deadline, retry_period=le.retry_period,
         )  # fmt: skip
+
+    def _start_election(self) -> None:
+        assert self._elector is not None
         _log.info("waiting to lead", extra={"identity": self._elector.identity})
         self._leading = asyncio.create_task(self._elector.run(self._lead), name="leader-election")
 
@@ -465,6 +476,7 @@ class Manager:
         if self._given_api is None and isinstance(self._api, _kube.KubeApi):
             await self._api.close()
             self._api = None
+        self._writer = None
         if started:
             _log.info("controller stopped")
         self._started = False
@@ -497,8 +509,9 @@ class _Parts:
 
 def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:
     return composite.CompositeSettings(
-        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime
-    )
+        poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime,
+        adopt_existing=r.adopt_existing,
+    )  # fmt: skip
 
 
 class LeadershipLost(errors.CrossfnError):

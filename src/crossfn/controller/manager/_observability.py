@@ -103,8 +103,23 @@ def _reason(exc: OSError) -> str:
     return os.strerror(exc.errno).lower()
 
 
+REQUEST_TIMEOUT = 5.0
+"""Seconds a client has to send its whole request line and headers (a probe sends them at once)."""
+MAX_REQUEST_BYTES = 8192
+"""The longest request line plus headers read; a longer one is answered 431 and closed."""
+MAX_CONNECTIONS = 64
+"""Connections held at once; a new one closes the oldest still waiting for its request."""
+
+
 class ProbeServer:
-    """Serves ``/healthz``, ``/readyz`` and ``/metrics`` (whichever are asked for) on one address."""
+    """Serves ``/healthz``, ``/readyz`` and ``/metrics`` (whichever are asked for) on one address.
+
+    No client can hold it: a request must arrive whole within :data:`REQUEST_TIMEOUT` and
+    :data:`MAX_REQUEST_BYTES`, and at most :data:`MAX_CONNECTIONS` are open (a new one closes
+    the oldest waiting), so a flood of idle or trickling connections neither runs the
+    process out of descriptors nor locks out the kubelet's probes; whatever a client
+    sends, nothing is logged (each connection is answered or closed).
+    """
 
     def __init__(
         self,
@@ -126,6 +141,8 @@ class ProbeServer:
         self._metrics = metrics
         self._probes = probes
         self._server: asyncio.Server | None = None
+        self._waiting: dict[asyncio.StreamWriter, None] = {}
+        """Connections not yet answered, oldest first."""
 
     @property
     def port(self) -> int:
@@ -138,7 +155,7 @@ class ProbeServer:
         """Listen; an address that cannot be bound (in use, not this host's) is the user's flag, one line."""
         host, port = split_address(self._address)
         try:
-            self._server = await asyncio.start_server(self._serve, host, port)
+            self._server = await asyncio.start_server(self._serve, host, port, limit=MAX_REQUEST_BYTES)
         except OSError as exc:
             raise errors.InputError(
                 f"cannot serve {self._what()} on {self._flag} {self._address}: {_reason(exc)}"
@@ -157,22 +174,34 @@ class ProbeServer:
             self._server = None
 
     async def _serve(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        if len(self._waiting) >= MAX_CONNECTIONS:
+            oldest = next(iter(self._waiting))
+            del self._waiting[oldest]
+            oldest.transport.abort()
+        self._waiting[writer] = None
         try:
-            request = await asyncio.wait_for(reader.readline(), 10)
-            while (await asyncio.wait_for(reader.readline(), 10)) not in (b"\r\n", b"\n", b""):
-                pass
-            status, content_type, body = self._answer(request.decode("latin-1").split(" "))
-            head = (
+            try:
+                async with asyncio.timeout(REQUEST_TIMEOUT):
+                    head = await reader.readuntil(b"\r\n\r\n")
+            except (asyncio.LimitOverrunError, ValueError):
+                status, content_type, body = "431 Request Header Fields Too Large", "text/plain", b""
+            else:
+                request = head.split(b"\r\n", 1)[0].decode("latin-1").split(" ")
+                status, content_type, body = self._answer(request)
+            self._waiting.pop(writer, None)
+            head_out = (
                 f"HTTP/1.1 {status}\r\nContent-Type: {content_type}\r\n"
                 f"Content-Length: {len(body)}\r\nConnection: close\r\n\r\n"
             )
-            writer.write(head.encode() + body)
-            await writer.drain()
-        except (TimeoutError, ConnectionError):
-            pass
+            writer.write(head_out.encode() + body)
+            async with asyncio.timeout(REQUEST_TIMEOUT):
+                await writer.drain()
+        except (TimeoutError, OSError, asyncio.IncompleteReadError):
+            writer.transport.abort()  # too slow, gone, or evicted: nothing to say, nothing to log
         finally:
+            self._waiting.pop(writer, None)
             writer.close()
-            with contextlib.suppress(ConnectionError):
+            with contextlib.suppress(OSError):
                 await writer.wait_closed()
 
     def _answer(self, request: list[str]) -> tuple[str, str, bytes]:

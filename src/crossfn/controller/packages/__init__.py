@@ -18,7 +18,7 @@ Imports no other reconciler.
 from __future__ import annotations
 
 from crossfn.controller.packages._functionrevisions import FunctionRevisionKeeper
-from crossfn.controller.packages._functions import FunctionTransport, build_runner, load_tls
+from crossfn.controller.packages._functions import CALL_SLOT_WAIT, FunctionTransport, build_runner, load_tls
 from crossfn.controller.packages._package_runtime import FunctionRuntimeReconciler
 from crossfn.controller.packages._packages import (
     RUNTIME_CONFIG_API_VERSION,
@@ -27,6 +27,7 @@ from crossfn.controller.packages._packages import (
 )
 
 __all__ = [
+    "CALL_SLOT_WAIT",
     "RUNTIME_CONFIG_API_VERSION",
     "FunctionPackageReconciler",
     "FunctionRevisionKeeper",

@@ -22,6 +22,7 @@ ClusterRole                                    labelled (``"true"``)            
                                                                                           XRs only
 =============================================  =========================================  =====================
 
+Roles are rendered only for an XRD whose CRDs it controls (:meth:`RbacReconciler._owns_kinds`).
 Each role is controlled by its XRD, so the garbage collector deletes it with
 the XRD; an existing role controlled by something else is not taken over.
 Creating a role that grants ``*`` needs either those permissions or
@@ -34,6 +35,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api
 from crossfn.controller.runtime import _controller, _events, _informer
 from crossfn.engine import _metadata
@@ -125,12 +127,36 @@ class RbacReconciler:
         async with _events.warning_on_api_error(
             self._recorder, xrd, "ApplyClusterRoles", "apply ClusterRoles"
         ):
+            if not await self._owns_kinds(xrd):
+                return _controller.Result()
             for role in render_cluster_roles(xrd):
                 if await self._apply(role, str((xrd.get("metadata") or {}).get("uid") or "")):
                     changed.append(role["metadata"]["name"])
         if changed:
             await self._recorder.event(xrd, "Normal", "ApplyClusterRoles", applied_message(changed))
         return _controller.Result()
+
+    async def _owns_kinds(self, xrd: Mapping[str, Any]) -> bool:
+        """Whether the XRD's kinds are its own: each CRD it names exists, controlled by the XRD.
+
+        The XRD controller makes or keeps only such CRDs and refuses kinds of
+        Kubernetes' own groups and of other APIs, so an XRD named after
+        ClusterRoleBindings, or after a CRD someone else installed, never makes
+        the controller grant itself anything on them (Crossplane's RBAC manager
+        renders roles for every XRD). Its roles follow once the CRDs are
+        established (an XRD status change enqueues it again).
+        """
+        spec, uid = xrd.get("spec") or {}, str((xrd.get("metadata") or {}).get("uid") or "")
+        group = str(spec.get("group") or "")
+        if _crds.reserved_group(group):
+            return False
+        plurals = [(spec.get("names") or {}).get("plural"), (spec.get("claimNames") or {}).get("plural")]
+        for plural in (p for p in plurals if p):
+            crd = await self._api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, f"{plural}.{group}")
+            owners = ((crd or {}).get("metadata") or {}).get("ownerReferences") or ()
+            if not any(r.get("controller") and r.get("uid") == uid for r in owners):
+                return False
+        return True
 
     async def _apply(self, role: dict[str, Any], uid: str) -> bool:
         """Create the role, or update it when its labels or rules differ; ``True`` when it wrote."""

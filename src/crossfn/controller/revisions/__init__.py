@@ -3,7 +3,7 @@
 * ``_revisions``: :class:`CompositionReconciler` makes one CompositionRevision
   per distinct Composition (``revisions/composition...``), and
   :class:`RevisionReconciler` sets each revision's ``ValidPipeline`` condition
-  from the capabilities of its Functions' active revisions
+  from its Functions' existence and the capabilities of their active revisions
   (``pipeline/compositionrevision...``).
 
 The XR controller only reads revisions (through the informers); imports no

@@ -19,6 +19,12 @@ CompositionRevision, a frozen copy of the Composition's spec with a number
   FunctionRevisions, so a Function upgraded to a capable package validates the
   revisions that use it. The XR controller refuses to compose from a revision
   without ``ValidPipeline=True`` (upstream core-2.1 step 9).
+  Unlike Crossplane, a step whose ``functionRef`` names no Function at all (a
+  misspelt name) makes the pipeline invalid too (reason ``MissingFunctions``,
+  naming the step and the Function), rather than passing the check and failing
+  every XR with ``cannot find an active FunctionRevision``; it watches
+  Functions, so creating the Function validates the revision
+  (``docs/compatibility.md``).
 
 The pure parts (:func:`composition_hash`, :func:`revision_name`,
 :func:`latest_revision`, :func:`new_revision`) are separate so that they can
@@ -44,6 +50,7 @@ from crossfn.gocompat import yaml_emitter
 __all__ = [
     "COMPOSITION_API_VERSION",
     "COMPOSITION_CONTROLLER_NAME",
+    "FUNCTION_API_VERSION",
     "FUNCTION_REVISION_API_VERSION",
     "LABEL_COMPOSITION_HASH",
     "LABEL_COMPOSITION_NAME",
@@ -53,6 +60,7 @@ __all__ = [
     "RevisionReconciler",
     "composition_hash",
     "latest_revision",
+    "missing_functions",
     "new_revision",
     "pipeline_functions",
     "revision_name",
@@ -60,6 +68,7 @@ __all__ = [
 
 COMPOSITION_API_VERSION = "apiextensions.crossplane.io/v1"
 FUNCTION_REVISION_API_VERSION = "pkg.crossplane.io/v1"
+FUNCTION_API_VERSION = "pkg.crossplane.io/v1"
 LABEL_COMPOSITION_NAME = "crossplane.io/composition-name"
 LABEL_COMPOSITION_HASH = "crossplane.io/composition-hash"
 LABEL_PACKAGE = "pkg.crossplane.io/package"
@@ -245,6 +254,20 @@ class CompositionReconciler:
             raise _Failure("UpdateRevision", f"cannot own CompositionRevision: {e}") from e
 
 
+def missing_functions(revision: Mapping[str, Any], functions: Iterable[str]) -> str | None:
+    """Which pipeline steps name a Function that does not exist (``functions`` are those that do), or ``None``."""
+    present = set(functions)
+    missing = []
+    for step in (revision.get("spec") or {}).get("pipeline") or ():
+        name = str(((step or {}).get("functionRef") or {}).get("name") or "")
+        if name and name not in present:
+            missing.append(
+                f"pipeline step {errors.quote(str((step or {}).get('step') or ''))} names "
+                f"Function {errors.quote(name)}, which does not exist"
+            )
+    return "; ".join(missing) or None
+
+
 def pipeline_functions(revision: Mapping[str, Any]) -> list[str]:
     """The names of the Functions a revision's pipeline runs, in step order, without repeats."""
     names: list[str] = []
@@ -278,18 +301,25 @@ class RevisionReconciler:
         def on_revision(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
             enqueue(str((obj.get("metadata") or {}).get("name") or ""))
 
-        def on_function_revision(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-            function = ((obj.get("metadata") or {}).get("labels") or {}).get(LABEL_PACKAGE)
-            if not function:
-                return
+        def enqueue_users(function: str) -> None:
             for rev in revisions.list():
                 if function in pipeline_functions(rev):
                     enqueue(str(rev["metadata"]["name"]))
+
+        def on_function_revision(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+            function = ((obj.get("metadata") or {}).get("labels") or {}).get(LABEL_PACKAGE)
+            if function:
+                enqueue_users(str(function))
+
+        def on_function(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
+            if event_type in ("ADDED", "DELETED"):  # a Function's existence is all the check reads of it
+                enqueue_users(str((obj.get("metadata") or {}).get("name") or ""))
 
         revisions.add_handler(on_revision)
         self._informers.informer(FUNCTION_REVISION_API_VERSION, "FunctionRevision").add_handler(
             on_function_revision
         )
+        self._informers.informer(FUNCTION_API_VERSION, "Function").add_handler(on_function)
 
     async def reconcile(self, key: str) -> _controller.Result:
         """Check the capabilities of the pipeline of the revision named ``key`` and set ``ValidPipeline``."""
@@ -297,15 +327,12 @@ class RevisionReconciler:
         rev = await self._api.get(COMPOSITION_API_VERSION, "CompositionRevision", name)
         if rev is None:
             return _controller.Result()
-        try:
-            function_revisions, _ = await self._api.list(FUNCTION_REVISION_API_VERSION, "FunctionRevision")
-        except _api.NoKindMatch:
-            function_revisions = []  # No Function kind, so no Function can lack a capability.
-        except _api.ApiError as e:
-            message = f"cannot list FunctionRevisions: {e}"
-            await self._recorder.event(rev, "Warning", "CheckCapabilities", message)
-            raise _api.ApiError(message, status=e.status, reason=e.reason) from e
+        function_revisions = await self._list(rev, "FunctionRevision")
+        functions = [
+            str((f.get("metadata") or {}).get("name") or "") for f in await self._list(rev, "Function")
+        ]
         now = self._clock()
+        missing = missing_functions(rev, functions)
         try:
             engine.check_capabilities(function_revisions, pipeline_functions(rev), ["composition"])
         except errors.InputError as e:
@@ -314,8 +341,14 @@ class RevisionReconciler:
                 rev, "ValidPipeline", "False", "MissingCapabilities", now=now, message=str(e)
             )
         else:
-            await self._recorder.event(rev, "Normal", "CheckCapabilities", VALID_PIPELINE_MESSAGE)
-            valid = _conditions.condition(rev, "ValidPipeline", "True", "ValidPipeline", now=now)
+            if missing is not None:
+                await self._recorder.event(rev, "Warning", "CheckCapabilities", missing)
+                valid = _conditions.condition(
+                    rev, "ValidPipeline", "False", "MissingFunctions", now=now, message=missing
+                )
+            else:
+                await self._recorder.event(rev, "Normal", "CheckCapabilities", VALID_PIPELINE_MESSAGE)
+                valid = _conditions.condition(rev, "ValidPipeline", "True", "ValidPipeline", now=now)
         changed = _conditions.set_condition(
             rev, _conditions.condition(rev, "Synced", "True", "ReconcileSuccess", now=now)
         )
@@ -327,3 +360,15 @@ class RevisionReconciler:
                     COMPOSITION_API_VERSION, "CompositionRevision", name, "", patch, status=True
                 )
         return _controller.Result()
+
+    async def _list(self, rev: Mapping[str, Any], kind: str) -> list[dict[str, Any]]:
+        """Every Function or FunctionRevision; none when the kind is not installed."""
+        try:
+            objects, _ = await self._api.list(FUNCTION_API_VERSION, kind)
+        except _api.NoKindMatch:
+            return []
+        except _api.ApiError as e:
+            message = f"cannot list {kind}s: {e}"
+            await self._recorder.event(rev, "Warning", "CheckCapabilities", message)
+            raise _api.ApiError(message, status=e.status, reason=e.reason) from e
+        return objects

@@ -17,6 +17,16 @@ Two properties matter more than any single event:
   recorded events is a bounded LRU (client-go's 4096 entries); a forgotten or
   expired Event (the API server drops them after an hour) is simply created
   again.
+* **One object cannot flood the API server with Events**, as client-go's
+  correlator guarantees: events about one object that differ only by message
+  (same source, type and reason) are, from the 10th distinct message within
+  10 minutes, one Event ``(combined from similar events): <latest message>``
+  whose count goes up (client-go's ``EventAggregator``); and each source may
+  write 25 events about one object at once, then one every 5 minutes (its
+  ``EventSourceObjectSpamFilter``: a token bucket per source and object).
+  Events past that are dropped and counted in :attr:`EventRecorder.filtered`.
+  A function returning a new timestamped warning on every reconcile of a
+  looping XR made thousands of Events a minute without these.
 * **A reconcile never waits for an event.** As client-go's broadcaster,
   :meth:`EventRecorder.event` only correlates and queues; background tasks
   write the queued events, each object's in order. The queue is bounded
@@ -51,10 +61,15 @@ from crossfn.controller.runtime import _xr
 from crossfn.engine import _clock
 
 __all__ = [
+    "AGGREGATE_INTERVAL",
+    "AGGREGATE_MAX_EVENTS",
+    "AGGREGATE_PREFIX",
     "CLOSE_TIMEOUT",
     "MAX_QUEUED",
     "MAX_REMEMBERED",
     "SENDERS",
+    "SPAM_BURST",
+    "SPAM_QPS",
     "EventRecorder",
     "NoEvents",
     "Recorder",
@@ -75,6 +90,18 @@ SENDERS = 4
 
 CLOSE_TIMEOUT = 10.0
 """How long :meth:`EventRecorder.close` waits for queued events to be written."""
+
+AGGREGATE_MAX_EVENTS = 10
+"""Distinct messages of one (source, object, type, reason) before they are combined: client-go's
+``defaultAggregateMaxEvents``,"""
+AGGREGATE_INTERVAL = 600.0
+"""within this many seconds of the last one (``defaultAggregateIntervalInSeconds``)."""
+AGGREGATE_PREFIX = "(combined from similar events): "
+"""client-go's ``EventAggregatorByReasonMessageFunc``."""
+SPAM_BURST = 25
+"""Events one source may write about one object at once: client-go's ``defaultSpamBurst``;"""
+SPAM_QPS = 1.0 / 300.0
+"""then one per 5 minutes (``defaultSpamQPS``)."""
 
 
 class Recorder(Protocol):
@@ -154,6 +181,46 @@ class _Memory:
         default_factory=collections.OrderedDict
     )
     last_ns: int = 0
+    similar: collections.OrderedDict[tuple[str, ...], _Similar] = dataclasses.field(
+        default_factory=collections.OrderedDict
+    )
+    """Messages seen per (source, object, type, reason), for aggregation."""
+    buckets: collections.OrderedDict[tuple[str, ...], _Bucket] = dataclasses.field(
+        default_factory=collections.OrderedDict
+    )
+    """Token buckets per (source, object), for the spam filter."""
+    filtered: int = 0
+
+
+@dataclasses.dataclass
+class _Similar:
+    messages: set[str]
+    last: float
+
+
+@dataclasses.dataclass
+class _Bucket:
+    tokens: float
+    at: float
+
+    def take(self, now: float, *, burst: int, qps: float) -> bool:
+        """One token if there is one (refilled at ``qps`` up to ``burst`` since ``at``)."""
+        self.tokens = min(float(burst), self.tokens + max(0.0, now - self.at) * qps)
+        self.at = now
+        if self.tokens < 1.0:
+            return False
+        self.tokens -= 1.0
+        return True
+
+
+def _lru_get(cache: collections.OrderedDict[tuple[str, ...], Any], key: tuple[str, ...], limit: int) -> Any:
+    """``cache[key]`` (or None), marked most recent; the least recent entries past ``limit`` are dropped."""
+    found = cache.get(key)
+    if found is not None:
+        cache.move_to_end(key)
+    while len(cache) > limit:
+        cache.popitem(last=False)
+    return found
 
 
 _Job = Callable[[], Awaitable[None]]
@@ -288,6 +355,11 @@ class EventRecorder:
         """Events dropped because the queue was full, by this recorder and its siblings."""
         return self._memory.outbox.dropped
 
+    @property
+    def filtered(self) -> int:
+        """Events not written because their object's source had used its budget (the spam filter)."""
+        return self._memory.filtered
+
     async def flush(self) -> None:
         """Wait until every event recorded so far (by this recorder or its siblings) is written or failed."""
         await self._memory.outbox.flush()
@@ -317,14 +389,21 @@ class EventRecorder:
         if not ref.get("name"):
             _log.warning("cannot record event %s %r: the object has no name", reason, message)
             return
-        identity = (ref.get(k, "") for k in ("apiVersion", "kind", "namespace", "name", "uid"))
-        key = (self._component, *identity, type, reason, message)
-        event = _Pending(key, ref, type, reason, message, _timestamp(self._clock()))
+        identity = tuple(ref.get(k, "") for k in ("apiVersion", "kind", "namespace", "name", "uid"))
+        now = self._clock()
+        message, key = self._aggregate((self._component, *identity, type, reason), message, now.timestamp())
+        allowed = self._allowed((self._component, *identity), now.timestamp())
+        event = _Pending(key, ref, type, reason, message, _timestamp(now))
         seen = self._memory.seen.get(key)
         if seen is not None:
-            # Counted now, not when sent, so repeats queued together each get their own count.
+            # Counted now, not when sent, so repeats queued together each get their own count; a
+            # filtered repeat counts too (its next bump carries it), as client-go's correlator.
             seen.count += 1
             self._memory.seen.move_to_end(key)
+        if not allowed:
+            self._memory.filtered += 1
+            return
+        if seen is not None:
             job: _Job = functools.partial(self._bump, event, seen, seen.count)
         else:
             seen = self._new(event)
@@ -342,9 +421,35 @@ class EventRecorder:
                     reason, message, ref.get("kind"), ref["name"], dropped,
                 )  # fmt: skip
 
+    def _aggregate(self, similar: tuple[str, ...], message: str, now: float) -> tuple[str, tuple[str, ...]]:
+        """The message to record and the key to count it under: the event's own, or, from the
+        10th distinct message of ``similar`` within 10 minutes, the combined event's."""
+        memory = self._memory
+        record = _lru_get(memory.similar, similar, memory.max)
+        if record is None or now - record.last > AGGREGATE_INTERVAL:
+            record = memory.similar[similar] = _Similar(set(), now)
+            _lru_get(memory.similar, similar, memory.max)
+        record.messages.add(message)
+        record.last = now
+        if len(record.messages) < AGGREGATE_MAX_EVENTS:
+            return message, (*similar, message)
+        record.messages.pop()  # the set never grows past the threshold
+        return AGGREGATE_PREFIX + message, (*similar, AGGREGATE_PREFIX)
+
+    def _allowed(self, source_object: tuple[str, ...], now: float) -> bool:
+        """Whether this source may write one more event about this object now (the spam filter)."""
+        memory = self._memory
+        bucket = _lru_get(memory.buckets, source_object, memory.max)
+        if bucket is None:
+            bucket = memory.buckets[source_object] = _Bucket(float(SPAM_BURST), now)
+            _lru_get(memory.buckets, source_object, memory.max)
+        allowed: bool = bucket.take(now, burst=SPAM_BURST, qps=SPAM_QPS)
+        return allowed
+
     async def _bump(self, event: _Pending, seen: _Seen, count: int) -> None:
-        """Patch the remembered Event's count; create it again when it is gone."""
-        patch = {"count": count, "lastTimestamp": event.now}
+        """Patch the remembered Event's count (and message: a combined event shows the latest); create it
+        again when it is gone."""
+        patch = {"count": count, "lastTimestamp": event.now, "message": event.message}
         try:
             await self._api.patch("v1", "Event", seen.name, seen.namespace, patch)
         except _api.NotFound:

@@ -11,20 +11,32 @@ value rather than at compile time; the message is upstream's either way.
 celpy is imported on first use: it costs about 60 ms, and most pipelines
 have no CEL rules; without the ``cel`` extra a CEL rule gives a Warning naming
 it. Evaluation is bounded by Kubernetes' per-call cost limit
-(:mod:`crossfn.gocompat.celcost`), estimated before evaluating.
+(:mod:`crossfn.gocompat.celcost`), estimated before evaluating, and by time:
+cel-python runs about a hundred times slower than cel-go, so a rule within the
+cost limit (one ``map`` inside an ``all`` over 450 items: some 600,000 units,
+milliseconds in cel-go) took 8-24 s. Past :data:`EVAL_SECONDS` the evaluation
+is interrupted (the SDK's watchdog) and the rule gives a Warning, like any
+rule that fails.
 """
 
 from __future__ import annotations
 
 import functools
 import re
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
 from crossfn.gocompat import cel, celcost
+from crossfn.sdk import _calls
 
-__all__ = ["CelError", "evaluate", "gvk_key", "lookup"]
+__all__ = ["EVAL_SECONDS", "CelError", "evaluate", "gvk_key", "lookup"]
+
+EVAL_SECONDS = 1.0
+"""The longest one health check may evaluate (cel-go's per-call cost limit is "roughly 0.1 second")."""
+
+_WATCHDOG = _calls.Watchdog()
 
 
 class CelError(errors.CrossfnError):
@@ -61,8 +73,13 @@ def evaluate(expr: str, obj: Mapping[str, Any]) -> bool:
     # over 1,000 items took 108 s in cel-python.
     if celcost.exceeds(expr, {"object": obj}):
         raise CelError(f"failed to eval the program: {celcost.LIMIT_EXCEEDED}")
+    due = time.monotonic() + EVAL_SECONDS
     try:
-        value = program.evaluate({"object": celpy.adapter.json_to_cel(dict(obj))})
+        value = _WATCHDOG.run(due, program.evaluate, {"object": celpy.adapter.json_to_cel(dict(obj))})
+    except _calls.DeadlineExceeded:
+        if time.monotonic() < due:
+            raise  # not ours: the function call's own deadline (a server's watchdog)
+        raise CelError(f"failed to eval the program: evaluation took longer than {EVAL_SECONDS:g}s") from None
     except Exception as exc:  # CELEvalError and friends: anything the expression does wrong
         raise CelError(f"failed to eval the program: {_one_line(exc)}") from exc
     if isinstance(value, celpy.evaluation.CELEvalError):

@@ -326,7 +326,7 @@ def _behaves_as(release: str) -> EnvironmentConfigs:
 
 
 compose = _behaves_as("v0.7.1")
-"""function-environment-configs v0.7.0 and v0.7.1."""
+"""function-environment-configs v0.7.0 to v0.7.2 (v0.7.2 behaves as v0.7.1: ``_releases.environment_configs``)."""
 v0_0_4 = _behaves_as("v0.0.4")
 v0_0_5 = _behaves_as("v0.0.5")
 v0_0_6 = _behaves_as("v0.0.6")

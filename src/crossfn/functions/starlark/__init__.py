@@ -94,8 +94,10 @@ class Starlark:
         """Run the step's script and write what ``main`` returned into ``rsp``."""
         try:
             script = _script(req)
-            returned = self._run(script, _data.request_data(req))
+            stash = _data.Stash()
+            returned = self._run(script, stash.cut(_data.request_data(req)))
             _data.apply_response(returned, rsp)
+            stash.restore(rsp)
         except errors.FunctionInputError as exc:
             response.fatal(rsp, _truncate(f"cannot run starlark script: {exc}"))
 

@@ -15,6 +15,13 @@ hands the request's desired connection details back, and a returned string is
 text. A tagged dict survives that round trip exactly, copies as it is, and
 still works with ``json.encode`` and ``==``.
 
+Values nested deeper than :data:`MAX_SCRIPT_DEPTH` levels of the request (an XR field 10,000
+objects deep, which Kubernetes and the protocol accept) reach the script as a stand-in
+``{"$crossfn-deep": "<token>:<n>"}`` (:class:`Stash`): the Starlark runtime converts at most
+1,000 levels and its sandbox's JSON fewer. Wherever the script returns a stand-in unchanged
+(``response_to(req)``, a copied field), the original value is put back; a script that
+must read that far down cannot, and sees the stand-in.
+
 The response is a dict with any of ``desired``, ``results``, ``conditions``,
 ``context``, ``requirements``, ``output`` and ``ttl``. A missing ``desired`` or
 ``context`` passes the request's through, as the protocol requires. ``ready``
@@ -26,16 +33,32 @@ from __future__ import annotations
 
 import base64
 import datetime
+import secrets
 from collections.abc import Mapping
 from typing import Any
 
-from google.protobuf import duration_pb2, json_format
+from google.protobuf import duration_pb2, json_format, struct_pb2
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
-__all__ = ["BYTES_KEY", "apply_response", "bytes_value", "request_data"]
+__all__ = [
+    "BYTES_KEY",
+    "DEEP_KEY",
+    "MAX_SCRIPT_DEPTH",
+    "Stash",
+    "apply_response",
+    "bytes_value",
+    "request_data",
+]
+
+DEEP_KEY = "$crossfn-deep"
+"""The one key of a stand-in for a value nested too deep for the script (module docstring)."""
+
+MAX_SCRIPT_DEPTH = 100
+"""Levels of the request a script sees; deeper values are stand-ins. Well within the Starlark
+runtime's 1,000 and the sandbox's JSON, and deeper than any field a script reads."""
 
 BYTES_KEY = "base64"
 """The one key of a bytes value: ``{"base64": "<standard base64>"}``."""
@@ -94,6 +117,67 @@ def request_data(req: fnv1.RunFunctionRequest) -> dict[str, Any]:
             for name, s in req.required_schemas.items()
         },
     }
+
+
+class Stash:
+    """The values cut from a request below :data:`MAX_SCRIPT_DEPTH`, put back into the response."""
+
+    def __init__(self) -> None:
+        self._token = secrets.token_hex(8)
+        self._values: list[Any] = []
+
+    def cut(self, data: Any, depth: int = MAX_SCRIPT_DEPTH) -> Any:
+        """``data`` with every dict or list more than ``depth`` levels down replaced by a stand-in
+        (in place, without recursion)."""
+        level: list[Any] = [data]
+        for _ in range(depth):
+            below: list[Any] = []
+            for container in level:
+                items = container.values() if isinstance(container, dict) else container
+                below.extend(v for v in items if isinstance(v, dict | list))
+            level = below
+            if not level:
+                return data
+        for container in level:
+            keys = container.keys() if isinstance(container, dict) else range(len(container))
+            for key in list(keys):
+                value = container[key]
+                if isinstance(value, dict | list):
+                    container[key] = {DEEP_KEY: f"{self._token}:{len(self._values)}"}
+                    self._values.append(value)
+        return data
+
+    def restore(self, rsp: fnv1.RunFunctionResponse) -> None:
+        """Put the cut values back wherever a stand-in is in ``rsp``'s Structs (without recursion)."""
+        if not self._values:
+            return
+        roots: list[struct_pb2.Struct] = [rsp.desired.composite.resource, rsp.context, rsp.output]
+        roots += [r.resource for r in rsp.desired.resources.values()]
+        pending: list[struct_pb2.Value] = [v for root in roots for v in root.fields.values()]
+        while pending:
+            value = pending.pop()
+            kind = value.WhichOneof("kind")
+            if kind == "struct_value":
+                original = self._original(value.struct_value)
+                if original is not None:
+                    value.CopyFrom(_value_of(original))
+                else:
+                    pending.extend(value.struct_value.fields.values())
+            elif kind == "list_value":
+                pending.extend(value.list_value.values)
+
+    def _original(self, struct: struct_pb2.Struct) -> Any:
+        if len(struct.fields) != 1 or DEEP_KEY not in struct.fields:
+            return None
+        token, _, index = struct.fields[DEEP_KEY].string_value.partition(":")
+        if token != self._token or not index.isdigit() or int(index) >= len(self._values):
+            return None
+        return self._values[int(index)]
+
+
+def _value_of(original: Any) -> struct_pb2.Value:
+    """A Struct Value of a value as deep as Kubernetes accepts (the CLI raises Python's recursion limit)."""
+    return resource.dict_to_struct({"v": original}).fields["v"]
 
 
 _READY = {True: "READY_TRUE", False: "READY_FALSE", None: "READY_UNSPECIFIED"}
@@ -185,7 +269,8 @@ def apply_response(data: Mapping[str, Any], rsp: fnv1.RunFunctionResponse) -> No
         body["desired"] = _wire_state(body["desired"])
     parsed = fnv1.RunFunctionResponse()
     try:
-        json_format.ParseDict(body, parsed)
+        # Two message levels per JSON level (Value, Struct) plus the envelope: what a script sees and returns.
+        json_format.ParseDict(body, parsed, max_recursion_depth=2 * MAX_SCRIPT_DEPTH + 50)
     except json_format.ParseError as exc:
         raise errors.FunctionInputError(f"cannot use what main returned: {exc}") from exc
     if "desired" in body:
