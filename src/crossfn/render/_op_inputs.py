@@ -183,13 +183,7 @@ class _Given(Protocol):
 
 
 def _checked_credentials(creds: list[dict[str, Any]], label: Path | str) -> list[dict[str, Any]]:
-    for i, c in enumerate(creds):
-        if c.get("apiVersion") != "v1" or c.get("kind") != "Secret":
-            raise errors.InputError(
-                f"cannot load function credentials from {errors.quote(str(label))}: document {i + 1} "
-                f"is a {c.get('kind', '')}, not a v1 Secret"
-            )
-    return creds
+    return _inputs._checked_credentials(creds, label, "cannot load function credentials from")
 
 
 class _Files:
