@@ -137,7 +137,6 @@ def _meta(**fields: Any) -> dict[str, Any]:
 _BAD_XRS = [
     pytest.param(_meta(generation="x"), "metadata.generation must be an integer", id="GenerationString"),
     pytest.param(_meta(generation=1.5), "metadata.generation must be an integer", id="GenerationFraction"),
-    pytest.param(_meta(generation=float("nan")), "metadata.generation must be an integer", id="GenerationNaN"),
     pytest.param(_meta(generation=2**64), "metadata.generation must be an integer", id="GenerationOverflowsInt64"),
     pytest.param({**_XR, "status": {"conditions": "x"}}, "status.conditions must be a list of objects",
                  id="ConditionsString"),
@@ -327,19 +326,35 @@ def test_mistyped_observed_resource_is_one_line_naming_file_document_and_field(
 
 
 @pytest.mark.parametrize("flags", [("-x",), ("--classic", "-x")], ids=["engine", "classic"])
-@pytest.mark.parametrize(("value", "word"), [(".nan", "NaN"), (".inf", "+Inf"), ("-.inf", "-Inf")])
+@pytest.mark.parametrize(
+    ("fn", "word"),
+    [("generation_nan", "NaN"), ("generation_inf", "+Inf"), ("composed_minus_inf", "-Inf")],
+)
 def test_json_output_of_a_number_json_cannot_hold_is_one_line(
-    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, word: str, flags: tuple[str, ...]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], fn: str, word: str, flags: tuple[str, ...]
 ) -> None:
-    """``--output json`` of an XR holding NaN or an infinity raised ValueError from json.dumps."""
+    """``--output json`` of a function's NaN or infinity raised ValueError from json.dumps."""
+    status = cli.main(_files(tmp_path, f"crossfn_hostile_fns:{fn}", flags=(*flags, "--output", "json")))
+    line = _one_error_line(capsys, status)
+    assert line == f"crossfn: error: cannot marshal output to JSON: json: unsupported value: {word}"
+
+
+@pytest.mark.parametrize(("value", "word"), [(".nan", "NaN"), (".inf", "+Inf"), ("-.inf", "-Inf")])
+def test_an_xr_file_holding_a_number_json_cannot_hold_fails_to_load(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], value: str, word: str
+) -> None:
+    """An XR file's NaN or infinity fails to load, as sigs.k8s.io/yaml's YAML -> JSON round trip does."""
     xr = (
         "apiVersion: nop.example.org/v1alpha1\nkind: XNopResource\nmetadata: {name: t}\nspec: {a: "
         + value
         + "}\n"
     )
-    status = cli.main(_files(tmp_path, "crossfn_hostile_fns:empty", xr, (*flags, "--output", "json")))
-    line = _one_error_line(capsys, status)
-    assert line == f"crossfn: error: cannot marshal output to JSON: json: unsupported value: {word}"
+    status = cli.main(_files(tmp_path, "crossfn_hostile_fns:empty", xr, ("--output", "json")))
+    path = tmp_path / "xr.yaml"
+    assert _one_error_line(capsys, status) == (
+        f'crossfn: error: cannot load composite resource from "{path}": cannot parse YAML in {path}: '
+        f"line 4 column 11: error converting YAML to JSON: json: unsupported value: {word}"
+    )
 
 
 @pytest.mark.parametrize("flags", [(), ("--classic",)], ids=["current", "classic"])

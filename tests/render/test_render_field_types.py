@@ -152,3 +152,37 @@ def test_bad_credentials_are_one_line(
 )  # fmt: skip
 def test_secret_data(reason: str, secret: dict[str, Any], want: dict[str, bytes]) -> None:
     assert _load.secret_data(secret, "Secret ns/s") == want, reason
+
+
+_XR = "apiVersion: example.crossplane.io/v1\nkind: XBucket\nmetadata:\n  name: example-render\n"
+
+
+@pytest.mark.parametrize(
+    ("reason", "spec", "flags", "want"),
+    [
+        pytest.param("An XR's NaN fails to load, as sigs.k8s.io/yaml's JSON round trip (it was rendered as "
+                     "'%!d(float64=NaN)' and the like).", "spec: {a: .nan}", [],
+                     'cannot load composite resource from "{x}": cannot parse YAML in {x}: line 5 column 11: '
+                     "error converting YAML to JSON: json: unsupported value: NaN", id="XRNaN"),
+        pytest.param("An infinity in a list.", "spec: {a: [1, -.inf]}", [],
+                     'cannot load composite resource from "{x}": cannot parse YAML in {x}: line 5 column 15: '
+                     "error converting YAML to JSON: json: unsupported value: -Inf", id="XRInfinityInList"),
+        pytest.param("A NaN key is the string '.nan', as sigs.k8s.io/yaml makes it; its value is checked.",
+                     "spec:\n  .nan: .inf", [],
+                     'cannot load composite resource from "{x}": cannot parse YAML in {x}: line 6 column 9: '
+                     "error converting YAML to JSON: json: unsupported value: +Inf", id="XRNaNKey"),
+        pytest.param("A context value's NaN is upstream's unmarshal error (it failed only when printed, with -c).",
+                     "spec: {}", ["--context-values", "k=.nan"],
+                     'cannot render composite resource: cannot unmarshal YAML/JSON for context key "k": '
+                     "line 1 column 1: error converting YAML to JSON: json: unsupported value: NaN", id="ContextNaN"),
+    ],
+)  # fmt: skip
+def test_non_finite_numbers_are_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], *, reason: str, spec: str, flags: list[str], want: str
+) -> None:
+    x = tmp_path / "xr.yaml"
+    x.write_text(_XR + spec + "\n")
+    comp, fns = _EXAMPLE / "composition.yaml", _EXAMPLE / "functions.yaml"
+    status = cli.main(["render", str(x), str(comp), str(fns), *flags])
+    out, err = capsys.readouterr()
+    assert (status, out, err) == (1, "", f"crossfn: error: {want.format(x=x)}\n"), reason
