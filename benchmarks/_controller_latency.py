@@ -41,6 +41,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+import _provenance
 from _controller_support import (
     COMPOSED_PER_XR,
     GROUP,
@@ -291,6 +292,7 @@ def main() -> None:
     parser.add_argument("--creators", type=int, default=10, help="concurrent XR creations (default 10)")
     parser.add_argument("--kubeconfig", help="an existing API server (default: a fresh envtest per N)")
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     for n in args.xrs:
         if args.kubeconfig:
             rounds = asyncio.run(run_once(args.kubeconfig, n, args))

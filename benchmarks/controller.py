@@ -58,6 +58,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
+import _provenance
 from _controller_latency import Latency, spec_change_latency
 from _controller_support import (
     COMPOSED_PER_XR,
@@ -428,6 +429,7 @@ def main() -> None:
         help="run the controller as `python FILE controller run` (a variant to compare)",
     )
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     args.concurrency = args.concurrency or [args.workers]
     if args.profile:
         Path(args.profile).mkdir(parents=True, exist_ok=True)

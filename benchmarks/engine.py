@@ -27,6 +27,8 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+import _provenance
+
 from crossfn import engine
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import function, resource
@@ -199,7 +201,7 @@ def _write(table: str, repeat: int) -> None:
         "the pass-through function's own cost. Target: engine overhead ≤ 0.5 ms per step at 10 composed resources.\n"
         "In-process functions run on a worker thread with its own event loop, so that `render --timeout` can stop\n"
         "a runaway one; handing each call to it and back is about 0.04 ms of the overhead.\n"
-        f"Measured with `python benchmarks/engine.py` (process CPU time, best of {repeat} runs, so that other load\n"
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/engine.py` (process CPU time, best of {repeat} runs, so that other load\n"
         f"on the machine does not count) on "
         f"Python {platform.python_version()}, {platform.machine()}.\n\n{table}\n"
     )
@@ -221,6 +223,7 @@ def main() -> None:
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     table = asyncio.run(_measure(args.repeat))
     print(table)
     if args.write:

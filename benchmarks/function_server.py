@@ -7,8 +7,9 @@ official one loads only the official SDK), started by re-running this script wit
 ``serve-*`` role. The load generator (this process) sends pre-serialised
 request bytes over a generic gRPC channel with a fixed number of calls in
 flight, so it needs neither implementation's classes. Server CPU time is read
-from ``/proc/<pid>/stat`` (user + system, every thread) before and after the
-measured calls; per-request figures divide by the number of calls.
+from each server process's CPU-time clock (user + system, every thread, in
+nanoseconds) before and after the measured calls; per-request figures divide
+by the number of calls.
 
 Servers:
   * crossfn: ``crossfn.sdk.serve``, the function as ``async def`` (served by
@@ -26,7 +27,18 @@ call's CPU goes inside the function (parse, ``response.to``, conversions,
 serialise), measured in-process.
 
 Results go to stdout and, with ``--write``, to the "Function server"
-section of ``docs/performance.md``.
+section of ``docs/performance.md``, each with the commit measured.
+
+Quick mode, the perf gate CI runs (``.ci/run``):  python benchmarks/function_server.py --quick
+measures only the two ratios the targets are about, crossfn's ``def`` server
+against the bare echo (trivial) and against the official SDK (compose10), in
+interleaved rounds of 1,000 calls per server, and keeps each server's best
+round. It exits 1 when a ratio is over its gate (:data:`GATES`), looser than
+the targets (:data:`TARGETS`) by the ratios' spread between runs on a loaded
+two-core machine. Before failing it measures more rounds (up to
+``--max-rounds``): more rounds only ever lower a best-of, so a ratio still
+over the gate then is a regression rather than a noisy round. ``--inject-us N``
+burns N µs of CPU in every crossfn call, to see the gate fail.
 """
 
 from __future__ import annotations
@@ -44,12 +56,20 @@ import time
 import timeit
 from typing import Any
 
+import _provenance
+
 ROOT = pathlib.Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "performance.md"
 SECTION = "## Function server (crossfn.sdk)"
 METHOD = "/apiextensions.fn.proto.v1.FunctionRunnerService/RunFunction"
 TICK = os.sysconf("SC_CLK_TCK")
 REPEATS = 5
+
+TARGETS = {"trivial": 1.0, "compose10": 0.5}
+"""Issue 24: crossfn's ``def`` server over the bare echo (trivial), over the official SDK (compose10)."""
+GATES = {"trivial": 1.15, "compose10": 0.6}
+"""Where the perf gate (``--quick``) fails: the targets plus a margin for a noisy machine."""
+INJECT_ENV = "CROSSFN_BENCH_INJECT_US"
 
 XR = {
     "apiVersion": "example.org/v1",
@@ -97,6 +117,17 @@ def _serve_crossfn(workload: str, style: str, port: int, workers: int) -> None:
             response.set_desired_composed_resource(rsp, f"bucket-{i}", _body(xr, i), ready=True)
 
     fn = trivial if workload == "trivial" else compose10
+    inject = float(os.environ.get(INJECT_ENV, "0")) / 1e6
+    if inject:
+        # --inject-us: extra CPU in every call, as a regression of the per-call path would add.
+        plain = fn
+
+        def fn(req: Any, rsp: Any) -> None:
+            until = time.thread_time() + inject
+            while time.thread_time() < until:
+                pass
+            plain(req, rsp)
+
     if style == "async":
         sync_fn = fn
 
@@ -204,11 +235,18 @@ def _free_port() -> int:
 
 
 def _cpu_seconds(pids: list[int]) -> float:
-    total = 0
+    """CPU seconds (user + system, every thread, living or ended) the processes ``pids`` have used.
+
+    Read from each process's CPU-time clock (Linux ``clock_getcpuclockid``: nanoseconds), or,
+    where that clock cannot be read, from ``/proc/<pid>/stat`` (clock ticks, 10 ms each)."""
+    total = 0.0
     for pid in pids:
-        fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        total += int(fields[11]) + int(fields[12])  # utime, stime
-    return total / TICK
+        try:
+            total += time.clock_gettime(((~pid) << 3) | 2)  # CPUCLOCK_SCHED of the whole process
+        except OSError:
+            fields = pathlib.Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+            total += (int(fields[11]) + int(fields[12])) / TICK  # utime, stime
+    return total
 
 
 def _children(pid: int) -> list[int]:
@@ -305,6 +343,75 @@ def _measure_all(
         for server in servers.values():
             server.stop()
     return {name: server.best for name, server in servers.items()}
+
+
+def _quick(calls: int, rounds: int, max_rounds: int) -> int:
+    """The perf gate (module docstring): print both ratios against their gates; 1 if one is over."""
+    trivial, compose10 = _request_bytes("trivial"), _request_bytes("compose10")
+    roles = {
+        "echo/trivial": (["serve-echo", "trivial"], trivial),
+        "crossfn/trivial": (["serve-crossfn", "trivial", "sync"], trivial),
+        "official/compose10": (["serve-official", "compose10"], compose10),
+        "crossfn/compose10": (["serve-crossfn", "compose10", "sync"], compose10),
+    }
+    servers: dict[str, _Server] = {}
+    done = 0
+    try:
+        for name, (role, payload) in roles.items():
+            servers[name] = _Server(role, payload)
+        for server in servers.values():
+            server.window(max(calls // 4, 100))  # warm up
+            server.best["us"] = float("inf")
+        while True:
+            order = list(servers.values())
+            shift = done % len(order)  # a different server first each round
+            for server in order[shift:] + order[:shift]:
+                server.window(calls)
+            done += 1
+            over = _over_the_gates(
+                _gated_ratios({name: server.best["us"] for name, server in servers.items()})
+            )
+            if done >= max_rounds or (done >= rounds and not over):
+                break
+    finally:
+        for server in servers.values():
+            server.stop()
+    ratios = _gated_ratios({name: server.best["us"] for name, server in servers.items()})
+    print(f"function server perf gate, {_provenance.line()}")
+    print(f"best of {done} interleaved rounds of {calls} calls per server, server CPU µs per call:")
+    for name, server in servers.items():
+        print(f"  {name:20s} {server.best['us']:7.1f}")
+    for workload, ratio in ratios.items():
+        base = "bare grpc.aio echo" if workload == "trivial" else "official SDK"
+        verdict = "over the gate" if workload in _over_the_gates(ratios) else "ok"
+        verdict += f", target {_verdict(ratio, TARGETS[workload])}"
+        print(
+            f"  {workload:9s} crossfn / {base}: {ratio:.2f} (target ≤ {TARGETS[workload]}, "
+            f"gate ≤ {GATES[workload]}): {verdict}"
+        )
+    failed = _over_the_gates(ratios)
+    if failed:
+        print(f"FAIL: {', '.join(failed)} over the gate after {done} rounds", flush=True)
+        return 1
+    return 0
+
+
+def _gated_ratios(best_us: dict[str, float]) -> dict[str, float]:
+    """The gated ratios from each server's best CPU µs per call (``server/workload`` names)."""
+    return {
+        "trivial": best_us["crossfn/trivial"] / best_us["echo/trivial"],
+        "compose10": best_us["crossfn/compose10"] / best_us["official/compose10"],
+    }
+
+
+def _verdict(ratio: float, target: float) -> str:
+    """``met`` or ``not met``, as the docs state a target."""
+    return "met" if ratio <= target else "not met"
+
+
+def _over_the_gates(ratios: dict[str, float]) -> list[str]:
+    """The workloads whose ratio is over its gate."""
+    return [workload for workload, ratio in ratios.items() if ratio > GATES[workload]]
 
 
 def _cold_start(role: list[str], runs: int = 5) -> tuple[float, float]:
@@ -422,13 +529,18 @@ def _report(requests: int) -> str:
         lines.append(f"| {label} | {t['us']:.0f} | {c['us']:.0f} | {t['rps']:.0f} | {c['rps']:.0f} |")
     echo_t = rows["echo/trivial"]["us"]
     off_c = rows["official/compose10"]["us"]
+    trivial, compose10 = (
+        rows["crossfn-sync/trivial"]["us"] / echo_t,
+        rows["crossfn-sync/compose10"]["us"] / off_c,
+    )
     lines.append("")
     lines.append(
-        f"Ratios: crossfn trivial / bare echo = {rows['crossfn-sync/trivial']['us'] / echo_t:.2f} (def), "
-        f"{rows['crossfn-async/trivial']['us'] / echo_t:.2f} (async def); target ≤ 1.15. "
-        f"crossfn compose10 / official = {rows['crossfn-sync/compose10']['us'] / off_c:.2f} (def), "
+        f"Ratios: crossfn trivial / bare echo = {trivial:.2f} (def), "
+        f"{rows['crossfn-async/trivial']['us'] / echo_t:.2f} (async def); target ≤ {TARGETS['trivial']} (def): "
+        f"{_verdict(trivial, TARGETS['trivial'])}. crossfn compose10 / official = {compose10:.2f} (def), "
         f"{rows['crossfn-pure/compose10']['us'] / off_c:.2f} (def, pure Python), "
-        f"{rows['crossfn-async/compose10']['us'] / off_c:.2f} (async def); target ≤ 0.6."
+        f"{rows['crossfn-async/compose10']['us'] / off_c:.2f} (async def); target ≤ {TARGETS['compose10']} (def): "
+        f"{_verdict(compose10, TARGETS['compose10'])}."
     )
     lines.append("")
     payload = _request_bytes("compose10")
@@ -477,23 +589,29 @@ def _report(requests: int) -> str:
 def _write(table: str, requests: int, load: tuple[float, float]) -> None:
     header = (
         f"{SECTION}\n\n"
-        f"Measured with `python benchmarks/function_server.py --requests {requests}` on "
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/function_server.py --requests {requests}` on "
         f"{os.cpu_count()} CPUs ({platform.processor() or platform.machine()}), Python {platform.python_version()}, "
         f"{time.strftime('%Y-%m-%d', time.gmtime())}, 1-minute load average {load[0]:.2f} at the start and "
-        f"{load[1]:.2f} at the end (the benchmark's own processes count). CPU µs/request counts only the server process(es), "
-        "best of five interleaved windows (other load on the machine only adds to it). Targets: trivial ≤ 1.15× the bare "
-        "echo; compose10 ≤ 0.6× the official SDK. The load generator runs on the same machine and competes "
-        f"with the servers for its {os.cpu_count()} cores, so more workers raise throughput only where cores "
-        "are left over. On a shared, loaded machine the ratios move by about ±0.1 from run to run (the "
-        "official runtime suffers more from load than crossfn), so compare runs made under similar load.\n\n"
+        f"{load[1]:.2f} at the end (the benchmark's own processes count). CPU µs/request counts only the server "
+        "process(es), read from each one's CPU-time clock, best of five interleaved windows (other load on the "
+        f"machine only adds to it). Targets (issue 24): trivial ≤ {TARGETS['trivial']}× the bare echo; compose10 ≤ "
+        f"{TARGETS['compose10']}× the official SDK, for the `def` server. CI's perf gate "
+        f"(`python benchmarks/function_server.py --quick`, run by `.ci/run`) fails above {GATES['trivial']}× and "
+        f"{GATES['compose10']}×: looser than the targets by issue 24's margins because on a shared, loaded machine "
+        "the ratios move by about ±0.1 from run to run (the official runtime and the echo suffer more from load "
+        "than crossfn), so a gate at the target itself would turn CI red on noise; the gate catches a regression "
+        "of about 15-20 % of a call's CPU, and the targets are judged from this full run. The load generator runs "
+        f"on the same machine and competes with the servers for its {os.cpu_count()} cores, so more workers raise "
+        "throughput only where cores are left over. Compare runs made under similar load.\n\n"
         "Reading the figures. gRPC's own per-call cost is the floor every server stands on (the bare echo). "
-        "On it, a `def` function served by the threaded server pays least; that is the style to use for "
-        "CPU-bound functions, which composition functions almost always are. An `async def` function is "
-        "served by `grpc.aio`, whose per-call cost is the official runtime's too, so its ratios track that "
-        "floor rather than crossfn's own work; use it for functions that await I/O. What crossfn adds to "
-        "the floor is mostly dict <-> Struct conversion, which the C extension (`crossfn.sdk._structpb`) "
-        "does about five times faster than Python; the pure-Python row shows a machine that could not "
-        "build it.\n\n"
+        "On it, a `def` function served by the threaded server pays least: its function threads take calls "
+        "from one queue, so a busy server does not wake a thread per call (`crossfn.sdk._threads`); that is "
+        "the style to use for CPU-bound functions, which composition functions almost always are. An "
+        "`async def` function is served by `grpc.aio`, whose per-call cost is the official runtime's too, so "
+        "its ratios track that floor rather than crossfn's own work; use it for functions that await I/O. What "
+        "crossfn adds to the floor is mostly dict <-> Struct conversion, which the C extension "
+        "(`crossfn.sdk._structpb`) does about five times faster than Python; the pure-Python row shows a "
+        "machine that could not build it.\n\n"
     )
     text = DOC.read_text() if DOC.exists() else "# Performance\n"
     pattern = re.compile(rf"^{re.escape(SECTION)}\n.*?(?=^## |\Z)", re.S | re.M)
@@ -518,7 +636,21 @@ def main() -> None:
     parser.add_argument(
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
+    parser.add_argument(
+        "--quick", action="store_true", help="the perf gate: the two gated ratios only; exit 1 if one is over"
+    )
+    parser.add_argument("--calls", type=int, default=1000, help="--quick: calls per server per round")
+    parser.add_argument("--rounds", type=int, default=5, help="--quick: rounds when both ratios pass")
+    parser.add_argument("--max-rounds", type=int, default=15, help="--quick: rounds before a ratio fails")
+    parser.add_argument(
+        "--inject-us", type=float, default=0, help="burn this many µs of CPU in every crossfn call"
+    )
     args = parser.parse_args()
+    if args.inject_us:
+        os.environ[INJECT_ENV] = str(args.inject_us)
+    if args.quick:
+        sys.exit(_quick(args.calls, args.rounds, max(args.max_rounds, args.rounds)))
+    print(_provenance.line())
     load_before = os.getloadavg()[0]
     table = _report(args.requests)
     load = (load_before, os.getloadavg()[0])

@@ -17,10 +17,11 @@ from __future__ import annotations
 import argparse
 import platform
 import statistics
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
+
+import _provenance
 
 from crossfn.functions import go_templating
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -119,16 +120,6 @@ def measure(repeat: int) -> float:
     return statistics.median(times)
 
 
-def _commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
-
-
 def _table(t: float, commit: str) -> str:
     verdict = "met" if t * 1000 <= TARGET_MS else "missed"
     return "\n".join(
@@ -172,8 +163,8 @@ def main() -> None:
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
     args = parser.parse_args()
-    commit = _commit()
-    print(f"commit {commit}")
+    commit = _provenance.commit()
+    print(_provenance.line(), flush=True)
     table = _table(measure(args.repeat), commit)
     print(table)
     if args.write:

@@ -26,11 +26,11 @@ import asyncio
 import json
 import platform
 import statistics
-import subprocess
 import tempfile
 import time
 from pathlib import Path
 
+import _provenance
 import yaml
 
 from crossfn import render
@@ -66,16 +66,6 @@ XR = {
     "spec": {"region": "eu-north-1", "team": "data"},
 }
 INPUT = {"apiVersion": "krm.kcl.dev/v1alpha1", "kind": "KCLInput", "spec": {"source": PROGRAM}}
-
-
-def _commit() -> str:
-    try:
-        out = subprocess.run(
-            ["git", "rev-parse", "--short", "HEAD"], capture_output=True, text=True, check=True
-        )
-    except (OSError, subprocess.CalledProcessError):
-        return "unknown"
-    return out.stdout.strip()
 
 
 def _request() -> fnv1.RunFunctionRequest:
@@ -202,10 +192,10 @@ def main() -> None:
         "--write", action="store_true", help="rewrite the function-kcl section of docs/performance.md"
     )
     args = parser.parse_args()
-    commit = _commit()
+    commit = _provenance.commit()
     first, warm = builtin(args.repeat)
     table = _table(first, warm, in_process(args.repeat), rendered(args.repeat))
-    print(f"commit {commit}")
+    print(_provenance.line(), flush=True)
     print(table)
     if args.write:
         _write(table, args.repeat, commit)

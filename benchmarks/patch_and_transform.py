@@ -21,6 +21,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance
+
 from crossfn.functions import patch_and_transform
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
@@ -142,7 +144,7 @@ def _write(table: str, repeat: int) -> None:
         "Compose time of the built-in function-patch-and-transform (`crossfn.functions.patch_and_transform.compose`),\n"
         "five patches per composed resource (copy, map, convert+math, format, combine), half the resources observed\n"
         "with a readiness check. Target: 1,000 resources in at most 1 s on one core, linear growth.\n"
-        f"Measured with `python benchmarks/patch_and_transform.py` (median CPU time of {repeat} runs) on\n"
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/patch_and_transform.py` (median CPU time of {repeat} runs) on\n"
         f"Python {platform.python_version()}, {platform.machine()}.\n\n{table}\n"
     )
     text = DOC.read_text(encoding="utf-8") if DOC.exists() else "# Performance\n"
@@ -163,6 +165,7 @@ def main() -> None:
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     rows = [(n, measure(n, args.repeat)) for n in SIZES]
     table = _table(rows)
     print(table)

@@ -42,6 +42,7 @@ import tempfile
 import time
 from pathlib import Path
 
+import _provenance
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -231,7 +232,7 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         f"{SECTION}\n\n"
         "Wall time of whole `crossfn render` processes (start, imports, render, output), next to a bare\n"
         "`python -c pass`. Target: the README's XBucket render ≤ 0.3 s median wall.\n"
-        f"Measured with `python benchmarks/render.py` ({repeat} runs each) on Python {platform.python_version()},\n"
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/render.py` ({repeat} runs each) on Python {platform.python_version()},\n"
         f"{platform.machine()}, {os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end.\n"
         "Other processes shared the machine, so compare rows with the `python -c pass` floor rather\n"
         "than across runs. CPU time (user + system) matching wall time says start-up is computation,\n"
@@ -268,6 +269,7 @@ def main() -> None:
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     start_load = os.getloadavg()[0]
     with tempfile.TemporaryDirectory() as pycache:
         table = _measure(args.repeat, Path(pycache))

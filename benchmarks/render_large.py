@@ -32,6 +32,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -143,7 +144,7 @@ def _write(table: str, repeat: int, load: tuple[float, float]) -> None:
         "values directly. What is left of the render is mostly libyaml's own parsing and the Struct conversions\n"
         "of the 10 MB XR for the function. With `-x` the 10 MB XR is also written back out by the Go-compatible\n"
         "YAML emitter, in Python (it remembers each distinct string's analysis, 4.2 s -> 3.1 s for this XR).\n"
-        f"Measured with `python benchmarks/render_large.py` (median of {repeat} runs; CPU and peak RSS from\n"
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/render_large.py` (median of {repeat} runs; CPU and peak RSS from\n"
         f"`wait4` of each child) on Python {platform.python_version()}, {platform.machine()}, "
         f"{os.cpu_count()} CPUs, load average {load[0]:.1f} at the start and {load[1]:.1f} at the end: other\n"
         "processes shared the machine, so wall time exceeds CPU time; the CPU time is the render's own.\n\n"
@@ -167,6 +168,7 @@ def main() -> None:
     )
     parser.add_argument("--make", type=Path, metavar="DIR", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     if args.make:
         _make(args.make)
         return

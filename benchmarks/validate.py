@@ -29,6 +29,7 @@ import time
 from pathlib import Path
 from typing import Any
 
+import _provenance
 import yaml
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -123,7 +124,7 @@ def _write(table: str, repeat: int) -> None:
         "`crossfn validate EXTENSIONS RESOURCES` as a fresh process (start-up, imports, YAML parsing, schema\n"
         f"loading, validation with CEL, report): {KINDS} copies of the upjet-shaped provider CRD (two versions,\n"
         f"3,300 lines each) and {RESOURCES:,} resources over them, one in ten invalid. Target: at most 2 s.\n"
-        f"Measured with `python benchmarks/validate.py` (median of {repeat} runs) on\n"
+        f"Measured at commit `{_provenance.commit()}` with `python benchmarks/validate.py` (median of {repeat} runs) on\n"
         f"Python {platform.python_version()}, {platform.machine()}, {os.cpu_count()} CPUs, load average\n"
         f"{os.getloadavg()[0]:.1f} at the end: wall time grows with the load of other processes, the CPU\n"
         "time of the command does not. CEL rules run on cel-python, crossfn's one CEL interpreter since\n"
@@ -151,6 +152,7 @@ def main() -> None:
         "--write", action="store_true", help="also rewrite this section of docs/performance.md"
     )
     args = parser.parse_args()
+    print(_provenance.line(), flush=True)
     table = _measure(args.repeat)
     print(table)
     if args.write:

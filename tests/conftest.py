@@ -10,7 +10,12 @@ makes runs reproducible: examples are derandomized and no example database is wr
 
 from __future__ import annotations
 
+import importlib.util
 import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from types import ModuleType
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -27,6 +32,25 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if item.get_closest_marker("cluster") is not None:
             item.add_marker(pytest.mark.xdist_group("cluster"))
+
+
+@pytest.fixture
+def load_benchmark() -> Callable[[str], ModuleType]:
+    """Import ``benchmarks/<name>.py`` as its own run does, with its directory first on the path."""
+    directory = Path(__file__).resolve().parent.parent / "benchmarks"
+
+    def load(name: str) -> ModuleType:
+        spec = importlib.util.spec_from_file_location(name, directory / f"{name}.py")
+        assert spec is not None and spec.loader is not None
+        module = importlib.util.module_from_spec(spec)
+        sys.path.insert(0, str(directory))
+        try:
+            spec.loader.exec_module(module)
+        finally:
+            sys.path.remove(str(directory))
+        return module
+
+    return load
 
 
 _CORPUS_MODES = {"default": "crossplane render xr", "classic": "--classic, Crossplane v2.2.4"}

@@ -1,8 +1,11 @@
 """An operation function: stamp each ConfigMap it is given with when it was checked, and report what it saw.
 
 Run by an Operation, it requires the ConfigMaps labelled ``example.org/check: "true"`` in
-``default``; run by a WatchOperation, it checks the ConfigMap that changed (the watched resource).
-What it returns is server-side applied, so it returns only the fields it owns: the annotation.
+``default``; run by a WatchOperation, it checks the ConfigMap that changed (the watched resource),
+unless that one already carries the stamp. What it returns is server-side applied, so it returns
+only the fields it owns: the annotation. Each Operation applies as a field owner of its own, so
+every apply changes the ConfigMap (its managed fields) even when the value is the same: stamping
+a watched ConfigMap again would start the WatchOperation again, for ever.
 """
 
 from __future__ import annotations
@@ -24,6 +27,8 @@ def check(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
             namespace="default",
         )
         targets = request.get_required_resources(req, "configmaps")
+    elif watched.get("metadata", {}).get("annotations", {}).get("example.org/last-checked") == stamp:
+        targets = []
     else:
         targets = [watched]
     for cm in targets:

@@ -145,6 +145,13 @@ def test_an_unknown_flag_prints_the_commands_own_usage(
         pytest.param(["render", "-o", "", *_RENDER],
                      "crossfn render: error: argument -o/--observed-resources: want a file or directory, got an empty path",
                      id="Observed"),
+        pytest.param(["test", ""],
+                     "crossfn test: error: argument PATH: want a file or directory, got an empty path", id="TestPath"),
+        pytest.param(["test", "--junit", "", "x.yaml"],
+                     "crossfn test: error: argument --junit: want a file or directory, got an empty path", id="Junit"),
+        pytest.param(["render", "-f", "", *_RENDER[:1]],
+                     "crossfn render: error: argument -f/--project-file: want a file or directory, got an empty path",
+                     id="ProjectFile"),
         pytest.param(["validate", f"{_C}/xrd.yaml,", f"{_C}/xr.yaml"],
                      f'crossfn: error: cannot load extensions from "{_C}/xrd.yaml,": cannot stat input source "": '
                      "no such file or directory", id="ValidateTrailingComma"),

@@ -6,7 +6,9 @@ credentials; its docstring gives every rule), the suite runs the command a user
 would, ``crossfn render XR COMPOSITION FUNCTIONS [-o ...] [-e ...]
 [--function-credentials ...] -x``, once as today's ``crossplane render xr``
 and once with ``--classic`` (Crossplane v2.2.4), with no Docker engine
-reachable. Inputs the repository ships unchanged are passed as their own
+reachable and ``$KCL_PKG_PATH`` at :data:`KCL_PKG_PATH` (a module function-kcl
+fetches runs from there, vendored by ``kcl mod pull``, as function-pythonic runs
+from a ``crossfn function install``). Inputs the repository ships unchanged are passed as their own
 files; the rest (a derived XR, Functions less the Development annotation, the
 resources of the setup) are written as render prints YAML.
 
@@ -53,6 +55,9 @@ REASONS = {
 not do yet or by design (docs/functions.md, "The corpus", says which and why)."""
 PYPI_FUNCTIONS = ("crossplane-contrib/function-pythonic",)
 """Functions that run from a ``crossfn function install`` (``docs/functions.md``)."""
+KCL_PKG_PATH = HERE / "supplement" / "_kcl_modules"
+"""The KCL package cache every render sees (``$KCL_PKG_PATH``): the module function-kcl's network examples
+fetch, as ``kcl mod pull`` leaves it (``supplement/README.md``); nothing else, so no user's cache leaks in."""
 
 EXAMPLES = corpus.examples(*corpus.repositories())
 
@@ -179,6 +184,7 @@ def test_renders_as_shipped(
 ) -> None:
     monkeypatch.setattr(_runtimes, "_docker_engine_reachable", lambda: False)
     monkeypatch.chdir(example.workdir)
+    monkeypatch.setenv("KCL_PKG_PATH", str(KCL_PKG_PATH))
     if _runs_from_pypi(example):
         monkeypatch.setenv("CROSSFN_FUNCTIONS_DIR", request.getfixturevalue("installed_functions"))
     args = (

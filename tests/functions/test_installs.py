@@ -207,14 +207,18 @@ def test_install_refuses(tmp_path: Path, package: str, python: str | None, want:
 def test_install_without_a_supported_python_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     if sys.version_info[:2] >= (3, 12):
         pytest.skip("this interpreter supports the release: nothing to look for")  # CI runs 3.11
+    # A python3.12 that does not run, as a pyenv shim of a version pyenv has not selected: not a candidate.
+    shim = tmp_path / "python3.12"
+    shim.write_text("#!/bin/sh\necho 'pyenv: python3.12: command not found' >&2\nexit 127\n")
+    shim.chmod(0o755)
     monkeypatch.setenv("PATH", str(tmp_path))
     with pytest.raises(errors.InputError) as exc:
         installs.install(PYTHONIC, root=tmp_path / "fns")
     assert str(exc.value) == (
         "crossplane-function-pythonic==0.3.0 needs Python >=3.12,<3.15; this is Python "
-        f"{'.'.join(map(str, sys.version_info[:3]))} and there is no python3.14, python3.13 or python3.12 on "
-        "PATH: pass --python with a Python >=3.12,<3.15 interpreter"
-    ), "the sentence ends (it stopped at 'an interpreter that is')"
+        f"{'.'.join(map(str, sys.version_info[:3]))} and no python3.14, python3.13 or python3.12 on "
+        "PATH runs: pass --python PATH of a Python >=3.12,<3.15 interpreter"
+    )
 
 
 def test_install_finds_a_supported_python_on_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

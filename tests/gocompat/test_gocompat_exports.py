@@ -27,6 +27,7 @@ MODULES = [
     "yaml_emitter",
     "protojson",
     "celcheck",
+    "goversion",
 ]
 
 

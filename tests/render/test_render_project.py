@@ -168,6 +168,57 @@ def test_project_errors_are_one_line(  # noqa: PLR0917 -- pytest passes fixtures
     assert _error(monkeypatch, capsys, root, *flags) == want.replace("<root>", str(root.resolve()))
 
 
+_TEMPLATE = """\
+---
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  annotations:
+    {{ setResourceNameAnnotation "settings" }}
+data:
+  region: {{ .observed.composite.resource.spec.region }}
+"""
+
+
+@pytest.mark.parametrize(
+    ("step_input", "reason"),
+    [
+        pytest.param(None, "a step without input reads the function's directory", id="NoInput"),
+        pytest.param({"apiVersion": "gotemplating.fn.crossplane.io/v1beta1", "kind": "GoTemplate"},
+                     "an input that names no source reads the function's directory", id="InputWithoutSource"),
+    ],
+)  # fmt: skip
+def test_embedded_go_templating_function(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: pytest.CaptureFixture[str],
+    step_input: dict[str, str] | None,
+    reason: str,
+) -> None:
+    """A directory of templates runs on the built-in function-go-templating as v0.12.0, upstream's base image,
+    with the directory as its default source (FUNCTION_GO_TEMPLATING_DEFAULT_SOURCE)."""
+    root = _copy(tmp_path)
+    (root / "functions" / "templates" / "nested").mkdir(parents=True)
+    (root / "functions" / "templates" / "nested" / "00-settings.yaml.gotmpl").write_text(_TEMPLATE)
+    step: dict[str, object] = {"step": "templates", "functionRef": {"name": "acme-platformtemplates"}}
+    if step_input is not None:
+        step["input"] = step_input
+    composition = root / "apis" / "xnetwork" / "composition.yaml"
+    doc = yaml.safe_load(composition.read_text())
+    doc["spec"]["pipeline"].insert(1, step)
+    composition.write_text(yaml.safe_dump(doc))
+    monkeypatch.chdir(root)
+    code = cli.main(RENDER)
+    out, err = capsys.readouterr()
+    assert code == 0, f"{reason}: {err}"
+    docs = [d for d in yaml.safe_load_all(out) if d]
+    settings = [d for d in docs if d["kind"] == "ConfigMap"]
+    assert [d["data"] for d in settings] == [{"region": "eu-west-1"}], reason
+    assert settings[0]["metadata"]["annotations"] == {
+        "crossplane.io/composition-resource-name": "settings"
+    }, reason
+
+
 def test_missing_models_for_a_kind_is_one_line(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:

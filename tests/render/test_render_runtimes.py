@@ -187,27 +187,6 @@ async def test_started_loads_builtins_with_the_shared_loader(
     assert (loaded, started.objects) == (["auto-ready@v0.5.2"], {"fn": "auto-ready@v0.5.2"})
 
 
-@pytest.mark.parametrize(
-    ("command", "want", "reason"),
-    [
-        pytest.param(
-            ("node", "f.mjs"),
-            ["node", "f.mjs", "--insecure", "--address=127.0.0.1:7000"],
-            "flags appended",
-            id="Append",
-        ),
-        pytest.param(
-            ("srv", "-l", "{address}"),
-            ["srv", "-l", "127.0.0.1:7000"],
-            "placeholders replace the flags",
-            id="Placeholder",
-        ),
-    ],
-)
-def test_process_argv(command: tuple[str, ...], want: list[str], reason: str) -> None:
-    assert _runtimes._process_argv(command, 7000) == want, reason
-
-
 def test_public_exports() -> None:
     """``crossfn.render`` exports exactly its documented names, and each exists."""
     from crossfn import render

@@ -1,12 +1,13 @@
-"""The call bounds both servers share: the gate, deadlines and the thread watchdog (servers: test_server_faults)."""
+"""The call bounds both servers share: the gate, deadlines, the thread watchdog, the function threads (servers: test_server_faults)."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import time
 
 import pytest
 
-from crossfn.sdk import _calls
+from crossfn.sdk import _calls, _threads
 
 
 def test_gate_refuses_beyond_its_limit() -> None:
@@ -61,3 +62,22 @@ def test_deadline_exceeded_passes_through_except_exception() -> None:
 def _spin_forever() -> None:
     while True:
         pass
+
+
+def test_a_tickets_done_callbacks_run_once_whenever_they_are_added() -> None:
+    """gRPC adds its callback after handing the call over: the call may be done by then."""
+    ticket = _threads.Ticket(print, (), 0.0, admitted=True)
+    seen: list[str] = []
+    ticket.add_done_callback(lambda t: seen.append("before"))
+    ticket._finish()
+    ticket.add_done_callback(lambda t: seen.append("after"))
+    assert seen == ["before", "after"]
+
+
+def test_function_threads_take_positional_arguments_only() -> None:
+    gate = _calls.Gate(1)
+    with concurrent.futures.ThreadPoolExecutor(1) as spare:
+        threads = _threads.FunctionThreads(1, gate, 60.0, spare)
+        with pytest.raises(TypeError, match="positional arguments only"):
+            threads.submit(print, end="")
+    assert gate.in_flight == 0

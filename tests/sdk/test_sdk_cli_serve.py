@@ -53,7 +53,7 @@ BOUNDS = {"handshake_timeout_seconds": 10.0, "max_connections": 512}
 _DEFAULTS = {
     "listen": {"address": "0.0.0.0:9443", "tls_certs_dir": None, "insecure": False},
     "grpc": {"max_recv_message_size_mb": 4, "max_send_message_size_mb": None, **BOUNDS, "extra_options": []},
-    "process": {"workers": 1, "threads": 2, "grace_period_seconds": 5.0},
+    "process": {"workers": 1, "threads": 4, "grace_period_seconds": 5.0},
     "calls": {"timeout_seconds": 120.0, "max_calls": 64},
     "observability": {"debug": False, "metrics_address": None},
 }

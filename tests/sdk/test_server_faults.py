@@ -182,6 +182,66 @@ def test_calls_beyond_the_bound_are_refused_at_once(serve: Callable[..., _Thread
     assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
 
 
+def test_a_queued_call_ends_at_the_server_deadline_while_the_threads_are_stuck(
+    serve: Callable[..., _Threaded],
+) -> None:
+    """A call waiting for a function thread is due from its arrival: the cap ends it there, not when a thread frees."""
+    threaded = serve(threads=1, timeout=0.5)
+    stuck = threaded.call("stuck")
+    time.sleep(0.1)
+    start = time.monotonic()
+    queued = threaded.call("quick")
+    with pytest.raises(grpc.RpcError) as ended:
+        queued.result(timeout=3)  # grpc.FutureTimeoutError, failing the test, if it is still queued
+    assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert time.monotonic() - start < 1.5
+    assert not stuck.done(), "the stuck call still holds the one thread"
+    _health_answers_quickly(threaded, times=1)
+
+
+def test_queued_calls_the_client_gave_up_on_give_back_their_places(serve: Callable[..., _Threaded]) -> None:
+    """Calls cancelled while queued never run, and leave --max-calls places free for the next ones."""
+    threaded = serve(threads=1, max_calls=3)
+    stuck = threaded.call("stuck")
+    time.sleep(0.1)
+    abandoned = [threaded.call("quick", timeout=0.2) for _ in range(2)]
+    assert [_code(c) for c in abandoned] == [grpc.StatusCode.DEADLINE_EXCEEDED] * 2
+    _RELEASE.set()
+    assert _code(stuck) == grpc.StatusCode.OK
+    assert [_code(threaded.call("quick", timeout=5)) for _ in range(3)] == [grpc.StatusCode.OK] * 3
+    deadline = time.monotonic() + 5
+    while threaded.server.in_flight and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert threaded.server.in_flight == 0
+
+
+def test_an_answered_call_holds_no_place(serve: Callable[..., _Threaded]) -> None:
+    """The place is given back before the answer is sent: a stop right after the last answer finds no call
+    in flight (else the server would exit as if a call were stuck)."""
+    threaded = serve(threads=2, max_calls=2)
+    for _ in range(20):
+        assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+        assert threaded.server.in_flight == 0
+
+
+def test_without_per_method_pools_calls_run_on_grpc_threads_still_bounded(
+    serve: Callable[..., _Threaded], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Should gRPC stop honouring a method's own pool, calls run on its threads, bounded there."""
+    monkeypatch.setattr("grpc._server._select_thread_pool_for_behavior", lambda behavior, default: default)
+    threaded = serve(threads=2, max_calls=2)
+    stuck = [threaded.call("stuck") for _ in range(2)]
+    time.sleep(0.3)
+    with pytest.raises(grpc.RpcError) as raised:
+        threaded.call("quick", timeout=5).result()
+    assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
+    _health_answers_quickly(threaded, times=1)
+    _RELEASE.set()
+    assert [_code(c) for c in stuck] == [grpc.StatusCode.OK] * 2
+    assert _code(threaded.call("hang", timeout=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
+    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
+
+
 EXPLODING = [
     pytest.param("interrupt", "KeyboardInterrupt", id="KeyboardInterrupt"),
     pytest.param("exit", "SystemExit: 3", id="SystemExit"),

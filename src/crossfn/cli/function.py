@@ -141,9 +141,9 @@ def register(subparsers: Any) -> None:
         "--threads",
         metavar="N",
         type=_args.positive_int,
-        default=_args.env("THREADS", default="2"),
+        default=_args.env("THREADS", default="4"),
         help="threads calling a sync function in each process; raise it for functions that wait on I/O "
-        "(env THREADS; default 2)",
+        "(env THREADS; default 4)",
     )
     serve.add_argument(
         "--metrics-address",

@@ -12,12 +12,9 @@ once the render succeeded.
 from __future__ import annotations
 
 import argparse
-import contextlib
-import sys
 from typing import Any
 
-from crossfn.cli import _args, _output
-from crossfn.cli import render as render_cli
+from crossfn.cli import _args, _render_flags
 
 __all__ = ["COMMAND", "DESCRIPTION", "add_arguments", "register"]
 
@@ -48,33 +45,8 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     p.add_argument(
         "functions", metavar="FUNCTIONS", type=_args.path, help="A YAML file or directory of Functions."
     )
-    p.add_argument(
-        "--context-files",
-        action="append",
-        default=[],
-        type=render_cli._key_value,
-        metavar="KEY=FILE",
-        help="Context key and a file holding its JSON/YAML value (repeatable).",
-    )
-    p.add_argument(
-        "--context-values",
-        action="append",
-        default=[],
-        type=render_cli._key_value,
-        metavar="KEY=VALUE",
-        help="Context key and its inline JSON/YAML value (repeatable; wins over files).",
-    )
-    p.add_argument(
-        "--function-credentials", type=_args.path, metavar="PATH", help="v1 Secrets for step credentials."
-    )
-    p.add_argument(
-        "-a",
-        "--function-annotations",
-        action="append",
-        default=[],
-        metavar="KEY=VALUE",
-        help="Set an annotation on every Function (repeatable).",
-    )
+    _render_flags.add_context(p)
+    _render_flags.add_function_flags(p)
     p.add_argument("-c", "--include-context", action="store_true", help="Print the final context.")
     p.add_argument(
         "-o",
@@ -104,32 +76,13 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
         metavar="PATH",
         help="The resource a WatchOperation saw change: required as ops.crossplane.io/watched-resource.",
     )
-    p.add_argument(
-        "--timeout", default="1m", metavar="DURATION", help="Whole-render timeout (Go duration, default 1m)."
-    )
-    p.add_argument("--output", choices=("yaml", "json"), default="yaml", help="Output format (default yaml).")
-    p.add_argument(
-        "-v",
-        "--verbose",
-        action="store_true",
-        help="Say on stderr which runtime each Function uses, and an in-process Function's traceback.",
-    )
-    p.add_argument("--no-exec", action="store_true", help=render_cli.NO_EXEC_HELP)
-    engine = p.add_argument_group(
-        "Crossplane render engine flags",
-        "Accepted for crossplane render op's command lines and ignored, with a note on stderr: crossfn "
-        "renders with its own engine in-process, without Docker or a crossplane binary.",
-    )
-    for flag, metavar, what in render_cli._ENGINE_FLAGS:
-        engine.add_argument(flag, metavar=metavar, dest=render_cli._dest(flag), help=f"Would choose {what}.")
-    p.set_defaults(handler=_run)
+    _render_flags.add_run(p)
+    _render_flags.add_engine(p, "crossplane render op")
+    p.set_defaults(handler=_render_flags.handler(_render, operation=True))
 
 
-def _run(args: argparse.Namespace) -> int:
+def _render(args: argparse.Namespace, report: _render_flags.Say, note: _render_flags.Say) -> list[Any]:
     from crossfn import render  # noqa: PLC0415 -- heavy imports only when the command runs
-
-    for line in render_cli.ignored_flag_notes(args):
-        print(f"crossfn: note: {line}", file=sys.stderr)
 
     req = render.OperationRequest(
         operation=args.operation,
@@ -144,24 +97,7 @@ def _run(args: argparse.Namespace) -> int:
         watched_resource=args.watched_resource,
         function_credentials=args.function_credentials,
         function_annotations=args.function_annotations,
-        timeout=render_cli._timeout(args.timeout),
+        timeout=_render_flags.timeout(args.timeout),
         allow_exec=not args.no_exec,
     )
-
-    def report(line: str) -> None:
-        if args.verbose:
-            print(f"crossfn: {line}", file=sys.stderr)
-
-    def note(line: str) -> None:
-        print(f"crossfn: note: {line}", file=sys.stderr)
-
-    # stdout holds only the render: what an in-process function prints (debugging) goes to stderr.
-    with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=args.verbose):
-        docs = render.render_operation(req, report=report, note=note)
-    text = (
-        render.output.to_json(docs)
-        if args.output == "json"
-        else render.output.yaml_stream(docs, describe=render.output.operation_document)
-    )
-    _output.write(text)
-    return 0
+    return render.render_operation(req, report=report, note=note)

@@ -14,11 +14,10 @@ import argparse
 import contextlib
 import re
 import sys
-from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.cli import _output, render
+from crossfn.cli import _args, _output, _render_flags
 
 __all__ = ["register"]
 
@@ -37,8 +36,10 @@ def register(subparsers: Any) -> None:
             "files, recursively."
         ),
     )
-    p.add_argument("paths", metavar="PATH", nargs="+", type=Path, help="A test file or a directory of them.")
-    p.add_argument("--junit", type=Path, metavar="FILE", help="Also write a JUnit XML report to FILE.")
+    p.add_argument(
+        "paths", metavar="PATH", nargs="+", type=_args.path, help="A test file or a directory of them."
+    )
+    p.add_argument("--junit", type=_args.path, metavar="FILE", help="Also write a JUnit XML report to FILE.")
     p.add_argument(
         "-o",
         "--output",
@@ -49,7 +50,7 @@ def register(subparsers: Any) -> None:
     p.add_argument(
         "--run", metavar="REGEX", help="Run only the tests whose <suite>/<name> matches REGEX (re.search)."
     )
-    p.add_argument("--no-exec", action="store_true", help=render.NO_EXEC_HELP)
+    p.add_argument("--no-exec", action="store_true", help=_render_flags.NO_EXEC_HELP)
     p.add_argument(
         "-q", "--quiet", action="store_true", help="No progress lines on stderr: only the report at the end."
     )

@@ -18,13 +18,14 @@ v0.4.0 and on  v1              rejects unknown fields   ``cannot get function in
 Below the wrapper comes ``cannot unmarshal JSON from *structpb.Struct into
 *<type>: <decoder error>`` (:mod:`crossfn.gocompat.jsonstruct`). Each built-in
 names the SDK its release vendored (one :class:`SDK`) and writes its Fatal
-results and input errors through it.
+results and input errors through it: its code raises :class:`Fatal` where
+upstream's returns ``response.Fatal``, and :meth:`SDK.run` writes the result.
 """
 
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import errors
@@ -32,7 +33,11 @@ from crossfn.gocompat import jsonstruct
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
-__all__ = ["SDK", "V0_1_0", "V0_2_0", "V0_4_0"]
+__all__ = ["SDK", "V0_1_0", "V0_2_0", "V0_4_0", "Fatal"]
+
+
+class Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
+    """Stop the function with one Fatal result (the message is upstream's)."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -67,6 +72,18 @@ class SDK:
     def fatal(self, rsp: fnv1.RunFunctionResponse, message: str) -> None:
         """``response.Fatal``: a Fatal result, targeting the composite from v0.4.0 on."""
         response.fatal(rsp, message, target=fnv1.TARGET_COMPOSITE if self.targets else None)
+
+    def run(
+        self,
+        body: Callable[[fnv1.RunFunctionRequest, fnv1.RunFunctionResponse], None],
+        req: fnv1.RunFunctionRequest,
+        rsp: fnv1.RunFunctionResponse,
+    ) -> None:
+        """``RunFunction``: run ``body``; a :class:`Fatal` it raises becomes :meth:`fatal` with its text."""
+        try:
+            body(req, rsp)
+        except Fatal as exc:
+            self.fatal(rsp, str(exc))
 
 
 V0_1_0 = SDK(proto="v1beta1", decoder=jsonstruct.V2, targets=False)

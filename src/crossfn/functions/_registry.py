@@ -29,7 +29,7 @@ import dataclasses
 import re
 from collections.abc import Mapping
 
-__all__ = ["Match", "Release", "Span", "Upstream", "Version", "parse_version"]
+__all__ = ["Behaviour", "Match", "Release", "Span", "Upstream", "Version", "parse_version"]
 
 Version = tuple[int, int, int]
 
@@ -58,6 +58,27 @@ class Release:
         if v is None:
             raise ValueError(f"not a release tag: {self.tag!r}")
         return v
+
+
+@dataclasses.dataclass(frozen=True)
+class Behaviour:
+    """The release a built-in behaves as, asked by property.
+
+    A built-in whose behaviour changed across releases subclasses this as its
+    ``Release``, with one property per behaviour that changed, each named for
+    what it decides, documented with the release that changed it and answered
+    with :meth:`_since`: the built-in's modules ask the property, never the
+    version.
+    """
+
+    version: Version
+
+    def _since(self, major: int, minor: int, patch: int) -> bool:
+        return self.version >= (major, minor, patch)
+
+    @property
+    def tag(self) -> str:
+        return "v{}.{}.{}".format(*self.version)
 
 
 @dataclasses.dataclass(frozen=True)

@@ -12,7 +12,9 @@ Each built-in gives its own worker file (``crossfn.functions.starlark._worker``,
 ``crossfn.functions.python._worker``), run as ``python -I <worker> <memory
 limit>``: one JSON job a stdin line, one JSON reply a stdout line. Workers are
 started on first use, reused across calls, and replaced when one is killed or
-dies. At most ``size`` scripts run at once; further calls wait.
+dies. At most ``size`` scripts run at once; further calls wait. A built-in
+makes its pool when it is made (that starts nothing) and closes it in its own
+``close``; a pool runs again after :meth:`Pool.close`, with new workers.
 
 :meth:`Pool.run` blocks its thread; :meth:`Pool.run_async` (function-kcl's
 way) waits in a thread too, and when its caller is cancelled (render's
@@ -205,10 +207,11 @@ class Pool:
         self._readable = None if readable is None else tuple(readable)
         self._required = required
         self._slots = threading.BoundedSemaphore(size)
-        self._idle: queue.SimpleQueue[_Worker] = queue.SimpleQueue()
+        self._idle: queue.SimpleQueue[tuple[_Worker, int]] = queue.SimpleQueue()
         self._lock = threading.Lock()
-        self._closed = False
-        atexit.register(self.close)
+        self._generation = 0
+        """Bumped by :meth:`close`: a worker of an earlier generation is stopped when its job ends."""
+        self._at_exit = False
 
     def run(self, job: dict[str, Any], *, hard_timeout: float) -> dict[str, Any]:
         """Run one job in a free worker; kill the worker if it overruns ``hard_timeout`` seconds."""
@@ -237,7 +240,7 @@ class Pool:
         deadline = time.monotonic() + hard_timeout
         self._slot(deadline, ticket)
         try:
-            worker = self._take()
+            worker, generation = self._take()
             if ticket is not None and not ticket.attach(worker):
                 worker.close()
                 raise _CancelledError("cancelled")
@@ -248,34 +251,46 @@ class Pool:
                 worker.close()
                 raise
             with self._lock:
-                if self._closed:
+                if generation != self._generation:
                     worker.close()
                 else:
-                    self._idle.put(worker)
+                    self._idle.put((worker, generation))
             return reply
         finally:
             self._slots.release()
 
-    def _take(self) -> _Worker:
+    def _take(self) -> tuple[_Worker, int]:
         while True:
             try:
-                worker = self._idle.get_nowait()
+                worker, generation = self._idle.get_nowait()
             except queue.Empty:
-                try:
-                    return _Worker(self._worker, self._memory_limit, self._readable, required=self._required)
-                except OSError as exc:
-                    raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
+                return self._start()
             if worker.alive():
-                return worker
+                return worker, generation
             worker.close()
 
-    def close(self) -> None:
-        """Stop every idle worker; calls still running stop their own worker when done."""
+    def _start(self) -> tuple[_Worker, int]:
         with self._lock:
-            self._closed = True
+            generation = self._generation
+            if not self._at_exit:
+                atexit.register(self.close)
+                self._at_exit = True
+        try:
+            return _Worker(
+                self._worker, self._memory_limit, self._readable, required=self._required
+            ), generation
+        except OSError as exc:
+            raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
+
+    def close(self) -> None:
+        """Stop every idle worker (calls still running stop their own worker when done); a later call starts new ones."""
+        with self._lock:
+            self._generation += 1
             while True:
                 try:
-                    self._idle.get_nowait().close()
+                    self._idle.get_nowait()[0].close()
                 except queue.Empty:
                     break
-        atexit.unregister(self.close)
+            if self._at_exit:
+                atexit.unregister(self.close)
+                self._at_exit = False

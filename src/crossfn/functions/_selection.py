@@ -1,6 +1,7 @@
 """Selecting required resources by label and ordering them, as function-environment-configs and function-extra-resources do.
 
-Both functions carry the same Go code (one was copied from the other): label
+Both functions carry the same Go code (one was copied from the other): the
+requirement each source asks for (:func:`selector`, :func:`request`), label
 matchers whose values come from the input or from the observed XR, and a sort
 of the fetched resources by a field path before ``maxMatch`` cuts the list.
 The texts below are theirs, byte for byte.
@@ -23,14 +24,27 @@ from collections.abc import Mapping, Sequence
 from typing import Any, TypeVar
 
 from crossfn import errors
-from crossfn.sdk import fieldpath
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import fieldpath, resource
 
-__all__ = ["NIL_POINTER", "Panic", "match_labels", "sort_by_field_path"]
+__all__ = [
+    "INDEX_OUT_OF_RANGE",
+    "NIL_POINTER",
+    "Panic",
+    "fetched",
+    "match_labels",
+    "request",
+    "selector",
+    "sort_by_field_path",
+]
 
 _R = TypeVar("_R", bound=Mapping[str, Any])
 
 NIL_POINTER = "runtime error: invalid memory address or nil pointer dereference"
 """What a Go program prints after ``panic:`` when it dereferences a nil pointer."""
+
+INDEX_OUT_OF_RANGE = "runtime error: index out of range [0] with length 0"
+"""What a Go program prints after ``panic:`` when it reads the first item of an empty slice."""
 
 
 class Panic(Exception):  # noqa: N818 -- named after what Go does (crash), not an error of ours or the user's
@@ -74,6 +88,64 @@ def match_labels(
                         f"cannot get value from field path {errors.quote(path)}: {exc}"
                     ) from exc
     return labels
+
+
+def selector(
+    source: Mapping[str, Any],
+    xr: Mapping[str, Any],
+    *,
+    api_version: str,
+    kind: str,
+    checks_nil: bool,
+    namespace: str | None = None,
+) -> fnv1.ResourceSelector | None:
+    """What one source asks for, as buildRequirements builds it: ``Reference`` (the default ``type``) by
+    ``ref.name``, ``Selector`` by its labels (:func:`match_labels`).
+
+    None when the selector's labels come to nothing or the ``type`` is another; a missing ``ref`` or
+    ``selector`` is Go's nil pointer (:class:`Panic`).
+    """
+    kind_of = source.get("type", "")
+    found = fnv1.ResourceSelector(api_version=api_version, kind=kind)
+    if namespace is not None:
+        found.namespace = namespace
+    if kind_of in ("", "Reference"):
+        ref = source.get("ref")
+        if ref is None:
+            raise Panic(NIL_POINTER)
+        found.match_name = ref.get("name", "")
+        return found
+    if kind_of != "Selector":
+        return None
+    sel = source.get("selector")
+    if sel is None:
+        raise Panic(NIL_POINTER)
+    labels = match_labels(sel.get("matchLabels") or [], xr, checks_nil=checks_nil)
+    if not labels:
+        return None
+    found.match_labels.labels.update(labels)
+    return found
+
+
+def request(
+    rsp: fnv1.RunFunctionResponse, selectors: Mapping[str, fnv1.ResourceSelector], *, required: bool
+) -> None:
+    """Ask for ``selectors`` by name: as ``requirements.resources`` (``required``) or, in the releases
+    before, ``requirements.extraResources``; the requirements are set even when there are none."""
+    rsp.requirements.SetInParent()
+    into = rsp.requirements.resources if required else rsp.requirements.extra_resources
+    for name, found in selectors.items():
+        into[name].CopyFrom(found)
+
+
+def fetched(req: fnv1.RunFunctionRequest, *, required: bool) -> dict[str, list[dict[str, Any]]]:
+    """What Crossplane fetched for each requirement (``required_resources``, or before, ``extra_resources``),
+    in Go's value model; empty before the first fetch."""
+    found = req.required_resources if required else req.extra_resources
+    return {
+        name: [resource.struct_to_dict(item.resource, integers=False) for item in items.items]
+        for name, items in found.items()
+    }
 
 
 def _go_type(v: Any, kinds: bool) -> str:

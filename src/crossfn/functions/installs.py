@@ -37,21 +37,18 @@ function-pythonic        ``crossplane-function-pythonic`` on PyPI; its
 from __future__ import annotations
 
 import asyncio
-import contextlib
 import dataclasses
 import json
 import os
 import re
 import shutil
-import signal
-import socket
 import subprocess
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from crossfn import errors
-from crossfn.functions import _is_host, _split
+from crossfn.functions import _is_host, _split, process
 from crossfn.functions._registry import Version, parse_version
 
 __all__ = [
@@ -354,8 +351,8 @@ def _interpreter(want: Wanted, given: str | None) -> tuple[str, str]:
     names = f"{', '.join(first)} or {last}" if first else last
     raise errors.InputError(
         f"{want.requirement} needs Python {want.python_text()}; this is Python "
-        f"{'.'.join(map(str, sys.version_info[:3]))} and there is no {names} on PATH: "
-        f"pass --python with a Python {want.python_text()} interpreter"
+        f"{'.'.join(map(str, sys.version_info[:3]))} and no {names} on PATH runs: "
+        f"pass --python PATH of a Python {want.python_text()} interpreter"
     )
 
 
@@ -398,80 +395,43 @@ def _run(argv: Sequence[str], what: str) -> str:
     return out.stdout
 
 
-STOP_GRACE = 5.0
-"""Seconds a server gets to stop after SIGTERM before it is killed, Crossplane's budget."""
-
-
 class Server:
     """An install serving gRPC on a free loopback port, insecure: the controller's child process.
 
     :meth:`target` starts it on first use (and again if it has exited),
-    waiting until it accepts connections; :meth:`stop` stops its whole process
-    group. Its output goes to this process's stderr, where a developer running
-    the controller sees it.
+    waiting until it serves (:class:`crossfn.functions.process.ServerProcess`);
+    :meth:`stop` stops its whole process group. Its output goes to this
+    process's stderr, where a developer running the controller sees it.
     """
 
     def __init__(self, installed: Installed, *, start_timeout: float = 60.0) -> None:
         self.installed = installed
         self._timeout = start_timeout
-        self._proc: asyncio.subprocess.Process | None = None
-        self._address = ""
+        self._server: process.ServerProcess | None = None
         self._lock = asyncio.Lock()
 
     async def target(self) -> str:
         """``127.0.0.1:<port>`` of the running server, started now when it is not running."""
         async with self._lock:
-            if self._proc is not None and self._proc.returncode is None:
-                return self._address
-            port = _free_port()
-            self._address = f"127.0.0.1:{port}"
-            argv = [*self.installed.argv, "--insecure", f"--address={self._address}"]
+            if self._server is not None and self._server.running:
+                return self._server.target
+            program = self.installed.argv[0]
             try:
-                self._proc = await asyncio.create_subprocess_exec(
-                    *argv, stdin=asyncio.subprocess.DEVNULL, stdout=sys.stderr.fileno(),
-                    stderr=sys.stderr.fileno(), start_new_session=True,
-                )  # fmt: skip
+                self._server = await process.ServerProcess.start(
+                    self.installed.argv, output=sys.stderr.fileno()
+                )
             except OSError as exc:
-                raise errors.FunctionRunError(f"cannot start {argv[0]}: {exc.strerror or exc}") from exc
-            await self._wait_serving(port)
-            return self._address
-
-    async def _wait_serving(self, port: int) -> None:
-        assert self._proc is not None
-        loop = asyncio.get_running_loop()
-        deadline = loop.time() + self._timeout
-        while True:
-            if self._proc.returncode is not None:
-                raise errors.FunctionRunError(
-                    f"{self.installed.argv[0]} exited with status {self._proc.returncode} before serving"
-                )
-            with contextlib.suppress(OSError):
-                _, writer = await asyncio.open_connection("127.0.0.1", port)
-                writer.close()
-                return
-            if loop.time() > deadline:
+                raise errors.FunctionRunError(f"cannot start {program}: {exc.strerror or exc}") from exc
+            deadline = asyncio.get_running_loop().time() + self._timeout
+            try:
+                await self._server.wait_serving(deadline, program)
+            except errors.FunctionRunError:
                 await self.stop()
-                raise errors.FunctionRunError(
-                    f"{self.installed.argv[0]} did not serve at 127.0.0.1:{port} within {self._timeout:g}s"
-                )
-            await asyncio.sleep(0.05)
+                raise
+            return self._server.target
 
     async def stop(self) -> None:
-        """SIGTERM to its process group, SIGKILL after :data:`STOP_GRACE` seconds."""
-        proc, self._proc = self._proc, None
-        if proc is None:
-            return
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGTERM)
-        with contextlib.suppress(TimeoutError):
-            await asyncio.wait_for(proc.wait(), STOP_GRACE)
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.killpg(proc.pid, signal.SIGKILL)
-        await proc.wait()
-
-
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
+        """SIGTERM to its process group, SIGKILL after :data:`crossfn.functions.process.STOP_GRACE` seconds."""
+        server, self._server = self._server, None
+        if server is not None:
+            await server.stop()

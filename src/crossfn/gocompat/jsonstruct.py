@@ -2,10 +2,14 @@
 
 Functions written with function-sdk-go read their input with
 ``request.GetInput``: the input Struct is marshalled to JSON and decoded into
-the input type. function-sdk-go v0.1.0 decodes with ``encoding/json``
-(:data:`LENIENT`); from February 2024 on it decodes with go-json-experiment
-and ``RejectUnknownMembers`` (:data:`STRICT`). The function wraps the error
-and shows it to the user, so the texts matter.
+the input type with go-json-experiment (``resource.AsObject``). function-sdk-go
+v0.1.0 (and its builds to January 2024) calls its ``json.Unmarshal`` without
+options (:data:`V2`); from v0.2.0 (February 2024) on with
+``RejectUnknownMembers`` (:data:`STRICT`). The function wraps the error and
+shows it to the user, so the texts matter. ``encoding/json`` (:data:`LENIENT`)
+is what Go code uses that decodes with it directly or through
+``sigs.k8s.io/yaml``: crossplane-runtime's ``fieldpath`` ``GetValueInto``, a
+typed round trip of a Kubernetes object.
 
 ``encoding/json`` (lenient):
 
@@ -33,8 +37,9 @@ function-sdk-go (2023-10 and 2024-08 builds, one error format):
   to" at random per process, on purpose; crossfn always says "cannot".)
 
 go-json-experiment without ``RejectUnknownMembers`` (:data:`V2`), which
-function-sdk-go v0.1.0 up to its January 2024 builds call: as strict, but an
-unknown key is skipped.
+function-sdk-go v0.1.0 up to its January 2024 builds call (2023-10 build): as
+strict (names matched exactly: ``Rules`` is not ``rules``), but an unknown
+key is skipped.
 
 A type is described by :class:`Struct`, :class:`Slice`, :class:`Map` and
 :class:`Scalar` (``string``, ``bool``, ``uint64``, ``int64``, ``int32``, ``metav1.Time``,

@@ -35,11 +35,10 @@ from __future__ import annotations
 
 import math
 import re
-import unicodedata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any, cast
 
-from crossfn.gocompat import _yaml_resolve, strconv
+from crossfn.gocompat import _yaml_order, _yaml_resolve, strconv
 
 __all__ = ["needs_quotes", "number", "sorted_items", "to_yaml", "to_yaml_stream"]
 
@@ -449,50 +448,7 @@ def number(value: int | float) -> str:
     return strconv.format_float(value, "g", -1)
 
 
-# --- natural key order (go-yaml v2 sorter.go keyList.Less) ------------------------
-
-
-def _is_letter(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("L")
-
-
-def _is_digit(ch: str) -> bool:
-    return unicodedata.category(ch) == "Nd"
-
-
-def _key_less(a: str, b: str) -> bool:
-    """go-yaml's key order: runs of digits compare as numbers, non-letters before letters."""
-    for i in range(min(len(a), len(b))):
-        ca, cb = a[i], b[i]
-        if ca == cb:
-            continue
-        al, bl = _is_letter(ca), _is_letter(cb)
-        if al and bl:
-            return ca < cb
-        if al or bl:
-            return bl
-        an = bn = 0
-        if ca == "0" or cb == "0":
-            j = i - 1
-            while j >= 0 and _is_digit(a[j]):
-                if a[j] != "0":
-                    an = bn = 1
-                    break
-                j -= 1
-        ai = i
-        while ai < len(a) and _is_digit(a[ai]):
-            an = an * 10 + ord(a[ai]) - 48
-            ai += 1
-        bi = i
-        while bi < len(b) and _is_digit(b[bi]):
-            bn = bn * 10 + ord(b[bi]) - 48
-            bi += 1
-        if an != bn:
-            return an < bn
-        if ai != bi:
-            return ai < bi
-        return ca < cb
-    return len(a) < len(b)
+# --- natural key order (go-yaml v2 sorter.go keyList.Less: _yaml_order) -------------
 
 
 class _Key:
@@ -502,7 +458,7 @@ class _Key:
         self.s = s
 
     def __lt__(self, other: _Key) -> bool:
-        return _key_less(self.s, other.s)
+        return _yaml_order.v2_less(self.s, other.s)
 
 
 _LETTERS = re.compile(r"[A-Za-z]*")

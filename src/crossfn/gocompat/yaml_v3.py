@@ -36,15 +36,14 @@ from __future__ import annotations
 
 import base64
 import math
-import unicodedata
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import yaml
 
 from crossfn import errors
+from crossfn.gocompat import _yaml_order, gofunc, strconv, values, yaml_emitter, yaml_loader
 from crossfn.gocompat import _yaml_resolve as v2resolve
-from crossfn.gocompat import gofunc, strconv, values, yaml_emitter, yaml_loader
 from crossfn.gocompat import time as gotime
 
 __all__ = ["marshal", "unmarshal"]
@@ -393,14 +392,6 @@ def _key_float(v: Any) -> float | None:
     return None
 
 
-def _is_letter(ch: str) -> bool:
-    return unicodedata.category(ch).startswith("L")
-
-
-def _is_digit(ch: str) -> bool:
-    return unicodedata.category(ch) == "Nd"
-
-
 def _key_less(a: Any, b: Any) -> bool:
     af, bf = _key_float(a), _key_float(b)
     ak, bk = _kind(a), _kind(b)
@@ -412,43 +403,7 @@ def _key_less(a: Any, b: Any) -> bool:
         return bool(a < b)
     if ak != _KIND_STRING or bk != _KIND_STRING:
         return ak < bk
-    return _string_less(a, b)
-
-
-def _string_less(a: str, b: str) -> bool:
-    digits = False
-    for i in range(min(len(a), len(b))):
-        ca, cb = a[i], b[i]
-        if ca == cb:
-            digits = _is_digit(ca)
-            continue
-        al, bl = _is_letter(ca), _is_letter(cb)
-        if al and bl:
-            return ca < cb
-        if al or bl:
-            return al if digits else bl
-        an = bn = 0
-        if ca == "0" or cb == "0":
-            j = i - 1
-            while j >= 0 and _is_digit(a[j]):
-                if a[j] != "0":
-                    an = bn = 1
-                    break
-                j -= 1
-        ai = i
-        while ai < len(a) and _is_digit(a[ai]):
-            an = an * 10 + ord(a[ai]) - 48
-            ai += 1
-        bi = i
-        while bi < len(b) and _is_digit(b[bi]):
-            bn = bn * 10 + ord(b[bi]) - 48
-            bi += 1
-        if an != bn:
-            return an < bn
-        if ai != bi:
-            return ai < bi
-        return ca < cb
-    return len(a) < len(b)
+    return _yaml_order.v3_less(a, b)
 
 
 class _Key:

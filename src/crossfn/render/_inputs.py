@@ -6,7 +6,10 @@ exact text. The order matters: users and scripts see the same first error as
 with ``crossplane render``. Steps 1 to 9 of upstream core-3.3 are the helpers below, in
 order; step 10 (render under the timeout) is ``_render``'s.
 
-Nothing here runs a function or starts a process.
+The inputs ``crossfn render op`` takes too (required resources and schemas,
+function credentials, the context) are read by :class:`PipelineFiles` and
+checked by :class:`PipelineObjects`, which ``_op_inputs`` extends with its own
+texts. Nothing here runs a function or starts a process.
 """
 
 from __future__ import annotations
@@ -24,7 +27,18 @@ from crossfn.render import _legacy, _load, _project, _runtimes
 if TYPE_CHECKING:
     from crossfn.schemas import store as schema_store
 
-__all__ = ["Inputs", "Objects", "Request", "from_objects", "load", "pipeline_steps"]
+__all__ = [
+    "XR_CONTEXT",
+    "ContextTexts",
+    "Inputs",
+    "Objects",
+    "PipelineFiles",
+    "PipelineObjects",
+    "Request",
+    "from_objects",
+    "load",
+    "pipeline_steps",
+]
 
 _COMPOSITION_API = "apiextensions.crossplane.io/v1"
 _FUNCTION_APIS = ("pkg.crossplane.io/v1", "pkg.crossplane.io/v1beta1")
@@ -291,29 +305,41 @@ def _checked_observed(observed: list[dict[str, Any]], label: Path | str) -> list
     return observed
 
 
-def _load_context(files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]]) -> dict[str, Any]:
-    """Context keys from files, then inline values, each parsed as YAML or JSON (upstream core-3.5 step 3).
+@dataclasses.dataclass(frozen=True)
+class ContextTexts:
+    """How a context flag's errors read, each a template with ``{key}`` (the quoted key), for ``: <cause>``."""
 
-    Upstream reads the files before rendering (``cannot read context value for
-    key %q``) and parses the values inside ``Render``, so a bad value is a
-    render error: ``cannot render composite resource: cannot unmarshal
-    YAML/JSON for context key %q``.
-    """
+    read: str
+    """A ``--context-files`` file that cannot be read."""
+    parse: str
+    """A value that is not YAML or JSON."""
+
+
+XR_CONTEXT = ContextTexts(
+    read="cannot read context value for key {key}",
+    parse="cannot render composite resource: cannot unmarshal YAML/JSON for context key {key}",
+)
+"""``crossplane render``'s texts: it reads the files before rendering and parses the values inside
+``Render``, so a bad value is a render error (upstream core-3.5 step 3)."""
+
+
+def _load_context(
+    files: Sequence[tuple[str, str]], values: Sequence[tuple[str, str]], texts: ContextTexts
+) -> dict[str, Any]:
+    """Context keys from files, then inline values (which win), each parsed as YAML or JSON."""
     raw: dict[str, str] = {}
     for key, file in files:
         try:
             raw[key] = yaml_loader.read_file(file)
         except errors.InputError as exc:
-            raise errors.InputError(f"cannot read context value for key {errors.quote(key)}: {exc}") from exc
+            raise errors.InputError(f"{texts.read.format(key=errors.quote(key))}: {exc}") from exc
     raw.update(dict(values))
     out: dict[str, Any] = {}
     for key, text in raw.items():
         try:
             out[key] = _load.parse_value(text)
         except errors.InputError as exc:
-            raise errors.InputError(
-                f"cannot render composite resource: cannot unmarshal YAML/JSON for context key {errors.quote(key)}: {exc}"
-            ) from exc
+            raise errors.InputError(f"{texts.parse.format(key=errors.quote(key))}: {exc}") from exc
     return out
 
 
@@ -379,9 +405,7 @@ def _add_checked(check: schema_store.SchemaStore, doc: dict[str, Any], file: Pat
         raise errors.InputError(f"{file}: {exc}") from exc
 
 
-def _checked_credentials(
-    creds: list[dict[str, Any]], where: Path | str, what: str = "cannot load secrets from"
-) -> list[dict[str, Any]]:
+def _checked_credentials(creds: list[dict[str, Any]], what: str, where: Path | str) -> list[dict[str, Any]]:
     """``creds``, each a v1 Secret whose values decode, as ``crossplane render`` decodes each into a
     ``corev1.Secret`` when it loads them (before any function runs, whether a step uses them or not)."""
     for i, c in enumerate(creds):
@@ -391,6 +415,51 @@ def _checked_credentials(
             )
         _load.secret_data(c, f"{_wrap(what, where)}: document {i + 1}")
     return creds
+
+
+class _Flags(Protocol):
+    """The flags both renders take (``crossfn render``'s :class:`Request`, ``render op``'s)."""
+
+    @property
+    def required_resources(self) -> Sequence[Path]: ...
+    @property
+    def required_schemas(self) -> Path | None: ...
+    @property
+    def function_credentials(self) -> Path | None: ...
+    @property
+    def context_files(self) -> Sequence[tuple[str, str]]: ...
+    @property
+    def context_values(self) -> Sequence[tuple[str, str]]: ...
+
+
+class PipelineFiles:
+    """The inputs both renders read from files the same way: ``-e``, ``-s``, credentials, the context.
+
+    Each render's own reader (:class:`_Files` here, ``_op_inputs``') adds its
+    inputs; ``credentials_text`` and ``context_texts`` are its error texts.
+    """
+
+    credentials_text = "cannot load secrets from"
+    context_texts = XR_CONTEXT
+
+    def __init__(self, flags: _Flags) -> None:
+        self._flags = flags
+
+    def required(self) -> list[dict[str, Any]]:
+        return _load_many(self._flags.required_resources, "cannot load required resources from")
+
+    def schemas(self) -> list[dict[str, Any]]:
+        path = self._flags.required_schemas
+        return _load_schemas(path) if path else []
+
+    def credentials(self) -> list[dict[str, Any]]:
+        path = self._flags.function_credentials
+        if not path:
+            return []
+        return _checked_credentials(_load_many([path], self.credentials_text), self.credentials_text, path)
+
+    def context(self) -> dict[str, Any]:
+        return _load_context(self._flags.context_files, self._flags.context_values, self.context_texts)
 
 
 class _Given(Protocol):
@@ -417,10 +486,11 @@ class _Given(Protocol):
     def crds(self) -> list[dict[str, Any]]: ...
 
 
-class _Files:
+class _Files(PipelineFiles):
     """The inputs a :class:`Request` names, read from its files."""
 
     def __init__(self, req: Request) -> None:
+        super().__init__(req)
         self._req = req
         fns = req.functions
         if fns is None:
@@ -448,10 +518,6 @@ class _Files:
     def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:
         return _default_from_xrd(xr, self._req.xrd) if self._req.xrd is not None else None
 
-    def credentials(self) -> list[dict[str, Any]]:
-        path = self._req.function_credentials
-        return _checked_credentials(_load_many([path], "cannot load secrets from"), path) if path else []
-
     def observed(self) -> list[dict[str, Any]]:
         path = self._req.observed_resources
         if not path:
@@ -460,15 +526,6 @@ class _Files:
 
     def extra(self) -> list[dict[str, Any]]:
         return _load_many(self._req.extra_resources, "cannot load extra resources from")
-
-    def required(self) -> list[dict[str, Any]]:
-        return _load_many(self._req.required_resources, "cannot load required resources from")
-
-    def context(self) -> dict[str, Any]:
-        return _load_context(self._req.context_files, self._req.context_values)
-
-    def schemas(self) -> list[dict[str, Any]]:
-        return _load_schemas(self._req.required_schemas) if self._req.required_schemas else []
 
     def crds(self) -> list[dict[str, Any]]:
         return _load_crds(self._req.crds)
@@ -524,15 +581,68 @@ def _copy_objects(values: Sequence[object], label: str, what: str) -> list[dict[
     return out
 
 
-class _Objects:
-    """The inputs of an :class:`Objects`, copied."""
+class _PipelineGiven(Protocol):
+    """What both renders' ``Objects`` hold for :class:`PipelineObjects`."""
 
-    def __init__(self, given: Objects) -> None:
-        self._given = given
+    @property
+    def functions(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def required_resources(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def required_schemas(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def function_credentials(self) -> Sequence[Mapping[str, Any]]: ...
+    @property
+    def context(self) -> Mapping[str, Any]: ...
+    @property
+    def functions_dir(self) -> Path: ...
+    @property
+    def names(self) -> Mapping[str, str]: ...
+
+
+class PipelineObjects:
+    """The inputs both renders take as objects, copied and checked as :class:`PipelineFiles` reads them.
+
+    Messages name an input by its ``names`` entry, where a file's path would stand.
+    """
+
+    credentials_text = "cannot load secrets from"
+
+    def __init__(self, given: _PipelineGiven) -> None:
+        self._pipeline = given
         self.functions_dir = given.functions_dir
 
     def _label(self, field: str) -> str:
-        return self._given.names.get(field, field)
+        return self._pipeline.names.get(field, field)
+
+    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
+        what = "cannot load functions from"
+        fns = _copy_objects(self._pipeline.functions, self._label("functions"), what)
+        return _checked_functions(fns, _wrap(what, self._label("functions")), annotations)
+
+    def required(self) -> list[dict[str, Any]]:
+        what = "cannot load required resources from"
+        return _copy_objects(self._pipeline.required_resources, self._label("required_resources"), what)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        what = "cannot load required schemas from"
+        return _copy_objects(self._pipeline.required_schemas, self._label("required_schemas"), what)
+
+    def credentials(self) -> list[dict[str, Any]]:
+        label = self._label("function_credentials")
+        creds = _copy_objects(self._pipeline.function_credentials, label, self.credentials_text)
+        return _checked_credentials(creds, self.credentials_text, label)
+
+    def context(self) -> dict[str, Any]:
+        return copy.deepcopy(dict(self._pipeline.context))
+
+
+class _Objects(PipelineObjects):
+    """The inputs of an :class:`Objects`, copied."""
+
+    def __init__(self, given: Objects) -> None:
+        super().__init__(given)
+        self._given = given
 
     def xr(self) -> dict[str, Any]:
         label = self._label("xr")
@@ -546,20 +656,10 @@ class _Objects:
     def composition_label(self) -> str:
         return self._label("composition")
 
-    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
-        what = "cannot load functions from"
-        fns = _copy_objects(self._given.functions, self._label("functions"), what)
-        return _checked_functions(fns, _wrap(what, self._label("functions")), annotations)
-
     def xrd(self, xr: dict[str, Any]) -> dict[str, Any] | None:
         if self._given.xrd is None:
             return None
         return _apply_xrd(xr, _copy_object(self._given.xrd, self._label("xrd"), "cannot load XRD from"))
-
-    def credentials(self) -> list[dict[str, Any]]:
-        label = self._label("function_credentials")
-        creds = _copy_objects(self._given.function_credentials, label, "cannot load secrets from")
-        return _checked_credentials(creds, label)
 
     def observed(self) -> list[dict[str, Any]]:
         what = "cannot load observed composed resources from"
@@ -569,17 +669,6 @@ class _Objects:
     def extra(self) -> list[dict[str, Any]]:
         what = "cannot load extra resources from"
         return _copy_objects(self._given.extra_resources, self._label("extra_resources"), what)
-
-    def required(self) -> list[dict[str, Any]]:
-        what = "cannot load required resources from"
-        return _copy_objects(self._given.required_resources, self._label("required_resources"), what)
-
-    def context(self) -> dict[str, Any]:
-        return copy.deepcopy(dict(self._given.context))
-
-    def schemas(self) -> list[dict[str, Any]]:
-        what = "cannot load required schemas from"
-        return _copy_objects(self._given.required_schemas, self._label("required_schemas"), what)
 
     def crds(self) -> list[dict[str, Any]]:
         label = self._label("crds")

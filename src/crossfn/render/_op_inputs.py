@@ -27,7 +27,7 @@ from typing import Any, Protocol
 
 from crossfn import engine, errors
 from crossfn.gocompat import yaml_loader
-from crossfn.render import _inputs, _load, _optypes, _runtimes
+from crossfn.render import _inputs, _optypes, _runtimes
 
 __all__ = [
     "OPS_API_VERSION",
@@ -179,17 +179,26 @@ class _Given(Protocol):
     def watched(self) -> list[dict[str, Any]] | None: ...
     def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]: ...
     def credentials(self) -> list[dict[str, Any]]: ...
-    def context(self) -> tuple[dict[str, Any], bool]: ...
+    def context(self) -> dict[str, Any]: ...
+    def seeds_context(self) -> bool: ...
 
 
-def _checked_credentials(creds: list[dict[str, Any]], label: Path | str) -> list[dict[str, Any]]:
-    return _inputs._checked_credentials(creds, label, "cannot load function credentials from")
+_CREDENTIALS = "cannot load function credentials from"
+_CONTEXT = _inputs.ContextTexts(
+    read="cannot build context data: cannot read context value for key {key}",
+    parse="cannot parse context data: cannot unmarshal context value for key {key}",
+)
 
 
-class _Files:
-    """The inputs a :class:`Request` names, read from its files."""
+class _Files(_inputs.PipelineFiles):
+    """The inputs a :class:`Request` names, read from its files (``-e``, ``-s``, credentials and context as
+    ``crossfn render`` reads them, with ``render op``'s texts)."""
+
+    credentials_text = _CREDENTIALS
+    context_texts = _CONTEXT
 
     def __init__(self, req: Request) -> None:
+        super().__init__(req)
         self._req = req
         self.functions_dir = req.functions if req.functions.is_dir() else req.functions.parent
 
@@ -215,12 +224,6 @@ class _Files:
             )
         return operation_from(doc or {}, label)
 
-    def required(self) -> list[dict[str, Any]]:
-        return _inputs._load_many(self._req.required_resources, "cannot load required resources from")
-
-    def schemas(self) -> list[dict[str, Any]]:
-        return _inputs._load_schemas(self._req.required_schemas) if self._req.required_schemas else []
-
     def watched(self) -> list[dict[str, Any]] | None:
         path = self._req.watched_resource
         return None if path is None else _inputs._load_many([path], "cannot load watched resource from")
@@ -228,42 +231,18 @@ class _Files:
     def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
         return _inputs._load_functions(self._req.functions, annotations)
 
-    def credentials(self) -> list[dict[str, Any]]:
-        path = self._req.function_credentials
-        if path is None:
-            return []
-        return _checked_credentials(_inputs._load_many([path], "cannot load function credentials from"), path)
-
-    def context(self) -> tuple[dict[str, Any], bool]:
-        raw: dict[str, str] = {}
-        for key, file in self._req.context_files:
-            try:
-                raw[key] = yaml_loader.read_file(file)
-            except errors.InputError as exc:
-                raise errors.InputError(
-                    f"cannot build context data: cannot read context value for key {errors.quote(key)}: {exc}"
-                ) from exc
-        raw.update(dict(self._req.context_values))
-        out: dict[str, Any] = {}
-        for key, text in raw.items():
-            try:
-                out[key] = _load.parse_value(text)
-            except errors.InputError as exc:
-                raise errors.InputError(
-                    f"cannot parse context data: cannot unmarshal context value for key {errors.quote(key)}: {exc}"
-                ) from exc
-        return out, bool(self._req.context_files or self._req.context_values)
+    def seeds_context(self) -> bool:
+        return bool(self._req.context_files or self._req.context_values)
 
 
-class _Objects:
+class _Objects(_inputs.PipelineObjects):
     """The inputs of an :class:`Objects`, copied."""
 
-    def __init__(self, given: Objects) -> None:
-        self._given = given
-        self.functions_dir = given.functions_dir
+    credentials_text = _CREDENTIALS
 
-    def _label(self, field: str) -> str:
-        return self._given.names.get(field, field)
+    def __init__(self, given: Objects) -> None:
+        super().__init__(given)
+        self._given = given
 
     def operation(self) -> dict[str, Any]:
         op = self._given.operation
@@ -273,36 +252,14 @@ class _Objects:
             )
         return operation_from(copy.deepcopy(dict(op)), self._label("operation"))
 
-    def required(self) -> list[dict[str, Any]]:
-        what = "cannot load required resources from"
-        return _inputs._copy_objects(self._given.required_resources, self._label("required_resources"), what)
-
-    def schemas(self) -> list[dict[str, Any]]:
-        what = "cannot load required schemas from"
-        return _inputs._copy_objects(self._given.required_schemas, self._label("required_schemas"), what)
-
     def watched(self) -> list[dict[str, Any]] | None:
         if self._given.watched_resource is None:
             return None
         what = "cannot load watched resource from"
         return [_inputs._copy_object(self._given.watched_resource, self._label("watched_resource"), what)]
 
-    def functions(self, annotations: Sequence[str]) -> list[dict[str, Any]]:
-        what = "cannot load functions from"
-        fns = _inputs._copy_objects(self._given.functions, self._label("functions"), what)
-        return _inputs._checked_functions(
-            fns, f"{what} {errors.quote(self._label('functions'))}", annotations
-        )
-
-    def credentials(self) -> list[dict[str, Any]]:
-        label = self._label("function_credentials")
-        what = "cannot load function credentials from"
-        return _checked_credentials(
-            _inputs._copy_objects(self._given.function_credentials, label, what), label
-        )
-
-    def context(self) -> tuple[dict[str, Any], bool]:
-        return copy.deepcopy(dict(self._given.context)), bool(self._given.context)
+    def seeds_context(self) -> bool:
+        return bool(self._given.context)
 
 
 def load(req: Request) -> Inputs:
@@ -332,7 +289,7 @@ def _build(given: _Given, annotations: Sequence[str], *, allow_exec: bool) -> In
     if not allow_exec:
         _runtimes.refuse_exec(_runtimes.plan(fns))
     creds = given.credentials()
-    context, seed = given.context()
+    context, seed = given.context(), given.seeds_context()
     return Inputs(
         operation=op,
         functions=fns,

@@ -19,9 +19,9 @@
   the project's XRDs and the ``--crds`` at hand when its ``model`` link is
   missing; a Python function (``pyproject.toml`` and ``function/``) by loading
   its ``function.fn:FunctionRunner``; a go-templating function (only
-  ``.gotmpl``/``.tmpl`` files) on the built-in function-go-templating as v0.12.0
-  with its directory as the default source, as upstream's image reads ``/src``.
-  A Go function is one line saying what it needs.
+  ``.gotmpl``/``.tmpl`` files) on the built-in function-go-templating as
+  v0.12.0, the base image upstream builds them on, with the directory as its
+  default source. A Go function is one line saying it needs building.
 
 The Functions carry :data:`EMBEDDED` (the function's directory), which
 ``_runtimes`` turns into an in-process runtime and :func:`embedded_object`
@@ -57,7 +57,8 @@ _UPBOUND_APIS = ("meta.dev.upbound.io/v1alpha1", "meta.dev.upbound.io/v2alpha1")
 _EMBEDDED_BEHAVIOUR = "kcl@v0.12.1"
 """function-kcl release the upstream tooling builds embedded KCL functions on (its base image)."""
 _EMBEDDED_GO_TEMPLATING = (0, 12, 0)
-"""function-go-templating release crossplane/cli builds embedded go-templating functions on (its base image)."""
+"""function-go-templating release the upstream tooling builds embedded go-templating functions on (its base
+image, whose ``FUNCTION_GO_TEMPLATING_DEFAULT_SOURCE`` is the copied directory)."""
 
 
 def to_dns_label(s: str) -> str:
@@ -317,16 +318,6 @@ def _templates_only(directory: Path) -> bool:
     return found
 
 
-def _go_templating(directory: Path) -> object:
-    """function-go-templating as the image upstream builds an embedded go-templating function on (v0.12.0,
-    with the function's directory as its default source, where the image has ``/src``)."""
-    from crossfn.functions import go_templating  # noqa: PLC0415 -- only go-templating functions need it
-
-    return go_templating.GoTemplating(
-        go_templating.Release(_EMBEDDED_GO_TEMPLATING), default_source=str(directory)
-    )
-
-
 def _kcl(directory: Path, crds: Sequence[Mapping[str, Any]]) -> object:
     from crossfn.functions import kcl  # noqa: PLC0415 -- needs the kcl extra; only KCL functions import it
 
@@ -340,6 +331,16 @@ def _kcl(directory: Path, crds: Sequence[Mapping[str, Any]]) -> object:
     behaviour = functions.load(_EMBEDDED_BEHAVIOUR)
     assert isinstance(behaviour, kcl.Kcl)  # the registry's kcl objects are Kcl instances
     return behaviour.embedded(directory, packages=packages)
+
+
+def _go_templating(directory: Path) -> object:
+    """The built-in function-go-templating as upstream's base image, reading the templates in ``directory``
+    when a step's input names no source (or the step has no input)."""
+    from crossfn.functions import go_templating  # noqa: PLC0415 -- only go-templating functions need it
+
+    return go_templating.GoTemplating(
+        go_templating.Release(_EMBEDDED_GO_TEMPLATING), default_source=str(directory)
+    )
 
 
 def _python(function: str, directory: Path, what: str) -> object:

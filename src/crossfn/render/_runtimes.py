@@ -37,16 +37,13 @@ import dataclasses
 import os
 import shlex
 import shutil
-import signal
-import socket
-import sys
 import tempfile
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import IO, Any
 
 from crossfn import errors, functions
-from crossfn.functions import installs
+from crossfn.functions import installs, process
 from crossfn.render import _load, _project
 from crossfn.sdk import _loader, function
 
@@ -75,8 +72,6 @@ _DOCKER_TARGET = "render.crossplane.io/runtime-docker-target"
 
 _DEFAULT_DEV_TARGET = "localhost:9443"
 _BUILTIN_BY_REF = {functions.ref(name): name for name in [*functions.BUILTINS, *functions.EMULATIONS]}
-_STOP_GRACE = 5.0
-"""Seconds a Process or container gets to stop before it is killed, Crossplane's budget."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -288,58 +283,6 @@ def servable(obj: object, rt: Runtime) -> object:
         ) from exc
 
 
-def _free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind(("127.0.0.1", 0))
-        port: int = s.getsockname()[1]
-        return port
-
-
-def _process_argv(command: Sequence[str], port: int) -> list[str]:
-    """The command with its placeholders filled in, and the standard flags appended unless it places them.
-
-    ``{python}`` is the interpreter running crossfn; ``{port}`` and
-    ``{address}`` (``127.0.0.1:<port>``) let a command that does not take
-    ``--insecure --address`` say where to listen.
-    """
-    address = f"127.0.0.1:{port}"
-    argv = [c.replace("{python}", sys.executable) for c in command]
-    if any("{port}" in c or "{address}" in c for c in argv):
-        return [c.replace("{port}", str(port)).replace("{address}", address) for c in argv]
-    return [*argv, "--insecure", f"--address={address}"]
-
-
-async def _wait_serving(
-    target: str, deadline: float, alive: asyncio.subprocess.Process | None, who: str
-) -> None:
-    """Wait until a gRPC server answers at ``target``: a health check that succeeds or is unimplemented."""
-    # grpc is imported only when a Function is served: in-process renders never load it.
-    import grpc  # noqa: PLC0415 -- see above
-    import grpc.aio  # noqa: PLC0415 -- see above
-    from grpc_health.v1 import health_pb2  # noqa: PLC0415 -- see above
-
-    loop = asyncio.get_running_loop()
-    async with grpc.aio.insecure_channel(target) as ch:
-        check: grpc.aio.UnaryUnaryMultiCallable[health_pb2.HealthCheckRequest, health_pb2.HealthCheckResponse]
-        check = ch.unary_unary(
-            "/grpc.health.v1.Health/Check",
-            request_serializer=health_pb2.HealthCheckRequest.SerializeToString,
-            response_deserializer=health_pb2.HealthCheckResponse.FromString,
-        )
-        while True:
-            if alive is not None and alive.returncode is not None:
-                raise errors.FunctionRunError(f"{who} exited with status {alive.returncode} before serving")
-            try:
-                await check(health_pb2.HealthCheckRequest(), timeout=0.5)
-                return
-            except grpc.aio.AioRpcError as exc:
-                if exc.code() in (grpc.StatusCode.UNIMPLEMENTED, grpc.StatusCode.NOT_FOUND):
-                    return
-            if loop.time() > deadline:
-                raise errors.FunctionRunError(f"{who} did not start serving gRPC at {target} in time")
-            await asyncio.sleep(0.02)
-
-
 class Started:
     """The running Functions of one render: in-process objects and gRPC targets, and how to stop them."""
 
@@ -361,7 +304,7 @@ class Started:
         self._crds = crds
         self.objects: dict[str, object] = {}
         self.targets: dict[str, str] = {}
-        self._processes: list[tuple[str, asyncio.subprocess.Process]] = []
+        self._processes: list[process.ServerProcess] = []
         self._containers: list[tuple[str, Docker]] = []
         self._logs: list[IO[bytes]] = []
 
@@ -384,27 +327,21 @@ class Started:
                 self.targets[rt.function] = await self._start_container(rt, deadline)
 
     async def _start_process(self, rt: Runtime, deadline: float) -> str:
-        port = _free_port()
-        argv = _process_argv(rt.command, port)
-        who = f"Function {errors.quote(rt.function)} (Process {errors.quote(argv[0])})"
-        # The function's log goes to a file, not a pipe nobody reads (which could fill
-        # and block it); its last line explains a function that fails to start.
+        program = process.argv_for(rt.command, 0)[0]  # as it will run: ``{python}`` filled in
+        who = f"Function {errors.quote(rt.function)} (Process {errors.quote(program)})"
+        # The function's log goes to a file; its last line explains a function that fails to start.
         log = tempfile.TemporaryFile()  # noqa: SIM115 -- lives until stop(), which closes it
         self._logs.append(log)
         try:
-            proc = await asyncio.create_subprocess_exec(
-                *argv, cwd=self._cwd, stdin=asyncio.subprocess.DEVNULL, stdout=log, stderr=log,
-                start_new_session=True,
-            )  # fmt: skip
+            server = await process.ServerProcess.start(rt.command, output=log, cwd=self._cwd)
         except OSError as exc:
             raise errors.InputError(f"cannot start {who}: {exc.strerror or exc}") from exc
-        self._processes.append((rt.function, proc))
-        target = f"127.0.0.1:{port}"
+        self._processes.append(server)
         try:
-            await _wait_serving(target, deadline, proc, who)
+            await server.wait_serving(deadline, who)
         except errors.FunctionRunError as exc:
             raise errors.FunctionRunError(f"cannot start {who}: {exc}{_last_line(log)}") from exc
-        return target
+        return server.target
 
     async def _start_container(self, rt: Runtime, deadline: float) -> str:
         d = rt.docker
@@ -419,7 +356,7 @@ class Started:
         published = (await self._docker_cli("port", container, "9443/tcp")).splitlines()[0].strip()
         host, _, port = published.rpartition(":")
         target = f"{d.target_host or host}:{port}"
-        await _wait_serving(target, deadline, None, who)
+        await process.wait_serving(target, deadline, who)
         return target
 
     async def _existing_container(self, name: str) -> str | None:
@@ -452,23 +389,19 @@ class Started:
         return out.decode()
 
     async def stop(self) -> None:
-        """Stop what :meth:`start` started: each process's whole group gets SIGTERM, then SIGKILL after 5 s.
-
-        A Process runs in a session of its own, so a command started through
-        ``sh -c`` (or a wrapper that forks) is stopped with every process it
-        started, not just the shell.
-        """
-        for _, proc in self._processes:
-            _signal_group(proc, signal.SIGTERM)
-        deadline = asyncio.get_running_loop().time() + _STOP_GRACE
-        for _, proc in self._processes:
-            await _wait_group(proc, deadline)
+        """Stop what :meth:`start` started: each process's whole group gets SIGTERM, then SIGKILL after
+        :data:`process.STOP_GRACE` seconds (one grace period for all of them), and each container."""
+        for server in self._processes:
+            server.terminate()
+        deadline = asyncio.get_running_loop().time() + process.STOP_GRACE
+        for server in self._processes:
+            await server.wait_stopped(deadline)
         for container, d in self._containers:
             with contextlib.suppress(errors.FunctionRunError):
                 if d.cleanup == "Remove":
                     await self._docker_cli("rm", "-f", container)
                 elif d.cleanup == "Stop":
-                    await self._docker_cli("stop", "-t", str(int(_STOP_GRACE)), container)
+                    await self._docker_cli("stop", "-t", str(int(process.STOP_GRACE)), container)
         for log in self._logs:
             log.close()
 
@@ -492,31 +425,6 @@ def without_docker(d: Docker) -> str:
         f"or Development with {DEVELOPMENT_TARGET}: <host:port> (an already running function, "
         f"default {_DEFAULT_DEV_TARGET}); see docs/render.md"
     )
-
-
-def _signal_group(proc: asyncio.subprocess.Process, sig: signal.Signals) -> None:
-    """Signal the process group ``proc`` leads (``start_new_session`` made its pid the group id)."""
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(proc.pid, sig)
-
-
-def _group_alive(pgid: int) -> bool:
-    try:
-        os.killpg(pgid, 0)
-    except (ProcessLookupError, PermissionError):
-        return False
-    return True
-
-
-async def _wait_group(proc: asyncio.subprocess.Process, deadline: float) -> None:
-    """Wait until the leader and every other member of its group are gone, killing what is left at ``deadline``."""
-    loop = asyncio.get_running_loop()
-    with contextlib.suppress(TimeoutError):
-        await asyncio.wait_for(proc.wait(), max(0.0, deadline - loop.time()))
-    while proc.returncode is not None and _group_alive(proc.pid) and loop.time() < deadline:
-        await asyncio.sleep(0.02)  # members outliving the leader: poll, there is nothing to wait on
-    _signal_group(proc, signal.SIGKILL)
-    await proc.wait()
 
 
 def _last_line(log: IO[bytes]) -> str:

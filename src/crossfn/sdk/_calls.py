@@ -33,6 +33,7 @@ from __future__ import annotations
 import asyncio
 import ctypes
 import gc
+import logging
 import queue
 import threading
 import time
@@ -42,6 +43,8 @@ from typing import Any, TypeVar
 __all__ = ["DeadlineExceeded", "Expiry", "Gate", "Watchdog", "deadline", "interrupt", "release_memory"]
 
 _T = TypeVar("_T")
+
+_log = logging.getLogger("crossfn.sdk.runtime")
 
 _TICK_SECONDS = 0.05
 """How often the watchdog looks at the running calls: a deadline is kept to within this."""
@@ -62,7 +65,7 @@ class Gate:
 
     The places are tokens in a ``queue.SimpleQueue``, whose C implementation
     makes taking and giving back one a fraction of a microsecond, a fifth of
-    a ``threading.Semaphore``'s cost, and can wait with a timeout.
+    a ``threading.Semaphore``'s cost.
     """
 
     def __init__(self, limit: int) -> None:
@@ -71,13 +74,10 @@ class Gate:
         for _ in range(limit):
             self._places.put(None)
 
-    def enter(self, timeout: float = 0) -> bool:
-        """Take a place, waiting up to ``timeout`` seconds for one; False (and none taken) if there is none."""
+    def enter(self) -> bool:
+        """Take a place; False (and none taken) if there is none."""
         try:
-            if timeout > 0:
-                self._places.get(timeout=timeout)
-            else:
-                self._places.get_nowait()
+            self._places.get_nowait()
         except queue.Empty:
             _AFTER_REFUSALS.refused()
             return False
@@ -179,18 +179,20 @@ class Watchdog:
 
     One daemon thread, started on first use, looks every 50 ms at the calls
     registered by :meth:`run`. Registering is one dict entry keyed by thread,
-    since a thread runs one call at a time.
+    since a thread runs one call at a time. ``sweep(now)``, when given, is called
+    on every look as well (the threaded server expires queued calls with it).
     """
 
-    def __init__(self) -> None:
+    def __init__(self, sweep: Callable[[float], object] | None = None) -> None:
         self._deadlines: dict[int, float] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
+        self._sweep = sweep
 
     def run(self, due: float, fn: Callable[..., _T], *args: object) -> _T:
         """Call ``fn(*args)`` in this thread; raise :class:`DeadlineExceeded` if it runs past ``due``."""
         if self._thread is None:
-            self._start()
+            self.start()
         me = threading.get_ident()
         self._deadlines[me] = due
         try:
@@ -208,7 +210,8 @@ class Watchdog:
             interrupt(me, None)
         raise DeadlineExceeded
 
-    def _start(self) -> None:
+    def start(self) -> None:
+        """Start the watching thread, unless it runs already (:meth:`run` starts it too)."""
         with self._lock:
             if self._thread is None:
                 self._thread = threading.Thread(target=self._watch, name="crossfn-watchdog", daemon=True)
@@ -224,6 +227,11 @@ class Watchdog:
                 with self._lock:
                     if self._deadlines.pop(thread_id, None) is not None:
                         interrupt(thread_id)
+            if self._sweep is not None:
+                try:
+                    self._sweep(now)
+                except Exception:  # the watchdog must outlive anything a sweep meets
+                    _log.exception("cannot sweep waiting calls")
 
 
 class Expiry:

@@ -81,22 +81,28 @@ def too_long(calls: settings.CallSettings) -> str:
 
 
 class Call:
-    """What every call shares, whichever server runs it: the tag bound to logs, debug line, metrics."""
+    """What every call shares, whichever server runs it: the tag bound to logs, debug line, metrics.
+
+    Without metrics (the default, :data:`~crossfn.sdk.metrics.NO_METRICS`) a call is
+    neither timed nor classified: nothing would read the figures.
+    """
 
     def __init__(self, server_metrics: metrics.ServerMetrics) -> None:
-        self._metrics = server_metrics
+        self._metrics = None if server_metrics is metrics.NO_METRICS else server_metrics
 
     def begin(self, req: fnv1.RunFunctionRequest, version: str) -> tuple[float, Any]:
         """Bind the request tag and note the start; pass the result to :meth:`end`."""
         token = fnlogging.tag_var.set(req.meta.tag)
         if _log.isEnabledFor(logging.DEBUG):
             _log.debug("running function", extra={"version": version})
-        return time.perf_counter(), token
+        return (0.0 if self._metrics is None else time.perf_counter()), token
 
     def end(self, state: tuple[float, Any], rsp: fnv1.RunFunctionResponse | None, version: str) -> None:
         """Unbind the tag and record the call; a failing metrics sink is logged, never raised."""
         start, token = state
         fnlogging.tag_var.reset(token)
+        if self._metrics is None:
+            return
         try:
             self._metrics.observe(
                 version, "aborted" if rsp is None else outcome(rsp), time.perf_counter() - start

@@ -310,6 +310,8 @@ def to_sync_handler(fn: object) -> SyncHandler:
     if is_async(fn):
         raise TypeError(f"{fn!r} is async; use to_handler")
     target, flow = _plan(fn)
+    if flow is _compose_flow:
+        return _sync_compose_handler(target)
 
     def handle(
         req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
@@ -323,6 +325,26 @@ def to_sync_handler(fn: object) -> SyncHandler:
         except _RAISED as exc:
             return _last(call.throw, exc)
         return _last(call.send, out)
+
+    return handle
+
+
+def _sync_compose_handler(compose: Callable[..., object]) -> SyncHandler:
+    """:func:`_compose_flow` for a sync compose function, without a generator.
+
+    The threaded server's every call takes this path; stepping a generator and
+    catching its ``StopIteration`` cost about two microseconds a call.
+    """
+
+    def handle(
+        req: fnv1.RunFunctionRequest, context: ServicerContext | None = None
+    ) -> fnv1.RunFunctionResponse:
+        rsp = response.to(req, empty_context=False)
+        try:
+            out = compose(req, rsp)
+        except _RAISED as exc:
+            return _fatal_from(req, exc)
+        return out if isinstance(out, fnv1.RunFunctionResponse) else rsp
 
     return handle
 
@@ -360,6 +382,7 @@ def _servicer_flow(
 
 
 def _compose_flow(req: fnv1.RunFunctionRequest, context: ServicerContext | None) -> _Flow:
+    # The sync handler has this flow written out: _sync_compose_handler. Change both together.
     rsp = response.to(req, empty_context=False)
     try:
         out = yield (req, rsp)

@@ -7,8 +7,8 @@ plaintext) and differ in how they call the function:
 * :class:`FunctionServer` runs ``grpc.aio`` in the current event loop, for
   async functions (and sync ones in worker threads, when embedded in a loop);
 * :class:`ThreadedFunctionServer` runs gRPC's thread-pool server and calls a
-  sync function straight from its threads: no event loop and no thread hop.
-  For a trivial function that costs 20-30% less CPU per call than even a bare
+  sync function from a few function threads fed by one queue (``_threads``):
+  no event loop. A trivial function costs less CPU per call than even a bare
   ``grpc.aio`` echo (``benchmarks/function_server.py``).
 
 :func:`serve` is the blocking entry point the CLI uses: it picks the server
@@ -22,7 +22,7 @@ No function and no client can wedge a server (``_calls``): each call has a
 deadline (the client's, capped by ``--call-timeout``) and ends with
 DEADLINE_EXCEEDED past it, a sync function being interrupted there; calls
 beyond ``--max-calls`` are refused with RESOURCE_EXHAUSTED; the threaded
-server keeps gRPC threads apart for health checks, which never wait behind
+server answers health checks on gRPC's own threads, which never wait behind
 function calls; and SIGTERM ends the process once the grace period is over,
 even if a call is stuck where it cannot be interrupted. An async function
 runs on the server's own loop: one that blocks it without awaiting stops
@@ -34,6 +34,7 @@ from __future__ import annotations
 import abc
 import asyncio
 import concurrent.futures
+import functools
 import logging
 import os
 import signal
@@ -48,7 +49,7 @@ from grpc_health.v1 import health, health_pb2
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
-from crossfn.sdk import _calls, _loader, _services, function, metrics, settings
+from crossfn.sdk import _calls, _loader, _services, _threads, function, metrics, settings
 from crossfn.sdk import logging as fnlogging
 
 __all__ = [
@@ -76,7 +77,11 @@ load_credentials = _services.load_credentials
 _log = logging.getLogger("crossfn.sdk.runtime")
 
 _SPARE_THREADS = 4
-"""gRPC threads beyond the calls in flight: health checks and reflection always find one."""
+"""gRPC threads beyond the calls in flight: health checks and reflection always find one (the
+threaded server's whole gRPC pool: its function calls run on their own threads)."""
+
+_METHOD_POOL = "experimental_thread_pool"
+"""The attribute of a behaviour naming the pool gRPC's thread-pool server runs it on."""
 
 
 def load_function(spec: str) -> object:
@@ -214,27 +219,45 @@ class ThreadedFunctionServer(_Server):
     The same contract as :class:`FunctionServer`, without an event loop:
     ``start()`` returns the port, ``stop()`` turns health NOT_SERVING and gives
     in-flight calls the grace period. Raises ``TypeError`` for an async function.
+
+    RunFunction runs on ``threads`` function threads (``_threads.FunctionThreads``,
+    which admits or refuses each call as it arrives); health checks, reflection and
+    the calls refused or expired while queued run on gRPC's own small pool.
     """
 
     def _adopt(self, fn: object) -> None:
         self._handler = function.to_sync_handler(fn)
-        self._slots = _calls.Gate(self._config.process.threads)
-        self._watchdog = _calls.Watchdog()
         self._health = health.HealthServicer()
+        # gRPC's own pool serves health checks and reflection, and ends refused and expired
+        # calls; RunFunction runs on the function threads (crossfn.sdk._threads).
+        self._pool = concurrent.futures.ThreadPoolExecutor(
+            max_workers=_SPARE_THREADS, thread_name_prefix="crossfn-grpc"
+        )
+        self._threads = _threads.FunctionThreads(
+            self._config.process.threads, self._gate, self._config.calls.timeout_seconds, self._pool
+        )
 
     def _run(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
+        ticket = self._threads.ticket()
+        if ticket is None:
+            return self._run_here(req, context, version)
+        try:
+            if not ticket.admitted:
+                _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
+            if ticket.expired:
+                _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
+            due = min(ticket.due, time.monotonic() + context.time_remaining())
+            return self._call_function(req, context, version, due)
+        finally:
+            self._threads.release(ticket)  # before gRPC answers: see FunctionThreads.release
+
+    def _run_here(self, req: fnv1.RunFunctionRequest, context: Any, version: str) -> fnv1.RunFunctionResponse:
+        """A call gRPC ran on its own pool, not on the function threads: bounded here instead."""
         if not self._gate.enter():
             _abort(context, grpc.StatusCode.RESOURCE_EXHAUSTED, _services.busy(self._gate.limit))
         try:
             due = _calls.deadline(context.time_remaining(), self._config.calls.timeout_seconds)
-            # Only `threads` calls run the function at once (more only fight over the GIL);
-            # the others wait here, on gRPC threads kept apart from health checks.
-            if not self._slots.enter(timeout=max(due - time.monotonic(), 0)):
-                _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
-            try:
-                return self._call_function(req, context, version, due)
-            finally:
-                self._slots.leave()
+            return self._call_function(req, context, version, due)
         finally:
             self._gate.leave()
 
@@ -244,35 +267,25 @@ class ThreadedFunctionServer(_Server):
         state = self._call.begin(req, version)
         rsp = None
         try:
-            rsp = self._watchdog.run(due, self._handler, req, context)
+            rsp = self._threads.watchdog.run(due, self._handler, req, context)
         except _calls.DeadlineExceeded:
             _abort(context, grpc.StatusCode.DEADLINE_EXCEEDED, _services.too_long(self._config.calls))
         finally:
             self._call.end(state, rsp, version)
         return rsp
 
-    def _run_v1(
-        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
-    ) -> fnv1.RunFunctionResponse:
-        return self._run(req, context, "v1")
-
-    def _run_v1beta1(
-        self, req: fnv1.RunFunctionRequest, context: function.ServicerContext
-    ) -> fnv1.RunFunctionResponse:
-        return self._run(req, context, "v1beta1")
-
     def start(self) -> int:
         """Bind the address and start serving; returns the bound port (errors as :meth:`FunctionServer.start`)."""
-        # Threads are started as calls need them: one per call in flight, plus spares, so
-        # that a health check never queues behind function calls, however slow they are.
-        spare = self._config.calls.max_calls + _SPARE_THREADS
-        pool = concurrent.futures.ThreadPoolExecutor(max_workers=spare, thread_name_prefix="crossfn-fn")
         server = grpc.server(
-            pool,
+            self._pool,
             options=self._config.grpc.options(reuse_port=self._reuse_port),
-            maximum_concurrent_rpcs=spare,
+            maximum_concurrent_rpcs=self._config.calls.max_calls + _SPARE_THREADS,
         )
-        _services.register(server, self._run_v1, self._run_v1beta1, self._health)
+        run_v1 = functools.partial(self._run, version="v1")
+        run_v1beta1 = functools.partial(self._run, version="v1beta1")
+        for behaviour in (run_v1, run_v1beta1):
+            setattr(behaviour, _METHOD_POOL, self._threads)
+        _services.register(server, run_v1, run_v1beta1, self._health)
         port = _services.bind(server, self._config.listen, self._credentials, reuse_port=self._reuse_port)
         server.start()
         self._server = server

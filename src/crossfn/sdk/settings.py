@@ -95,11 +95,12 @@ class ProcessSettings:
     """Processes serving on one port (SO_REUSEPORT). One asyncio loop uses one core; a
     CPU-bound function needs one worker per core to use them all."""
 
-    threads: int = 2
-    """Threads calling a sync function in each process. Two cost least CPU per call for a
-    CPU-bound function (one runs Python while the other is in gRPC's C core; more only fight
-    over the GIL: ``benchmarks/function_server.py``). More help functions that wait on I/O;
-    to use more cores, use ``workers``."""
+    threads: int = 4
+    """Threads calling a sync function in each process. Four cost least CPU per call for a
+    CPU-bound function (each thread also waits on gRPC's C core for its call's request and
+    answer, and meanwhile the others run Python; more only fight over the GIL:
+    ``benchmarks/function_server.py``). More help functions that wait on I/O; to use more
+    cores, use ``workers``."""
 
     grace_period_seconds: float = 5.0
     """On SIGTERM, how long in-flight calls may finish before they are cancelled. Five

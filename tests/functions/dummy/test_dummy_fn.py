@@ -190,6 +190,12 @@ DIFFERENCES = [
     ),
     (V03, _input({}, bogus=1), "", "function-sdk-go v0.1.0 ignores unknown input fields"),
     (
+        V03,
+        _input(Response={"results": []}),
+        PROTO_V1BETA1 + "unexpected EOF",
+        "and matches names exactly (go-json-experiment): Response is unknown, skipped, so no response",
+    ),
+    (
         V04,
         _input({}, bogus=1),
         WRAP_V1 + 'json: cannot unmarshal Go value of type v1beta1.Response: unknown name "bogus"',

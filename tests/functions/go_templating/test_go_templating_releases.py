@@ -78,7 +78,8 @@ DIFFERENCES: list[
     ),
     (
         "input-type-names",
-        "v0.2.2 renamed the input type (Input to GoTemplate) and its source types; encoding/json names them",
+        "v0.2.2 renamed the input type (Input to GoTemplate) and its source types; function-sdk-go v0.1.0's "
+        "go-json-experiment names them",
         [
             (
                 "v0.2.0",
@@ -87,7 +88,7 @@ DIFFERENCES: list[
                 [
                     "cannot get Function input from *v1beta1.RunFunctionRequest: cannot get Function input %T from %T, "
                     "into, req: cannot unmarshal JSON from *structpb.Struct into *v1beta1.Input: json: cannot unmarshal "
-                    "number into Go struct field Input.source of type v1beta1.InputSource"
+                    "JSON number into Go value of type v1beta1.InputSource"
                 ],
                 {},
             ),
@@ -98,7 +99,7 @@ DIFFERENCES: list[
                 [
                     "cannot get Function input from *v1beta1.RunFunctionRequest: cannot get Function input %T from %T, "
                     "into, req: cannot unmarshal JSON from *structpb.Struct into *v1beta1.GoTemplate: json: cannot "
-                    "unmarshal number into Go struct field GoTemplate.source of type v1beta1.TemplateSource"
+                    "unmarshal JSON number into Go value of type v1beta1.TemplateSource"
                 ],
                 {},
             ),

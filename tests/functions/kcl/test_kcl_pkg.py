@@ -137,7 +137,8 @@ def test_registry_dependency_is_one_line_saying_how_to_vendor(
     assert [r.message for r in rsp.results] == [
         'failed to run kcl function pipelines: cannot resolve KCL dependency "k8s" from the KCL package registry: '
         'built-in functions do not reach the network; vendor it locally with "kcl mod add k8s:1.31.2" (it lands '
-        f'in {tmp_path}, where crossfn finds it) or declare it as a path dependency: k8s = {{ path = "<directory>" }}'
+        f"in the KCL package cache, where crossfn looked: {tmp_path / 'k8s_1.31.2'}) or declare it as a path "
+        'dependency: k8s = { path = "<directory>" }'
     ]
     vendored = tmp_path / "k8s_1.31.2"
     vendored.mkdir()

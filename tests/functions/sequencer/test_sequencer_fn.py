@@ -491,13 +491,23 @@ CASES = [
                 F,
                 "cannot get Function input from *v1beta1.RunFunctionRequest: cannot get Function input %T from %T, "
                 "into, req: cannot unmarshal JSON from *structpb.Struct into *v1beta1.Input: json: cannot unmarshal "
-                "string into Go struct field Input.rules of type []v1beta1.SequencingRule",
+                "JSON string into Go value of type []v1beta1.SequencingRule",
                 "",
             )
         ],
         {"second": U},
-        "up to v0.3.0 a wrong type is encoding/json's error, under function-sdk-go v0.1.0's wrappers",
+        "up to v0.3.0 a wrong type is go-json-experiment's error (function-sdk-go v0.1.0), under its wrappers",
         id="V030InputTypeError",
+    ),
+    pytest.param(
+        "v0.3.0",
+        {"Rules": [{"sequence": ["first", "second"]}]},
+        {"second": _res(MR)},
+        None,
+        [],
+        {"second": U},
+        "go-json-experiment matches names exactly: Rules is an unknown field, skipped, so there are no rules",
+        id="V030NamesMatchExactly",
     ),
     pytest.param(
         "v0.4.0",

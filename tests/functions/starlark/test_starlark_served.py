@@ -19,7 +19,19 @@ from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.proto.v1 import run_function_pb2_grpc as fnv1grpc
 from crossfn.sdk import runtime, settings
 
-RUNAWAY = "def main(req):\n    s = 'ab' * 50000000\n    t = s.replace('a', 'cc')\n    u = t.replace('c', 'dd')\n    return {}\n"
+# One comparison that never ends: two distinct lists of 2**60 shared leaves each,
+# compared element by element inside a single `==`, where the evaluator's
+# deadline is never consulted and no memory is allocated. (A large string
+# replace, used before, finished inside the time limit on a fast machine.)
+RUNAWAY = (
+    "def main(req):\n"
+    "    a = [1]\n"
+    "    b = [1]\n"
+    "    for _ in range(60):\n"
+    "        a = [a, a]\n"
+    "        b = [b, b]\n"
+    "    return {'equal': a == b}\n"
+)
 QUICK = "def main(req):\n    return {'ttl': 3}\n"
 
 

@@ -474,3 +474,101 @@ def test_match_types(mode: str, fires: bool, reason: str) -> None:
     ]
     got = _conds(_run(hooks, {"mr-a": obj("A"), "mr-b": obj("B")}))
     assert (("Fired", "STATUS_CONDITION_TRUE", "R", None, "TARGET_COMPOSITE") in got) is fires, reason
+
+
+def _set_failure(message: str) -> tuple[Any, ...]:
+    return _failure(
+        "SetConditionFailure",
+        f"cannot set condition, statusConditionHookIndex: 0, setConditionIndex: 0: {message}",
+    )
+
+
+# (message template, release, the condition message or the failure)
+MESSAGES = [
+    pytest.param(
+        "{{ . }}",
+        "v0.5.1",
+        "map[Error:some lower level error]",
+        "dot is the map[string]string of groups",
+        id="DotIsTheGroups",
+    ),
+    pytest.param(
+        "{{ .Missing }}",
+        "v0.5.1",
+        "<no value>",
+        "a group no expression captured is Go's missing map key",
+        id="MissingGroup",
+    ),
+    pytest.param(
+        '{{ printf "%q" .Error | len }}',
+        "v0.5.1",
+        "24",
+        "Go's builtins and pipelines run",
+        id="BuiltinsAndPipelines",
+    ),
+    pytest.param("{{ if .Error }}failed{{ end }}", "v0.5.1", "failed", "if runs", id="ControlActions"),
+    pytest.param(
+        "{{ .Error | upper }}",
+        "v0.5.1",
+        _set_failure('cannot parse template: template: :1: function "upper" not defined'),
+        "upstream adds no functions (no Sprig)",
+        id="NoSprig",
+    ),
+    pytest.param(
+        "x\n{{ .Error.Field }}",
+        "v0.5.1",
+        _set_failure(
+            'cannot execute template: template: :2:9: executing "" at <.Error.Field>: '
+            "can't evaluate field Field in type string"
+        ),
+        "an execution error names the line and column of the field that fails",
+        id="ExecuteError",
+    ),
+    pytest.param(
+        "{{ range 2 }}{{ . }}{{ end }}",
+        "v0.4.1",
+        "01",
+        "v0.4.1 was built with Go 1.24: range over an int",
+        id="RangeIntGo124",
+    ),
+    pytest.param(
+        "{{ range 2 }}{{ . }}{{ end }}",
+        "v0.4.0",
+        _set_failure(
+            'cannot execute template: template: :1:9: executing "" at <2>: range can\'t iterate over 2'
+        ),
+        "v0.4.0 was built with Go 1.23",
+        id="RangeIntGo123",
+    ),
+    pytest.param(
+        "{{ with .No }}{{ else with .Error }}{{ . }}{{ end }}",
+        "v0.3.0",
+        "some lower level error",
+        "v0.2.0 to v0.3.0 were built with Go 1.23: else with",
+        id="ElseWithGo123",
+    ),
+    pytest.param(
+        "{{ with .No }}{{ else with .Error }}{{ . }}{{ end }}",
+        "v0.1.0",
+        _set_failure("cannot parse template: template: :1: unexpected <with> in else"),
+        "v0.1.0 was built with Go 1.21",
+        id="ElseWithGo121",
+    ),
+]
+
+
+@pytest.mark.parametrize(("message", "release", "want", "reason"), MESSAGES)
+def test_message_templates(message: str, release: str, want: str | tuple[Any, ...], reason: str) -> None:
+    """Messages are Go's text/template of each release's Go, with no functions added and no options set."""
+    got = _conds(
+        _run(
+            [_hook({"conditions": [SYNCED_MATCHER]}, message=message)], {"example-mr": SYNCED_ERROR}, release
+        )
+    )
+    if isinstance(want, tuple):
+        assert got == [want], reason
+        return
+    assert got == [
+        ("CustomReady", "STATUS_CONDITION_FALSE", "InternalError", want, "TARGET_COMPOSITE"),
+        AVAILABLE,
+    ], reason

@@ -318,3 +318,21 @@ def test_without_the_crypto_extra() -> None:
         "GoError bcrypt: needs the crypto extra: pip install 'crossfn[crypto]'",
         "GoError decryptAES: needs the crypto extra: pip install 'crossfn[crypto]'",
     ]
+
+
+_LAZY = """
+import sys
+from crossfn.gocompat import sprig
+funcs = sprig.txt_func_map()
+funcs["upper"]("a")
+print("crossfn.gocompat.sprig._crypto_ops" in sys.modules)
+print(funcs["sha256sum"]("abc")[:8])
+print("crossfn.gocompat.sprig._crypto_ops" in sys.modules)
+"""
+
+
+def test_crypto_loads_on_first_use() -> None:
+    """A template that calls no crypto function does not load what they do (import cost, docs/performance.md)."""
+    out = subprocess.run([sys.executable, "-c", _LAZY], capture_output=True, text=True, check=False)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["False", "ba7816bf", "True"]

@@ -29,8 +29,10 @@ change.
 A legacy revision (``mode: Resources``, or ``spec.resources`` without a mode,
 which Crossplane v1's CRD defaulted to ``Resources``) is composed as
 ``crossfn convert pipeline-composition`` converts it, its patch-and-transform
-step run by the built-in in this process (:func:`_legacy_steps`), as Crossplane
-v1 ran native patch-and-transform; it is logged once per revision.
+step (and, for ``spec.environment``, its environment-configs step) run by the
+built-ins in this process (:func:`_legacy_steps`), as Crossplane v1 ran native
+patch-and-transform and environments, and as render runs them; it is logged
+once per revision.
 
 The XR's status (upstream core-2.14) is written by the reconciler together with its
 conditions. Failures raise :class:`ComposeFailed` with the text the XR's
@@ -211,7 +213,7 @@ class ComposeIO:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
         legacy = _legacy_steps(rev, self._legacy_logged)
         if legacy is not None:
-            steps, runner = legacy[0], _with_native_pt(runner)
+            steps, runner = legacy[0], _with_builtins(runner, sources)
         else:
             steps = self._steps(rev)
         try:
@@ -499,7 +501,9 @@ async def _unless_gone(call: Awaitable[object], failure: str) -> None:
 
 
 _NATIVE_PT = "crossfn-native-patch-and-transform"
-"""The name a legacy revision's converted step calls: the built-in, whatever Functions are installed."""
+_NATIVE_ENV = "crossfn-native-environment-configs"
+_NATIVE = {_NATIVE_PT: "patch-and-transform", _NATIVE_ENV: "environment-configs"}
+"""The names a legacy revision's converted steps call, and the built-ins they are, whatever Functions are installed."""
 
 
 def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine.PipelineStep], str] | None:
@@ -516,7 +520,9 @@ def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine
     name = str((rev.get("metadata") or {}).get("name") or "")
     composition = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition", "spec": spec}
     try:
-        converted = convert.to_pipeline(dict(composition), function_name=_NATIVE_PT)
+        converted = convert.to_pipeline(
+            dict(composition), function_name=_NATIVE_PT, environment_function_name=_NATIVE_ENV
+        )
     except errors.CrossfnError as exc:
         raise ComposeFailed(
             errors.InputError(f"cannot convert legacy composition to a pipeline: {exc}"), None
@@ -529,21 +535,29 @@ def _legacy_steps(rev: Mapping[str, Any], logged: set[str]) -> tuple[list[engine
             if "mode" in spec
             else "spec.resources and no spec.mode (Crossplane v1's default)"
         )
+        steps = converted["spec"]["pipeline"]
+        uses_env = any(
+            isinstance(s, Mapping) and (s.get("functionRef") or {}).get("name") == _NATIVE_ENV for s in steps
+        )
         _log.info(
             "CompositionRevision %s uses %s; composing it as a Pipeline with the built-in "
-            "function-patch-and-transform (as crossfn convert pipeline-composition converts it)",
+            "function-patch-and-transform%s (as crossfn convert pipeline-composition converts it)",
             name,
             how,
+            " and function-environment-configs" if uses_env else "",
         )
     return ComposeIO._steps(converted), name
 
 
-def _with_native_pt(runner: engine.FunctionRunner) -> engine.FunctionRunner:
-    """``runner``, except that the converted step's function is the built-in patch-and-transform."""
-    native = _native_runner()
-    return engine.RoutingRunner(lambda name: native if name == _NATIVE_PT else runner)
+def _with_builtins(runner: engine.FunctionRunner, sources: engine.Sources) -> engine.FunctionRunner:
+    """``runner``, except that the converted steps' functions are the built-ins (:data:`_NATIVE`), under
+    the requirements loop of their own (environment-configs asks for EnvironmentConfigs)."""
+    native = engine.build_runner(
+        _native_runner(), sources=sources, options=engine.ComposeOptions.controller()
+    )
+    return engine.RoutingRunner(lambda name: native if name in _NATIVE else runner)
 
 
 @functools.cache
 def _native_runner() -> engine.InProcessRunner:
-    return engine.InProcessRunner({_NATIVE_PT: functions.load("patch-and-transform")})
+    return engine.InProcessRunner({name: functions.load(builtin) for name, builtin in _NATIVE.items()})

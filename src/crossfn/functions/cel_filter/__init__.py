@@ -49,10 +49,6 @@ _INPUT = js.Struct(
 )
 
 
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
-
-
 class CelError(errors.CrossfnError):
     """An expression that did not parse, check or evaluate; the text is cel-filter's ``Evaluate`` error."""
 
@@ -150,16 +146,13 @@ class CelFilter:
         self.sdk = sdk
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        try:
-            self._run(req, rsp)
-        except _Fatal as exc:
-            self.sdk.fatal(rsp, str(exc))
+        self.sdk.run(self._run, req, rsp)
 
     def _run(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
             inp = self.sdk.get_input(resource.struct_to_dict(req.input, integers=False), _INPUT)
         except errors.FunctionInputError as exc:
-            raise _Fatal(f"cannot get filters from {self.sdk.request_type}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot get filters from {self.sdk.request_type}: {exc}") from exc
         filters: list[dict[str, Any]] = [f or {} for f in inp.get("filters") or []]  # null: Go's zero Filter
         variables = {
             "observed": _state(req.observed),
@@ -172,14 +165,14 @@ class CelFilter:
             try:
                 rx = regexp.compile(pattern)
             except errors.GoError as exc:
-                raise _Fatal(
+                raise _gosdk.Fatal(
                     f"cannot compile regular expression {errors.quote(pattern)} for filter {i}: {exc}"
                 ) from exc
             expression = f.get("expression", "")
             try:
                 include = evaluate(expression, variables, self.sdk.proto)
             except (CelError, errors.MissingExtraError) as exc:
-                raise _Fatal(
+                raise _gosdk.Fatal(
                     f"cannot evaluate CEL expression {errors.quote(expression)} for filter {i}: {exc}"
                 ) from exc
             checks.append((rx, include))

@@ -30,7 +30,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _selection
+from crossfn.functions import _gosdk, _selection
 from crossfn.functions.environment_configs import _input
 from crossfn.functions.environment_configs._releases import BEHAVIOURS, Behaviour
 from crossfn.gocompat import json
@@ -41,12 +41,6 @@ __all__ = ["ENVIRONMENT_KEY", "EnvironmentConfigs", "compose"]
 
 ENVIRONMENT_KEY = request.ENVIRONMENT_KEY
 """The context key the environment is written to (and read from)."""
-
-_INDEX_OUT_OF_RANGE = "runtime error: index out of range [0] with length 0"
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
 
 
 def _dict(s: Any) -> dict[str, Any]:
@@ -88,36 +82,31 @@ class EnvironmentConfigs:
         return "required" if self.b.required else "extra"
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        try:
-            self._run(req, rsp)
-        except _Fatal as exc:
-            self.b.sdk.fatal(rsp, str(exc))
+        self.b.sdk.run(self._run, req, rsp)
 
     def _run(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
             inp = self.b.sdk.get_input(_dict(req.input), self._type)
         except errors.FunctionInputError as exc:
-            raise _Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
         found: list[dict[str, Any] | None] | None = spec.get("environmentConfigs")
         if found is None:
             return
         sources = [s or {} for s in found]  # a null item is Go's zero EnvironmentSource
         self._require(rsp, sources, _dict(req.observed.composite.resource))
-        fetched = req.required_resources if self.b.required else req.extra_resources
+        fetched = _selection.fetched(req, required=self.b.required)
         if not fetched:
             return
         env, has_env = request.get_context_key(req, ENVIRONMENT_KEY)
         try:
-            selected = self._select(
-                spec, sources, {k: [_dict(i.resource) for i in v.items] for k, v in fetched.items()}
-            )
+            selected = self._select(spec, sources, fetched)
         except (errors.CrossfnError, _selection.Panic) as exc:
-            raise _Fatal(_panic_or(exc, "cannot get selected environment configs")) from exc
+            raise _gosdk.Fatal(_panic_or(exc, "cannot get selected environment configs")) from exc
         try:
             merged = self._merge(selected)
         except errors.CrossfnError as exc:
-            raise _Fatal(f"cannot merge environment data: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot merge environment data: {exc}") from exc
         if has_env:
             merged = _merge_maps(_go_floats(env) if isinstance(env, dict) else {}, merged)
         if spec.get("defaultData") is not None:
@@ -134,35 +123,14 @@ class EnvironmentConfigs:
         selectors: dict[str, fnv1.ResourceSelector] = {}
         try:
             for i, source in enumerate(sources):
-                selector = self._selector(source, xr)
+                selector = _selection.selector(
+                    source, xr, api_version=self.b.api_version, kind="EnvironmentConfig", checks_nil=False
+                )
                 if selector is not None:
                     selectors[f"environment-config-{i}"] = selector
         except (errors.CrossfnError, _selection.Panic) as exc:
-            raise _Fatal(_panic_or(exc, "cannot build requirements")) from exc
-        rsp.requirements.SetInParent()
-        into = rsp.requirements.resources if self.b.required else rsp.requirements.extra_resources
-        for name, selector in selectors.items():
-            into[name].CopyFrom(selector)
-
-    def _selector(self, source: Mapping[str, Any], xr: dict[str, Any]) -> fnv1.ResourceSelector | None:
-        kind = source.get("type", "")
-        selector = fnv1.ResourceSelector(api_version=self.b.api_version, kind="EnvironmentConfig")
-        if kind in ("", "Reference"):
-            ref = source.get("ref")
-            if ref is None:
-                raise _selection.Panic(_selection.NIL_POINTER)
-            selector.match_name = ref.get("name", "")
-            return selector
-        if kind != "Selector":
-            return None
-        sel = source.get("selector")
-        if sel is None:
-            raise _selection.Panic(_selection.NIL_POINTER)
-        labels = _selection.match_labels(sel.get("matchLabels") or [], xr, checks_nil=False)
-        if not labels:
-            return None
-        selector.match_labels.labels.update(labels)
-        return selector
+            raise _gosdk.Fatal(_panic_or(exc, "cannot build requirements")) from exc
+        _selection.request(rsp, selectors, required=self.b.required)
 
     def _select(
         self,
@@ -199,7 +167,7 @@ class EnvironmentConfigs:
                 if optional:
                     return []
                 if self.b.not_found == "panic":
-                    raise _selection.Panic(_INDEX_OUT_OF_RANGE)
+                    raise _selection.Panic(_selection.INDEX_OUT_OF_RANGE)
                 raise errors.CrossfnError(f"Required environment config {errors.quote(shown)} not found")
             if len(items) > 1:
                 raise errors.CrossfnError(

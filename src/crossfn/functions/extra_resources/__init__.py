@@ -23,7 +23,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _selection
+from crossfn.functions import _gosdk, _selection
 from crossfn.functions.extra_resources import _input
 from crossfn.functions.extra_resources._releases import BEHAVIOURS, Behaviour
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -33,12 +33,6 @@ __all__ = ["CONTEXT_KEY", "ExtraResources", "compose"]
 
 CONTEXT_KEY = "apiextensions.crossplane.io/extra-resources"
 """The context key the fetched resources are written to."""
-
-_INDEX_OUT_OF_RANGE = "runtime error: index out of range [0] with length 0"
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
 
 
 def _dict(s: Any) -> dict[str, Any]:
@@ -54,36 +48,31 @@ class ExtraResources:
         self._type = _input.input_type(namespace=behaviour.namespace)
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
-        try:
-            self._run(req, rsp)
-        except _Fatal as exc:
-            self.b.sdk.fatal(rsp, str(exc))
+        self.b.sdk.run(self._run, req, rsp)
 
     def _run(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
             inp = self.b.sdk.get_input(_dict(req.input), self._type)
         except errors.FunctionInputError as exc:
-            raise _Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
         # A null item is Go's zero ResourceSource.
         sources: list[dict[str, Any]] = [s or {} for s in spec.get("extraResources") or []]
         self._require(rsp, sources, _dict(req.observed.composite.resource))
-        fetched = req.required_resources if self.b.required else req.extra_resources
+        fetched = _selection.fetched(req, required=self.b.required)
         if not fetched:
             return
         try:
-            found = self._verify(
-                spec, sources, {k: [_dict(i.resource) for i in v.items] for k, v in fetched.items()}
-            )
+            found = self._verify(spec, sources, fetched)
         except _selection.Panic as exc:
-            raise _Fatal(f"panic: {exc}") from exc
+            raise _gosdk.Fatal(f"panic: {exc}") from exc
         except errors.CrossfnError as exc:
             prefix = (
                 "verifying and sorting extra resources"
                 if self.b.checks_are_results
                 else "sorting and verifying results"
             )
-            raise _Fatal(f"{prefix}: {exc}") from exc
+            raise _gosdk.Fatal(f"{prefix}: {exc}") from exc
         resource.fill_struct(rsp.context, {CONTEXT_KEY: found})
 
     def _require(
@@ -93,41 +82,21 @@ class ExtraResources:
         selectors: dict[str, fnv1.ResourceSelector] = {}
         try:
             for source in sources:
-                selector = self._selector(source, xr)
+                selector = _selection.selector(
+                    source,
+                    xr,
+                    api_version=source.get("apiVersion", ""),
+                    kind=source.get("kind", ""),
+                    checks_nil=self.b.checks_nil,
+                    namespace=source["namespace"] if self.b.namespace and "namespace" in source else None,
+                )
                 if selector is not None:
                     selectors[source.get("into", "")] = selector
         except _selection.Panic as exc:
-            raise _Fatal(f"panic: {exc}") from exc
+            raise _gosdk.Fatal(f"panic: {exc}") from exc
         except errors.CrossfnError as exc:
-            raise _Fatal(f"could not build extra resource requirements: {exc}") from exc
-        rsp.requirements.SetInParent()
-        into = rsp.requirements.resources if self.b.required else rsp.requirements.extra_resources
-        for name, selector in selectors.items():
-            into[name].CopyFrom(selector)
-
-    def _selector(self, source: Mapping[str, Any], xr: dict[str, Any]) -> fnv1.ResourceSelector | None:
-        kind = source.get("type", "")
-        selector = fnv1.ResourceSelector(
-            api_version=source.get("apiVersion", ""), kind=source.get("kind", "")
-        )
-        if self.b.namespace and "namespace" in source:
-            selector.namespace = source["namespace"]
-        if kind in ("", "Reference"):
-            ref = source.get("ref")
-            if ref is None:
-                raise _selection.Panic(_selection.NIL_POINTER)
-            selector.match_name = ref.get("name", "")
-            return selector
-        if kind != "Selector":
-            return None
-        sel = source.get("selector")
-        if sel is None:
-            raise _selection.Panic(_selection.NIL_POINTER)
-        labels = _selection.match_labels(sel.get("matchLabels") or [], xr, checks_nil=self.b.checks_nil)
-        if not labels:
-            return None
-        selector.match_labels.labels.update(labels)
-        return selector
+            raise _gosdk.Fatal(f"could not build extra resource requirements: {exc}") from exc
+        _selection.request(rsp, selectors, required=self.b.required)
 
     def _verify(
         self,
@@ -149,7 +118,7 @@ class ExtraResources:
                     if optional:
                         continue
                     if not self.b.checks_are_results:
-                        raise _selection.Panic(_INDEX_OUT_OF_RANGE)
+                        raise _selection.Panic(_selection.INDEX_OUT_OF_RANGE)
                     raise errors.CrossfnError(f"Required extra resource {errors.quote(name)} not found")
                 if len(items) > 1:
                     raise errors.CrossfnError(

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _files
+from crossfn.functions import _files, _gosdk
 from crossfn.functions.go_templating import _data, _functions, _input, _manifests
 from crossfn.functions.go_templating._release import CURRENT, Release
 from crossfn.gocompat import base64 as gobase64
@@ -62,10 +62,6 @@ READY_ANNOTATION = "gotemplating.fn.crossplane.io/ready"
 NAME_ANNOTATION = _functions.NAME_ANNOTATION
 _READY = {"True": fnv1.READY_TRUE, "False": fnv1.READY_FALSE, "Unspecified": fnv1.READY_UNSPECIFIED}
 _RESERVED_CONDITIONS = frozenset({"Ready", "Synced", "Healthy"})
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text
-    pass
 
 
 def _dict(s: Any) -> dict[str, Any]:
@@ -99,16 +95,16 @@ def _remove_annotation(obj: dict[str, Any], key: str) -> None:
 def _get_into_map(obj: Any, path: str, what: str) -> tuple[dict[str, Any] | None, bool]:
     """``GetValueInto(path, &map)``: the map (None for a JSON null) and whether the path exists.
 
-    Raises :class:`_Fatal` with ``<what>: <error>`` when the value is not an object.
+    Raises :class:`_gosdk.Fatal` with ``<what>: <error>`` when the value is not an object.
     """
     try:
         value = fieldpath.json_round_trip(fieldpath.get_value(obj, path))
     except errors.FieldNotFoundError:
         return None, False
     except errors.CrossfnError as exc:
-        raise _Fatal(f"{what}: {exc}") from exc
+        raise _gosdk.Fatal(f"{what}: {exc}") from exc
     if value is not None and not isinstance(value, dict):
-        raise _Fatal(
+        raise _gosdk.Fatal(
             f"{what}: cannot unmarshal value from JSON: json: cannot unmarshal {_json_kind(value)} "
             "into Go value of type map[string]interface {}"
         )
@@ -141,15 +137,15 @@ def _merge(dst: dict[str, Any], src: Mapping[str, Any]) -> None:
 
 def _get_into(obj: Any, path: str, schema: js.Type, what: str) -> Any:
     """``GetValueInto(path, &typed)`` decoded leniently into ``schema``; a missing path or a bad value is
-    :class:`_Fatal` (``<what>: <error>``)."""
+    :class:`_gosdk.Fatal` (``<what>: <error>``)."""
     try:
         value = fieldpath.json_round_trip(fieldpath.get_value(obj, path))
     except errors.CrossfnError as exc:
-        raise _Fatal(f"{what}: {exc}") from exc
+        raise _gosdk.Fatal(f"{what}: {exc}") from exc
     try:
         return js.decode_value(value, schema, decoder=js.LENIENT)
     except errors.GoError as exc:
-        raise _Fatal(f"{what}: cannot unmarshal value from JSON: {exc}") from exc
+        raise _gosdk.Fatal(f"{what}: cannot unmarshal value from JSON: {exc}") from exc
 
 
 _LABELS = js.Map(js.STRING)
@@ -244,7 +240,7 @@ class GoTemplating:
         target = fnv1.TARGET_COMPOSITE if self.release.results_target_composite else None
         try:
             self._run(req, rsp)
-        except _Fatal as exc:
+        except _gosdk.Fatal as exc:
             response.fatal(rsp, str(exc), target=target)
         except errors.FunctionInputError as exc:
             response.fatal(rsp, str(exc), target=target)
@@ -262,12 +258,12 @@ class GoTemplating:
         try:
             text = _input.template_text(inp, r, _dict(req.context), self._files)
         except _input.InputPanic as exc:
-            raise _Fatal(
+            raise _gosdk.Fatal(
                 f"function-go-templating {r.tag} crashes on this input ({exc}): "
                 "panic: runtime error: invalid memory address or nil pointer dereference"
             ) from exc
         except errors.GoError as exc:
-            raise _Fatal(f"invalid function input: {exc}") from exc
+            raise _gosdk.Fatal(f"invalid function input: {exc}") from exc
         tmpl = gotemplate.Template("manifests", release=r.go, limits=self._limits)
         delims = inp.delims or {}
         if r.has_delims and "left" in delims and "right" in delims:
@@ -280,12 +276,12 @@ class GoTemplating:
         try:
             tmpl.parse(text)
         except errors.GoError as exc:
-            raise _Fatal(f"invalid function input: cannot parse the provided templates: {exc}") from exc
+            raise _gosdk.Fatal(f"invalid function input: cannot parse the provided templates: {exc}") from exc
         if inp.options is not None:
             try:
                 tmpl.option(*inp.options)
             except gotemplate.OptionError as exc:
-                raise _Fatal(
+                raise _gosdk.Fatal(
                     f"cannot apply template options: panic occurred while applying template options: {exc}"
                 ) from exc
         return tmpl
@@ -297,17 +293,17 @@ class GoTemplating:
         try:
             text = tmpl.execute(data)
         except errors.GoError as exc:
-            raise _Fatal(f"cannot execute template: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot execute template: {exc}") from exc
         objs = []
         try:
             for obj in _manifests.decode(text, r):
                 if r.checks_annotations:
                     problem = _manifests.annotation_error(obj)
                     if problem is not None:
-                        raise _Fatal(_annotation_message(obj, problem))
+                        raise _gosdk.Fatal(_annotation_message(obj, problem))
                 objs.append(obj)
         except errors.GoError as exc:
-            raise _Fatal(f"cannot decode manifest: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot decode manifest: {exc}") from exc
         state = _State(
             xr=_dict(req.desired.composite.resource),
             xr_connection=dict(req.desired.composite.connection_details),
@@ -357,7 +353,7 @@ class GoTemplating:
         name = annotations.get(NAME_ANNOTATION)
         _remove_annotation(obj, NAME_ANNOTATION)
         if name is None:
-            raise _Fatal(f'"{kind}" template is missing required "{NAME_ANNOTATION}" annotation')
+            raise _gosdk.Fatal(f'"{kind}" template is missing required "{NAME_ANNOTATION}" annotation')
         state.composed[name] = (obj, ready if ready is not None else fnv1.READY_UNSPECIFIED)
 
     def _xr_status(self, obj: dict[str, Any], state: _State) -> None:
@@ -383,7 +379,9 @@ class GoTemplating:
     ) -> None:
         r = self.release
         if kind not in r.meta_kinds:
-            raise _Fatal(f'invalid kind "{kind}" for apiVersion "{META_API_VERSION}" - {r.invalid_kind_hint}')
+            raise _gosdk.Fatal(
+                f'invalid kind "{kind}" for apiVersion "{META_API_VERSION}" - {r.invalid_kind_hint}'
+            )
         if kind == "CompositeConnectionDetails":
             data = obj.get("data")
             if isinstance(data, dict) and all(isinstance(v, str) for v in data.values()):
@@ -404,7 +402,7 @@ class GoTemplating:
             for key, found_req in (reqs or {}).items():
                 v = found_req or {}
                 if key in state.extra:
-                    raise _Fatal(f'duplicate extra resource key "{key}"')
+                    raise _gosdk.Fatal(f'duplicate extra resource key "{key}"')
                 if r.namespaced_requirements:
                     state.resources[key] = _selector(v, r)
                     if not v.get("namespace"):
@@ -420,7 +418,7 @@ def _ready(obj: dict[str, Any]) -> fnv1.Ready.ValueType | None:
         return None
     value = annotations[READY_ANNOTATION]
     if value not in _READY:
-        raise _Fatal(
+        raise _gosdk.Fatal(
             f'invalid function input: invalid "{READY_ANNOTATION}" annotation value "{value}": '
             "must be True, False, or Unspecified"
         )
@@ -454,7 +452,7 @@ def _claim_conditions(conditions: list[Any], rsp: fnv1.RunFunctionResponse) -> N
         c = found or {}
         ctype = str(c.get("type", ""))
         if ctype in _RESERVED_CONDITIONS:
-            raise _Fatal(f"cannot set ClaimCondition type: {ctype} is a reserved Crossplane Condition")
+            raise _gosdk.Fatal(f"cannot set ClaimCondition type: {ctype} is a reserved Crossplane Condition")
         status = {"True": fnv1.STATUS_CONDITION_TRUE, "False": fnv1.STATUS_CONDITION_FALSE}.get(
             str(c.get("status", "")), fnv1.STATUS_CONDITION_UNKNOWN
         )

@@ -1,8 +1,9 @@
 """The input, ``GoTemplate``, and where its template text comes from.
 
 The input is decoded as each release's function-sdk-go decodes it
-(:mod:`crossfn.gocompat.jsonstruct`): leniently to v0.4.1, rejecting unknown
-fields from v0.5.0. The template text comes from ``inline.template`` (or, from
+(:mod:`crossfn.gocompat.jsonstruct`): to v0.4.1 (function-sdk-go v0.1.0)
+with go-json-experiment, names matched exactly and unknown fields skipped
+(``V2``), rejecting unknown fields from v0.5.0. The template text comes from ``inline.template`` (or, from
 v0.12.0, ``inline.templates`` joined by ``---`` lines), from every file under
 ``fileSystem.dirPath`` in name order (each followed by a ``---`` line), or,
 from v0.11.0, from a key of the pipeline's environment.
@@ -79,7 +80,7 @@ def decode(req: fnv1.RunFunctionRequest, r: Release) -> Input:
     """The step's input; :class:`~crossfn.errors.FunctionInputError` with upstream's whole message."""
     raw = resource.struct_to_dict(req.input, integers=False) if req.HasField("input") else {}
     try:
-        v = js.decode(raw, _schema(r), decoder=js.STRICT if r.rejects_unknown_fields else js.LENIENT)
+        v = js.decode(raw, _schema(r), decoder=js.STRICT if r.rejects_unknown_fields else js.V2)
     except errors.GoError as exc:
         req_type = "*v1.RunFunctionRequest" if r.protocol_v1 else "*v1beta1.RunFunctionRequest"
         into = f"*{r.input_type}"

@@ -17,27 +17,14 @@ the image (``golang:<GO_VERSION>``, which runs the local toolchain).
 
 from __future__ import annotations
 
-import dataclasses
-
+from crossfn.functions import _registry
 from crossfn.gocompat.template import GoRelease
 
 __all__ = ["CURRENT", "GROUPS", "Release"]
 
-Version = tuple[int, int, int]
 
-
-@dataclasses.dataclass(frozen=True)
-class Release:
+class Release(_registry.Behaviour):
     """One upstream release's behaviour (``version`` is the release it behaves as)."""
-
-    version: Version
-
-    def _since(self, major: int, minor: int, patch: int) -> bool:
-        return self.version >= (major, minor, patch)
-
-    @property
-    def tag(self) -> str:
-        return "v{}.{}.{}".format(*self.version)
 
     # --- what it was built with -------------------------------------------------------------
 

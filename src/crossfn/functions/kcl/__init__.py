@@ -1,9 +1,9 @@
 """kcl: composition logic in KCL, compatible with crossplane-contrib/function-kcl (v0.9.0 to v0.12.2).
 
 Input: ``apiVersion: krm.kcl.dev/v1alpha1``, ``kind: KCLInput`` with
-``spec.source`` (inline KCL, a local file or module directory; OCI, git and
-http sources need the network and fail with one line saying how to vendor
-them), ``spec.target``, ``spec.params``, ``spec.resources``,
+``spec.source`` (inline KCL, a local file or module directory, or an OCI or
+git module, run from the copy KCL's tooling left in the package cache:
+``_cache``; http sources fail with one line), ``spec.target``, ``spec.params``, ``spec.resources``,
 ``spec.dependencies`` and ``spec.config``. ``_input`` decodes it,
 ``_params`` builds ``option("params")``, the program runs in a worker process
 (``crossfn.functions._sandbox`` with ``_worker``), and ``_output`` places its
@@ -36,7 +36,7 @@ from crossfn import errors
 from crossfn import extras as _extras
 from crossfn.functions import _files, _sandbox
 from crossfn.functions._releases import kcl as _releases
-from crossfn.functions.kcl import _input, _models, _output, _packages, _params
+from crossfn.functions.kcl import _cache, _input, _models, _output, _packages, _params
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource, response
 
@@ -86,17 +86,7 @@ class Limits:
         self.memory_limit = memory_limit
         self.max_output = max_output
         self._workers = workers
-        self._readable = readable
-        self._pool: _sandbox.Pool | None = None
-        self._lock = threading.Lock()
-
-    def pool(self) -> _sandbox.Pool:
-        with self._lock:
-            if self._pool is None:
-                self._pool = _sandbox.Pool(
-                    _WORKER, size=self._workers, memory_limit=self.memory_limit, readable=self._readable
-                )
-            return self._pool
+        self.pool = _sandbox.Pool(_WORKER, size=workers, memory_limit=memory_limit, readable=readable)
 
     def confined(self, files: _files.FileAccess) -> Limits:
         """These limits with workers confined to what ``files`` allows; one pool per ``files``, shared."""
@@ -111,10 +101,7 @@ class Limits:
 
     def close(self) -> None:
         """Stop the worker processes; a later run starts new ones."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+        self.pool.close()
 
 
 _CONFINED: dict[_files.FileAccess, Limits] = {}
@@ -194,7 +181,7 @@ class Kcl:
         raw = resource.struct_to_dict(req.input) if req.HasField("input") else None
         inp = _input.decode(raw, default_source=self._default())
         all_params = _params.params(inp, _params.request_params(req, self.behaviour))
-        doc = await self._program(inp, all_params)
+        doc = await self._program(inp, all_params, rsp)
         items = _items(doc)
         state = _state(req, all_params)
         try:
@@ -203,17 +190,31 @@ class Kcl:
             raise _Failed(f"{_PROCESS_FAILED}{exc}") from exc
         _respond(req, rsp, state)
 
-    def _job(self, inp: _input.Input, all_params: Mapping[str, Any]) -> dict[str, Any]:
-        kind = _input.source_kind(inp.source)
-        if kind not in ("inline", "local"):
-            raise _Failed(
-                f"{_RUN_FAILED}cannot fetch KCL source {errors.quote(inp.source)}: built-in functions do not reach "
-                "the network; vendor it locally (kcl mod pull for an OCI module, git clone for a repository) and "
-                "set spec.source to the path of its directory"
+    def _source(self, source: str, notes: list[str]) -> Path | None:
+        """The file or module directory a source names (None for inline code); a cached copy for OCI and git."""
+        kind = _input.source_kind(source)
+        if kind == "inline":
+            return None
+        if kind == "url":
+            raise errors.FunctionInputError(
+                f"cannot fetch KCL source {errors.quote(source)}: built-in functions do not reach the network; "
+                "download it and set spec.source to the path of the file"
             )
+        if kind == "local":
+            return (self._base_dir or Path.cwd()) / source
+        module = _cache.find_oci(source) if kind == "oci" else _cache.find_git(source)
+        if module.note:
+            notes.append(module.note)
+        return module.path
+
+    def _job(self, inp: _input.Input, all_params: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
+        """The worker's job for the input; what the user should know about the packages taken goes in ``notes``."""
         base = self._base_dir or Path.cwd()
         allowed = self._allowed
-        inline = kind == "inline"
+        path = self._source(inp.source, notes)
+        if path is not None:
+            path = allowed(path, "source")
+        inline = path is None
         user_arguments = self.behaviour.inline_arguments or not inline or inp.config.vendor
         job: dict[str, Any] = {
             "args": _params.arguments(inp, all_params, user_arguments=user_arguments),
@@ -226,17 +227,22 @@ class Kcl:
             "settings": [str(allowed(base / s, "settings file")) for s in inp.config.settings],
             "max_output": self.limits.max_output,
         }  # fmt: skip
-        packages = _packages.from_text(inp.dependencies, base=base, supplied=self._packages, allowed=allowed)
-        if inline:
+        packages: dict[str, str] = {}
+        if path is None:
             job.update(code=inp.source, files=[], work_dir="")
+        elif path.is_dir():
+            packages = _packages.from_kcl_mod(path, notes=notes, supplied=self._packages, allowed=allowed)
+            job.update(code=None, files=_packages.entries(path), work_dir=str(path))
         else:
-            path = allowed(base / inp.source, "source")
-            module = path if path.is_dir() else path.parent
-            packages = {
-                **_packages.from_kcl_mod(module, supplied=self._packages, allowed=allowed),
-                **packages,
-            }
-            job.update(code=None, files=[str(path)], work_dir=str(module))
+            packages = _packages.from_kcl_mod(
+                path.parent, notes=notes, supplied=self._packages, allowed=allowed
+            )
+            job.update(code=None, files=[str(path)], work_dir=str(path.parent))
+        packages.update(
+            _packages.from_text(
+                inp.dependencies, base=base, notes=notes, supplied=self._packages, allowed=allowed
+            )
+        )
         job["pkgs"] = sorted(packages.items())
         return job
 
@@ -251,15 +257,24 @@ class Kcl:
                 f"cannot read KCL {what} {errors.quote(str(path))}: {exc}"
             ) from exc
 
-    async def _program(self, inp: _input.Input, all_params: Mapping[str, Any]) -> list[Any]:
-        """Run the program; its output documents (one, unless the program's value is a list)."""
+    async def _program(
+        self, inp: _input.Input, all_params: Mapping[str, Any], rsp: fnv1.RunFunctionResponse
+    ) -> list[Any]:
+        """Run the program; its output documents (one, unless the program's value is a list).
+
+        A package taken offline at a version the input did not name (the newest cached) is a Normal
+        result, before anything the program adds.
+        """
+        notes: list[str] = []
         try:
-            job = self._job(inp, all_params)
+            job = self._job(inp, all_params, notes)
         except errors.FunctionInputError as exc:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
+        for note in notes:
+            response.normal(rsp, note, target=fnv1.TARGET_COMPOSITE)
         limits = self.limits
         try:
-            reply = await limits.pool().run_async(job, hard_timeout=limits.timeout)
+            reply = await limits.pool.run_async(job, hard_timeout=limits.timeout)
         except _sandbox.SandboxTimeoutError as exc:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program exceeded its time limit of {limits.timeout:g}s and was stopped"

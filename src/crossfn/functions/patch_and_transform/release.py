@@ -13,25 +13,13 @@ v0.8.0 = v0.9.3 (dependency bumps only), v0.10.0 = v0.10.8.
 
 from __future__ import annotations
 
-import dataclasses
+from crossfn.functions import _registry
 
 __all__ = ["CURRENT", "Release"]
 
-Version = tuple[int, int, int]
 
-
-@dataclasses.dataclass(frozen=True)
-class Release:
+class Release(_registry.Behaviour):
     """One upstream release's behaviour (``version`` is the release it behaves as)."""
-
-    version: Version
-
-    def _since(self, major: int, minor: int, patch: int) -> bool:
-        return self.version >= (major, minor, patch)
-
-    @property
-    def tag(self) -> str:
-        return "v{}.{}.{}".format(*self.version)
 
     # --- the input ---------------------------------------------------------------------------
 

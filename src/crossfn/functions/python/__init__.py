@@ -40,7 +40,6 @@ from __future__ import annotations
 import base64
 import datetime
 import os
-import threading
 from pathlib import Path
 
 from crossfn import errors
@@ -88,20 +87,10 @@ class Python:
         self._required = files is not None
         self._timeout = timeout.total_seconds()
         self._hard_timeout = self._timeout + grace.total_seconds()
-        self._memory_limit = memory_limit
         self._max_output = max_output
-        self._workers = workers
-        self._pool: _sandbox.Pool | None = None
-        self._lock = threading.Lock()
-
-    def _sandbox(self) -> _sandbox.Pool:
-        with self._lock:
-            if self._pool is None:
-                self._pool = _sandbox.Pool(
-                    _WORKER, size=self._workers, memory_limit=self._memory_limit, readable=(),
-                    required=self._required,
-                )  # fmt: skip
-            return self._pool
+        self._pool = _sandbox.Pool(
+            _WORKER, size=workers, memory_limit=memory_limit, readable=(), required=self._required
+        )
 
     def with_file_access(self, files: _files.FileAccess) -> Python:
         """The same function with its sandbox confined by the kernel (how the controller runs it)."""
@@ -113,10 +102,7 @@ class Python:
 
     def close(self) -> None:
         """Stop the sandbox processes; a later call starts new ones."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+        self._pool.close()
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Run the step's script; its response replaces ``rsp``, or one Fatal result says why it failed."""
@@ -127,7 +113,7 @@ class Python:
             "max_output": self._max_output,
         }
         try:
-            reply = self._sandbox().run(job, hard_timeout=self._hard_timeout)
+            reply = self._pool.run(job, hard_timeout=self._hard_timeout)
         except _sandbox.SandboxTimeoutError:
             response.fatal(
                 rsp,

@@ -24,6 +24,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions import _gosdk
 from crossfn.functions.sequencer import _condition, _input, _usage
 from crossfn.functions.sequencer._releases import BEHAVIOURS, Behaviour
 from crossfn.gocompat import fmt, regexp, time
@@ -31,10 +32,6 @@ from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
 __all__ = ["Sequencer", "compose"]
-
-
-class _Fatal(Exception):  # noqa: N818 -- a control-flow signal carrying the Fatal result's text, not an error of ours
-    """Stop with one Fatal result (the message is upstream's)."""
 
 
 _NIL = "runtime error: invalid memory address or nil pointer dereference"
@@ -74,11 +71,11 @@ class _Run:
             rx = _strict(pattern) if self.b.names == "anchored" else regexp.compile(pattern)
         except errors.GoError as exc:
             if self.b.names == "regexp":
-                raise _Fatal(f"panic: regexp: Compile({errors.quote(pattern)}): {exc}") from exc
+                raise _gosdk.Fatal(f"panic: regexp: Compile({errors.quote(pattern)}): {exc}") from exc
             if not fatal:
-                raise _Fatal(f"panic: {_NIL}") from exc
+                raise _gosdk.Fatal(f"panic: {_NIL}") from exc
             shown = f"^{pattern}$" if self.b.fatal_names_anchored and rx_unanchored(pattern) else pattern
-            raise _Fatal(f"cannot compile regex {shown}: {exc}") from exc
+            raise _gosdk.Fatal(f"cannot compile regex {shown}: {exc}") from exc
         return rx.match_string
 
     def run(self) -> None:
@@ -98,7 +95,7 @@ class _Run:
             try:
                 met = _condition.evaluate(rule.condition, self.req)
             except _condition.ConditionError as exc:
-                raise _Fatal(
+                raise _gosdk.Fatal(
                     f"cannot evaluate condition {errors.quote(rule.condition)} for sequence {_names(seq)}: {exc}"
                 ) from exc
             if not met:
@@ -187,7 +184,7 @@ class _Run:
                 continue
             for k in keys:
                 if k not in self.observed:
-                    raise _Fatal(f"panic: {_NIL}")
+                    raise _gosdk.Fatal(f"panic: {_NIL}")
                 self.add_usage(k, c, obj)
 
     def observed_usages(self, seq: Sequence[str]) -> None:
@@ -195,8 +192,8 @@ class _Run:
         for i in range(1, len(seq)):
             try:
                 match_name, match_previous = self.matcher(seq[i]), self.matcher(seq[i - 1])
-            except _Fatal as exc:
-                raise _Fatal(f"cannot generate usages for sequence: {exc}") from exc
+            except _gosdk.Fatal as exc:
+                raise _gosdk.Fatal(f"cannot generate usages for sequence: {exc}") from exc
             for c, o in self.observed.items():
                 obj = resource.struct_to_dict(o.resource)
                 if not match_name(c) or _usage.is_usage(obj, self.inp.usage_version):
@@ -238,14 +235,14 @@ class Sequencer:
             try:
                 inp = _input.decode(req, self._b)
             except errors.FunctionInputError as exc:
-                raise _Fatal(str(exc)) from exc
+                raise _gosdk.Fatal(str(exc)) from exc
             if inp.cache_ttl and self._b.rule_options:
                 try:
                     rsp.meta.ttl.FromNanoseconds(round(time.parse_duration(inp.cache_ttl) * 1e9))
                 except errors.GoError as exc:
-                    raise _Fatal(f"cannot set cacheTTL: {exc}") from exc
+                    raise _gosdk.Fatal(f"cannot set cacheTTL: {exc}") from exc
             _Run(self._b, inp, req, rsp).run()
-        except _Fatal as exc:
+        except _gosdk.Fatal as exc:
             r = rsp.results.add(severity=fnv1.SEVERITY_FATAL, message=str(exc))
             if self._b.strict_sdk:
                 r.target = fnv1.TARGET_COMPOSITE

@@ -1,9 +1,10 @@
 """The input, ``sequencer.fn.crossplane.io/v1beta1`` ``Input``, decoded as each release's function-sdk-go did.
 
 Releases up to v0.3.0 vendor function-sdk-go v0.1.0, which decodes with
-``encoding/json``: unknown fields are ignored (v0.1.0's input group was still
-``template.fn.crossplane.io``; the group is never checked). From v0.4.0 the SDK
-rejects unknown fields (:mod:`crossfn.gocompat.jsonstruct`). No CRD defaults
+go-json-experiment and no options (:data:`crossfn.gocompat.jsonstruct.V2`):
+names match exactly, unknown fields are skipped (v0.1.0's input group was
+still ``template.fn.crossplane.io``; the group is never checked). From v0.4.0
+the SDK rejects unknown fields (:mod:`crossfn.gocompat.jsonstruct`). No CRD defaults
 apply: ``replayDeletion`` is false unless given, ``usageVersion`` empty (v2).
 The error is upstream's, wrapper by wrapper.
 """
@@ -66,7 +67,7 @@ def _schema(b: Behaviour) -> js.Struct:
 def decode(req: fnv1.RunFunctionRequest, b: Behaviour) -> Input:
     """The step's input; FunctionInputError with upstream's full message when it does not decode."""
     raw = resource.struct_to_dict(req.input, integers=False) if req.HasField("input") else {}
-    decoder = js.STRICT if b.strict_sdk else js.LENIENT
+    decoder = js.STRICT if b.strict_sdk else js.V2
     try:
         v = js.decode(raw, _schema(b), decoder=decoder)
     except errors.GoError as exc:

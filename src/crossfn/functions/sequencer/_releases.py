@@ -51,7 +51,8 @@ class Behaviour:
     rule_options: bool = False
     """``condition``, ``deleteOnly`` and ``cacheTTL`` (v0.6.0)."""
     sdk: str = "v0.1.0"
-    """function-sdk-go: v0.1.0 decodes leniently and targets nothing; later ones are strict and target the XR."""
+    """function-sdk-go: v0.1.0 skips unknown input fields and targets nothing; later ones reject them and
+    target the XR."""
 
     @property
     def strict_sdk(self) -> bool:

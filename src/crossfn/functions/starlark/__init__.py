@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import datetime
 import os
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -65,24 +64,12 @@ class Starlark:
     ) -> None:
         self._timeout = timeout.total_seconds()
         self._hard_timeout = self._timeout + grace.total_seconds()
-        self._memory_limit = memory_limit
         self._max_output = max_output
-        self._workers = workers
-        self._pool: _pool.Pool | None = None
-        self._lock = threading.Lock()
-
-    def _sandbox(self) -> _pool.Pool:
-        with self._lock:
-            if self._pool is None:
-                self._pool = _pool.Pool(_WORKER, size=self._workers, memory_limit=self._memory_limit)
-            return self._pool
+        self._pool = _pool.Pool(_WORKER, size=workers, memory_limit=memory_limit)
 
     def close(self) -> None:
         """Stop the sandbox processes; a later call starts new ones."""
-        with self._lock:
-            pool, self._pool = self._pool, None
-        if pool is not None:
-            pool.close()
+        self._pool.close()
 
     def __enter__(self) -> Starlark:
         return self
@@ -104,7 +91,7 @@ class Starlark:
     def _run(self, script: str, req: dict[str, Any]) -> dict[str, Any]:
         job = {"script": script, "req": req, "timeout": self._timeout, "max_output": self._max_output}
         try:
-            reply = self._sandbox().run(job, hard_timeout=self._hard_timeout)
+            reply = self._pool.run(job, hard_timeout=self._hard_timeout)
         except _pool.SandboxTimeoutError as exc:
             raise errors.FunctionInputError(
                 f"script.star: script exceeded its time limit of {self._timeout:g}s inside one "

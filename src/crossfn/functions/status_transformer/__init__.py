@@ -16,7 +16,7 @@ captured (``_message``).
 Every run ends with a ``StatusTransformationSuccess`` condition: ``True``
 (``Available``) when nothing failed, else one ``False`` condition per failure
 (``InputFailure``, ``MatchFailure``, ``SetConditionFailure``), with
-upstream's messages. Releases: v0.1.0 to v0.3.0 (no XR or extra-resources
+upstream's messages. Releases (``_release``): v0.1.0 to v0.3.0 (no XR or extra-resources
 matching), v0.4.x (the XR), v0.5.x (extra resources); the input is decoded
 strictly (unknown fields rejected) in all of them.
 
@@ -32,8 +32,10 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions.status_transformer import _input, _message
+from crossfn.functions import _registry
+from crossfn.functions.status_transformer import _input, _message, _release
 from crossfn.gocompat import regexp, values
+from crossfn.gocompat import template as gotemplate
 from crossfn.gocompat import time as gotime
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
@@ -216,12 +218,15 @@ def _extra_key(into: str, obj: Mapping[str, Any]) -> str:
 
 
 class StatusTransformer:
-    """function-status-transformer; ``release`` is ``v0.5.1`` (the built-in), ``v0.4.1`` or ``v0.3.0``."""
+    """function-status-transformer as release ``release`` (``v0.5.1``, the built-in, by default)."""
 
     def __init__(self, release: str = "v0.5.1") -> None:
-        self._release = release
-        self._composite = release != "v0.3.0"
-        self._extra = release == "v0.5.1"
+        version = _registry.parse_version(release)
+        if version is None:
+            raise ValueError(f"not a release tag: {release!r}")
+        self._release = _release.Release(version)
+        self._composite = self._release.matches_composite
+        self._extra = self._release.matches_extra_resources
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         try:
@@ -299,8 +304,8 @@ class StatusTransformer:
         mode = _MODES.get(m.type or "", _all_all)
         return mode(list(m.conditions), dict(sorted(rs.items())))
 
-    @staticmethod
     def _set_conditions(
+        self,
         rsp: fnv1.RunFunctionResponse,
         hi: int,
         hook: _input.Hook,
@@ -312,7 +317,7 @@ class StatusTransformer:
             if sc.type in set_types and not sc.force:
                 continue
             try:
-                message = _templated(sc.message, groups)
+                message = _templated(sc.message, groups, self._release.go)
             except errors.GoError as exc:
                 _condition_false(
                     rsp,
@@ -332,9 +337,8 @@ class StatusTransformer:
             set_types.add(sc.type)
         return errored
 
-    @staticmethod
     def _create_events(
-        rsp: fnv1.RunFunctionResponse, hi: int, hook: _input.Hook, groups: Mapping[str, str]
+        self, rsp: fnv1.RunFunctionResponse, hi: int, hook: _input.Hook, groups: Mapping[str, str]
     ) -> bool:
         errored = False
         for ei, ev in enumerate(hook.events):
@@ -349,7 +353,7 @@ class StatusTransformer:
                 errored = True
                 continue
             try:
-                message = _templated(ev.message, groups) or ""
+                message = _templated(ev.message, groups, self._release.go) or ""
             except errors.GoError as exc:
                 _condition_false(rsp, "SetConditionFailure", f"{where}: {exc}")
                 errored = True
@@ -364,10 +368,10 @@ class StatusTransformer:
         return errored
 
 
-def _templated(message: str | None, groups: Mapping[str, str]) -> str | None:
+def _templated(message: str | None, groups: Mapping[str, str], go: gotemplate.GoRelease) -> str | None:
     if message is None or not groups:
         return message
-    return _message.render(message, groups)
+    return _message.render(message, groups, go)
 
 
 def _target(t: str | None) -> fnv1.Target.ValueType:
@@ -388,7 +392,13 @@ compose = StatusTransformer()
 """function-status-transformer v0.5.0 and v0.5.1."""
 
 v0_4_1 = StatusTransformer("v0.4.1")
-"""v0.4.0 and v0.4.1: the XR can be matched, extra resources cannot."""
+"""v0.4.1: the XR can be matched, extra resources cannot."""
+
+v0_4_0 = StatusTransformer("v0.4.0")
+"""v0.4.0: as v0.4.1, built with Go 1.23."""
 
 v0_3_0 = StatusTransformer("v0.3.0")
-"""v0.1.0 to v0.3.0: composed resources only."""
+"""v0.2.0 to v0.3.0: composed resources only."""
+
+v0_1_0 = StatusTransformer("v0.1.0")
+"""v0.1.0: as v0.3.0, built with Go 1.21."""

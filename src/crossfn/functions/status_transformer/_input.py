@@ -13,6 +13,7 @@ import dataclasses
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions.status_transformer._release import Release
 from crossfn.gocompat import jsonstruct as js
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
@@ -54,11 +55,11 @@ _CREATE_EVENT = js.Struct(
 )
 
 
-def _schema(release: str) -> js.Struct:
+def _schema(release: Release) -> js.Struct:
     matcher: dict[str, js.Type] = dict(_MATCHER_FIELDS)
-    if release != "v0.3.0":
+    if release.matches_composite:
         matcher["includeCompositeAsResource"] = js.BOOL
-    if release == "v0.5.1":
+    if release.matches_extra_resources:
         matcher["includeExtraResources"] = js.BOOL
     hook = js.Struct(
         "v1beta1.StatusConditionHook",
@@ -145,13 +146,13 @@ def _matcher(m: dict[str, Any]) -> Matcher:
     )
 
 
-def decode(req: fnv1.RunFunctionRequest, release: str) -> Input:
+def decode(req: fnv1.RunFunctionRequest, release: Release) -> Input:
     """The step's input; FunctionInputError with upstream's full message when it does not decode."""
     raw = resource.struct_to_dict(req.input, integers=False) if req.HasField("input") else {}
     try:
         v = js.decode(raw, _schema(release), decoder=js.STRICT)
     except errors.GoError as exc:
-        req_type = "*v1beta1.RunFunctionRequest" if release == "v0.3.0" else "*v1.RunFunctionRequest"
+        req_type = "*v1.RunFunctionRequest" if release.protocol_v1 else "*v1beta1.RunFunctionRequest"
         raise errors.FunctionInputError(
             f"cannot get Function input from {req_type}: cannot get function input "
             f"*v1beta1.StatusTransformation from {req_type}: cannot unmarshal JSON from *structpb.Struct into "
