@@ -189,6 +189,12 @@ class ClaimWorld:
             (e["type"], e["reason"], e["message"]) for e in items if e["involvedObject"].get("name") == name
         ]
 
+    async def raw_events(self, name: str, namespace: str) -> list[dict[str, Any]]:
+        """The Events about object ``name`` in ``namespace``, whole (source, annotations)."""
+        await self.recorder.flush()
+        items, _ = await self.kube.list("v1", "Event", namespace)
+        return [e for e in items if e["involvedObject"].get("name") == name]
+
     async def reconcile_claim(self, name: str) -> Any:
         return await self.claim_reconciler.reconcile(f"{self.namespace}/{name}")
 

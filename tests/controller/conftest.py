@@ -101,8 +101,7 @@ def crossplane_crds(envtest: envtest_module.Environment) -> list[str]:
         # Its own event loop and client: a session fixture outlives every test's loop.
         api = _kube.KubeApi.from_kubeconfig(envtest.kubeconfig)
         try:
-            names: list[str] = await crds.install(api)
-            return names
+            return [d.name for d in await crds.install(api)]
         finally:
             await api.close()
 

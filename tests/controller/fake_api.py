@@ -17,6 +17,7 @@ import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
 
+from crossfn import errors
 from crossfn.controller.kube import _api
 
 Key = tuple[str, str, str, str]
@@ -141,6 +142,15 @@ class FakeApi:
         self._check("get", kind, name)
         found = self.objects.get(self._key(api_version, kind, name, namespace))
         return copy.deepcopy(found) if found is not None else None
+
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> dict[str, Any]:
+        """:meth:`get`, or the API server's NotFound (its message names ``<kind>s``, not the real plural)."""
+        found = await self.get(api_version, kind, name, namespace)
+        if found is None:
+            group = api_version.rpartition("/")[0]
+            resource = f"{kind.lower()}s.{group}" if group else f"{kind.lower()}s"
+            raise _api.NotFound(f"{resource} {errors.quote(name)} not found", status=404)
+        return found
 
     async def list(
         self,

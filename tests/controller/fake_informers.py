@@ -54,11 +54,27 @@ class FakeCache:
 
 
 class FakeInformers:
+    """A cache per kind; ``holders`` records who holds each kind with ``acquire``."""
+
     def __init__(self) -> None:
         self.caches: dict[tuple[str, str], FakeCache] = {}
+        self.holders: dict[tuple[str, str], set[str]] = {}
 
     def informer(self, api_version: str, kind: str) -> FakeCache:
         return self.caches.setdefault((api_version, kind), FakeCache())
 
     def kinds(self) -> list[tuple[str, str]]:
         return sorted(self.caches)
+
+    def running(self, api_version: str, kind: str) -> FakeCache | None:
+        return self.caches.get((api_version, kind))
+
+    def acquire(self, api_version: str, kind: str, holder: str) -> FakeCache:
+        self.holders.setdefault((api_version, kind), set()).add(holder)
+        return self.informer(api_version, kind)
+
+    def release(self, api_version: str, kind: str, holder: str) -> None:
+        held = self.holders.get((api_version, kind), set())
+        held.discard(holder)
+        if not held:
+            self.holders.pop((api_version, kind), None)

@@ -89,6 +89,19 @@ async def test_claim_binds_propagates_and_reports_ready(
     assert [c["spec"]["size"] for c in await world.composed(name)] == ["m"], "and the composed resource"
     events = await world.events("db", namespace)
     assert events.count(("Normal", "BindCompositeResource", "Successfully bound composite resource")) == 1
+    [bound] = [
+        e for e in await world.raw_events("db", namespace) if e["message"].startswith("Successfully bound")
+    ]
+    assert bound["source"]["component"] == "offered/compositeresourcedefinition.apiextensions.crossplane.io"
+    assert bound["metadata"]["annotations"] == {
+        "controller": f"claim/{world.xrd['metadata']['name']}",
+        "external-name": "",
+    }, "Crossplane's claim annotations; composite-name only once the claim was bound when read"
+    xr_events = await world.raw_events(name, "default")
+    assert xr_events, "the XR has events too"
+    for e in xr_events:
+        assert e["source"]["component"] == "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+        assert e["metadata"]["annotations"] == {"controller": f"composite/{world.xrd['metadata']['name']}"}
 
 
 @pytest.mark.parametrize("policy", ["Background", "Foreground"])
@@ -154,11 +167,21 @@ async def test_an_xr_bound_to_another_claim_is_refused(
     await world.create_claim(
         "second", resourceRef={"apiVersion": cf.API_VERSION, "kind": cf.XR_KIND, "name": name}
     )
+    second = await world.claim("second")
+    assert second is not None
+    second["metadata"].setdefault("annotations", {})["crossplane.io/external-name"] = "ext-2"
+    await kube.update(second)
     result = await world.reconcile_claim("second")
     assert result.requeue_after is None, "a human must act: no requeue"
     want = f'refusing to operate on composite resource "{name}" that is not bound to this claim: bound to claim "first"'
     assert condition(await world.claim("second"), "Synced") == ("False", "ReconcileError", want)
     assert ("Warning", "BindCompositeResource", want) in await world.events("second", namespace)
+    [refused] = [e for e in await world.raw_events("second", namespace) if e["message"] == want]
+    assert refused["metadata"]["annotations"] == {
+        "controller": f"claim/{world.xrd['metadata']['name']}",
+        "external-name": "ext-2",
+        "composite-name": name,
+    }, "a claim that names its XR when read carries composite-name; the external name is the claim's"
     xr = await world.xr(name)
     assert xr is not None and xr["spec"]["claimRef"]["name"] == "first", "the XR stays with its claim"
 

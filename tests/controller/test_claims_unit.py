@@ -425,4 +425,11 @@ async def test_events_come_from_the_claim_controller() -> None:
     await reconciler.reconcile("team/c")
     await recorder.flush()
     sources = {e["source"]["component"] for e in api.of_kind("Event")}
-    assert sources == {"claim/xbuckets.example.org"}, "Crossplane's claim controller is claim/<xrd-name>"
+    assert sources == {"offered/compositeresourcedefinition.apiextensions.crossplane.io"}, (
+        "Crossplane's claim controller records through the offered controller's recorder"
+    )
+    for e in api.of_kind("Event"):
+        assert e["metadata"]["annotations"] == {
+            "controller": "claim/xbuckets.example.org",
+            "external-name": "",
+        }, "annotated with the claim controller's name and the claim's external name"

@@ -31,6 +31,8 @@ def test_defaults_are_crossplanes(monkeypatch: pytest.MonkeyPatch) -> None:
         "POD_SERVICE_ACCOUNT",
         "LEADER_ELECTION",
         "MANAGE_RBAC",
+        "XFN_CACHE_DIR",
+        "XFN_CACHE_MAX_TTL",
         "ADOPT_EXISTING_RESOURCES",
     ):
         monkeypatch.delenv(name, raising=False)
@@ -121,6 +123,31 @@ FLAGS = [
         "leader election with short timings",
         id="LeaderElection",
     ),
+    pytest.param(
+        [
+            "--circuit-breaker-burst",
+            "10",
+            "--circuit-breaker-refill-rate",
+            "0.5",
+            "--circuit-breaker-cooldown",
+            "1m",
+        ],
+        lambda s: (
+            (s.reconcile.circuit_breaker_burst, s.reconcile.circuit_breaker_refill_rate) == (10.0, 0.5)
+            and s.reconcile.circuit_breaker_cooldown == 60.0
+        ),
+        "Crossplane's circuit breaker flags",
+        id="CircuitBreaker",
+    ),
+    pytest.param(
+        ["--enable-function-response-cache", "--xfn-cache-dir", "/tmp/xfn", "--xfn-cache-max-ttl", "1h"],
+        lambda s: (
+            (s.functions.response_cache, s.functions.cache_dir, s.functions.cache_max_ttl)
+            == (True, "/tmp/xfn", 3600.0)
+        ),
+        "Crossplane's function response cache flags",
+        id="ResponseCache",
+    ),
 ]
 
 
@@ -190,6 +217,9 @@ BAD = [
         "want a directory other than /, which would let built-ins read every file",
         "the whole file system is no confinement",
         id="FilesystemRootSlash",
+    ),
+    pytest.param(
+        ["--circuit-breaker-burst", "0"], "want more than 0", "a bucket that never fills", id="ZeroBurst"
     ),
     pytest.param(["--health-address", "localhost"], "want HOST:PORT or :PORT", "no port", id="BadAddress"),
     pytest.param(["--log-format", "xml"], "invalid choice: 'xml'", "unknown format", id="BadLogFormat"),

@@ -76,6 +76,15 @@ class ApiInformers:
     def kinds(self) -> list[tuple[str, str]]:
         return [k for k in self.caches if k not in self._unwatched]
 
+    def running(self, api_version: str, kind: str) -> ApiCache | None:
+        return None if (api_version, kind) in self._unwatched else self.caches.get((api_version, kind))
+
+    def acquire(self, api_version: str, kind: str, holder: str) -> ApiCache:
+        return self.informer(api_version, kind)
+
+    def release(self, api_version: str, kind: str, holder: str) -> None:
+        return None
+
 
 CONFIGMAP = ("v1", "ConfigMap")
 

@@ -394,6 +394,9 @@ REQUEUES = [
     RequeueCase("AnnotationWins", "the annotation beats the flag", POLL, {"crossplane.io/poll-interval": "2m"}, 0, False, (108, 132)),
     RequeueCase("AnnotationFloor", "the annotation is floored at the minimum", POLL, {"crossplane.io/poll-interval": "1ms"}, 0, False, (0.9, 1.1)),
     RequeueCase("AnnotationBad", "an unparsable annotation is ignored", POLL, {"crossplane.io/poll-interval": "soon"}, 0, False, (54, 66)),
+    RequeueCase("AnnotationZero", "a zero annotation is ignored, not floored to a 1s poll", POLL, {"crossplane.io/poll-interval": "0s"}, 0, False, (54, 66)),
+    RequeueCase("AnnotationNegative", "a negative annotation is ignored", POLL, {"crossplane.io/poll-interval": "-5m"}, 0, False, (54, 66)),
+    RequeueCase("RealtimeAnnotationZero", "under realtime a zero annotation leaves no polling at all", RT, {"crossplane.io/poll-interval": "0s"}, 0, False, None),
     RequeueCase("WaitingBacksOff", "without realtime, unready resources back off", POLL, {}, 0, True, None, True),
 ]  # fmt: skip
 
@@ -528,7 +531,12 @@ async def test_events_come_from_the_xr_controller() -> None:
     await reconciler.reconcile("team/b")
     await recorder.flush()
     sources = {e["source"]["component"] for e in api.of_kind("Event")}
-    assert sources == {"composite/xbuckets.example.org"}, "Crossplane's XR controller is composite/<xrd-name>"
+    assert sources == {"defined/compositeresourcedefinition.apiextensions.crossplane.io"}, (
+        "Crossplane's XR controller records through the defined controller's recorder"
+    )
+    assert {e["metadata"]["annotations"]["controller"] for e in api.of_kind("Event")} == {
+        "composite/xbuckets.example.org"
+    }, "annotated with the XR controller's name"
 
 
 async def test_a_revision_whose_pipeline_is_not_a_list_is_reported() -> None:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import copy
-import dataclasses
+import importlib.util
+import re
+import sys
+import tarfile
 import uuid
 from collections.abc import Mapping
 from pathlib import Path
+from types import ModuleType
 from typing import Any
 
 import pytest
@@ -21,141 +25,243 @@ from .fake_api import FakeApi
 TESTDATA = Path(__file__).parent / "testdata" / "crossplane"
 
 
+_SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "generate_crds.py"
+UPSTREAM = Path(__file__).parent / "testdata" / "crossplane-crds" / "crds.tar.xz"
+
+
+def _generator() -> ModuleType:
+    spec = importlib.util.spec_from_file_location("generate_crds", _SCRIPT)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules.setdefault(spec.name, module)
+    spec.loader.exec_module(module)
+    return module
+
+
+def upstream_crds() -> dict[str, dict[str, Any]]:
+    """Crossplane's own 21 CRDs (testdata/crossplane-crds/README.md), by file name."""
+    out = {}
+    with tarfile.open(UPSTREAM) as tar:
+        for member in tar.getmembers():
+            data = tar.extractfile(member)
+            assert data is not None
+            out[member.name] = yaml.safe_load(data.read())
+    return out
+
+
+def without_descriptions(value: Any) -> Any:
+    """A schema without its ``description`` keywords (a property named ``description`` stays)."""
+    if isinstance(value, Mapping):
+        return {
+            k: (
+                {p: without_descriptions(s) for p, s in v.items()}
+                if k == "properties"
+                else without_descriptions(v)
+            )
+            for k, v in value.items()
+            if not (k == "description" and isinstance(v, str))
+        }
+    if isinstance(value, list):
+        return [without_descriptions(v) for v in value]
+    return value
+
+
 def _by_kind() -> dict[str, dict[str, Any]]:
-    return {crd["spec"]["names"]["kind"]: crd for crd in _crds.manifests()}
+    return {crd["spec"]["names"]["kind"] + "." + crd["spec"]["group"]: crd for crd in _crds.manifests()}
 
 
-@dataclasses.dataclass(frozen=True)
-class Names:
-    plural: str
-    short_names: list[str] | None
-    categories: list[str]
-    versions: list[tuple[str, bool]]
-    status: bool
+def test_committed_crds_are_what_the_script_writes() -> None:
+    """The CRD files are generated from crossfn's API types; editing one by hand is caught here."""
+    generator = _generator()
+    have = {p.name: p.read_text(encoding="utf-8") for p in generator.OUT.glob("*.yaml")}
+    assert have == generator.rendered(), (
+        "src/crossfn/controller/crds is stale: run python scripts/generate_crds.py"
+    )
 
 
-@pytest.mark.parametrize(
-    ("kind", "want"),
-    [
-        pytest.param(
-            "CompositeResourceDefinition",
-            Names(
-                "compositeresourcedefinitions",
-                ["xrd", "xrds"],
-                ["crossplane"],
-                [("v1", True), ("v2", False)],
-                True,
-            ),
-            id="XRD",
-        ),
-        pytest.param(
-            "Composition",
-            Names("compositions", ["comp"], ["crossplane"], [("v1", True)], False),
-            id="Composition",
-        ),
-        pytest.param(
-            "CompositionRevision",
-            Names("compositionrevisions", ["comprev"], ["crossplane"], [("v1", True)], True),
-            id="CompositionRevision",
-        ),
-        pytest.param(
-            "Function",
-            Names("functions", None, ["crossplane", "pkg"], [("v1", True), ("v1beta1", False)], True),
-            id="Function",
-        ),
-        pytest.param(
-            "FunctionRevision",
-            Names(
-                "functionrevisions", None, ["crossplane", "pkgrev"], [("v1", True), ("v1beta1", False)], True
-            ),
-            id="FunctionRevision",
-        ),
-    ],
-)
-def test_manifest_names_and_versions(kind: str, want: Names) -> None:
-    """Each kind is named, grouped and versioned as Crossplane's, so kubectl short names and categories work."""
-    crd = _by_kind()[kind]
-    names = crd["spec"]["names"]
-    assert crd["metadata"]["name"] == f"{want.plural}.{crd['spec']['group']}"
-    assert names["plural"] == want.plural
-    assert names.get("shortNames") == want.short_names
-    assert names["categories"] == want.categories
-    assert crd["spec"]["scope"] == "Cluster"
-    assert [(v["name"], v["storage"]) for v in crd["spec"]["versions"]] == want.versions
-    assert all(v["served"] for v in crd["spec"]["versions"])
-    # Crossplane's Composition has no status; every other kind has a status subresource.
-    assert all(("status" in (v.get("subresources") or {})) is want.status for v in crd["spec"]["versions"])
+def test_every_crossplane_kind_is_served() -> None:
+    """crossfn installs a CRD for each of Crossplane's 21 kinds, named as Crossplane names them."""
+    assert sorted(
+        f"{c['spec']['group']}_{c['spec']['names']['plural']}.yaml" for c in _crds.manifests()
+    ) == sorted(upstream_crds())
 
 
-def _version(kind: str, name: str) -> dict[str, Any]:
-    return next(v for v in _by_kind()[kind]["spec"]["versions"] if v["name"] == name)
-
-
-def _spec_props(kind: str, version: str) -> dict[str, Any]:
-    props: dict[str, Any] = _version(kind, version)["schema"]["openAPIV3Schema"]["properties"]["spec"][
-        "properties"
-    ]
-    return props
+@pytest.mark.parametrize("file_name", sorted(upstream_crds()))
+def test_schemas_are_crossplanes(file_name: str) -> None:
+    """Each CRD serves what Crossplane's serves: names, scope, versions, printer columns, subresources and
+    every schema keyword, byte for byte; only the descriptions (Crossplane's prose) are left out."""
+    ours = {c["metadata"]["name"]: c for c in _crds.manifests()}
+    theirs = upstream_crds()[file_name]
+    assert ours[theirs["metadata"]["name"]]["spec"] == without_descriptions(theirs["spec"])
 
 
 @pytest.mark.parametrize(
-    ("version", "enum", "default", "rules"),
-    [
-        pytest.param(
-            "v1",
-            ["LegacyCluster", "Namespaced", "Cluster"],
-            "LegacyCluster",
-            [
-                "Only LegacyCluster composite resources can offer claims",
-                "Only LegacyCluster composite resources support connection secrets",
-            ],
-            id="V1DefaultsToLegacyCluster",
-        ),
-        pytest.param(
-            "v2",
-            ["Namespaced", "Cluster"],
-            "Namespaced",
-            [
-                "Claims aren't supported in apiextensions.crossplane.io/v2",
-                "XR connection secrets aren't supported in apiextensions.crossplane.io/v2",
-            ],
-            id="V2DefaultsToNamespacedAndRejectsClaims",
-        ),
-    ],
+    ("kind", "label"),
+    [pytest.param(k, True, id=k.split(".")[0]) for k in sorted(_by_kind())],
 )
-def test_xrd_scope(version: str, enum: list[str], default: str, rules: list[str]) -> None:
-    """v1 and v2 XRDs share a structure (no conversion webhook) but differ in scope and claim rules."""
-    props = _spec_props("CompositeResourceDefinition", version)
-    assert props["scope"]["enum"] == enum
-    assert props["scope"]["default"] == default
-    spec = _version("CompositeResourceDefinition", version)["schema"]["openAPIV3Schema"]["properties"]["spec"]
-    assert [r["message"] for r in spec["x-kubernetes-validations"]] == rules
-    assert set(_spec_props("CompositeResourceDefinition", "v1")) == set(props)
+def test_every_crd_is_labelled_as_crossfns(kind: str, label: bool) -> None:
+    """The label is how a later install tells crossfn's CRDs from another manager's."""
+    assert _crds.is_ours(_by_kind()[kind]) is label
 
 
 def test_composition_pipeline_rules() -> None:
-    """The pipeline is a list-map keyed by step of 1..99 steps, as Crossplane's (upstream core-2.21)."""
-    pipeline = _spec_props("Composition", "v1")["pipeline"]
+    """The pipeline is a list-map keyed by step of 1..99 steps; v2.3's requirements are there (upstream core-2.21)."""
+    spec = _by_kind()["Composition.apiextensions.crossplane.io"]["spec"]["versions"][0]["schema"][
+        "openAPIV3Schema"
+    ]
+    pipeline = spec["properties"]["spec"]["properties"]["pipeline"]
     assert (pipeline["minItems"], pipeline["maxItems"]) == (1, 99)
-    assert pipeline["x-kubernetes-list-type"] == "map"
     assert pipeline["x-kubernetes-list-map-keys"] == ["step"]
-    step = pipeline["items"]["properties"]
-    assert step["credentials"]["items"]["x-kubernetes-validations"][0]["rule"] == (
-        "self.source == 'Secret' && has(self.secretRef)"
+    requirements = pipeline["items"]["properties"]["requirements"]["properties"]
+    assert sorted(requirements) == ["requiredResources", "requiredSchemas"]
+    resource = requirements["requiredResources"]["items"]
+    assert resource["required"] == ["apiVersion", "kind", "requirementName"], (
+        "neither name nor labels is required"
     )
-    assert _spec_props("Composition", "v1")["mode"] == {
-        "description": "The mode of the Composition; Pipeline is the only one.",
-        "type": "string",
-        "enum": ["Pipeline"],
-        "default": "Pipeline",
+    assert [r["message"] for r in resource["x-kubernetes-validations"]] == [
+        "name and matchLabels are mutually exclusive"
+    ]
+
+
+# Deciding what to do with what is served ---------------------------------------------------------
+
+
+def _crd(
+    *, labels: dict[str, str] | None = None, versions: list[dict[str, Any]] | None = None
+) -> dict[str, Any]:
+    def version(props: dict[str, Any]) -> dict[str, Any]:
+        schema = {"type": "object", "properties": {"spec": {"type": "object", "properties": props}}}
+        return {"name": "v1", "served": True, "storage": True, "schema": {"openAPIV3Schema": schema}}
+
+    meta: dict[str, Any] = {"name": "things.example.org"}
+    if labels is not None:
+        meta["labels"] = labels
+    return {
+        "apiVersion": "apiextensions.k8s.io/v1",
+        "kind": "CustomResourceDefinition",
+        "metadata": meta,
+        "spec": {
+            "group": "example.org",
+            "names": {"kind": "Thing", "plural": "things"},
+            "scope": "Cluster",
+            "versions": versions if versions is not None else [version({"a": {"type": "string"}})],
+        },
     }
-    revision = _spec_props("CompositionRevision", "v1")
-    assert revision["pipeline"] == pipeline, "a revision's spec is the Composition's spec"
-    assert revision["revision"] == {
-        "description": "The revision's number; newer revisions have larger numbers.",
-        "type": "integer",
-        "format": "int64",
-    }
+
+
+def _with(
+    props: dict[str, Any], *, labels: dict[str, str] | None = None, served: bool = True
+) -> dict[str, Any]:
+    crd = _crd(labels=labels)
+    version = crd["spec"]["versions"][0]
+    version["served"] = served
+    version["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"] = props
+    return crd
+
+
+OURS_LABEL = {"app.kubernetes.io/managed-by": "crossfn"}
+_STR = {"type": "string"}
+_OURS = _with({"a": _STR}, labels=OURS_LABEL)
+
+
+@pytest.mark.parametrize(
+    ("reason", "served", "action", "gaps"),
+    [
+        pytest.param("nothing served: crossfn creates it", None, "create", (), id="Absent"),
+        pytest.param("the same CRD: nothing to do", copy.deepcopy(_OURS), "unchanged", (), id="Same"),
+        pytest.param(
+            "Crossplane's has descriptions crossfn's lacks: the same schema all the same",
+            _with({"a": {**_STR, "description": "A field."}}),
+            "unchanged",
+            (),
+            id="SameButDescriptions",
+        ),
+        pytest.param(
+            "an older crossfn's CRD lacks a field: upgraded",
+            _with({}, labels=OURS_LABEL),
+            "upgrade",
+            (),
+            id="OursOlder",
+        ),
+        pytest.param(
+            "a newer crossfn's CRD serves more: kept, never downgraded",
+            _with({"a": _STR, "b": _STR}, labels=OURS_LABEL),
+            "keep",
+            (),
+            id="OursNewer",
+        ),
+        pytest.param(
+            "Crossplane's serves more: kept, never narrowed",
+            _with({"a": _STR, "b": _STR}),
+            "keep",
+            (),
+            id="TheirsNewer",
+        ),
+        pytest.param(
+            "another manager's CRD that preserves unknown fields where crossfn's declares some serves them",
+            _with({"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}}),
+            "keep",
+            (),
+            id="TheirsPreservesUnknown",
+        ),
+        pytest.param(
+            "another manager's CRD lacks a field: refused, not replaced",
+            _with({}),
+            "refuse",
+            ("v1 spec.a",),
+            id="TheirsOlder",
+        ),
+        pytest.param(
+            "another manager's CRD does not serve the version: refused",
+            _with({"a": _STR}, served=False),
+            "refuse",
+            ("version v1",),
+            id="TheirsVersionNotServed",
+        ),
+    ],
+)
+def test_decide(reason: str, served: dict[str, Any] | None, action: str, gaps: tuple[str, ...]) -> None:
+    decision = _crds.decide(_OURS, served)
+    assert (decision.action, decision.gaps) == (action, gaps), reason
+
+
+@pytest.mark.parametrize(
+    ("reason", "ours", "theirs", "want"),
+    [
+        pytest.param(
+            "a field nested in a list",
+            {"l": {"type": "array", "items": {"type": "object", "properties": {"x": _STR}}}},
+            {"l": {"type": "array", "items": {"type": "object"}}},
+            ["v1 spec.l[].x"],
+            id="InList",
+        ),
+        pytest.param(
+            "a field under a map's values",
+            {"m": {"type": "object", "additionalProperties": {"type": "object", "properties": {"x": _STR}}}},
+            {"m": {"type": "object"}},
+            ["v1 spec.m.*"],
+            id="MapValues",
+        ),
+        pytest.param(
+            "a node preserving unknown fields serves everything under it",
+            {"o": {"type": "object", "properties": {"x": _STR}}},
+            {"o": {"type": "object", "x-kubernetes-preserve-unknown-fields": True}},
+            [],
+            id="PreservesUnknown",
+        ),
+        pytest.param(
+            "every gap, in order", {"a": _STR, "b": _STR}, {}, ["v1 spec.a", "v1 spec.b"], id="Several"
+        ),
+    ],
+)
+def test_missing(reason: str, ours: dict[str, Any], theirs: dict[str, Any], want: list[str]) -> None:
+    assert _crds.missing(_with(ours), _with(theirs)) == want, reason
+
+
+def test_missing_status_subresource() -> None:
+    ours = _with({})
+    ours["spec"]["versions"][0]["subresources"] = {"status": {}}
+    assert _crds.missing(ours, _with({})) == ["v1 the status subresource"]
 
 
 class _Server(FakeApi):
@@ -233,8 +339,10 @@ async def test_install_waits_for_established(
             await _crds.install(api, timeout=1.0, poll=0.1, sleep=sleeps)
         assert str(info.value) == want_error
     else:
-        names = await _crds.install(api, timeout=1.0, poll=0.1, sleep=sleeps)
-        assert names == [crd["metadata"]["name"] for crd in _crds.manifests()]
+        decisions = await _crds.install(api, timeout=1.0, poll=0.1, sleep=sleeps)
+        assert [(d.name, d.action) for d in decisions] == [
+            (crd["metadata"]["name"], "create") for crd in _crds.manifests()
+        ]
     assert sleeps.count == want_sleeps
     assert [c for c in api.calls if c[0] == "apply"] == [
         ("apply", "CustomResourceDefinition", crd["metadata"]["name"]) for crd in _crds.manifests()
@@ -264,6 +372,29 @@ async def test_install_waits_for_established(
 )
 def test_refusal(reason: str, conditions: list[dict[str, str]], want: str) -> None:
     assert _crds.refusal({"status": {"conditions": conditions}}) == want, reason
+
+
+async def test_install_refuses_a_narrower_crd_that_is_not_ours() -> None:
+    """Another manager's CRD that lacks a field of crossfn's stops the install before anything is applied,
+    with one line naming the CRD and the field."""
+    api = _Server(ESTABLISHED)
+    composition = next(c for c in _crds.manifests() if c["metadata"]["name"].startswith("compositions."))
+    older = copy.deepcopy(composition)
+    del older["metadata"]["labels"]
+    step = older["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["spec"]["properties"][
+        "pipeline"
+    ]
+    del step["items"]["properties"]["requirements"]["properties"]["requiredSchemas"]
+    await api.create(older)
+    api.calls.clear()
+    with pytest.raises(_crds.Refused) as info:
+        await _crds.install(api)
+    assert str(info.value) == (
+        "cannot install CustomResourceDefinition compositions.apiextensions.crossplane.io: the one served is not "
+        "crossfn's and lacks v1 spec.pipeline[].requirements.requiredSchemas; crossfn does not replace it: upgrade "
+        "it where it came from (Crossplane), or run with --skip-crds to use it as it is"
+    )
+    assert [c for c in api.calls if c[0] != "get"] == [], "nothing is applied"
 
 
 async def test_install_names_the_refused_crd() -> None:
@@ -316,8 +447,8 @@ async def test_install_is_idempotent(kube: Any, crossplane_crds: list[str]) -> N
         n: (await kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", n)) for n in crossplane_crds
     }
     again = await _crds.install(kube)
-    assert again == crossplane_crds
-    for name in again:
+    assert [(d.name, d.action) for d in again] == [(n, "unchanged") for n in crossplane_crds]
+    for name in crossplane_crds:
         crd = await kube.get("apiextensions.k8s.io/v1", "CustomResourceDefinition", name)
         assert _crds.is_established(crd), name
         assert crd["metadata"]["resourceVersion"] == before[name]["metadata"]["resourceVersion"], name
@@ -418,6 +549,42 @@ async def test_crossplane_validation(
     with pytest.raises(_api.Invalid) as info:
         await kube.create(obj)
     assert want in str(info.value)
+
+
+@pytest.mark.cluster
+async def test_install_upgrades_its_own_and_refuses_anothers(kube: Any, crossplane_crds: list[str]) -> None:
+    """An older crossfn's CRD is upgraded; the same CRD without crossfn's label is another manager's, refused
+    and left as it is (``locks.pkg.crossplane.io``: no other test uses it)."""
+    name = "locks.pkg.crossplane.io"
+    crd_kind = ("apiextensions.k8s.io/v1", "CustomResourceDefinition")
+    served = await kube.get(*crd_kind, name)
+    narrower = copy.deepcopy(served)
+    packages = narrower["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["packages"]
+    del packages["items"]["properties"]["dependencies"]["items"]["properties"]["constraints"]
+    packages["items"]["properties"]["dependencies"]["items"]["required"].remove("constraints")
+    narrower = await kube.update(narrower)
+    try:
+        decisions = {d.name: d.action for d in await _crds.install(kube)}
+        assert decisions[name] == "upgrade", "crossfn's own, older: upgraded"
+        upgraded = await kube.get(*crd_kind, name)
+        ours = next(c for c in _crds.manifests() if c["metadata"]["name"] == name)
+        assert _crds.missing(ours, upgraded) == [], "nothing of crossfn's is missing any more"
+        foreign = copy.deepcopy(upgraded)
+        packages = foreign["spec"]["versions"][0]["schema"]["openAPIV3Schema"]["properties"]["packages"]
+        del packages["items"]["properties"]["dependencies"]["items"]["properties"]["constraints"]
+        packages["items"]["properties"]["dependencies"]["items"]["required"].remove("constraints")
+        foreign["metadata"]["labels"] = {"app.kubernetes.io/managed-by": "someone-else"}
+        foreign = await kube.update(foreign)
+        lacks = "locks.pkg.crossplane.io: the one served is not crossfn's and lacks v1beta1 packages[].dependencies[]"
+        with pytest.raises(_crds.Refused, match=re.escape(f"{lacks}.constraints")):
+            await _crds.install(kube)
+        after = await kube.get(*crd_kind, name)
+        assert after["metadata"]["resourceVersion"] == foreign["metadata"]["resourceVersion"], "left as it is"
+    finally:
+        current = await kube.get(*crd_kind, name)
+        current["metadata"]["labels"] = {"app.kubernetes.io/managed-by": "crossfn"}
+        await kube.update(current)
+        await _crds.install(kube)
 
 
 def test_manifests_are_read_as_kubernetes_reads_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

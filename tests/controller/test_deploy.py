@@ -55,12 +55,20 @@ def _p(group: str, resource: str, verbs: str, scope: str = C) -> set[Perm]:
 CRDS = "apiextensions.k8s.io", "customresourcedefinitions"
 XP = "apiextensions.crossplane.io"
 PKG = "pkg.crossplane.io"
+PROT = "protection.crossplane.io"
+WEBHOOKS = "admissionregistration.k8s.io", "validatingwebhookconfigurations"
+USAGES = (
+    _p(PROT, "usages", "list watch")
+    | _p(PROT, "clusterusages", "list watch")
+    | _p(XP, "usages", "list watch")
+)
 OPS = "ops.crossplane.io"
 INFORMED = (
     _p(*CRDS, "list watch") | _p(XP, "compositeresourcedefinitions", "list watch")
     | _p(XP, "compositions", "list watch") | _p(XP, "compositionrevisions", "list watch")
     | _p(PKG, "functions", "list watch") | _p(PKG, "functionrevisions", "list watch")
-    | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | {DYNAMIC}
+    | _p(PKG, "deploymentruntimeconfigs", "list watch") | _p("apps", "deployments", "list watch", N) | USAGES
+    | {DYNAMIC}
     | _p(OPS, "operations", "list watch") | _p(OPS, "cronoperations", "list watch")
     | _p(OPS, "watchoperations", "list watch")
 )  # fmt: skip
@@ -102,7 +110,6 @@ USES: dict[tuple[str, str], set[Perm]] = {
     ("manager/_leader", "get"): _p("coordination.k8s.io", "leases", "get", N),
     ("manager/_leader", "create"): _p("coordination.k8s.io", "leases", "create", N),
     ("manager/_leader", "update"): _p("coordination.k8s.io", "leases", "update", N),
-    ("manager/_manager", "get"): _p(*CRDS, "get"),
     ("packages/_package_runtime", "get"): _p("apps", "deployments", "get", N)
     | _p(PKG, "deploymentruntimeconfigs", "get")
     | _p("", "serviceaccounts", "get", N),
@@ -112,9 +119,9 @@ USES: dict[tuple[str, str], set[Perm]] = {
     | _p("apps", "deployments", "patch create", N),
     ("packages/_package_runtime", "apply-status"): _p(PKG, "functionrevisions/status", "patch"),
     ("packages/_package_runtime", "delete"): _p("apps", "deployments", "delete", N),
-    ("packages/_package_tls", "get"): _p("", "secrets", "get", N),
-    ("packages/_package_tls", "create"): _p("", "secrets", "create", N),
-    ("packages/_package_tls", "update"): _p("", "secrets", "update", N),
+    ("runtime/_tls", "get"): _p("", "secrets", "get", N),
+    ("runtime/_tls", "create"): _p("", "secrets", "create", N),
+    ("runtime/_tls", "update"): _p("", "secrets", "update", N),
     ("packages/_packages", "apply"): _p(PKG, "functionrevisions", "patch create"),
     ("packages/_packages", "apply-status"): _p(PKG, "functions/status", "patch"),
     ("packages/_packages", "patch"): _p(PKG, "functionrevisions", "patch"),
@@ -145,6 +152,26 @@ USES: dict[tuple[str, str], set[Perm]] = {
     # CRDs are deleted where allowed, else by the garbage collector through their owner reference.
     ("definition/_xrd", "delete"): {DYNAMIC},
     ("definition/_xrd", "patch-status"): _p(XP, "compositeresourcedefinitions/status", "patch"),
+    # Usages: the used and using resources are any kind (aggregated roles); the Usages are Crossplane's.
+    ("protection/_reconciler", "get"): {DYNAMIC}
+    | _p(PROT, "usages", "get")
+    | _p(PROT, "clusterusages", "get")
+    | _p(XP, "usages", "get"),
+    ("protection/_reconciler", "read"): {DYNAMIC},
+    ("protection/_reconciler", "list"): {DYNAMIC},
+    ("protection/_reconciler", "is_namespaced"): set(),  # discovery: every authenticated user may read it
+    ("protection/_reconciler", "update"): {DYNAMIC}
+    | _p(PROT, "usages", "update")
+    | _p(PROT, "clusterusages", "update")
+    | _p(XP, "usages", "update"),
+    ("protection/_reconciler", "update-status"): _p(PROT, "usages/status", "update")
+    | _p(PROT, "clusterusages/status", "update")
+    | _p(XP, "usages/status", "update"),
+    ("protection/_reconciler", "delete"): {DYNAMIC},  # a replayed deletion of a used resource
+    ("protection/_webhook", "patch"): {DYNAMIC},  # the deletion attempt noted on the used resource
+    ("protection/_webhook", "get"): _p(*WEBHOOKS, "get"),
+    ("protection/_webhook", "apply"): _p(*WEBHOOKS, "patch create"),
+    ("protection/_webhook", "read"): _p("", "secrets", "get", N),
     ("ops/_operation", "get"): _p(OPS, "operations", "get"),
     ("ops/_operation", "update-status"): _p(OPS, "operations/status", "update"),
     ("ops/_operation", "apply"): {DYNAMIC},  # what an Operation's pipeline returns, any kind
@@ -189,7 +216,7 @@ BROADER: list[tuple[str, dict[str, Any]]] = [
     ("create Secrets in another namespace", {"resource": "secrets", "verb": "create", "namespace": "default"}),
 ]  # fmt: skip
 
-_CALLS = {"get", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
+_CALLS = {"get", "read", "list", "watch", "apply", "create", "update", "patch", "delete", "is_namespaced",
           "openapi_paths", "openapi_document", "create_event"}  # fmt: skip
 _NOT_CALLERS = {"_api.py", "_kube.py", "envtest.py", "__init__.py"}
 

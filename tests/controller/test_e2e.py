@@ -57,6 +57,7 @@ def settings(env: envtest_module.Environment) -> _settings.Settings:
     """A controller whose package Functions are Crossplane's package manager's (``External``): these tests
     write the FunctionRevisions that package manager would (test_packages_e2e runs packages itself)."""
     return _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=env.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True, timeout=FUNCTION_TIMEOUT),
         packages=_settings.PackageSettings(runtime="External"),
@@ -442,7 +443,7 @@ async def test_controller_run_serves_probes_and_exits_cleanly_on_sigterm(
         [
             sys.executable, "-m", "crossfn", "controller", "run", "--kubeconfig", controller_manager.kubeconfig,
             "--insecure-functions", "--health-address", f"127.0.0.1:{health}",
-            "--metrics-address", f"127.0.0.1:{metrics_port}", "--log-format", "json",
+            "--metrics-address", f"127.0.0.1:{metrics_port}", "--log-format", "json", "--no-enable-webhooks",
         ]
     )  # fmt: skip
     try:

@@ -179,6 +179,32 @@ def test_for_controller_keeps_a_plain_recorder() -> None:
     )
 
 
+async def test_with_annotations_puts_them_on_the_event() -> None:
+    """crossplane-runtime's ``WithAnnotations``: every event of the annotated recorder carries them; the recorder
+    it came from does not; a repeat is the same event whatever its annotations (client-go's correlation)."""
+    api, clock = FakeApi(), Clock()
+    base = recorder(api, clock).for_controller(
+        "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+    )
+    xr_events = base.with_annotations({"controller": "composite/xbuckets.example.org"})
+    await send(xr_events.with_annotations({"extra": "1"}), XR, "Normal", "R", "annotated")
+    await send(base, XR, "Normal", "R", "plain")
+    events = {e["message"]: e for e in api.of_kind("Event")}
+    assert events["annotated"]["metadata"]["annotations"] == {
+        "controller": "composite/xbuckets.example.org",
+        "extra": "1",
+    }, "annotations add up, and go on the Event's metadata"
+    assert "annotations" not in events["plain"]["metadata"], "the recorder annotated from is unchanged"
+    assert events["annotated"]["source"]["component"] == base.component
+    await send(xr_events, XR, "Normal", "R", "annotated")
+    assert [e["count"] for e in api.of_kind("Event") if e["message"] == "annotated"] == [2]
+
+
+def test_with_annotations_keeps_a_plain_recorder() -> None:
+    plain = _events.NoEvents()
+    assert _events.with_annotations(plain, {"a": "b"}) is plain
+
+
 def test_default_component_is_crossfn() -> None:
     assert _events.EventRecorder(FakeApi(), host="h").component == "crossfn", (
         "the constructor's default is kept"

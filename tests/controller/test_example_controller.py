@@ -47,6 +47,7 @@ async def quick_start(
         for obj in documents(name):
             await kube.apply(obj, field_manager="quick-start", force=True)
     settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=envtest.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True),
         observability=_settings.ObservabilitySettings(

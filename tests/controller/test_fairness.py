@@ -181,6 +181,9 @@ async def test_an_xr_that_warns_in_a_loop_makes_few_events(hung_function: Any, k
                 functions=_settings.FunctionSettings(insecure=True),
                 packages=_settings.PackageSettings(runtime="External"),
                 observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
+                # The loop's own status writes would open the watch circuit breaker (as Crossplane's
+                # does, test_watch_parity_e2e) and slow the loop; this test is about its Events.
+                reconcile=_settings.ReconcileSettings(circuit_breaker_burst=1e9),
             )
         )
         await m.start()

@@ -21,7 +21,7 @@ import pytest
 from crossfn.controller import _settings
 from crossfn.controller import envtest as envtest_module
 from crossfn.controller.manager import _manager
-from crossfn.controller.packages import _package_tls
+from crossfn.controller.runtime import _tls
 
 from .e2e_support import (
     AUTO_READY_PACKAGE,
@@ -46,16 +46,14 @@ AT_ONCE = 20.0
 
 
 @pytest.fixture
-def ca() -> _package_tls.KeyPair:
+def ca() -> _tls.KeyPair:
     """The CA of the controller's client certificate and of a function's server certificate."""
-    return _package_tls.new_ca()
+    return _tls.new_ca()
 
 
-def _certificates(
-    ca: _package_tls.KeyPair, directory: pathlib.Path, usage: Literal["server", "client"]
-) -> str:
+def _certificates(ca: _tls.KeyPair, directory: pathlib.Path, usage: Literal["server", "client"]) -> str:
     """``ca.crt``, ``tls.crt`` and ``tls.key`` in ``directory`` (for ``localhost`` as a server); returns it."""
-    pair = _package_tls.new_certificate(ca, common_name="localhost", dns_names=["localhost"], usage=usage)
+    pair = _tls.new_certificate(ca, common_name="localhost", dns_names=["localhost"], usage=usage)
     directory.mkdir(exist_ok=True)
     for file, data in (("ca.crt", ca.cert), ("tls.crt", pair.cert), ("tls.key", pair.key)):
         (directory / file).write_bytes(data)
@@ -68,7 +66,7 @@ async def secure_manager(
     crossplane_crds: list[str],
     kube: Any,
     tmp_path: pathlib.Path,
-    ca: _package_tls.KeyPair,
+    ca: _tls.KeyPair,
 ) -> AsyncIterator[_manager.Manager]:
     """A controller without --insecure-functions: it dials every function with TLS and a client certificate."""
     client_dir = _certificates(ca, tmp_path / "client", "client")
@@ -81,6 +79,7 @@ async def secure_manager(
         await kube.apply(function(name, package), field_manager="e2e", force=True)
     m = _manager.Manager(
         _settings.Settings(
+            webhooks=_settings.WebhookSettings(enabled=False),
             cluster=_settings.ClusterSettings(kubeconfig=controller_manager.kubeconfig),
             functions=_settings.FunctionSettings(tls_client_certs_dir=client_dir),
             packages=_settings.PackageSettings(runtime="External"),
@@ -178,7 +177,7 @@ def _tls_serve(certs: str) -> Iterator[tuple[Process, str]]:
 
 
 async def test_a_function_that_stopped_fails_the_next_reconcile_at_once(
-    secure_manager: _manager.Manager, kube: Any, tmp_path: pathlib.Path, ca: _package_tls.KeyPair
+    secure_manager: _manager.Manager, kube: Any, tmp_path: pathlib.Path, ca: _tls.KeyPair
 ) -> None:
     """A function that composed the XR over mTLS, then stopped: the XR's next reconcile (its spec changed) fails
     within seconds, naming the Function and its address, on a channel that had been connected."""

@@ -71,7 +71,7 @@ class Replica:
         self.process = Process(
             [
                 sys.executable, "-m", "crossfn", "controller", "run", "--kubeconfig", env.kubeconfig,
-                "--insecure-functions", "--leader-election",
+                "--insecure-functions", "--leader-election", "--no-enable-webhooks",
                 f"--leader-election-lease-duration={LEASE:g}s", f"--leader-election-renew-deadline={RENEW:g}s",
                 f"--leader-election-retry-period={RETRY:g}s",
                 "--health-address", f"127.0.0.1:{self.health}", "--metrics-address", f"127.0.0.1:{self.metrics_port}",

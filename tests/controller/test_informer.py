@@ -290,6 +290,74 @@ async def test_factory_shares_one_informer_per_kind() -> None:
     await factory.stop()
 
 
+@pytest.mark.parametrize(
+    ("reason", "steps", "want_running", "want_standing"),
+    [
+        pytest.param("a holder's watch runs while it is held", [("acquire", "a")], True, False, id="Held"),
+        pytest.param(
+            "released by its only holder, it stops",
+            [("acquire", "a"), ("release", "a")],
+            False,
+            False,
+            id="Released",
+        ),
+        pytest.param(
+            "two holders: one release leaves it running",
+            [("acquire", "a"), ("acquire", "b"), ("release", "a")],
+            True,
+            False,
+            id="SharedByHolders",
+        ),
+        pytest.param(
+            "a standing need outlives every holder",
+            [("informer", ""), ("acquire", "a"), ("release", "a")],
+            True,
+            True,
+            id="StandingOutlivesHolder",
+        ),
+        pytest.param(
+            "a holder outlives the standing need (an XR kind composed by another XRD's XRs)",
+            [("acquire", "a"), ("informer", ""), ("stop_informer", "")],
+            True,
+            False,
+            id="HolderOutlivesStanding",
+        ),
+    ],
+)
+async def test_factory_holds_and_releases(
+    reason: str, steps: list[tuple[str, str]], want_running: bool, want_standing: bool
+) -> None:
+    """A dependency watch lives while some holder needs it; only standing informers count for readiness."""
+    api = ScriptedApi([([], "1")] * 3, [])
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    for verb, holder in steps:
+        if verb == "acquire":
+            factory.acquire("v1", "ConfigMap", holder)
+        elif verb == "release":
+            factory.release("v1", "ConfigMap", holder)
+        elif verb == "informer":
+            factory.informer("v1", "ConfigMap")
+        else:
+            await factory.stop_informer("v1", "ConfigMap")
+    assert (factory.running("v1", "ConfigMap") is not None) is want_running, reason
+    assert (factory.standing() == [("v1", "ConfigMap")]) is want_standing, reason
+    await factory.stop()
+
+
+async def test_a_held_watch_that_never_syncs_does_not_count_for_readiness() -> None:
+    """A kind one XR's requirement watches, which cannot be listed, is no readiness problem."""
+    api = ScriptedApi([_api.Forbidden("configmaps is forbidden", status=403)] * 50, [])
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    informer = factory.acquire("v1", "ConfigMap", "composite/x")
+    for _ in range(20):
+        if informer.down:
+            break
+        await asyncio.sleep(0)
+    assert informer.down, "the watch is down"
+    assert factory.problems() == [] and factory.standing() == [], "but it is not a standing informer"
+    await factory.stop()
+
+
 # -- against the real API server -------------------------------------------------------------------
 
 

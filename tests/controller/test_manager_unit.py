@@ -233,15 +233,16 @@ def xrd(name: str, version: str = "v1", generation: int = 1) -> dict[str, Any]:
 async def test_xr_controllers_start_update_restart_stop() -> None:
     log: list[str] = []
     informers = FakeInformers()
-    xr = _xrcontrollers.XrControllers(
-        lambda x: FakeReconciler(x, log),
-        informers,
-        workers=1,
-        rate=None,
-    )
+    made: list[FakeReconciler] = []
+
+    def make(x: dict[str, Any]) -> FakeReconciler:
+        made.append(FakeReconciler(x, log))
+        return made[-1]
+
+    xr = _xrcontrollers.XrControllers(make, informers, workers=1, rate=None)
     await xr.start(xrd("a"))
-    [handler] = informers.informer("example.org/v1", "XThing").handlers
-    handler("ADDED", {"metadata": {"name": "one", "namespace": "ns"}}, None)
+    assert made[0].enqueue is not None, "the reconciler is wired to its controller's queue"
+    made[0].enqueue("ns/one")  # what its own XR handler does, through its circuit breaker
     for _ in range(20):
         await asyncio.sleep(0)
     assert log == ["start a", "reconcile ns/one"], "an XR event reaches the XR controller's reconcile"
@@ -424,7 +425,7 @@ def test_informer_collector_reports_watches_and_leadership() -> None:
         def kinds(self) -> list[tuple[str, str]]:
             return sorted(self.found)
 
-        def informer(self, api_version: str, kind: str) -> Inf:
+        def running(self, api_version: str, kind: str) -> Inf:
             return self.found[(api_version, kind)]
 
     registry = prometheus_client.CollectorRegistry()

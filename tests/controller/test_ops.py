@@ -69,6 +69,7 @@ async def manager(
     for name, address in served.items():
         await kube.apply(_function(name, address), field_manager="test", force=True)
     settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=envtest.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True),
         packages=_settings.PackageSettings(runtime="External"),
@@ -496,6 +497,7 @@ async def test_operations_are_off_by_default(
 ) -> None:
     """Without --enable-operations no ops controller starts (the CRDs are installed either way)."""
     settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=envtest.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True),
         packages=_settings.PackageSettings(runtime="External"),

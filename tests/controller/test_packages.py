@@ -27,9 +27,9 @@ from crossfn.controller.packages import (
     _functionrevisions,
     _functions,
     _package_runtime,
-    _package_tls,
     _packages,
 )
+from crossfn.controller.runtime import _tls
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 from .fake_api import FakeApi
@@ -313,12 +313,12 @@ def test_service_account_pull_secrets_in_order_without_duplicates() -> None:
 
 
 def test_certificates_have_crossplanes_names_and_usages() -> None:
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     ca_cert = x509.load_pem_x509_certificate(ca.cert)
     assert ca_cert.serial_number == 2022
     assert ca_cert.extensions.get_extension_for_class(x509.BasicConstraints).value.ca
     assert ca.key.startswith(b"-----BEGIN RSA PRIVATE KEY-----"), "PKCS#1, as Go writes it"
-    server = _package_tls.new_certificate(
+    server = _tls.new_certificate(
         ca, common_name="fn", dns_names=["fn", "fn.ns", "fn.ns.svc"], usage="server"
     )
     cert = x509.load_pem_x509_certificate(server.cert)
@@ -330,7 +330,7 @@ def test_certificates_have_crossplanes_names_and_usages() -> None:
         x509.oid.ExtendedKeyUsageOID.SERVER_AUTH
     ]
     client = x509.load_pem_x509_certificate(
-        _package_tls.new_certificate(ca, common_name="c", dns_names=["c.ns"], usage="client").cert
+        _tls.new_certificate(ca, common_name="c", dns_names=["c.ns"], usage="client").cert
     )
     assert list(client.extensions.get_extension_for_class(x509.ExtendedKeyUsage).value) == [
         x509.oid.ExtendedKeyUsageOID.CLIENT_AUTH
@@ -339,7 +339,7 @@ def test_certificates_have_crossplanes_names_and_usages() -> None:
 
 async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
     api = FakeApi()
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     api.put(
         {
             "apiVersion": "v1",
@@ -348,7 +348,7 @@ async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
             "data": {"tls.crt": "eA=="},
         }
     )
-    done = await _package_tls.ensure_certificate(
+    done = await _tls.ensure_certificate(
         api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server"
     )
     assert not done and [c for c in api.calls if c[0] == "update"] == []
@@ -356,12 +356,10 @@ async def test_a_filled_certificate_secret_is_never_regenerated() -> None:
 
 async def test_missing_server_secret_is_not_found_unless_create() -> None:
     api = FakeApi()
-    ca = _package_tls.new_ca()
+    ca = _tls.new_ca()
     with pytest.raises(_api.NotFound):
-        await _package_tls.ensure_certificate(
-            api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server"
-        )
-    assert await _package_tls.ensure_certificate(
+        await _tls.ensure_certificate(api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="server")
+    assert await _tls.ensure_certificate(
         api, "ns", "s", ca, common_name="fn", dns_names=["fn"], usage="client", create=True
     )
 
@@ -689,12 +687,18 @@ async def test_manual_activation_leaves_a_new_revision_inactive(runtime: Runtime
 
 @pytest.mark.cluster
 async def test_unparsable_package_is_a_condition_and_a_warning(runtime: Runtime) -> None:
-    fn = await _function(runtime.api, "function-custom:v1")
+    """A reference Crossplane's CRD refuses never gets here (its CEL rule); one it lets through that is no
+    image reference is reported on the Function."""
+    with pytest.raises(
+        _api.Invalid, match=r"spec.package: Invalid value: .* must be a fully qualified image name"
+    ):
+        await _function(runtime.api, "function-custom:v1")
+    fn = await _function(runtime.api, "xpkg.example.org/e2e/function-custom:not a tag")
     await runtime.function(fn)
     assert runtime.revisions.list(labels={"pkg.crossplane.io/package": fn}) == []
     message = (
-        'cannot unpack package: cannot parse package reference "function-custom:v1": '
-        "a registry is required, as in xpkg.crossplane.io/<organization>/<function>:<tag>"
+        'cannot unpack package: cannot parse package reference "xpkg.example.org/e2e/function-custom:not a tag": '
+        'invalid tag "not a tag"'
     )
     function = await runtime.get(PKG, "Function", fn)
     assert [

@@ -47,6 +47,7 @@ CLAIM_NAMESPACE = "e2e-claims"
 
 def settings(env: envtest_module.Environment) -> _settings.Settings:
     return _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(kubeconfig=env.kubeconfig, manage_rbac=True),
         functions=_settings.FunctionSettings(namespace=CONTROLLER_NAMESPACE),
         observability=_settings.ObservabilitySettings(

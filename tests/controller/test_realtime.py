@@ -10,6 +10,7 @@ import pytest
 
 from crossfn import engine
 from crossfn.controller.composite import _composite, _realtime, _selection
+from crossfn.controller.runtime import _metrics
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
@@ -72,8 +73,22 @@ def test_forget() -> None:
     assert deps.requirements("team/b") == {}
 
 
+class WatchMetrics(_metrics.NoMetrics):
+    """Counts of ``engine_watches_*`` by (controller, type)."""
+
+    def __init__(self) -> None:
+        self.started: dict[tuple[str, str], int] = {}
+        self.stopped: dict[tuple[str, str], int] = {}
+
+    def watch_started(self, controller: str, type_: str) -> None:
+        self.started[(controller, type_)] = self.started.get((controller, type_), 0) + 1
+
+    def watch_stopped(self, controller: str, type_: str) -> None:
+        self.stopped[(controller, type_)] = self.stopped.get((controller, type_), 0) + 1
+
+
 def informed_setup(
-    fn: Any = fx.two_configmaps,
+    fn: Any = fx.two_configmaps, metrics: _metrics.Metrics | None = None
 ) -> tuple[FakeApi, FakeInformers, list[str], _composite.CompositeReconciler]:
     api = FakeApi({(fx.XR_API, "XBucket"): True})
     informers = FakeInformers()
@@ -91,6 +106,7 @@ def informed_setup(
         xrd=fx.xrd(),
         clock=lambda: fx.T0,
         enqueue=queued.append,
+        metrics=metrics,
     )
     return api, informers, queued, reconciler
 
@@ -107,6 +123,39 @@ async def test_composed_change_enqueues_its_xr() -> None:
     assert queued == ["team/b"], "a composed resource's change reconciles its XR"
     reconciler.stop()
     assert informers.caches[("v1", "ConfigMap")].handlers == [], "a stopped controller's handlers are removed"
+
+
+CONTROLLER = f"composite/xbuckets.{fx.GROUP}"
+CONFIGMAPS = ("v1", "ConfigMap")
+
+
+async def test_watches_end_when_no_xr_needs_them() -> None:
+    """A watch lives while some XR depends on its kind; once none does, the next collection stops it
+    (Crossplane's watch garbage collector), and each start and stop is counted as a Dependency watch."""
+    metrics = WatchMetrics()
+    api, informers, _, reconciler = informed_setup(metrics=metrics)
+    api.put(fx.xr())
+    await reconciler.reconcile("team/b")
+    assert informers.holders[CONFIGMAPS] == {CONTROLLER}, "the controller holds the composed kind's informer"
+    assert metrics.started == {(CONTROLLER, "Dependency"): 1}
+    assert reconciler.collect_watches() == [], "the XR still composes ConfigMaps: nothing stops"
+    await api.delete(fx.XR_API, "XBucket", "b", "team")
+    await reconciler.reconcile("team/b")
+    assert reconciler.collect_watches() == [CONFIGMAPS], "the XR is gone: nothing needs ConfigMaps"
+    assert CONFIGMAPS not in informers.holders, "released"
+    assert informers.caches[CONFIGMAPS].handlers == [], "and no handler is left behind"
+    assert metrics.stopped == {(CONTROLLER, "Dependency"): 1}
+    assert reconciler.dependency_kinds() == set()
+
+
+async def test_the_revision_watch_is_counted() -> None:
+    """The XR controller's CompositionRevision watch is Crossplane's ``type=CompositionRevision``."""
+    metrics = WatchMetrics()
+    _, _, _, reconciler = informed_setup(metrics=metrics)
+    reconciler.start()
+    reconciler.stop()
+    assert metrics.started == {(CONTROLLER, "CompositionRevision"): 1}
+    assert metrics.stopped == {(CONTROLLER, "CompositionRevision"): 1}
 
 
 async def test_required_resource_is_watched() -> None:

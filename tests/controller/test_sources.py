@@ -56,10 +56,19 @@ async def test_resources_cache_miss_and_unsynced_cache_go_live() -> None:
     )
 
 
-async def test_unknown_kind_lists_nothing() -> None:
+async def test_an_unserved_kind_is_an_error() -> None:
+    """A required kind the API server does not serve fails the fetch, by name and by labels, as Crossplane's
+    client does: it is not "nothing matched" (upstream core-2.7)."""
     api = FakeApi()
-    api.fail("list", "Nope", _api.NoKindMatch("no matches for kind"))
-    assert await _sources.ApiResources(api, None).list("x/v1", "Nope", None, None) == []
+    unserved = 'no matches for kind "Nope" in version "x/v1"'
+    api.fail("list", "Nope", _api.NoKindMatch(unserved))
+    source = _sources.ApiResources(api, None)
+    with pytest.raises(_api.NoKindMatch, match=unserved):
+        await source.list("x/v1", "Nope", None, None)
+    with pytest.raises(_api.NoKindMatch, match=unserved):
+        await source.get("x/v1", "Nope", "", "x")
+    api.scopes[("x/v1", "Nope")] = False
+    assert await source.get("x/v1", "Nope", "", "x") is None, "a served kind without the object: not found"
 
 
 def openapi_doc(kind: str) -> bytes:

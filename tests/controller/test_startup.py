@@ -71,6 +71,7 @@ async def test_an_address_that_cannot_be_bound_is_one_line(
 
 async def test_a_failed_start_logs_no_drain(busy_port: int, caplog: pytest.LogCaptureFixture) -> None:
     settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(skip_crds=True),
         functions=_settings.FunctionSettings(insecure=True),
         packages=_settings.PackageSettings(runtime="External"),
@@ -159,6 +160,7 @@ class FlakyApi(QuietApi):
 async def test_readyz_fails_while_watches_are_down_and_recovers() -> None:
     api = FlakyApi()
     settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
         cluster=_settings.ClusterSettings(skip_crds=True),
         functions=_settings.FunctionSettings(insecure=True),
         packages=_settings.PackageSettings(runtime="External"),

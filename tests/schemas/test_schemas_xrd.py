@@ -581,3 +581,12 @@ def test_default_values_fill_machinery_defaults() -> None:
         },
         "compositionUpdatePolicy": "Automatic",
     }, "a defaulted object receives its own children's defaults; the XRD's default update policy applies"
+
+
+def test_xrd_version_scale_subresource_is_the_crds() -> None:
+    """An XRD version's ``subresources.scale`` (v2.3+) is copied to the XR's CRD, beside ``status``."""
+    doc = _load("v1-xpostgres.yaml")
+    scale = {"specReplicasPath": ".spec.replicas", "statusReplicasPath": ".status.replicas"}
+    doc["spec"]["versions"][0]["subresources"] = {"scale": scale}
+    version = xrd.crd_from_xrd(doc)["spec"]["versions"][0]
+    assert version["subresources"] == {"status": {}, "scale": scale}

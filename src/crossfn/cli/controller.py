@@ -1,6 +1,7 @@
 """``crossfn controller init|run``: Crossplane's composition controllers on a Kubernetes cluster.
 
-``init`` installs or upgrades crossfn's Crossplane CRDs and says what it did;
+``init`` installs or upgrades crossfn's Crossplane CRDs, makes the usage
+webhook's certificate and registers the webhook, and says what it did;
 ``run`` starts the controllers (it installs the CRDs too, unless
 ``--skip-crds``). Flag names, defaults and environment variables are Crossplane
 core's (``crossplane core start``) where crossfn has the same knob; this module
@@ -25,7 +26,7 @@ from crossfn import errors
 from crossfn.cli import _args
 from crossfn.gocompat import time as gotime
 
-__all__ = ["register", "settings_from"]
+__all__ = ["register", "settings_from", "webhook_settings"]
 
 _BOOLS = {
     **dict.fromkeys(("1", "t", "T", "TRUE", "true", "True"), True),
@@ -48,29 +49,46 @@ class _OneLineParser(argparse.ArgumentParser):
         if extras:
             self.error(f"unrecognized arguments: {' '.join(extras)}")
         for action in self._actions:
-            if isinstance(action, _EnvFlag) and getattr(parsed, action.dest) is None:
+            if isinstance(action, _EnvFlag | _EnvSwitch) and getattr(parsed, action.dest) is None:
                 setattr(parsed, action.dest, self._env_bool(action))
         return parsed, extras
 
-    def _env_bool(self, action: _EnvFlag) -> bool:
-        """The flag's environment variable, read only when the flag is not given (as kong does)."""
-        value = os.environ.get(action.env, "")
-        if not value:
-            return False
-        if value not in _BOOLS:
-            self.error(f"{action.env}: want true or false (as Go's strconv.ParseBool), got {value!r}")
-        return _BOOLS[value]
+    def _env_bool(self, action: _EnvFlag | _EnvSwitch) -> bool:
+        """The flag's environment variables, read only when the flag is not given (as kong does)."""
+        for env in action.envs:
+            value = os.environ.get(env, "")
+            if not value:
+                continue
+            if value not in _BOOLS:
+                self.error(f"{env}: want true or false (as Go's strconv.ParseBool), got {value!r}")
+            return _BOOLS[value]
+        return action.fallback
 
 
 class _EnvFlag(argparse.Action):
     """A switch that is off, or on when given, or else what its environment variable says."""
 
+    fallback = False
+
     def __init__(self, option_strings: list[str], dest: str, *, env: str, help: str) -> None:
         super().__init__(option_strings, dest, nargs=0, default=None, help=f"{help} (env {env})")
-        self.env = env
+        self.envs = (env,)
 
     def __call__(self, parser: argparse.ArgumentParser, namespace: argparse.Namespace, *_: Any) -> None:
         setattr(namespace, self.dest, True)
+
+
+class _EnvSwitch(argparse.BooleanOptionalAction):
+    """A switch that is on unless ``--no-...`` is given or its environment variable says false."""
+
+    fallback = True
+
+    def __init__(
+        self, option_strings: list[str], dest: str, *, envs: tuple[str, ...] = (), help: str
+    ) -> None:
+        note = f" (env {', '.join(envs)})" if envs else ""
+        super().__init__(option_strings, dest, default=None, help=f"{help}{note}; default on")
+        self.envs = envs
 
 
 def _port_address(name: str, default: str) -> str:
@@ -125,8 +143,13 @@ def register(subparsers: Any) -> None:
     sub = parser.add_subparsers(
         dest="controller_command", metavar="COMMAND", required=True, parser_class=_OneLineParser
     )
-    init = sub.add_parser("init", help="install or upgrade crossfn's Crossplane CRDs (idempotent)")
+    init = sub.add_parser(
+        "init",
+        help="install or upgrade crossfn's Crossplane CRDs and register the usage webhook (idempotent)",
+    )
     _cluster_flags(init)
+    _namespace_flag(init)
+    _webhook_flags(init, serve=False)
     init.set_defaults(handler=_init)
     run = sub.add_parser(
         "run",
@@ -140,6 +163,7 @@ def register(subparsers: Any) -> None:
     _package_flags(run)
     _leader_flags(run)
     _observability_flags(run)
+    _webhook_flags(run, serve=True)
     run.set_defaults(handler=_run)
 
 
@@ -194,6 +218,27 @@ def _reconcile_flags(p: argparse.ArgumentParser) -> None:
         help="reconcile an XR as soon as a composed or required resource changes (default on)",
     )
     p.add_argument(
+        "--circuit-breaker-burst",
+        metavar="N",
+        type=_positive_float,
+        default=100.0,
+        help="watch events an XR may get at once before its circuit breaker opens (default 100)",
+    )
+    p.add_argument(
+        "--circuit-breaker-refill-rate",
+        metavar="N",
+        type=_positive_float,
+        default=1.0,
+        help="watch events per second an XR may get steadily (default 1)",
+    )
+    p.add_argument(
+        "--circuit-breaker-cooldown",
+        metavar="DURATION",
+        type=_nonzero_duration,
+        default="5m",
+        help="how long an open circuit breaker stays open (default 5m)",
+    )
+    p.add_argument(
         "--adopt-existing-resources",
         action=_EnvFlag,
         env="ADOPT_EXISTING_RESOURCES",
@@ -214,14 +259,7 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         env="INSECURE_FUNCTIONS",
         help="call functions without TLS",
     )
-    p.add_argument(
-        "-n",
-        "--namespace",
-        metavar="NAMESPACE",
-        default=_args.env("POD_NAMESPACE", default="crossplane-system"),
-        help="the controller's namespace: client certificate, CA, function Deployments, Lease "
-        "(env POD_NAMESPACE; default %(default)s)",
-    )
+    _namespace_flag(p)
     p.add_argument(
         "--tls-client-secret-name",
         metavar="NAME",
@@ -258,6 +296,118 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         default=25,
         help="calls in flight to one function outside this process; more wait a second, then their XR is "
         "retried (default 25)",
+    )
+    p.add_argument(
+        "--enable-function-response-cache",
+        action="store_true",
+        help="cache function responses by request for their TTL (alpha, as in Crossplane)",
+    )
+    p.add_argument(
+        "--xfn-cache-dir",
+        metavar="DIR",
+        default=_args.env("XFN_CACHE_DIR", default="/cache/xfn"),
+        help="where cached function responses are written (env XFN_CACHE_DIR; default %(default)s)",
+    )
+    p.add_argument(
+        "--xfn-cache-max-ttl",
+        metavar="DURATION",
+        type=_duration,
+        default=_args.env("XFN_CACHE_MAX_TTL", default="24h"),
+        help="the longest a cached response is trusted; 0 is no limit (env XFN_CACHE_MAX_TTL; default 24h)",
+    )
+
+
+def _namespace_flag(p: argparse.ArgumentParser) -> None:
+    p.add_argument(
+        "-n",
+        "--namespace",
+        metavar="NAMESPACE",
+        default=_args.env("POD_NAMESPACE", default="crossplane-system"),
+        help="the controller's namespace: client certificate, CA, webhook certificate, function Deployments, "
+        "Lease (env POD_NAMESPACE; default %(default)s)",
+    )
+
+
+def _url(text: str) -> str:
+    """``https://HOST[:PORT]``: where the API server calls the webhook."""
+    if not text.startswith("https://") or not text[len("https://") :].strip("/"):
+        raise argparse.ArgumentTypeError(f"want https://HOST:PORT, got {text!r}")
+    return text
+
+
+def _webhook_flags(p: argparse.ArgumentParser, *, serve: bool) -> None:
+    """The usage webhook: whether it runs, where the API server reaches it, and its certificate."""
+    p.add_argument(
+        "--enable-webhooks",
+        "--webhook-enabled",
+        dest="enable_webhooks",
+        action=_EnvSwitch,
+        envs=("ENABLE_WEBHOOKS", "WEBHOOK_ENABLED"),
+        help="serve and register the admission webhook that keeps resources Usages protect",
+    )
+    p.add_argument(
+        "--webhook-service-name",
+        metavar="NAME",
+        default=_args.env("WEBHOOK_SERVICE_NAME", default="crossplane-webhooks"),
+        help="the Service the API server calls the webhook through, in --namespace "
+        "(env WEBHOOK_SERVICE_NAME; default %(default)s)",
+    )
+    p.add_argument(
+        "--webhook-service-port",
+        metavar="PORT",
+        type=_args.positive_int,
+        default=_args.env("WEBHOOK_SERVICE_PORT", default="9443"),
+        help="that Service's port (env WEBHOOK_SERVICE_PORT; default 9443)",
+    )
+    p.add_argument(
+        "--webhook-url",
+        metavar="URL",
+        type=_url,
+        default=None,
+        help="call the webhook at https://HOST:PORT instead of the Service (a controller outside the cluster)",
+    )
+    p.add_argument(
+        "--tls-server-secret-name",
+        metavar="NAME",
+        default=_args.env("TLS_SERVER_SECRET_NAME", default="crossplane-tls-server"),
+        help="Secret with the webhook's certificate, made when missing (env TLS_SERVER_SECRET_NAME; "
+        "default %(default)s)",
+    )
+    p.add_argument(
+        "--tls-server-certs-dir",
+        metavar="DIR",
+        default=_args.env("TLS_SERVER_CERTS_DIR"),
+        help="read tls.crt, tls.key and ca.crt from this directory instead (env TLS_SERVER_CERTS_DIR)",
+    )
+    if not serve:
+        return
+    p.add_argument(
+        "--enable-usages",
+        action=_EnvSwitch,
+        help="reconcile Usages and ClusterUsages and deny deleting what they protect",
+    )
+    p.add_argument(
+        "--webhook-address",
+        metavar="HOST:PORT",
+        type=_address,
+        default=_port_address("WEBHOOK_PORT", ":9443"),
+        help="serve the webhook (HTTPS) here (env WEBHOOK_PORT; default %(default)s)",
+    )
+
+
+def webhook_settings(args: argparse.Namespace) -> Any:
+    """The webhook flags as :class:`crossfn.controller.WebhookSettings` (``init`` has no serving ones)."""
+    from crossfn.controller import _settings  # noqa: PLC0415 -- keep `crossfn --help` fast
+
+    return _settings.WebhookSettings(
+        enabled=args.enable_webhooks,
+        usages=getattr(args, "enable_usages", True),
+        address=getattr(args, "webhook_address", ":9443"),
+        service_name=args.webhook_service_name,
+        service_port=args.webhook_service_port,
+        url=args.webhook_url,
+        tls_server_secret_name=args.tls_server_secret_name,
+        tls_server_certs_dir=args.tls_server_certs_dir,
     )
 
 
@@ -379,6 +529,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             adopt_existing=args.adopt_existing_resources,
             max_concurrent_reconciles=args.max_concurrent_reconciles,
             max_reconciles_per_second=args.max_reconciles_per_second,
+            circuit_breaker_burst=args.circuit_breaker_burst,
+            circuit_breaker_refill_rate=args.circuit_breaker_refill_rate,
+            circuit_breaker_cooldown=args.circuit_breaker_cooldown,
         ),
         functions=_settings.FunctionSettings(
             insecure=args.insecure_functions,
@@ -387,6 +540,9 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
             filesystem_root=args.function_filesystem_root,
+            response_cache=args.enable_function_response_cache,
+            cache_dir=args.xfn_cache_dir,
+            cache_max_ttl=args.xfn_cache_max_ttl,
             max_concurrent_calls=args.max_concurrent_function_calls,
         ),
         packages=_settings.PackageSettings(
@@ -404,6 +560,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             log_format=args.log_format,
             debug=args.debug,
         ),
+        webhooks=webhook_settings(args),
         features=_settings.FeatureSettings(operations=args.enable_operations),
     )
 
@@ -411,9 +568,15 @@ def settings_from(args: argparse.Namespace) -> Any:
 def _init(args: argparse.Namespace) -> int:
     import asyncio  # noqa: PLC0415 -- keep `crossfn --help` fast
 
+    from crossfn.controller import _settings  # noqa: PLC0415 -- keep `crossfn --help` fast
     from crossfn.controller.manager import _manager as manager  # noqa: PLC0415 -- loads the Kubernetes client
 
-    for line in asyncio.run(manager.install_crds(args.kubeconfig, args.context)):
+    settings = _settings.Settings(
+        cluster=_settings.ClusterSettings(kubeconfig=args.kubeconfig, context=args.context),
+        functions=_settings.FunctionSettings(namespace=args.namespace),
+        webhooks=webhook_settings(args),
+    )
+    for line in asyncio.run(manager.initialize(settings)):
         print(line)
     return 0
 

@@ -27,6 +27,7 @@ from crossfn.controller._settings import (
     PackageSettings,
     ReconcileSettings,
     Settings,
+    WebhookSettings,
 )
 
 _extras.require("controller", "crossfn.controller")  # without the extra: one line naming it
@@ -51,6 +52,7 @@ __all__ = [
     "PackageSettings",
     "ReconcileSettings",
     "Settings",
+    "WebhookSettings",
     # and the lazy names: listed once, in _LAZY
 ]
 __all__ += list(_LAZY)

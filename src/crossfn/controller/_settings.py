@@ -22,6 +22,7 @@ __all__ = [
     "PackageSettings",
     "ReconcileSettings",
     "Settings",
+    "WebhookSettings",
 ]
 
 
@@ -76,6 +77,21 @@ class ReconcileSettings:
     """A cap on reconciles started per second per controller; ``None`` is no cap.
     crossfn's own knob, for sharing a small API server; Crossplane has none."""
 
+    watch_gc_interval: float = 60.0
+    """Seconds between two collections of the watches no XR depends on any more (Crossplane's
+    engine: every minute, not a flag). An embedding's tests may shorten it; there is no flag."""
+
+    circuit_breaker_burst: float = 100.0
+    """Watch events an XR may get at once before its circuit breaker opens (Crossplane's
+    ``--circuit-breaker-burst`` = 100): a composed resource that flaps cannot keep its XR reconciling."""
+
+    circuit_breaker_refill_rate: float = 1.0
+    """Watch events per second an XR may get steadily (Crossplane's ``--circuit-breaker-refill-rate`` = 1)."""
+
+    circuit_breaker_cooldown: float = 300.0
+    """Seconds an open circuit stays open, letting one event through every 30 s (Crossplane's
+    ``--circuit-breaker-cooldown`` = 5m)."""
+
     adopt_existing: bool = False
     """``--adopt-existing-resources``: a composed resource that already exists and has no
     controller is taken over, as Crossplane does. Off (crossfn's default), only such an
@@ -118,6 +134,19 @@ class FunctionSettings:
     own files (its service account token) into composed resources. Upstream functions read
     their own container's files, where an operator mounts a ConfigMap; mount it in the
     controller's pod and name that directory here."""
+
+    response_cache: bool = False
+    """Cache function responses by request tag for their TTL (Crossplane's alpha
+    ``--enable-function-response-cache``, off by default): a pipeline whose inputs did
+    not change is not called again."""
+
+    cache_dir: str = "/cache/xfn"
+    """Where cached responses are written, in Crossplane's layout (``--xfn-cache-dir``, env
+    ``XFN_CACHE_DIR``, default ``/cache/xfn``), so the two can share a volume."""
+
+    cache_max_ttl: float = 86_400.0
+    """The longest a cached response is trusted, whatever TTL the function asked for
+    (``--xfn-cache-max-ttl``, env ``XFN_CACHE_MAX_TTL``, 24h; ``0`` is no limit)."""
 
     max_concurrent_calls: int = 25
     """Calls in flight to one Function outside this process, across every XR controller
@@ -184,6 +213,48 @@ class ObservabilitySettings:
 
 
 @dataclasses.dataclass(frozen=True)
+class WebhookSettings:
+    """Usages and the admission webhook that enforces them (Crossplane's ``--enable-webhooks`` and
+    ``--enable-usages``, both on by default)."""
+
+    enabled: bool = True
+    """Serve the usage webhook and register it (Crossplane's ``--enable-webhooks``, env
+    ``ENABLE_WEBHOOKS``/``WEBHOOK_ENABLED``, on): without it, Usages are not reconciled either."""
+
+    usages: bool = True
+    """Reconcile Usages and ClusterUsages and deny deleting what they protect (Crossplane's beta
+    ``--enable-usages``, on)."""
+
+    address: str = ":9443"
+    """``HOST:PORT`` the webhook serves HTTPS on (Crossplane's ``--webhook-port`` = 9443, env
+    ``WEBHOOK_PORT``)."""
+
+    service_name: str = "crossplane-webhooks"
+    """The Service in the controller's namespace the API server calls the webhook through (the
+    chart's, env ``WEBHOOK_SERVICE_NAME``); ``deploy/`` makes it."""
+
+    service_port: int = 9443
+    """That Service's port (env ``WEBHOOK_SERVICE_PORT``)."""
+
+    url: str | None = None
+    """``https://HOST:PORT``: call the webhook here instead of through the Service, for a controller
+    outside the cluster; the serving certificate names the host. crossfn's own."""
+
+    tls_server_secret_name: str = "crossplane-tls-server"
+    """The Secret with the serving certificate, made at start when missing (Crossplane's
+    ``--tls-server-secret-name``, env ``TLS_SERVER_SECRET_NAME``)."""
+
+    tls_server_certs_dir: str | None = None
+    """A directory with ``tls.crt``, ``tls.key`` and ``ca.crt`` to serve with instead (Crossplane's
+    ``--tls-server-certs-dir``, env ``TLS_SERVER_CERTS_DIR``)."""
+
+    @property
+    def serving(self) -> bool:
+        """Whether the webhook is served and Usages are reconciled: both switches on, as in Crossplane."""
+        return self.enabled and self.usages
+
+
+@dataclasses.dataclass(frozen=True)
 class FeatureSettings:
     """Crossplane's alpha features the controller can run."""
 
@@ -202,4 +273,5 @@ class Settings:
     packages: PackageSettings = dataclasses.field(default_factory=PackageSettings)
     leader_election: LeaderElectionSettings = dataclasses.field(default_factory=LeaderElectionSettings)
     observability: ObservabilitySettings = dataclasses.field(default_factory=ObservabilitySettings)
+    webhooks: WebhookSettings = dataclasses.field(default_factory=WebhookSettings)
     features: FeatureSettings = dataclasses.field(default_factory=FeatureSettings)

@@ -15,7 +15,8 @@ controller's ``ExistingRequiredResourcesFetcher``) and
 * items are sorted by ``"<namespace>/<name>"`` (controller) or by name with the
   selector's namespace ignored (classic render's FilteringFetcher, upstream core-3.5).
 * required resources never carry connection details.
-* a schema the source does not know is an empty ``Schema``.
+* a schema the source does not know is an empty ``Schema``; one of any depth
+  (Kubernetes allows 10,000 levels) is a ``Schema`` too.
 """
 
 from __future__ import annotations

@@ -96,9 +96,18 @@ class Admission:
     reconcile_request: str | None = None
 
 
-def admit(xr: Mapping[str, Any], *, now: datetime.datetime) -> Admission:
-    """Steps 2–4: ``Responsive`` (the watch circuit is always closed), the pause, a new reconcile request."""
-    responsive = object_condition(xr, "Responsive", "True", "WatchCircuitClosed", now=now)
+def admit(xr: Mapping[str, Any], *, now: datetime.datetime, circuit_open: str | None = None) -> Admission:
+    """Steps 2–4: ``Responsive``, the pause, a new reconcile request.
+
+    ``circuit_open`` names what opened the XR's watch circuit breaker
+    (``Kind/name``), when it is open: ``Responsive=False``/``WatchCircuitOpen``.
+    Otherwise, and always for a caller without a breaker, ``Responsive=True``.
+    """
+    if circuit_open is None:
+        responsive = object_condition(xr, "Responsive", "True", "WatchCircuitClosed", now=now)
+    else:
+        message = f"Too many watch events from {circuit_open}. Allowing events periodically."
+        responsive = object_condition(xr, "Responsive", "False", "WatchCircuitOpen", now=now, message=message)
     meta = xr.get("metadata")
     annotations = meta.get("annotations") if isinstance(meta, Mapping) else None
     annotations = annotations if isinstance(annotations, Mapping) else {}

@@ -277,7 +277,8 @@ def _crd_version(v: Mapping[str, Any], name_max_length: int) -> dict[str, Any]:
     properties, description, ``required``, ``x-kubernetes-validations`` and
     ``oneOf`` (appended to the CRD's) and ``x-kubernetes-preserve-unknown-fields``;
     ``status``'s properties, description, ``required``,
-    ``x-kubernetes-validations`` and ``oneOf``.
+    ``x-kubernetes-validations`` and ``oneOf``. The version's
+    ``subresources.scale``, if any, is the CRD's.
     """
     xs = copy.deepcopy(dict(_mapping(_mapping(v.get("schema")).get("openAPIV3Schema"))))
     props = _mapping(xs.get("properties"))
@@ -302,6 +303,9 @@ def _crd_version(v: Mapping[str, Any], name_max_length: int) -> dict[str, Any]:
     }
     if "deprecationWarning" in v:
         version["deprecationWarning"] = v["deprecationWarning"]
+    scale = _mapping(_mapping(v.get("subresources")).get("scale"))
+    if scale:  # the XRD version's scale subresource goes to the CRD as it is (v2.3+)
+        version["subresources"]["scale"] = copy.deepcopy(dict(scale))
     return version
 
 

@@ -97,7 +97,12 @@ def value_to_python(v: struct_pb2.Value, *, integers: bool = True) -> Any:
     every number stays ``float``, as Go's ``structpb`` gives them; code that
     emulates Go's number model (patch-and-transform) needs that.
     """
-    return _to_python(v, integers)
+    try:
+        return _to_python(v, integers)
+    except RecursionError:
+        holder: list[Any] = [None]
+        _deep_to_python([(v, holder, 0)], integers)
+        return holder[0]
 
 
 def _to_python(v: struct_pb2.Value, integers: bool) -> Any:
@@ -122,11 +127,47 @@ def _to_python(v: struct_pb2.Value, integers: bool) -> Any:
 
 
 def struct_to_dict(s: struct_pb2.Struct, *, integers: bool = True) -> dict[str, Any]:
-    """Convert a Struct to a plain dict; whole numbers come back as ``int`` unless ``integers=False``."""
-    if _structpb is not None:
-        return _structpb.decode(s.SerializeToString(), integers)
-    fields = s.fields
-    return {k: _to_python(fields[k], integers) for k in fields}
+    """Convert a Struct to a plain dict; whole numbers come back as ``int`` unless ``integers=False``.
+
+    Objects nested deeper than Python's recursion limit (Kubernetes accepts
+    10,000 levels) are converted by an iterative walk instead.
+    """
+    try:
+        if _structpb is not None:
+            return _structpb.decode(s.SerializeToString(), integers)
+        fields = s.fields
+        return {k: _to_python(fields[k], integers) for k in fields}
+    except RecursionError:
+        fields = s.fields
+        out: dict[str, Any] = dict.fromkeys(fields)
+        _deep_to_python([(fields[k], out, k) for k in fields], integers)
+        return out
+
+
+def _deep_to_python(stack: list[tuple[struct_pb2.Value, Any, Any]], integers: bool) -> None:
+    """Convert each ``(value, container, key)`` into ``container[key]`` without recursion: the deep path."""
+    while stack:
+        v, container, key = stack.pop()
+        kind = v.WhichOneof("kind")
+        if kind == "struct_value":
+            fields = v.struct_value.fields
+            obj: dict[str, Any] = dict.fromkeys(fields)
+            container[key] = obj
+            stack.extend((fields[k], obj, k) for k in fields)
+        elif kind == "list_value":
+            values = v.list_value.values
+            items: list[Any] = [None] * len(values)
+            container[key] = items
+            stack.extend((x, items, i) for i, x in enumerate(values))
+        elif kind == "number_value":
+            n = v.number_value
+            container[key] = int(n) if integers and n.is_integer() and -_INT_RANGE <= n < _INT_RANGE else n
+        elif kind == "string_value":
+            container[key] = v.string_value
+        elif kind == "bool_value":
+            container[key] = v.bool_value
+        else:
+            container[key] = None
 
 
 def _encoded(d: Mapping[str, Any]) -> bytes | None:
@@ -209,18 +250,71 @@ def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
     Filling in place avoids the copy that ``target.CopyFrom(dict_to_struct(d))``
     makes. Keys of ``target`` absent from ``d`` are kept, as ``dict.update`` does.
     """
-    fields = target.fields
     target.SetInParent()
+    _drop_keys(target, d)
+    data = _encoded(d)
+    if data is None:
+        _fill_any_depth(target, d)
+    else:
+        # The keys of d are gone from target, so merging adds entries and replaces none.
+        target.MergeFromString(data)
+
+
+def _drop_keys(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
+    fields = target.fields
     if fields:
         for k in d:
             if k in fields:
                 del fields[k]
-    data = _encoded(d)
-    if data is None:
+
+
+def _fill_any_depth(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
+    """:func:`_fill`, or, for objects nested deeper than Python's recursion limit, the iterative walk.
+
+    Nothing is built twice but the deep ones: the recursive fill is the fast
+    path and stops at the limit, then what it filled is dropped and filled again.
+    """
+    try:
         _fill(target, d)
+    except RecursionError:
+        _drop_keys(target, d)
+        _fill_deep(target, d)
+
+
+def _fill_deep(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
+    """Fill ``target`` from ``d`` without recursion: a stack of (message, source) pairs."""
+    stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any]] = [(target, d)]
+    while stack:
+        message, source = stack.pop()
+        message.SetInParent()
+        if isinstance(message, struct_pb2.Struct):
+            fields = message.fields
+            for k, v in source.items():
+                _put(fields[k], v, stack)
+        else:
+            add = message.values.add
+            for v in source:
+                _put(add(), v, stack)
+
+
+def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any]]) -> None:
+    """Set one value as :func:`_set_value` does, deferring objects and lists to ``stack``."""
+    if value is None:
+        target.null_value = _NULL
+    elif isinstance(value, bool):
+        target.bool_value = value
+    elif isinstance(value, str):
+        target.string_value = value
+    elif isinstance(value, int | float):
+        target.number_value = value
+    elif isinstance(value, Mapping):
+        target.struct_value.SetInParent()
+        stack.append((target.struct_value, value))
+    elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
+        target.list_value.SetInParent()
+        stack.append((target.list_value, value))
     else:
-        # The keys of d are gone from target, so merging adds entries and replaces none.
-        target.MergeFromString(data)
+        raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
 
 def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
@@ -232,7 +326,7 @@ def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     s = struct_pb2.Struct()
     data = _encoded(d)
     if data is None:
-        _fill(s, d)
+        _fill_any_depth(s, d)
         return s
     try:
         s.MergeFromString(data)

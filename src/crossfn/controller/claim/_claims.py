@@ -32,6 +32,7 @@ Not here: Crossplane's event annotations (``external-name``,
 
 from __future__ import annotations
 
+import contextvars
 import copy
 import datetime
 import random
@@ -56,6 +57,13 @@ __all__ = [
 
 
 FINALIZER = "finalizer.apiextensions.crossplane.io"
+EVENT_SOURCE = "offered/compositeresourcedefinition.apiextensions.crossplane.io"
+"""The ``source.component`` of a claim's events: the XRD controller that starts the claim controller."""
+ANNOTATION_EXTERNAL_NAME = "crossplane.io/external-name"
+
+_RECORDER: contextvars.ContextVar[_events.Recorder] = contextvars.ContextVar("claim_recorder")
+"""The recorder of the reconcile in progress (a claim's annotations differ per reconcile; workers run
+reconciles concurrently, each in its own context)."""
 FOREGROUND_WAIT_SECONDS = 2.0
 """Requeue while a Foreground deletion of the XR runs; the XR watch also requeues when it is gone."""
 WAITING_MESSAGE = "Claim is waiting for composite resource to become Ready"
@@ -103,7 +111,11 @@ class ClaimReconciler:
         self.xrd: Mapping[str, Any] = xrd
         self.xr_api_version, self.xr_kind = xrd_schemas.composite_type(xrd)
         # Crossplane's claim controller records its events as controller claim/<xrd-name>.
-        self._recorder = _events.for_controller(recorder, f"claim/{self._xrd_name}")
+        # Crossplane's claim controller records through the offered controller's recorder, annotated
+        # with its own name; each reconcile adds the claim's external name and bound XR (_reconcile_key).
+        self._recorder = _events.with_annotations(
+            _events.for_controller(recorder, EVENT_SOURCE), {"controller": f"claim/{self._xrd_name}"}
+        )
         self.api_version, self.kind = xrd_schemas.claim_type(xrd)
         self._enqueue: Callable[[str], None] = _drop
         self._started = False
@@ -168,13 +180,20 @@ class ClaimReconciler:
             return _controller.Result()
         read = copy.deepcopy(claim.get("status") or {})
         claim.setdefault("status", {})
-        if ((claim.get("metadata") or {}).get("annotations") or {}).get(
-            engine_xr.ANNOTATION_PAUSED
-        ) == "true":
+        annotations = (claim.get("metadata") or {}).get("annotations") or {}
+        if annotations.get(engine_xr.ANNOTATION_PAUSED) == "true":
             await self._event(claim, "Normal", "ReconciliationPaused", PAUSED_MESSAGE)
             self._mark(claim, "Synced", "False", "ReconcilePaused", PAUSED_MESSAGE)
             await self._write_status(claim, read)
             return _controller.Result()
+        # Every later event carries the claim's external name, and the XR it was bound to when read.
+        extra = {"external-name": str(annotations.get(ANNOTATION_EXTERNAL_NAME) or "")}
+        spec = claim.get("spec")
+        ref = spec.get("resourceRef") if isinstance(spec, Mapping) else None
+        bound = ref.get("name") if isinstance(ref, Mapping) else None
+        if bound:
+            extra["composite-name"] = str(bound)
+        token = _RECORDER.set(_events.with_annotations(self._recorder, extra))
         try:
             return await self._reconcile(claim, read)
         except _Failure as failure:
@@ -182,6 +201,8 @@ class ClaimReconciler:
             self._mark(claim, "Synced", "False", "ReconcileError", str(failure))
             await self._write_status(claim, read)
             raise
+        finally:
+            _RECORDER.reset(token)
 
     async def _reconcile(self, claim: dict[str, Any], read: dict[str, Any]) -> _controller.Result:
         """Steps 4–15."""
@@ -339,7 +360,7 @@ class ClaimReconciler:
         )
 
     async def _event(self, claim: Mapping[str, Any], type_: str, reason: str, message: str) -> None:
-        await self._recorder.event(claim, type_, reason, message)
+        await _RECORDER.get(self._recorder).event(claim, type_, reason, message)
 
     async def _write_status(self, claim: dict[str, Any], read: Mapping[str, Any]) -> None:
         """Update the status subresource when it changed (``cannot update claim status``)."""

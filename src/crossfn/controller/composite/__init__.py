@@ -11,7 +11,10 @@ One :class:`CompositeReconciler` serves the XRs of one XRD (controller
   ``resourceRefs``, server-side apply of the composed resources);
 * ``_sources``: the engine's sources backed by the API server (required
   resources, OpenAPI schemas, credentials, kind scopes);
-* ``_realtime``: step 12, the dependency tracker and the watches that wake an XR;
+* ``_realtime``: step 12, the dependency tracker and the watches that wake an XR,
+  collected once nothing needs them;
+* ``_circuit``: the watch circuit breaker between every watch and the work queue
+  (step 2's ``Responsive``);
 * ``_connection``: step 13, a legacy XR's connection Secret;
 * ``_polling``: step 14's requeue (poll interval, pipeline TTL, backoff).
 
@@ -22,7 +25,8 @@ reconciler decides once, from the XRD. Imports no other reconciler.
 
 from __future__ import annotations
 
+from crossfn.controller.composite._circuit import CircuitSettings
 from crossfn.controller.composite._composite import CompositeReconciler, CompositeSettings
 from crossfn.controller.composite._sources import ApiSchemas, api_sources
 
-__all__ = ["ApiSchemas", "CompositeReconciler", "CompositeSettings", "api_sources"]
+__all__ = ["ApiSchemas", "CircuitSettings", "CompositeReconciler", "CompositeSettings", "api_sources"]

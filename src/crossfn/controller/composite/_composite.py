@@ -39,12 +39,14 @@ what was read, so a settled XR costs no writes.
 
 Step 13 publishes a legacy XR's connection Secret (``_connection``, upstream controllers-4);
 claims are :mod:`crossfn.controller.claim`'s; a reconcile is a span when tracing (``_tracing``).
-Not here: the watch circuit breaker (``Responsive`` is always
-``True``/``WatchCircuitClosed``; the work queue's de-duplication bounds event storms).
+Every watch event aimed at an XR (its own, its revisions', its dependencies') goes
+through the controller's watch circuit breaker (``_circuit``), whose state step 2
+reports as ``Responsive``.
 """
 
 from __future__ import annotations
 
+import asyncio
 import copy
 import dataclasses
 import datetime
@@ -54,9 +56,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller.composite import _compose_io, _connection, _polling, _realtime, _selection
+from crossfn.controller.composite import _circuit, _compose_io, _connection, _polling, _realtime, _selection
 from crossfn.controller.kube import _api
-from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tracing, _xr
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _metrics, _tracing, _xr
 from crossfn.engine import _clock
 from crossfn.engine import _xr as engine_xr
 from crossfn.schemas import xrd as xrd_schemas
@@ -75,6 +77,8 @@ __all__ = [
 _log = logging.getLogger("crossfn.controller.composite")
 
 FINALIZER = "composite.apiextensions.crossplane.io"
+EVENT_SOURCE = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
+"""The ``source.component`` of an XR's events: the XRD controller that starts the XR controller."""
 ANNOTATION_PAUSED = engine_xr.ANNOTATION_PAUSED
 ANNOTATION_RECONCILE_REQUESTED = engine_xr.ANNOTATION_RECONCILE_REQUESTED
 PAUSED_MESSAGE = engine_xr.PAUSED_MESSAGE
@@ -156,8 +160,12 @@ class CompositeReconciler:
         enqueue: Callable[[str], None] | None = None,
         rng: random.Random | None = None,
         tracer: _tracing.ReconcileTracer | None = None,
+        metrics: _metrics.Metrics | None = None,
+        breaker: _circuit.Breaker | None = None,
     ) -> None:
-        """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile."""
+        """``tracer`` defaults to :func:`_tracing.default_tracer`, asked once per reconcile; ``metrics``
+        counts the watches this controller starts and stops (``engine_watches_*``) and what its circuit
+        breaker decides; ``breaker`` replaces the one built from ``settings.circuit`` (tests)."""
         self._api = api
         self._informers = informers
         self._runner = runner
@@ -168,8 +176,11 @@ class CompositeReconciler:
         self._tracer = tracer
         self.xrd: Mapping[str, Any] = xrd
         self.api_version, self.kind = xrd_schemas.composite_type(xrd)
-        # Crossplane's XR controller records its events as controller composite/<xrd-name>.
-        self._recorder = _events.for_controller(recorder, f"composite/{self.xrd_name}")
+        # Crossplane's XR controller records through the defined controller's recorder, annotated
+        # with its own name (definition/reconciler.go): filters key on both.
+        self._recorder = _events.with_annotations(
+            _events.for_controller(recorder, EVENT_SOURCE), {"controller": self.controller_name}
+        )
         # The one place the XR's schema is decided: every XR of this controller is read through it.
         self._schema = _xr.XR.schema_for(xrd, self._settings.schema)
         self._reader = _selection.Reader(api, informers)
@@ -182,12 +193,20 @@ class CompositeReconciler:
         )  # fmt: skip
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
+        self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
+        self._breaker = breaker or _circuit.Breaker(
+            self.controller_name, self._settings.circuit, metrics=self._metrics
+        )
         self._watches: _realtime.Watches | None = None
         if informers is not None and self._settings.realtime:
-            self._watches = _realtime.Watches(informers, self._deps, enqueue or _drop)
+            self._watches = _realtime.Watches(
+                informers, self._deps, enqueue or _drop, controller=self.controller_name,
+                metrics=self._metrics, admit=self._breaker.filter,
+            )  # fmt: skip
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
         self._started = False
+        self._gc: asyncio.Task[None] | None = None
 
     # Wiring ------------------------------------------------------------------------------------
 
@@ -201,17 +220,31 @@ class CompositeReconciler:
         """Take a changed XRD (its default or enforced Composition) without a restart."""
         self.xrd = xrd
 
+    @property
+    def controller_name(self) -> str:
+        """``composite/<xrd>``, Crossplane's name for this controller."""
+        return f"composite/{self.xrd_name}"
+
     def start(self) -> None:
         """Watch this controller's XRs, and CompositionRevisions so Automatic XRs move at once
-        (upstream controllers-3.6)."""
+        (upstream controllers-3.6); with realtime on, collect unneeded watches every minute."""
         if self._informers is not None and not self._started:
             self._started = True
             self._informers.informer(self.api_version, self.kind).add_handler(self._xr_changed)
             self._informers.informer(*_selection.REVISION).add_handler(self._revision_changed)
+            self._metrics.watch_started(self.controller_name, "CompositionRevision")
+            if self._watches is not None:
+                self._gc = asyncio.get_running_loop().create_task(
+                    self._collect_every(self._settings.watch_gc_interval),
+                    name=f"watch-gc-{self.controller_name}",
+                )
 
     def stop(self) -> None:
         """Stop reacting to the shared informers' events (the XRD is gone, or the manager stops)."""
         self._enqueue = _drop
+        if self._gc is not None:
+            self._gc.cancel()
+            self._gc = None
         if self._watches is not None:
             self._watches.close()
         if self._started and self._informers is not None:
@@ -220,17 +253,50 @@ class CompositeReconciler:
                 self._informers.informer(self.api_version, self.kind).remove_handler(self._xr_changed)
             if _selection.REVISION in running:
                 self._informers.informer(*_selection.REVISION).remove_handler(self._revision_changed)
+            self._metrics.watch_stopped(self.controller_name, "CompositionRevision")
         self._started = False
 
     def dependency_kinds(self) -> set[tuple[str, str]]:
         """The kinds watched for this controller's XRs."""
         return self._watches.kinds() if self._watches is not None else set()
 
+    def collect_watches(self) -> list[tuple[str, str]]:
+        """Stop the watches of kinds no XR of this controller depends on any more; the kinds stopped."""
+        if self._watches is None:
+            return []
+        return self._watches.collect(self._deps.kinds())
+
+    async def _collect_every(self, interval: float) -> None:
+        """Crossplane's watch garbage collector: every ``interval`` seconds, while the controller runs."""
+        while True:
+            await asyncio.sleep(interval)
+            try:
+                self.collect_watches()
+            except Exception:  # a side concern: log it, try again next time
+                _log.exception("cannot collect the watches of %s", self.controller_name)
+
     def _xr_changed(self, event_type: str, xr: dict[str, Any], old: dict[str, Any] | None) -> None:
-        """Any change to one of this controller's XRs reconciles it."""
-        self._enqueue(_controller.key_of(xr))
+        """Any change to one of this controller's XRs reconciles it, through the circuit breaker; an XR
+        being deleted starts a fresh bucket (Crossplane's ``NewSelfDeleteResetMapFunc``)."""
+        key = _controller.key_of(xr)
+        if (xr.get("metadata") or {}).get("deletionTimestamp"):
+            self._breaker.reset(key)
+        keys = self._breaker.filter(xr, [key])
+        if old is not None:  # an update maps both objects, as controller-runtime's handler does
+            keys += self._breaker.filter(old, [key])
+        if keys:
+            self._enqueue(key)
 
     def _revision_changed(self, event_type: str, rev: dict[str, Any], old: dict[str, Any] | None) -> None:
+        """A CompositionRevision reconciles the Automatic XRs of its Composition (upstream controllers-3.6)."""
+        keys = set(self._breaker.filter(rev, self._xrs_of(rev)))
+        if old is not None:
+            keys.update(self._breaker.filter(old, self._xrs_of(old)))
+        for key in sorted(keys):
+            self._enqueue(key)
+
+    def _xrs_of(self, rev: Mapping[str, Any]) -> list[str]:
+        """The keys of the XRs of this controller that follow the revision's Composition automatically."""
         composition = ((rev.get("metadata") or {}).get("labels") or {}).get(_selection.LABEL_COMPOSITION_NAME)
         ref = (rev.get("spec") or {}).get("compositeTypeRef") or {}
         if (
@@ -238,11 +304,13 @@ class CompositeReconciler:
             or ref != {"apiVersion": self.api_version, "kind": self.kind}
             or self._informers is None
         ):
-            return
+            return []
+        out = []
         for obj in self._informers.informer(self.api_version, self.kind).list():
             xr = _xr.XR(obj, self._schema)
             if xr.composition_update_policy != "Manual" and xr.composition_ref == composition:
-                self._enqueue(xr.key)
+                out.append(xr.key)
+        return out
 
     # Reconcile ---------------------------------------------------------------------------------
 
@@ -267,7 +335,10 @@ class CompositeReconciler:
             return _controller.Result()
         xr = _xr.XR(obj, self._schema)
         read = copy.deepcopy(obj.get("status") or {})
-        admission = engine.admit(xr.obj, now=self._clock())
+        circuit = self._breaker.state(key)
+        admission = engine.admit(
+            xr.obj, now=self._clock(), circuit_open=circuit.triggered_by if circuit.open else None
+        )
         for e in admission.events:
             await self._event(xr, e.type, e.reason, e.message)
         for c in admission.conditions:

@@ -20,6 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import engine, errors
+from crossfn.controller.composite import _circuit
 from crossfn.gocompat import time as gotime
 
 __all__ = ["ANNOTATION_POLL_INTERVAL", "CompositeSettings", "Requeue", "requeue_after"]
@@ -42,6 +43,12 @@ class CompositeSettings:
 
     realtime: bool = True
     """``--enable-realtime-compositions``: watch what XRs depend on instead of polling."""
+
+    watch_gc_interval: float = 60.0
+    """Seconds between two collections of unneeded watches (Crossplane: every minute)."""
+
+    circuit: _circuit.CircuitSettings = dataclasses.field(default_factory=_circuit.CircuitSettings)
+    """The watch circuit breaker's burst, refill rate and cooldown (Crossplane's ``--circuit-breaker-*``)."""
 
     schema: engine.CompositeSchema | None = None
     """Legacy (v1) or modern (v2) XRs; ``None`` derives it from the XRD's scope."""
@@ -70,7 +77,8 @@ def requeue_after(
     ``waiting`` is whether some composed resource is unsynced or unready.
     Realtime off and waiting: back off. Realtime on and a pipeline TTL: the
     TTL. Otherwise the XR's ``crossplane.io/poll-interval`` annotation (a Go
-    duration, at least ``min_poll_interval``; unparsable ones are ignored), or
+    duration, at least ``min_poll_interval``; unparsable, zero and negative ones
+    are ignored, as crossplane-runtime's ``GetPollInterval`` ignores them), or
     the poll interval, which is zero (no requeue) when realtime is on. All ±10 %.
     """
     if not settings.realtime and waiting:
@@ -81,7 +89,10 @@ def requeue_after(
     text = ((xr.get("metadata") or {}).get("annotations") or {}).get(ANNOTATION_POLL_INTERVAL)
     if text:
         try:
-            interval = max(gotime.parse_duration(str(text)), settings.min_poll_interval)
+            asked = gotime.parse_duration(str(text))
         except errors.GoError as exc:
             _log.info("ignoring the %s annotation: %s", ANNOTATION_POLL_INTERVAL, exc)
+        else:
+            if asked > 0:
+                interval = max(asked, settings.min_poll_interval)
     return Requeue(after=_jitter(interval, rng)) if interval > 0 else Requeue()

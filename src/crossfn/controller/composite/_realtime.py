@@ -20,11 +20,18 @@ object.
 * it matches a selector some XR's functions required (by name, labels, or
   every object of the kind).
 
-:class:`Watches` adds one handler per kind to the shared informers and turns
-events into ``enqueue(key)`` calls. The tracker also remembers each XR's
-last requirements, which the engine uses to pre-fetch what a function will
-ask for again (``seed``, upstream core-2.3). Both are in memory: after a restart every XR
-is listed and reconciled once anyway, which rebuilds them.
+:class:`Watches` holds one shared informer per kind (``acquire``, in the
+controller's name), adds a handler to it and turns events into
+``enqueue(key)`` calls. Watches end as Crossplane's do: every minute the XR
+controller asks :meth:`Watches.collect` to release the kinds no XR of it
+depends on any more (an XR deleted, a Composition changed); an informer that
+nothing else needs then stops. Each watch started and stopped is counted as
+Crossplane's ``engine_watches_*{type="Dependency"}``.
+
+The tracker also remembers each XR's last requirements, which the engine
+uses to pre-fetch what a function will ask for again (``seed``, upstream
+core-2.3). Both are in memory: after a restart every XR is listed and
+reconciled once anyway, which rebuilds them.
 """
 
 from __future__ import annotations
@@ -34,11 +41,14 @@ import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from crossfn.controller.runtime import _informer
+from crossfn.controller.runtime import _informer, _metrics
 from crossfn.engine import _metadata
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
-__all__ = ["Dependencies", "Selector", "Watches", "xr_key"]
+__all__ = ["WATCH_TYPE", "Dependencies", "Selector", "Watches", "xr_key"]
+
+WATCH_TYPE = "Dependency"
+"""The ``type`` label of these watches in ``engine_watches_*`` (Crossplane's ``WatchTypeDependency``)."""
 
 _log = logging.getLogger("crossfn.controller.realtime")
 
@@ -105,6 +115,15 @@ class Dependencies:
         self._requirements[key] = dict(requirements)
         return self._composed[key] | {(s.api_version, s.kind) for s in self._required[key]}
 
+    def kinds(self) -> set[Kind]:
+        """Every kind some XR depends on now (Crossplane's tracker's ``GVKs``)."""
+        out: set[Kind] = set()
+        for composed in self._composed.values():
+            out |= composed
+        for selectors in self._required.values():
+            out |= {(s.api_version, s.kind) for s in selectors}
+        return out
+
     def forget(self, key: str) -> None:
         self._composed.pop(key, None)
         self._required.pop(key, None)
@@ -149,44 +168,77 @@ class Dependencies:
 
 
 class Watches:
-    """One informer handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
+    """One held informer and handler per kind an XR depends on; events become ``enqueue(key)`` calls."""
 
     def __init__(
-        self, informers: _informer.Informers, dependencies: Dependencies, enqueue: Callable[[str], None]
+        self,
+        informers: _informer.Informers,
+        dependencies: Dependencies,
+        enqueue: Callable[[str], None],
+        *,
+        controller: str = "",
+        metrics: _metrics.Metrics | None = None,
+        admit: Callable[[Mapping[str, Any], list[str]], list[str]] | None = None,
     ) -> None:
+        """``controller`` (``composite/<xrd>``) holds the informers and labels the metrics; ``admit(obj,
+        keys)`` keeps the keys an event about ``obj`` may enqueue (the circuit breaker; default all)."""
         self._informers = informers
         self._dependencies = dependencies
         self.enqueue = enqueue
-        self._kinds: set[Kind] = set()
+        self._controller = controller
+        self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
+        self._held: dict[Kind, _informer.Cache] = {}
+        self._admit = admit or _all
         self.stopped = False
 
     def ensure(self, kinds: Iterable[Kind]) -> None:
         """Watch every kind in ``kinds`` not watched yet (the shared informer starts on first use)."""
         for kind in kinds:
-            if kind in self._kinds or not kind[0] or not kind[1]:
+            if kind in self._held or not kind[0] or not kind[1]:
                 continue
-            self._kinds.add(kind)
-            self._informers.informer(*kind).add_handler(self._handle)
+            cache = self._informers.acquire(*kind, self._controller)
+            self._held[kind] = cache
+            cache.add_handler(self._handle)
+            self._metrics.watch_started(self._controller, WATCH_TYPE)
 
     def kinds(self) -> set[Kind]:
-        return set(self._kinds)
+        return set(self._held)
+
+    def collect(self, needed: set[Kind]) -> list[Kind]:
+        """Stop watching the kinds not in ``needed``; the kinds stopped (Crossplane's watch GC)."""
+        gone = sorted(set(self._held) - needed)
+        for kind in gone:
+            self._stop(kind)
+        if gone:
+            _log.debug("stopped watches no composite resource needs", extra={"controller": self._controller})
+        return gone
+
+    def _stop(self, kind: Kind) -> None:
+        cache = self._held.pop(kind)
+        cache.remove_handler(self._handle)
+        self._informers.release(*kind, self._controller)
+        self._metrics.watch_stopped(self._controller, WATCH_TYPE)
 
     def close(self) -> None:
-        """Stop reacting: remove the handlers from the informers still running."""
+        """Stop reacting: remove the handlers and release every kind."""
         self.stopped = True
-        running = set(self._informers.kinds())
-        for kind in self._kinds & running:
-            self._informers.informer(*kind).remove_handler(self._handle)
+        for kind in sorted(self._held):
+            self._stop(kind)
 
     def _handle(self, event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
         """Enqueue the XRs that depended on the object before or depend on it now."""
         if self.stopped:
             return
-        keys = self._dependencies.dependants(obj)
-        if old is not None:
-            keys |= self._dependencies.dependants(old)
-        for key in keys:
+        keys = set(self._admit(obj, sorted(self._dependencies.dependants(obj))))
+        if old is not None:  # an update maps both objects, as controller-runtime's handler does
+            keys.update(self._admit(old, sorted(self._dependencies.dependants(old))))
+        for key in sorted(keys):
             try:
                 self.enqueue(key)
             except Exception:  # a handler must never break the informer that calls it
                 _log.exception("cannot enqueue %s after a %s event", key, event_type)
+
+
+def _all(obj: Mapping[str, Any], keys: list[str]) -> list[str]:
+    """Admit every key (no circuit breaker)."""
+    return keys

@@ -67,7 +67,14 @@ def confined_to(namespace: str) -> Iterator[None]:
 
 
 class ApiResources:
-    """Gets and lists objects for required resources: cache when watched, else live."""
+    """Gets and lists objects for required resources: cache when watched, else live.
+
+    A kind the API server does not serve is an error (:class:`~_api.NoKindMatch`,
+    ``no matches for kind "<kind>" in version "<apiVersion>"``), never an empty
+    answer, as Crossplane's client fails: the XR says which requirement named
+    a kind that is not there (a CRD not installed), instead of composing as if
+    nothing matched.
+    """
 
     def __init__(self, api: _api.Api, informers: _informer.Informers | None = None) -> None:
         self._api = api
@@ -97,6 +104,8 @@ class ApiResources:
             found = cache.get(name, namespace)
             if found is not None:
                 return found
+        # Served? (discovery, cached): a get of a kind that is not served would read as "not found".
+        await self._api.is_namespaced(api_version, kind)
         # A cache miss may be an object created a moment ago: ask the server.
         return await self._api.get(api_version, kind, name, namespace)
 
@@ -107,11 +116,7 @@ class ApiResources:
         cache = _informer.watched(self._informers, api_version, kind)
         if cache is not None:
             return cache.list(namespace, labels)
-        try:
-            items, _ = await self._api.list(api_version, kind, namespace, labels=labels)
-        except (_api.NotFound, _api.NoKindMatch):
-            # A kind the server does not serve has no objects (Crossplane's list gives none).
-            return []
+        items, _ = await self._api.list(api_version, kind, namespace, labels=labels)
         return items
 
 

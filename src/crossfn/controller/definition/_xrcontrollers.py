@@ -12,9 +12,9 @@ step with the XRD:
   restart rule);
 * a claim offered or withdrawn: the claim controller starts or stops alone.
 
-A composite controller is fed by a handler on the XR kind's informer that this
-class adds; a claim reconciler registers its own handlers (the claim kind, and
-the XR kind to find the claim an XR names). Stopping drains the in-flight
+Each reconciler registers its own informer handlers: a composite reconciler
+the XR kind (through its watch circuit breaker) and CompositionRevisions, a
+claim reconciler the claim kind and the XR kind (to find the claim an XR names). Stopping drains the in-flight
 reconciles, removes the handlers and stops the informers of kinds nobody else
 needs (their CRD may be going too). Each start and stop is counted in
 Crossplane's ``engine_*`` metrics.
@@ -74,7 +74,6 @@ class _Running:
     type_: tuple[str, str]
     reconciler: Reconciler
     controller: _controller.Controller
-    on_xr: Callable[[str, dict[str, Any], dict[str, Any] | None], None] | None = None
 
 
 class XrControllers:
@@ -133,15 +132,10 @@ class XrControllers:
             await self._stop_composite(name)
         reconciler = self._make(xrd)
         controller = self._new(f"composite/{name}", reconciler)
-
-        def on_xr(event_type: str, obj: dict[str, Any], old: dict[str, Any] | None) -> None:
-            controller.enqueue(_controller.key_of(obj))
-
-        reconciler.start()
-        self._informers.informer(*xr_type).add_handler(on_xr)
+        reconciler.start()  # watches the XR kind itself, through its circuit breaker
         self._metrics.watch_started(controller.name, "CompositeResource")
         controller.start()
-        self._composite[name] = _Running(xr_type, reconciler, controller, on_xr)
+        self._composite[name] = _Running(xr_type, reconciler, controller)
         self._started(controller)
 
     def _start_claim(self, name: str, xrd: dict[str, Any]) -> None:
@@ -175,8 +169,6 @@ class XrControllers:
         running = self._composite.pop(name, None)
         if running is None:
             return
-        if running.on_xr is not None and running.type_ in set(self._informers.kinds()):
-            self._informers.informer(*running.type_).remove_handler(running.on_xr)
         running.reconciler.stop()
         await running.controller.stop(STOP_GRACE_SECONDS)
         self._metrics.watch_stopped(running.controller.name, "CompositeResource")

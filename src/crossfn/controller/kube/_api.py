@@ -133,6 +133,12 @@ class Api(Protocol):
         """The objects and the list's ``resourceVersion`` (to start a watch from)."""
         ...
 
+    async def read(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object:
+        """The object; :class:`NotFound` (with the API server's message, ``<plural>.<group> "<name>" not
+        found``) when it is not there, :class:`NoKindMatch` when its kind is not served. What a caller
+        reports as its own error uses this; one that only asks "is it there?" uses :meth:`get`."""
+        ...
+
     def watch(
         self,
         api_version: str,

@@ -358,7 +358,7 @@ class KubeApi:
     async def get(self, api_version: str, kind: str, name: str, namespace: str = "") -> Object | None:
         """The object, or ``None`` when it or its kind does not exist."""
         try:
-            return dict(await self._get_json(await self._path(api_version, kind, namespace, name)))
+            return await self.read(api_version, kind, name, namespace)
         except (_api.NotFound, _api.NoKindMatch):
             return None
 

@@ -42,13 +42,24 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import dataclasses
+import datetime
 import logging
 import signal
 from collections.abc import Callable
 from typing import Any
 
 from crossfn import engine, errors
-from crossfn.controller import _settings, claim, composite, definition, ops, packages, rbac, revisions
+from crossfn.controller import (
+    _settings,
+    claim,
+    composite,
+    definition,
+    ops,
+    packages,
+    protection,
+    rbac,
+    revisions,
+)
 from crossfn.controller.crds import _crds
 from crossfn.controller.kube import _api, _kube
 from crossfn.controller.manager import _leader, _observability
@@ -61,29 +72,32 @@ _log = logging.getLogger("crossfn.controller.manager")
 PKG_API_VERSION = "pkg.crossplane.io/v1"
 CONNECTION_GC_SECONDS = 600.0
 """How often gRPC channels of Functions that no longer exist are closed (Crossplane: 10 minutes)."""
+CACHE_GC_SECONDS = 60.0
+"""How often expired cached function responses are deleted (Crossplane: every minute)."""
 
 
 async def install_crds(kubeconfig: str | None, context: str | None = None) -> list[str]:
-    """Install or upgrade the CRDs; one line per CRD in kubectl's words (created, configured, unchanged)."""
-    api = _kube.KubeApi.from_kubeconfig(kubeconfig, context=context)
+    """Install or upgrade the CRDs; one line per CRD in kubectl's words (created, configured, unchanged,
+    kept). Raises :class:`~crossfn.controller.crds._crds.Refused` (changing nothing) for a CRD that is
+    not crossfn's and serves less than crossfn's."""
+    return await initialize(
+        _settings.Settings(
+            cluster=_settings.ClusterSettings(kubeconfig=kubeconfig, context=context),
+            webhooks=_settings.WebhookSettings(enabled=False),
+        )
+    )
+
+
+async def initialize(settings: _settings.Settings) -> list[str]:
+    """``crossfn controller init``: the CRDs, then (webhooks on) the usage webhook's serving certificate and
+    its registration, as Crossplane's ``core init``; one line per object in kubectl's words."""
+    s = settings
+    api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
     try:
-        before = {}
-        for crd in _crds.manifests():
-            name = crd["metadata"]["name"]
-            found = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
-            before[name] = (found or {}).get("metadata", {}).get("resourceVersion")
-        lines = []
-        for name in await _crds.install(api):
-            after = await api.get(_crds.CRD_API_VERSION, _crds.CRD_KIND, name)
-            version = (after or {}).get("metadata", {}).get("resourceVersion")
-            did = (
-                "created"
-                if before.get(name) is None
-                else "unchanged"
-                if version == before[name]
-                else "configured"
-            )
-            lines.append(f"customresourcedefinition.apiextensions.k8s.io/{name} {did}")
+        lines = [d.line() for d in await _crds.install(api)]
+        if s.webhooks.serving:
+            serving = await protection.serving_certificate(api, s.webhooks, s.functions.namespace)
+            lines.append(await protection.register_webhook(api, s.webhooks, s.functions.namespace, serving))
         return lines
     finally:
         await api.close()
@@ -106,6 +120,7 @@ class Manager:
         self._watch_operations: ops.WatchOperationReconciler | None = None
         self._transport: packages.FunctionTransport | None = None
         self._servers: list[_observability.ProbeServer] = []
+        self._webhook: protection.WebhookServer | None = None
         self._tasks: list[asyncio.Task[None]] = []
         self._registry: Any = None
         self._elector: _leader.LeaderElector | None = None
@@ -150,11 +165,20 @@ class Manager:
         return bool(self._controllers)
 
     def unsynced(self) -> list[str]:
-        """The kinds (``apiVersion/kind``) whose informer has not loaded its first list yet."""
+        """The kinds (``apiVersion/kind``) whose informer has not loaded its first list yet.
+
+        Only standing informers count: a watch an XR's requirement started (``acquire``) never
+        keeps ``/readyz`` down (upstream controllers-1.6's watches come and go with the XRs).
+        """
         informers = self._informers
         if informers is None:
             return []
-        return [f"{av}/{kind}" for av, kind in informers.kinds() if not informers.informer(av, kind).synced]
+        out = []
+        for av, kind in informers.standing():
+            found = informers.running(av, kind)
+            if found is not None and not found.synced:
+                out.append(f"{av}/{kind}")
+        return out
 
     @property
     def health_port(self) -> int:
@@ -172,17 +196,30 @@ class Manager:
             self._api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
         api = self._api
         if not s.cluster.skip_crds:
-            names = await _crds.install(api)
-            _log.info("installed or upgraded %d CRDs", len(names))
+            decisions = await _crds.install(api)
+            done = [d.name for d in decisions if d.action in ("create", "upgrade")]
+            kept = [d.name for d in decisions if d.action == "keep"]
+            _log.info(
+                "installed or upgraded %d CRDs, %d already served", len(done), len(decisions) - len(done)
+            )
+            for name in kept:
+                _log.info("kept CustomResourceDefinition %s: it serves all of crossfn's and more", name)
         if s.packages.runtime == "Deployment":
             await self._initialize_packages(api)
         tls = await packages.load_tls(api, s.functions)
+        serving = (
+            await protection.serving_certificate(api, s.webhooks, s.functions.namespace)
+            if s.webhooks.serving
+            else None
+        )
         if s.leader_election.enabled:
             self._elector = self._new_elector(api)
             # Every write of the controllers passes the Lease's fence; the elector's own do not.
             self._writer = api.fenced(self._elector) if isinstance(api, _kube.KubeApi) else api
         self._parts = self._build(api, tls)
         await self._start_servers()
+        if serving is not None:
+            await self._start_webhook(api, serving)
         if s.leader_election.enabled:
             self._start_election()
         else:
@@ -242,6 +279,11 @@ class Manager:
             deployments.start()
         if s.cluster.manage_rbac:
             informers.informer(*_XRD)
+        usages = (
+            protection.Finder({kind: informers.informer(*kind) for kind in protection.KINDS})
+            if s.webhooks.serving
+            else None
+        )
         if s.features.operations:
             for ops_kind in _OPS:
                 informers.informer(ops.API_VERSION, ops_kind)
@@ -250,12 +292,27 @@ class Manager:
             filesystem_root=s.functions.filesystem_root,
             max_calls=s.functions.max_concurrent_calls,
         )  # fmt: skip
-        runner = packages.build_runner(self._transport, sources, metrics=fn_metrics)
+        f = s.functions
+        cache = engine.DiskStore(f.cache_dir) if f.response_cache else None
+        runner = packages.build_runner(
+            self._transport, sources, metrics=fn_metrics, cache=cache,
+            cache_max_ttl=datetime.timedelta(seconds=f.cache_max_ttl),
+        )  # fmt: skip
         self._tasks.append(
             asyncio.create_task(self._collect_connections(functions_cache), name="function-gc")
         )
+        if isinstance(runner, engine.CachingRunner):
+            self._tasks.append(asyncio.create_task(self._collect_cache(runner), name="function-cache-gc"))
         return _Parts(
-            informers, recorder, sources, runner, functions_cache, revisions_cache, deployments, metrics
+            informers,
+            recorder,
+            sources,
+            runner,
+            functions_cache,
+            revisions_cache,
+            deployments,
+            metrics,
+            usages,
         )
 
     def start_controllers(self) -> None:
@@ -275,6 +332,7 @@ class Manager:
                 p.sources,
                 xrd=xrd,
                 settings=_composite_settings(s.reconcile),
+                metrics=p.metrics,
             )
 
         def make_claim(xrd: dict[str, Any]) -> claim.ClaimReconciler:
@@ -300,7 +358,7 @@ class Manager:
         assert self._xr is not None
         xrds_name = "defined/compositeresourcedefinition.apiextensions.crossplane.io"
         compositions_name = "revisions/composition.apiextensions.crossplane.io"
-        revisions_name = "pipeline/compositionrevision.apiextensions.crossplane.io"
+        revisions_name = "revision/compositionrevision.apiextensions.crossplane.io"
         packages_name = "packages/function.pkg.crossplane.io"
         runtimes_name = "package-runtime/functionrevision.pkg.crossplane.io"
         rbac_name = "rbac/compositeresourcedefinition.apiextensions.crossplane.io"
@@ -330,6 +388,14 @@ class Manager:
         out.append((packages_name, definition.Together(functions)))
         if s.cluster.manage_rbac:
             out.append((rbac_name, rbac.RbacReconciler(api, p.informers.informer(*_XRD), rec(rbac_name))))
+        if p.usages is not None:
+            for kind in protection.KINDS:
+                name = protection.controller_name(kind)
+                usage = protection.UsageReconciler(
+                    api, p.informers.informer(*kind), rec(name), p.usages, type_=kind,
+                    poll_interval=s.reconcile.poll_interval,
+                )  # fmt: skip
+                out.append((name, usage))
         if s.features.operations:
             out.extend(self._operations(api, p, rec))
         return out
@@ -417,6 +483,26 @@ class Manager:
         for server in self._servers:
             await server.start()
 
+    async def _start_webhook(self, api: _api.Api, serving: protection.ServingCertificate) -> None:
+        """Serve the usage webhook (every replica: the API server may call any), then register it."""
+        assert self._parts is not None and self._parts.usages is not None
+        finder = self._parts.usages
+
+        async def handle(body: Any) -> dict[str, Any]:
+            return await protection.review(api, finder, body)
+
+        self._webhook = protection.WebhookServer(
+            self.settings.webhooks.address, serving, handle, split_address=_observability.split_address
+        )
+        await self._webhook.start()
+        s = self.settings
+        _log.info(await protection.register_webhook(api, s.webhooks, s.functions.namespace, serving))
+
+    @property
+    def webhook_port(self) -> int:
+        """The port the usage webhook listens on (useful after binding port 0); 0 when not served."""
+        return self._webhook.port if self._webhook is not None else 0
+
     def _detail(self) -> str:
         """The ``/readyz`` line that says what this replica does."""
         leading = self.leading
@@ -438,11 +524,20 @@ class Manager:
                 names = {str(f["metadata"]["name"]) for f in functions_cache.list()}
                 await self._transport.forget_unused(names)
 
+    @staticmethod
+    async def _collect_cache(runner: engine.CachingRunner) -> None:
+        """Delete expired cached responses every minute (Crossplane's ``GarbageCollectFiles``)."""
+        while True:
+            await asyncio.sleep(CACHE_GC_SECONDS)
+            runner.collect_garbage()
+
     async def wait_ready(self) -> None:
-        """Wait until every informer started so far has synced."""
+        """Wait until every standing informer started so far has synced."""
         assert self._informers is not None, "the manager has not started"
-        for av, kind in self._informers.kinds():
-            await self._informers.informer(av, kind).wait_synced()
+        for av, kind in self._informers.standing():
+            found = self._informers.running(av, kind)
+            if found is not None:
+                await found.wait_synced()
 
     async def stop(self) -> None:
         """Stop taking work, finish in-flight reconciles, then release everything, in reverse order.
@@ -473,6 +568,9 @@ class Manager:
         for server in self._servers:
             await server.stop()
         self._servers = []
+        if self._webhook is not None:
+            await self._webhook.stop()
+            self._webhook = None
         if self._given_api is None and isinstance(self._api, _kube.KubeApi):
             await self._api.close()
             self._api = None
@@ -505,11 +603,18 @@ class _Parts:
     revisions: _informer.Informer
     deployments: _informer.Informer | None
     metrics: _observability.PrometheusControllerMetrics
+    usages: protection.Finder | None
+    """Which Usages protect an object, with webhooks and usages on (the webhook and the Usage controllers)."""
 
 
 def _composite_settings(r: _settings.ReconcileSettings) -> composite.CompositeSettings:
     return composite.CompositeSettings(
         poll_interval=r.poll_interval, min_poll_interval=r.min_poll_interval, realtime=r.realtime,
+        watch_gc_interval=r.watch_gc_interval,
+        circuit=composite.CircuitSettings(
+            burst=r.circuit_breaker_burst, refill_rate=r.circuit_breaker_refill_rate,
+            cooldown=r.circuit_breaker_cooldown,
+        ),
         adopt_existing=r.adopt_existing,
     )  # fmt: skip
 

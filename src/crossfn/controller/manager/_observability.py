@@ -230,8 +230,9 @@ class PrometheusControllerMetrics:
     ``workqueue_adds_total{name}``, ``workqueue_retries_total{name}``,
     ``workqueue_queue_duration_seconds{name}``, and Crossplane's
     ``engine_controllers_{started,stopped}_total{controller}`` and
-    ``engine_watches_{started,stopped}_total{controller,type}``: what
-    Crossplane's dashboards already chart.
+    ``engine_watches_{started,stopped}_total{controller,type}`` and
+    ``circuit_breaker_{opens,closes,events}_total``: what Crossplane's
+    dashboards already chart.
     """
 
     def __init__(self, registry: Any) -> None:
@@ -281,6 +282,21 @@ class PrometheusControllerMetrics:
             "engine_watches_stopped_total", "Total number of watches stopped.", ["controller", "type"],
             registry=registry,
         )  # fmt: skip
+        self._circuit_opens = prom.Counter(
+            "circuit_breaker_opens_total",
+            "Number of times the XR circuit breaker transitioned from closed to open.",
+            ["controller"], registry=registry,
+        )  # fmt: skip
+        self._circuit_closes = prom.Counter(
+            "circuit_breaker_closes_total",
+            "Number of times the XR circuit breaker transitioned from open to closed.",
+            ["controller"], registry=registry,
+        )  # fmt: skip
+        self._circuit_events = prom.Counter(
+            "circuit_breaker_events_total",
+            "Number of XR watch events handled by the circuit breaker, labelled by outcome.",
+            ["controller", "result"], registry=registry,
+        )  # fmt: skip
 
     def reconciled(self, controller: str, result: str, seconds: float) -> None:
         self._total.labels(controller, result).inc()
@@ -313,11 +329,20 @@ class PrometheusControllerMetrics:
     def watch_stopped(self, controller: str, type_: str) -> None:
         self._watches_stopped.labels(controller, type_).inc()
 
+    def circuit_opened(self, controller: str) -> None:
+        self._circuit_opens.labels(controller).inc()
+
+    def circuit_closed(self, controller: str) -> None:
+        self._circuit_closes.labels(controller).inc()
+
+    def circuit_event(self, controller: str, result: str) -> None:
+        self._circuit_events.labels(controller, result).inc()
+
 
 class _Informers(Protocol):
     def kinds(self) -> list[tuple[str, str]]: ...
 
-    def informer(self, api_version: str, kind: str) -> Any: ...
+    def running(self, api_version: str, kind: str) -> Any: ...
 
 
 class InformerCollector:
@@ -352,7 +377,9 @@ class InformerCollector:
             labels=["api_version", "kind"],
         )  # fmt: skip
         for api_version, kind in kinds:
-            informer = self._informers.informer(api_version, kind)
+            informer = self._informers.running(api_version, kind)
+            if informer is None:  # stopped since kinds() was read
+                continue
             synced.add_metric([api_version, kind], 1.0 if informer.synced else 0.0)
             lists.add_metric([api_version, kind], float(getattr(informer, "relists", 0)))
         yield synced

@@ -8,9 +8,8 @@
 * ``_packages``: revisions of Functions run as packages (Crossplane's Function
   controller), and ``core init``'s package setup;
 * ``_package_runtime``: the active revision of a package as a Deployment, a
-  Service and TLS Secrets (Crossplane's package runtime);
-* ``_package_tls``: the CA, server and client certificates between the
-  controller and its function packages.
+  Service and TLS Secrets (Crossplane's package runtime), whose certificates
+  ``runtime._tls`` makes.
 
 Imports no other reconciler.
 """

@@ -37,6 +37,7 @@ from __future__ import annotations
 import asyncio
 import base64
 import dataclasses
+import datetime
 import logging
 from collections.abc import Mapping
 from pathlib import Path
@@ -329,17 +330,25 @@ class FunctionTransport:
 
 
 def build_runner(
-    transport: FunctionTransport, sources: engine.Sources, *, metrics: engine.Metrics | None = None
+    transport: FunctionTransport,
+    sources: engine.Sources,
+    *,
+    metrics: engine.Metrics | None = None,
+    cache: engine.ResponseStore | None = None,
+    cache_max_ttl: datetime.timedelta | None = None,
 ) -> engine.FunctionRunner:
-    """The runner every XR reconcile uses: ``transport`` under the requirements loop.
+    """The runner every XR reconcile uses: ``transport`` under the requirements loop, and the response
+    cache over both when ``cache`` is given.
 
     Built once per controller (the engine's stack, in Crossplane's order): the
-    requirements loop fetches from ``sources`` (the API server); there is no
-    response cache or inspector, as in Crossplane by default.
+    requirements loop fetches from ``sources`` (the API server); the cache, off
+    by default as in Crossplane (``--enable-function-response-cache``), stores
+    final responses, so it sits outside the loop. There is no pipeline inspector.
     """
     return engine.build_runner(
-        transport, sources=sources, options=engine.ComposeOptions.controller(), metrics=metrics
-    )
+        transport, sources=sources, options=engine.ComposeOptions.controller(), metrics=metrics,
+        cache=cache, cache_max_ttl=cache_max_ttl,
+    )  # fmt: skip
 
 
 _TLS_KEYS = ("ca.crt", "tls.crt", "tls.key")

@@ -41,8 +41,8 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.controller.kube import _api
-from crossfn.controller.packages import _functions, _package_tls, _packages
-from crossfn.controller.runtime import _conditions, _controller, _events, _informer
+from crossfn.controller.packages import _functions, _packages
+from crossfn.controller.runtime import _conditions, _controller, _events, _informer, _tls
 from crossfn.engine import _clock
 from crossfn.engine import _metadata as engine_metadata
 
@@ -480,8 +480,8 @@ class FunctionRuntimeReconciler:
         await self._apply(shell, "cannot apply function package secret")
         svc = _name(service)
         try:
-            ca = await _package_tls.ensure_ca(self._api, self._namespace)
-            await _package_tls.ensure_certificate(
+            ca = await _tls.ensure_ca(self._api, self._namespace)
+            await _tls.ensure_certificate(
                 self._api, self._namespace, secret_name, ca, common_name=svc, usage="server",
                 dns_names=[svc, f"{svc}.{self._namespace}", f"{svc}.{self._namespace}.svc"],
             )  # fmt: skip

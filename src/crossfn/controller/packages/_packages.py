@@ -47,8 +47,8 @@ from typing import Any
 
 from crossfn import errors
 from crossfn.controller.kube import _api
-from crossfn.controller.packages import _functionrevisions, _functions, _package_tls
-from crossfn.controller.runtime import _conditions, _controller, _events
+from crossfn.controller.packages import _functionrevisions, _functions
+from crossfn.controller.runtime import _conditions, _controller, _events, _tls
 from crossfn.engine import _clock, _metadata
 
 __all__ = [
@@ -339,7 +339,7 @@ async def initialize(
     namespace: str,
     *,
     service_account: str = "crossplane",
-    client_secret: str = _package_tls.CLIENT_SECRET,
+    client_secret: str = _tls.CLIENT_SECRET,
     now: Callable[[], datetime.datetime] = _clock.utcnow,
 ) -> list[str]:
     """What Crossplane's ``core init`` does for function packages; idempotent. Returns what it created.
@@ -362,8 +362,8 @@ async def initialize(
         made.append(f"DeploymentRuntimeConfig {DEFAULT_RUNTIME_CONFIG}")
     except _api.Conflict:
         pass
-    ca = await _package_tls.ensure_ca(api, namespace, now=now)
-    if await _package_tls.ensure_certificate(
+    ca = await _tls.ensure_ca(api, namespace, now=now)
+    if await _tls.ensure_certificate(
         api, namespace, client_secret, ca, common_name=service_account,
         dns_names=[f"{service_account}.{namespace}"], usage="client", create=True, now=now,
     ):  # fmt: skip

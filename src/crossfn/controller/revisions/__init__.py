@@ -4,7 +4,7 @@
   per distinct Composition (``revisions/composition...``), and
   :class:`RevisionReconciler` sets each revision's ``ValidPipeline`` condition
   from its Functions' existence and the capabilities of their active revisions
-  (``pipeline/compositionrevision...``).
+  (``revision/compositionrevision...``).
 
 The XR controller only reads revisions (through the informers); imports no
 other reconciler.

@@ -75,6 +75,7 @@ __all__ = [
     "Recorder",
     "for_controller",
     "record_pipeline_events",
+    "with_annotations",
 ]
 
 _log = logging.getLogger("crossfn.controller.events")
@@ -149,6 +150,9 @@ class NoEvents:
     def for_controller(self, name: str) -> NoEvents:
         return self
 
+    def with_annotations(self, annotations: Mapping[str, str]) -> NoEvents:
+        return self
+
     async def flush(self) -> None:
         return None
 
@@ -169,6 +173,21 @@ def for_controller(recorder: Recorder, name: str) -> Recorder:
         return recorder
     renamed: Recorder = named(name)
     return renamed
+
+
+def with_annotations(recorder: Recorder, annotations: Mapping[str, str]) -> Recorder:
+    """``recorder`` whose events also carry ``annotations``, when it can take them; else ``recorder`` itself.
+
+    crossplane-runtime's ``Recorder.WithAnnotations``: the XR controller's
+    events carry ``controller: composite/<xrd>``, a claim's ``controller:
+    claim/<xrd>``, ``external-name`` and ``composite-name``, as the Event's
+    ``metadata.annotations``, so filters and alerts can key on them.
+    """
+    annotated = getattr(recorder, "with_annotations", None)
+    if annotated is None:
+        return recorder
+    out: Recorder = annotated(annotations)
+    return out
 
 
 @dataclasses.dataclass
@@ -288,6 +307,7 @@ class _Pending:
     reason: str
     message: str
     now: str
+    annotations: Mapping[str, str] = dataclasses.field(default_factory=dict)
 
 
 @dataclasses.dataclass
@@ -338,9 +358,12 @@ class EventRecorder:
         max_remembered: int = MAX_REMEMBERED,
         max_queued: int = MAX_QUEUED,
         senders: int = SENDERS,
+        annotations: Mapping[str, str] | None = None,
     ) -> None:
+        """``annotations`` go on every Event this recorder writes (:meth:`with_annotations`)."""
         self._api = api
         self._component = component
+        self._annotations = dict(annotations or {})
         self._host = socket.gethostname() if host is None else host
         self._clock = clock
         self._memory = _Memory(max=max_remembered, outbox=_Outbox(max_queued, senders))
@@ -383,6 +406,19 @@ class EventRecorder:
         named._memory = self._memory
         return named
 
+    def with_annotations(self, annotations: Mapping[str, str]) -> EventRecorder:
+        """This recorder, its events also carrying ``annotations`` (crossplane-runtime's ``WithAnnotations``).
+
+        As client-go's correlator, a repeat is the same event whatever its
+        annotations: the count of the Event already written goes up.
+        """
+        annotated = EventRecorder(
+            self._api, self._component, host=self._host, clock=self._clock,
+            annotations={**self._annotations, **annotations},
+        )  # fmt: skip
+        annotated._memory = self._memory
+        return annotated
+
     async def event(self, obj: Mapping[str, Any], type: str, reason: str, message: str) -> None:
         """Record the event: queue its creation, or a bump of the count of the same event recorded before."""
         ref = involved_object(obj)
@@ -393,7 +429,7 @@ class EventRecorder:
         now = self._clock()
         message, key = self._aggregate((self._component, *identity, type, reason), message, now.timestamp())
         allowed = self._allowed((self._component, *identity), now.timestamp())
-        event = _Pending(key, ref, type, reason, message, _timestamp(now))
+        event = _Pending(key, ref, type, reason, message, _timestamp(now), self._annotations)
         seen = self._memory.seen.get(key)
         if seen is not None:
             # Counted now, not when sent, so repeats queued together each get their own count; a
@@ -468,10 +504,13 @@ class EventRecorder:
         return seen
 
     async def _create(self, event: _Pending, seen: _Seen) -> None:
+        metadata: dict[str, Any] = {"name": seen.name, "namespace": seen.namespace}
+        if event.annotations:
+            metadata["annotations"] = dict(event.annotations)
         body = {
             "apiVersion": "v1",
             "kind": "Event",
-            "metadata": {"name": seen.name, "namespace": seen.namespace},
+            "metadata": metadata,
             "involvedObject": dict(event.ref),
             "reason": event.reason,
             "message": event.message,

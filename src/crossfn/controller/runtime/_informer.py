@@ -85,13 +85,23 @@ class Informers(Protocol):
         """The ``(apiVersion, kind)`` pairs watched now."""
         ...
 
+    def running(self, api_version: str, kind: str) -> Cache | None:
+        """The informer of the kind if one runs; never starts one, nor marks it needed."""
+        ...
+
+    def acquire(self, api_version: str, kind: str, holder: str) -> Cache:
+        """The informer of a kind, held by ``holder`` until it :meth:`release` s it (a dependency watch)."""
+        ...
+
+    def release(self, api_version: str, kind: str, holder: str) -> None:
+        """``holder`` no longer needs the kind; its informer stops when nothing else does."""
+        ...
+
 
 def watched(informers: Informers | None, api_version: str, kind: str) -> Cache | None:
     """The synced informer of a kind that is already watched, or ``None``; never starts one."""
-    if informers is None or (api_version, kind) not in set(informers.kinds()):
-        return None
-    cache = informers.informer(api_version, kind)
-    return cache if cache.synced else None
+    cache = informers.running(api_version, kind) if informers is not None else None
+    return cache if cache is not None and cache.synced else None
 
 
 RETRY_BASE = 0.2
@@ -309,45 +319,107 @@ def _version(obj: Mapping[str, Any]) -> str:
 
 
 class InformerFactory:
-    """One shared, cluster-wide informer per kind, started on first use."""
+    """One shared, cluster-wide informer per kind, started on first use, stopped when nothing needs it.
+
+    An informer is needed in two ways. :meth:`informer` is a standing need (the
+    kinds the controllers are built on: XRDs, Compositions, an XRD's XR and
+    claim kinds), ended by :meth:`stop_informer`. :meth:`acquire` is a need of
+    one holder (``composite/<xrd>`` watching what its XRs compose and require),
+    ended by :meth:`release`. An informer stops once neither remains, so a
+    watch on a kind nothing needs any more ends (Crossplane's watch garbage
+    collector, upstream controllers-1.6).
+
+    Readiness (:meth:`problems`, :meth:`standing`) counts only the standing
+    informers: a watch one XR's requirement started must not keep a replica
+    unready (a kind whose CRD was removed, or that the controller may not list).
+    """
 
     def __init__(self, api: _api.Api, *, clock: _queue.Clock | None = None) -> None:
         self._api = api
         self._clock = clock
         self._informers: dict[tuple[str, str], Informer] = {}
+        self._standing: set[tuple[str, str]] = set()
+        self._holders: dict[tuple[str, str], set[str]] = {}
+        self._stopping: set[asyncio.Task[None]] = set()
 
-    def informer(self, api_version: str, kind: str) -> Informer:
-        """The informer of this kind, created and started if it is the first request."""
-        found = self._informers.get((api_version, kind))
+    def _get(self, key: tuple[str, str]) -> Informer:
+        found = self._informers.get(key)
         if found is None:
-            found = Informer(self._api, api_version, kind, clock=self._clock)
-            self._informers[(api_version, kind)] = found
+            found = Informer(self._api, *key, clock=self._clock)
+            self._informers[key] = found
             found.start()
         return found
+
+    def informer(self, api_version: str, kind: str) -> Informer:
+        """The informer of this kind, created and started if it is the first request; a standing need."""
+        self._standing.add((api_version, kind))
+        return self._get((api_version, kind))
+
+    def acquire(self, api_version: str, kind: str, holder: str) -> Informer:
+        """The informer of this kind, held by ``holder`` until :meth:`release`."""
+        self._holders.setdefault((api_version, kind), set()).add(holder)
+        return self._get((api_version, kind))
+
+    def release(self, api_version: str, kind: str, holder: str) -> None:
+        """Drop ``holder``'s need of the kind; stop its informer (in the background) if nothing needs it."""
+        key = (api_version, kind)
+        holders = self._holders.get(key)
+        if holders is not None:
+            holders.discard(holder)
+            if not holders:
+                del self._holders[key]
+        self._stop_unneeded(key)
+
+    def holders(self, api_version: str, kind: str) -> set[str]:
+        """Who holds the kind with :meth:`acquire` (a test and a metric of dependency watches)."""
+        return set(self._holders.get((api_version, kind), ()))
+
+    def _stop_unneeded(self, key: tuple[str, str]) -> None:
+        if key in self._standing or key in self._holders:
+            return
+        found = self._informers.pop(key, None)
+        if found is not None:
+            task = asyncio.get_running_loop().create_task(found.stop(), name=f"stop-informer-{key[1]}")
+            self._stopping.add(task)
+            task.add_done_callback(self._stopping.discard)
 
     def kinds(self) -> list[tuple[str, str]]:
         """``(apiVersion, kind)`` of every informer running."""
         return sorted(self._informers)
 
+    def running(self, api_version: str, kind: str) -> Informer | None:
+        """The informer of the kind if one runs; never starts one (metrics and probes read it)."""
+        return self._informers.get((api_version, kind))
+
+    def standing(self) -> list[tuple[str, str]]:
+        """The kinds with a standing need (:meth:`informer`): the ones readiness counts."""
+        return sorted(k for k in self._informers if k in self._standing)
+
     def healthy(self) -> bool:
-        """Whether no watch is down (see :attr:`Informer.down`): what ``/readyz`` reports."""
-        return not any(i.down for i in self._informers.values())
+        """Whether no standing watch is down (see :attr:`Informer.down`): what ``/readyz`` reports."""
+        return not self.problems()
 
     def problems(self) -> list[str]:
-        """One line per watch that is down, ``<apiVersion> <kind>: <error>`` (for ``/readyz``'s body)."""
+        """One line per standing watch that is down, ``<apiVersion> <kind>: <error>`` (``/readyz``'s body)."""
         return [
             f"{i.api_version} {i.kind}: {i.last_error}"
-            for _, i in sorted(self._informers.items())
-            if i.down and i.last_error is not None
+            for key, i in sorted(self._informers.items())
+            if key in self._standing and i.down and i.last_error is not None
         ]
 
     async def stop_informer(self, api_version: str, kind: str) -> None:
-        """Stop and forget one kind's informer (its XRD is gone)."""
-        found = self._informers.pop((api_version, kind), None)
+        """End the standing need of one kind (its XRD is gone); it stops unless a holder still needs it."""
+        key = (api_version, kind)
+        self._standing.discard(key)
+        if key in self._holders:
+            return
+        found = self._informers.pop(key, None)
         if found is not None:
             await found.stop()
 
     async def stop(self) -> None:
         """Stop every informer."""
         informers, self._informers = builtins.list(self._informers.values()), {}
-        await asyncio.gather(*(i.stop() for i in informers))
+        self._standing.clear()
+        self._holders.clear()
+        await asyncio.gather(*(i.stop() for i in informers), *self._stopping, return_exceptions=True)

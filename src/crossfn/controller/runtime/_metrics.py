@@ -4,7 +4,8 @@ A :class:`~crossfn.controller.runtime._controller.Controller` reports its
 reconciles through ``ControllerMetrics``; this module adds what client-go's work
 queue reports (:class:`QueueMetrics`, fed by :class:`InstrumentedQueue`) and
 Crossplane's ``engine_*`` counters of controllers and watches started and
-stopped at run time (:class:`EngineMetrics`). :func:`new_controller` builds a
+stopped at run time (:class:`EngineMetrics`) and of XR controllers' watch
+circuit breakers (:class:`CircuitMetrics`). :func:`new_controller` builds a
 controller that reports all three; every reconciler's controller is made with
 it. Only the manager knows the implementation
 (``manager._observability.PrometheusControllerMetrics``); a test passes a
@@ -19,9 +20,11 @@ from typing import Any, Protocol
 from crossfn.controller.runtime import _controller, _queue
 
 __all__ = [
+    "CircuitMetrics",
     "EngineMetrics",
     "InstrumentedQueue",
     "Metrics",
+    "NoCircuitMetrics",
     "NoEngineMetrics",
     "NoMetrics",
     "QueueMetrics",
@@ -118,11 +121,36 @@ class NoEngineMetrics:
         return None
 
 
-class Metrics(_controller.ControllerMetrics, QueueMetrics, EngineMetrics, Protocol):
+class CircuitMetrics(Protocol):
+    """Crossplane's ``circuit_breaker_*`` counters: an XR controller's watch circuit breaker."""
+
+    def circuit_opened(self, controller: str) -> None: ...
+
+    def circuit_closed(self, controller: str) -> None: ...
+
+    def circuit_event(self, controller: str, result: str) -> None:
+        """An event the breaker handled: ``Allowed``, ``Dropped`` or ``HalfOpenAllowed``."""
+        ...
+
+
+class NoCircuitMetrics:
+    """Reports nothing (the default)."""
+
+    def circuit_opened(self, controller: str) -> None:
+        return None
+
+    def circuit_closed(self, controller: str) -> None:
+        return None
+
+    def circuit_event(self, controller: str, result: str) -> None:
+        return None
+
+
+class Metrics(_controller.ControllerMetrics, QueueMetrics, EngineMetrics, CircuitMetrics, Protocol):
     """Everything a started controller reports (``PrometheusControllerMetrics`` is one)."""
 
 
-class NoMetrics(_controller.NoMetrics, NoEngineMetrics):
+class NoMetrics(_controller.NoMetrics, NoEngineMetrics, NoCircuitMetrics):
     """Reports nothing (the default of every controller a test or an embedding builds)."""
 
     def queue_added(self, name: str) -> None:

@@ -1,4 +1,4 @@
-"""The certificates between the controller and function packages: one CA, a server and a client certificate.
+"""The certificates of Crossplane's core: one CA, and the server and client certificates it signs.
 
 Crossplane's core calls every packaged function over mutual TLS
 (upstream controllers-5.5, controllers-5.7): one self-signed CA in the
@@ -7,7 +7,10 @@ Secret ``crossplane-root-ca`` signs each function's server certificate
 ``/tls/server``) and the core's own client certificate (Secret
 ``crossplane-tls-client``). The function accepts only clients with a
 certificate from that CA; the core checks the function's certificate
-against the CA and the name it dialled (``<service>.<namespace>``).
+against the CA and the name it dialled (``<service>.<namespace>``). The same
+CA signs the certificate the controller's admission webhook serves with
+(Secret ``crossplane-tls-server``), and is the webhook configuration's
+``caBundle``, as Crossplane's ``core init`` makes them.
 
 This module writes those Secrets with Crossplane's layout, so a function
 package built for Crossplane runs unchanged, and a cluster where Crossplane's
@@ -31,6 +34,7 @@ from __future__ import annotations
 import base64
 import dataclasses
 import datetime
+import ipaddress
 from collections.abc import Callable, Mapping
 from typing import Any, Literal
 
@@ -50,8 +54,10 @@ __all__ = [
     "KeyPair",
     "ensure_ca",
     "ensure_certificate",
+    "names_all",
     "new_ca",
     "new_certificate",
+    "secret_data",
 ]
 
 CA_SECRET = "crossplane-root-ca"
@@ -141,8 +147,10 @@ def new_certificate(
     dns_names: list[str],
     usage: Literal["server", "client"],
     now: datetime.datetime | None = None,
+    ip_addresses: list[str] | None = None,
 ) -> KeyPair:
-    """A leaf certificate signed by ``ca``: ``server`` for a function, ``client`` for the controller.
+    """A leaf certificate signed by ``ca``: ``server`` for a function or the webhook, ``client`` for the
+    controller; ``ip_addresses`` are IP SANs (a webhook the API server calls at ``https://127.0.0.1:…``).
 
     Both get digital signature, key and data encipherment as key usages (a TLS
     peer refuses a certificate without digital signature); only the extended
@@ -171,13 +179,35 @@ def new_certificate(
         .add_extension(x509.BasicConstraints(ca=False, path_length=None), critical=True)
         .add_extension(_usage(serve=True), critical=True)
         .add_extension(x509.ExtendedKeyUsage([purpose]), critical=False)
-        .add_extension(x509.SubjectAlternativeName([x509.DNSName(n) for n in dns_names]), critical=False)
+        .add_extension(
+            x509.SubjectAlternativeName(
+                [
+                    *(x509.DNSName(n) for n in dns_names),
+                    *(x509.IPAddress(ipaddress.ip_address(a)) for a in ip_addresses or ()),
+                ]
+            ),
+            critical=False,
+        )
         .sign(ca_key, hashes.SHA256())
     )
     return KeyPair(cert.public_bytes(serialization.Encoding.PEM), _key_pem(key))
 
 
-def _data(secret: Mapping[str, Any] | None) -> dict[str, bytes]:
+def names_all(cert: bytes, dns_names: list[str], ip_addresses: list[str]) -> bool:
+    """Whether the PEM certificate names every one of ``dns_names`` and ``ip_addresses``."""
+    try:
+        sans = x509.load_pem_x509_certificate(cert).extensions.get_extension_for_class(
+            x509.SubjectAlternativeName
+        )
+    except (ValueError, x509.ExtensionNotFound):
+        return False
+    have_dns = set(sans.value.get_values_for_type(x509.DNSName))
+    have_ips = {str(a) for a in sans.value.get_values_for_type(x509.IPAddress)}
+    return set(dns_names) <= have_dns and {str(ipaddress.ip_address(a)) for a in ip_addresses} <= have_ips
+
+
+def secret_data(secret: Mapping[str, Any] | None) -> dict[str, bytes]:
+    """A Secret's ``data``, decoded."""
     raw = (secret or {}).get("data") or {}
     return {k: base64.b64decode(str(v or "")) for k, v in raw.items()}
 
@@ -192,7 +222,7 @@ async def ensure_ca(
     """The CA from ``namespace/crossplane-root-ca``, generated and written when either key is empty."""
     where = f"Secret {errors.quote(f'{namespace}/{CA_SECRET}')}"
     secret = await api.get("v1", "Secret", CA_SECRET, namespace)
-    data = _data(secret)
+    data = secret_data(secret)
     if data.get("tls.crt") and data.get("tls.key"):
         return KeyPair(data["tls.crt"], data["tls.key"])
     ca = new_ca(now())
@@ -215,20 +245,29 @@ async def ensure_certificate(
     usage: Literal["server", "client"],
     create: bool = False,
     now: Callable[[], datetime.datetime] = _clock.utcnow,
+    ip_addresses: list[str] | None = None,
+    renew_for_names: bool = False,
 ) -> bool:
     """Fill ``namespace/secret_name`` with a certificate when all its keys are empty; ``True`` if it did.
 
     The Secret must exist (the runtime applies it first, with its owner),
     unless ``create``: then a missing one is created (the controller's own
-    client certificate, which nothing else creates outside Helm).
+    client certificate, which nothing else creates outside Helm). With
+    ``renew_for_names``, a certificate that does not name all of ``dns_names``
+    and ``ip_addresses`` is replaced (the webhook's, when it is called at
+    another address than the one it was made for); otherwise one is never replaced.
     """
     secret = await api.get("v1", "Secret", secret_name, namespace)
     if secret is None and not create:
         raise _api.NotFound(f'secrets "{secret_name}" not found', status=404)
-    data = _data(secret)
-    if any(data.get(k) for k in KEYS):
+    data = secret_data(secret)
+    if any(data.get(k) for k in KEYS) and not (
+        renew_for_names and not names_all(data.get("tls.crt") or b"", dns_names, ip_addresses or [])
+    ):
         return False
-    pair = new_certificate(ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now())
+    pair = new_certificate(
+        ca, common_name=common_name, dns_names=dns_names, usage=usage, now=now(), ip_addresses=ip_addresses
+    )
     values = _encoded({"tls.crt": pair.cert, "tls.key": pair.key, "ca.crt": ca.cert})
     await _write_data(api, secret, namespace, secret_name, values)
     return True

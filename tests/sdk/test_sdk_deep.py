@@ -1,0 +1,83 @@
+"""Objects as deep as Kubernetes accepts (10,000 levels) convert both ways, past Python's recursion limit.
+
+The recursive conversions are the fast path; deeper objects go through an
+iterative walk (``resource._fill_deep``, ``resource._deep_to_python``). Run with
+``CROSSFN_PURE_PYTHON=1`` too (``scripts/check`` does), so both paths are covered.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from google.protobuf import struct_pb2
+
+from crossfn.proto import wire
+from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import resource
+
+
+def nested(levels: int, *, lists: bool = False) -> dict[str, Any]:
+    """An object ``levels`` deep; with ``lists``, every other level is a one-item list."""
+    value: dict[str, Any] = {"leaf": [1, 2.5, "s", True, None]}
+    for i in range(levels - 1):
+        value = {"a": [value] if lists and i % 2 else value, "n": i}
+    return value
+
+
+def _equal(a: Any, b: Any) -> bool:
+    """Deep equality without recursion (``==`` on such objects overflows the C stack's guard)."""
+    stack = [(a, b)]
+    while stack:
+        x, y = stack.pop()
+        if isinstance(x, dict) and isinstance(y, dict):
+            if x.keys() != y.keys():
+                return False
+            stack.extend((x[k], y[k]) for k in x)
+        elif isinstance(x, list) and isinstance(y, list):
+            if len(x) != len(y):
+                return False
+            stack.extend(zip(x, y, strict=True))
+        elif x != y or type(x) is not type(y):
+            return False
+    return True
+
+
+@pytest.mark.parametrize(
+    ("reason", "obj"),
+    [
+        pytest.param("10,000 levels of objects: Kubernetes' own limit", nested(10_000), id="Objects10000"),
+        pytest.param("objects and lists interleaved, 5,000 deep", nested(5_000, lists=True), id="Lists5000"),
+        pytest.param("a shallow object takes the fast path, unchanged", nested(3), id="Shallow"),
+    ],
+)
+def test_deep_objects_round_trip(reason: str, obj: dict[str, Any]) -> None:
+    s = resource.dict_to_struct(obj)
+    assert _equal(resource.struct_to_dict(s), obj), reason
+    filled = fnv1.Schema()
+    resource.fill_struct(filled.openapi_v3, obj)
+    assert _equal(resource.struct_to_dict(filled.openapi_v3), obj), reason
+    value = struct_pb2.Value()
+    value.struct_value.CopyFrom(s)
+    assert _equal(resource.value_to_python(value), obj), reason
+
+
+def test_deep_object_crosses_the_wire() -> None:
+    """Serialised and parsed as a function server parses a request (``wire.parse``), it comes back whole."""
+    obj = nested(10_000)
+    req = fnv1.RunFunctionRequest()
+    resource.fill_struct(req.required_schemas["deep"].openapi_v3, obj)
+    parsed = wire.parse(fnv1.RunFunctionRequest, req.SerializeToString())
+    assert _equal(resource.struct_to_dict(parsed.required_schemas["deep"].openapi_v3), obj)
+
+
+def test_deep_fill_keeps_other_keys_and_refuses_what_json_cannot_hold() -> None:
+    """The deep path behaves as the fast one: other keys stay, a value JSON cannot hold is refused."""
+    target = resource.dict_to_struct({"keep": 1, "deep": "old"})
+    resource.fill_struct(target, {"deep": nested(2_000)})
+    got = resource.struct_to_dict(target)
+    assert got["keep"] == 1 and _equal(got["deep"], nested(2_000))
+    bad = nested(2_000)
+    bad["leaf"] = {1, 2}
+    with pytest.raises(resource.ConversionError, match="cannot convert set to a protobuf Value"):
+        resource.dict_to_struct({"deep": bad})
