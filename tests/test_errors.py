@@ -95,6 +95,8 @@ _SIGNALS = {
     "crossfn.sdk._structpb.UnsupportedError": "tells the caller to take the pure-Python path",
     # Raised only inside the Starlark sandbox's own process, which imports nothing from crossfn.
     "crossfn.functions.starlark._worker.HelperError": "lives in the sandbox process",
+    # Raised only in a sandbox process before its worker runs (``python -I _landlock.py``): imports nothing from crossfn.
+    "crossfn.functions._landlock.LandlockError": "lives in the sandbox process",
     # A BaseException on purpose: a function's `except Exception` must not swallow its deadline.
     "crossfn.sdk._calls.DeadlineExceeded": "interrupts a function past its deadline",
     "crossfn.functions.python._worker._TimeLimit": "interrupts a function-python script past its deadline",

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import pathlib
 import random
 import subprocess
 import sys
@@ -150,6 +151,17 @@ FLAGS = [
 ]
 
 
+def test_filesystem_root(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Built-ins read no files by default; the flag (or FUNCTION_FILESYSTEM_ROOT) names one directory, resolved."""
+    assert cli.settings_from(parse([])).functions.filesystem_root is None
+    (tmp_path / "templates").mkdir()
+    (tmp_path / "link").symlink_to(tmp_path / "templates")
+    got = cli.settings_from(parse(["--function-filesystem-root", str(tmp_path / "link")]))
+    assert got.functions.filesystem_root == str(tmp_path / "templates")
+    monkeypatch.setenv("FUNCTION_FILESYSTEM_ROOT", str(tmp_path / "templates"))
+    assert cli.settings_from(parse([])).functions.filesystem_root == str(tmp_path / "templates")
+
+
 @pytest.mark.parametrize(("argv", "check", "reason"), FLAGS)
 def test_flags(argv: list[str], check: object, reason: str) -> None:
     assert callable(check)
@@ -194,6 +206,18 @@ BAD = [
         id="ZeroTimeout",
     ),
     pytest.param(["--max-reconcile-rate", "0"], "want at least 1", "no workers", id="ZeroWorkers"),
+    pytest.param(
+        ["--function-filesystem-root", "/nonexistent/templates"],
+        "argument --function-filesystem-root: want a directory, got '/nonexistent/templates'",
+        "a root that is not there is a mistake, found at start",
+        id="FilesystemRootMissing",
+    ),
+    pytest.param(
+        ["--function-filesystem-root", "/"],
+        "want a directory other than /, which would let built-ins read every file",
+        "the whole file system is no confinement",
+        id="FilesystemRootSlash",
+    ),
     pytest.param(
         ["--circuit-breaker-burst", "0"], "want more than 0", "a bucket that never fills", id="ZeroBurst"
     ),

@@ -505,7 +505,15 @@ async def test_the_controller_runs_under_exactly_the_shipped_rbac(
     from crossfn.controller import _settings
     from crossfn.controller.manager import _manager
 
-    from .e2e_support import AUTO_READY_PACKAGE, PAT_PACKAGE, condition, function, namespace, wait_for
+    from .e2e_support import (
+        AUTO_READY_PACKAGE,
+        PAT_PACKAGE,
+        condition,
+        free_port,
+        function,
+        namespace,
+        wait_for,
+    )
 
     kube = rbac
     group = f"rbac{uuid.uuid4().hex[:6]}.example.org"
@@ -550,6 +558,8 @@ async def test_the_controller_runs_under_exactly_the_shipped_rbac(
         functions=_settings.FunctionSettings(insecure=True, namespace=NAMESPACE),
         packages=_settings.PackageSettings(service_account=SERVICE_ACCOUNT),
         observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
+        # The webhook as shipped (registered through its Service), served on a free port, not :9443.
+        webhooks=_settings.WebhookSettings(address=f"127.0.0.1:{free_port()}"),
     )  # fmt: skip
     m = _manager.Manager(settings)
     await m.start()

@@ -96,6 +96,7 @@ async def test_a_hung_function_does_not_starve_the_other_xrs_of_its_kind(
             cluster=_settings.ClusterSettings(kubeconfig=env.kubeconfig),
             functions=_settings.FunctionSettings(insecure=True),  # the defaults: 1m timeout, 25 calls
             packages=_settings.PackageSettings(runtime="External"),
+            webhooks=_settings.WebhookSettings(enabled=False),  # no usage webhook on :9443
             observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
         )
     )
@@ -180,6 +181,7 @@ async def test_an_xr_that_warns_in_a_loop_makes_few_events(hung_function: Any, k
                 cluster=_settings.ClusterSettings(kubeconfig=env.kubeconfig),
                 functions=_settings.FunctionSettings(insecure=True),
                 packages=_settings.PackageSettings(runtime="External"),
+                webhooks=_settings.WebhookSettings(enabled=False),  # no usage webhook on :9443
                 observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
                 # The loop's own status writes would open the watch circuit breaker (as Crossplane's
                 # does, test_watch_parity_e2e) and slow the loop; this test is about its Events.

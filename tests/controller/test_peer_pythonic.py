@@ -79,6 +79,7 @@ async def manager(
         cluster=_settings.ClusterSettings(kubeconfig=controller_manager.kubeconfig),
         functions=_settings.FunctionSettings(insecure=True, timeout=30.0),
         packages=_settings.PackageSettings(runtime="External"),
+        webhooks=_settings.WebhookSettings(enabled=False),  # no usage webhook on :9443
         observability=_settings.ObservabilitySettings(
             metrics_address="127.0.0.1:0", health_address="127.0.0.1:0"
         ),

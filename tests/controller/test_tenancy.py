@@ -49,6 +49,7 @@ def _settings_for(env: envtest_module.Environment, *, adopt: bool = False) -> _s
         reconcile=_settings.ReconcileSettings(adopt_existing=adopt),
         functions=_settings.FunctionSettings(insecure=True, timeout=5.0),
         packages=_settings.PackageSettings(runtime="External"),
+        webhooks=_settings.WebhookSettings(enabled=False),  # no usage webhook on :9443
         observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
     )
 

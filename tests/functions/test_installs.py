@@ -245,6 +245,51 @@ def test_install_finds_a_supported_python_on_path(tmp_path: Path, monkeypatch: p
     assert installs.find(PYTHONIC, tmp_path / "fns") is None, "no record: the install did not finish"
 
 
+def _fake_python(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A python3.13 on PATH that says its version and can make no venv."""
+    bin_dir = tmp_path / "bin"
+    bin_dir.mkdir()
+    fake = bin_dir / "python3.13"
+    fake.write_text(
+        '#!/bin/sh\nif [ "$1" = -c ]; then echo 3.13.2; exit 0; fi\necho "no venv here" >&2\nexit 1\n'
+    )
+    fake.chmod(0o755)
+    monkeypatch.setenv("PATH", str(bin_dir))
+    return fake
+
+
+@pytest.mark.parametrize(
+    ("reason", "constraint", "root", "want"),
+    [
+        pytest.param("A constraints file that is not there is named before anything is made (pip said it after "
+                     "the venv was made).", "missing.txt", "fns",
+                     "cannot read the constraints file {d}/missing.txt: No such file or directory", id="NoConstraints"),
+        pytest.param("A directory is no constraints file.", "bin", "fns",
+                     "cannot read the constraints file {d}/bin: Is a directory", id="ConstraintsDirectory"),
+        pytest.param("--dir under a file is one line (mkdir raised NotADirectoryError).", None, "afile/fns",
+                     "cannot make the directory {d}/afile/fns/function-pythonic: Not a directory", id="DirUnderFile"),
+    ],
+)  # fmt: skip
+def test_install_bad_paths_are_one_line(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    *,
+    reason: str,
+    constraint: str | None,
+    root: str,
+    want: str,
+) -> None:
+    if sys.version_info[:2] < (3, 12):
+        _fake_python(tmp_path, monkeypatch)
+    (tmp_path / "afile").write_text("")
+    with pytest.raises(errors.InputError) as exc:
+        installs.install(
+            PYTHONIC, root=tmp_path / root, constraint=tmp_path / constraint if constraint else None
+        )
+    assert str(exc.value) == want.format(d=tmp_path), reason
+    assert not (tmp_path / "fns").exists(), reason
+
+
 def test_cli_install_error_is_one_line(tmp_path: Path) -> None:
     out = subprocess.run(
         [sys.executable, "-m", "crossfn", "function", "install", "xpkg.crossplane.io/acme/function-x:v1.0.0",

@@ -87,12 +87,24 @@ def test_next_keeps_the_given_zone() -> None:
         pytest.param("@fortnightly", "unrecognized descriptor: @fortnightly", id="UnknownDescriptor"),
         pytest.param("@every 5", 'failed to parse duration @every 5: time: missing unit in duration "5"', id="EveryNoUnit"),
         pytest.param("TZ=Mars/Olympus * * * * *", "provided bad location Mars/Olympus: unknown time zone Mars/Olympus", id="BadZone"),
+        pytest.param("TZ=/etc/passwd * * * * *", "provided bad location /etc/passwd: time: invalid location name",
+                     id="ZonePath"),
+        pytest.param("CRON_TZ=../../etc/passwd * * * * *",
+                     "provided bad location ../../etc/passwd: time: invalid location name", id="ZoneClimbs"),
+        pytest.param("TZ=" + "a" * 300 + " * * * * *", f"provided bad location {'a' * 300}: unknown time zone {'a' * 300}",
+                     id="ZoneNameTooLongForAFile"),
     ],
 )  # fmt: skip
 def test_parse_errors(spec: str, want: str) -> None:
     with pytest.raises(errors.GoError) as exc:
         cron.parse_standard(spec)
     assert str(exc.value) == want
+
+
+def test_local_zone_is_the_given_times() -> None:
+    """``TZ=Local`` is robfig's time.Local: the zone of the time given to Next, as with no TZ= at all."""
+    now = datetime.datetime(2026, 3, 1, 12, tzinfo=datetime.timezone(datetime.timedelta(hours=1)))
+    assert cron.parse_standard("TZ=Local 0 2 * * *").next(now) == cron.parse_standard("0 2 * * *").next(now)
 
 
 def test_names_are_case_insensitive() -> None:

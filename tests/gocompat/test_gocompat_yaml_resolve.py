@@ -7,14 +7,24 @@ API machinery's JSON decode (whole numbers in int64 are int64, others float64).
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from typing import Any
 
 import pytest
 
+from crossfn import errors
 from crossfn.gocompat import yaml_emitter, yaml_loader
 
 _NAN = float("nan")
+
+
+@dataclasses.dataclass(frozen=True)
+class _Refused:
+    """The YAML -> JSON round trip fails: json.Marshal cannot hold this float."""
+
+    value: str
+
 
 # text, go-yaml v2's value, the value after the JSON round trip
 _CASES = [
@@ -41,8 +51,9 @@ _CASES = [
     ("1_000.5", 1000.5, 1000.5), ("6.8523015e+5", 685230.15, 685230.15), (".5e1", 5.0, 5),
     ("-9223372036854775809", -9.223372036854775809e18, -(2**63)),  # the float rounds to int64's minimum
     ("18446744073709551616", 1.8446744073709552e19, 1.8446744073709552e19),
-    (".inf", math.inf, math.inf), (".Inf", math.inf, math.inf), ("+.INF", math.inf, math.inf),
-    ("-.inf", -math.inf, -math.inf), (".nan", _NAN, _NAN), (".NaN", _NAN, _NAN),
+    # a NaN or an infinity: json.Marshal refuses it in the round trip (sigs.k8s.io/yaml's error)
+    (".inf", math.inf, _Refused("+Inf")), (".Inf", math.inf, _Refused("+Inf")), ("+.INF", math.inf, _Refused("+Inf")),
+    ("-.inf", -math.inf, _Refused("-Inf")), (".nan", _NAN, _Refused("NaN")), (".NaN", _NAN, _Refused("NaN")),
     # strings: no base 60, no timestamps (Kubernetes keeps them as text), nothing ParseFloat refuses
     ("22:00", "22:00", "22:00"), ("1:30", "1:30", "1:30"), ("1:30.5", "1:30.5", "1:30.5"),
     ("2024-01-01", "2024-01-01", "2024-01-01"), ("2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z", "2024-01-01T00:00:00Z"),
@@ -67,6 +78,12 @@ def test_plain_scalars_resolve_as_go_yaml_v2(text: str, go: Any, json: Any) -> N
         yaml_loader._load_nodes(f"v: {text}\n")[0]["v"],
     ):
         assert _same(loaded, go), f"go-yaml v2 reads {text!r} as {go!r}, got {loaded!r}"
+    if isinstance(json, _Refused):
+        want = f"line 1 column 4: error converting YAML to JSON: json: unsupported value: {json.value}"
+        with pytest.raises(errors.InputError) as exc:
+            yaml_loader.load_all(f"v: {text}\n", as_json=True)
+        assert str(exc.value) == want
+        return
     loaded = yaml_loader.load_all(f"v: {text}\n", as_json=True)[0]["v"]
     assert _same(loaded, json), f"after the JSON round trip {text!r} is {json!r}, got {loaded!r}"
 
@@ -85,3 +102,28 @@ def test_emitter_quotes_exactly_what_would_not_read_back_as_a_string(text: str, 
         assert quoted, f"go-yaml quotes {text!r} for other parsers"
     else:
         assert not quoted, f"{text!r} reads back as a string and needs no quotes"
+
+
+@pytest.mark.parametrize(
+    ("text", "want", "reason"),
+    [
+        pytest.param("&k .nan: 1\nb: *k\n", "line 2 column 4: error converting YAML to JSON: json: unsupported value: NaN",
+                     "a key's NaN is the string .nan; aliased as a value it is the float", id="AliasOfKey"),
+        pytest.param("a: !!float .inf\n", "error converting YAML to JSON: json: unsupported value: +Inf",
+                     "an explicit tag (PyYAML's full loader) is refused too", id="ExplicitTag"),
+        pytest.param("- 1\n- [2, .nan]\n", "line 2 column 7: error converting YAML to JSON: json: unsupported value: NaN",
+                     "nested in lists", id="Nested"),
+        pytest.param(".inf\n", "line 1 column 1: error converting YAML to JSON: json: unsupported value: +Inf",
+                     "a document that is one", id="Document"),
+    ],
+)  # fmt: skip
+def test_round_trip_refuses_non_finite_floats(text: str, want: str, reason: str) -> None:
+    """sigs.k8s.io/yaml's json.Marshal cannot hold NaN or an infinity; the plain load keeps go-yaml's value."""
+    with pytest.raises(errors.InputError) as exc:
+        yaml_loader.load_all(text, as_json=True)
+    assert str(exc.value) == want, reason
+    assert yaml_loader.load_all(text), reason
+
+
+def test_round_trip_keeps_a_nan_key_as_text() -> None:
+    assert yaml_loader.load_all(".nan: 1\n-.inf: 2\n", as_json=True) == [{".nan": 1, "-.inf": 2}]

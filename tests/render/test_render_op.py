@@ -211,6 +211,12 @@ ERRORS = [
         id="BadInput",
     ),
     pytest.param(
+        ("{tmp}/infinite.yaml", _d("functions.yaml")),
+        "cannot marshal applied resource to YAML: json: unsupported value: +Inf",
+        "an applied resource holding a number Go cannot write: crossplane render op's text, nothing printed",
+        id="AppliedInfinity",
+    ),
+    pytest.param(
         (_d("operation.yaml"), _d("functions.yaml"), "-a", "render.crossplane.io/runtime=Nonsense"),
         'cannot start function runtimes: cannot get runtime for Function "function-dummy": ',
         "a runtime that cannot be planned",
@@ -224,6 +230,10 @@ _TMP_FILES = {
     "unknown.yaml": (
         "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: x\nspec:\n  pipeline:\n"
         "  - step: s\n    functionRef:\n      name: function-nope\n"
+    ),
+    "infinite.yaml": (
+        "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: x\nspec:\n  pipeline:\n"
+        "  - step: s\n    functionRef:\n      name: function-infinite\n"
     ),
     "badinput.yaml": (
         "apiVersion: ops.crossplane.io/v1alpha1\nkind: Operation\nmetadata:\n  name: x\nspec:\n  pipeline:\n"

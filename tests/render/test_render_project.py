@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 import shutil
 from pathlib import Path
+from typing import Any
 
 import pytest
 import yaml
@@ -94,6 +95,23 @@ def _go(root: Path) -> None:
     (root / "functions" / "gofn" / "go.mod").write_text("module x\n")
 
 
+def _project_edit(edit: Any) -> Any:
+    """A change that edits the project file's document."""
+
+    def change(root: Path) -> None:
+        p = root / "crossplane-project.yaml"
+        doc = yaml.safe_load(p.read_text())
+        edit(doc)
+        p.write_text(yaml.safe_dump(doc))
+
+    return change
+
+
+def _symlinked_template(root: Path) -> None:
+    (root / "functions" / "templates").mkdir()
+    (root / "functions" / "templates" / "00.yaml.gotmpl").symlink_to("/etc/hostname")
+
+
 def _unknown(root: Path) -> None:
     (root / "functions" / "notes").mkdir()
     (root / "functions" / "notes" / "README.md").write_text("notes\n")
@@ -111,6 +129,29 @@ HERE = str(TESTDATA)
         pytest.param(_go, (), 'cannot render composite resource: cannot run embedded function "acme-platformgofn" from '
                      '"<root>/functions/gofn": a Go function needs building, which crossfn does not do; build its image '
                      "and run it with the Docker or Development runtime", id="GoFunction"),
+        pytest.param(_symlinked_template, (), 'cannot render composite resource: cannot run embedded function '
+                     '"acme-platformtemplates" from "<root>/functions/templates": no suitable builder found',
+                     id="SymlinkIsNoTemplate"),
+        pytest.param(_project_edit(lambda d: d["spec"].update(dependencies="x")), (),
+                     'cannot parse project file "<root>/crossplane-project.yaml": failed to parse project file: error '
+                     "unmarshaling JSON: while decoding JSON: json: cannot unmarshal string into Go struct field "
+                     "ProjectSpec.spec.dependencies of type []v1alpha1.Dependency", id="DependenciesNotAList"),
+        pytest.param(_project_edit(lambda d: d["spec"].update(dependencies=[1])), (),
+                     'cannot parse project file "<root>/crossplane-project.yaml": failed to parse project file: error '
+                     "unmarshaling JSON: while decoding JSON: json: cannot unmarshal number into Go struct field "
+                     "ProjectSpec.spec.dependencies of type v1alpha1.Dependency", id="DependencyNotAnObject"),
+        pytest.param(_project_edit(lambda d: d["spec"].update(functions=[
+                         {"source": "Directory", "directory": {"name": "../../etc"}}])), (),
+                     'cannot parse project file "<root>/crossplane-project.yaml": invalid project file: function 0: '
+                     'directory: name "../../etc" is not a valid function name: a lowercase RFC 1123 subdomain must '
+                     "consist of lower case alphanumeric characters, '-' or '.', and must start and end with an "
+                     "alphanumeric character (e.g. 'example.com', regex used for validation is "
+                     "'[a-z0-9]([-a-z0-9]*[a-z0-9])?(\\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*')", id="FunctionOutsideFolder"),
+        pytest.param(_project_edit(lambda d: d["spec"].update(functions=[
+                         {"source": "Directory", "directory": {"name": "labels"}},
+                         {"source": "Directory", "directory": {"name": "labels"}}])), (),
+                     'cannot parse project file "<root>/crossplane-project.yaml": invalid project file: function 1: '
+                     'name "labels" is already used by function 0', id="FunctionTwice"),
         pytest.param(_unknown, (), 'cannot render composite resource: cannot run embedded function "acme-platformnotes" '
                      'from "<root>/functions/notes": no suitable builder found', id="UnknownFunction"),
         pytest.param(lambda r: None, ("--no-exec",), 'Function "acme-platformlabels" would run code crossfn does not ship, '
@@ -239,3 +280,69 @@ def test_dependency_versions(constraint: str, want: str) -> None:
     """A function dependency is pinned to the newest release crossfn knows that meets its constraint."""
     pinned = _project._pinned("xpkg.crossplane.io/crossplane-contrib/function-kcl", constraint)
     assert pinned.removeprefix("xpkg.crossplane.io/crossplane-contrib/function-kcl").lstrip(":") == want
+
+
+def test_every_project_problem_is_listed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Project.Validate joins every problem it finds, one a line, each under what it belongs to (upstream's order)."""
+    root = _copy(tmp_path)
+    _project_edit(lambda d: d["spec"].update(
+        paths={"functions": "/abs"}, architectures=[], schemas={"languages": ["cobol"]},
+        dependencies=[{"type": "xpkg", "xpkg": {"kind": "Function"}, "git": {}}],
+        functions=[{"source": "Image"}],
+    ))(root)  # fmt: skip
+    monkeypatch.chdir(root)
+    assert cli.main(RENDER) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == (
+        f'crossfn: error: cannot parse project file "{root.resolve()}/crossplane-project.yaml": invalid project file: '
+        "functions path must be relative\n"
+        "architectures must not be empty\n"
+        'schemas.languages[0]: "cobol" is not a supported schema language; set it to one of [go json kcl python]\n'
+        "dependency 0: xpkg: apiVersion must not be empty\npackage must not be empty\nversion must not be empty\n"
+        "git: repository must not be empty\n"
+        "exactly one source (xpkg, git, http, or k8s) must be specified\n"
+        "function 0: exactly one source (directory or tarball) must be specified\n"
+        'source "Image" is not supported, must be one of "Directory" or "Tarball"\n'
+    )
+
+
+def test_project_file_that_is_a_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """``-f`` naming a directory is a project file that cannot be read, as upstream's Stat then ReadFile say."""
+    root = _copy(tmp_path)
+    assert _error(monkeypatch, capsys, root, "-f", str(root / "functions")) == (
+        f'cannot parse project file "{root.resolve()}/functions": read {root / "functions"}: is a directory'
+    )
+
+
+TEMPLATE = """apiVersion: example.org/v1
+kind: Subnet
+metadata:
+  annotations:
+    gotemplating.fn.crossplane.io/composition-resource-name: subnet
+spec:
+  region: {{ .observed.composite.resource.spec.region }}
+"""
+
+
+def test_embedded_go_templating_function_renders(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """A function of only .gotmpl/.tmpl files runs on the built-in go-templating (v0.12.0, its directory as the
+    default source), as crossplane/cli builds it on that image with the files in /src."""
+    root = _copy(tmp_path)
+    (root / "functions" / "subnet").mkdir()
+    (root / "functions" / "subnet" / "00-subnet.yaml.gotmpl").write_text(TEMPLATE)
+    comp = root / "apis" / "xnetwork" / "composition.yaml"
+    doc = yaml.safe_load(comp.read_text())
+    doc["spec"]["pipeline"] = [{"step": "subnet", "functionRef": {"name": "acme-platformsubnet"}}]
+    comp.write_text(yaml.safe_dump(doc))
+    monkeypatch.chdir(root)
+    assert cli.main(RENDER) == 0
+    out, _ = capsys.readouterr()
+    subnet = [d for d in yaml.safe_load_all(out) if d["kind"] == "Subnet"]
+    assert [d["spec"] for d in subnet] == [{"region": "eu-west-1"}]

@@ -101,6 +101,13 @@ def _problems(spec: dict[str, Any], schema: dict[str, Any], **kw: Any) -> list[v
             id="IntegerIsInt",
         ),
         pytest.param(
+            "A whole float past int64 in an integer field stays a double (it raised ValueError: overflow).",
+            {"rule": "self.min > 5"},
+            {"min": 2.0**63},
+            [],
+            id="IntegerPastInt64",
+        ),
+        pytest.param(
             "A runtime error is reported with the rule.",
             {"rule": "self.nothing == 1"},
             {"min": 1},

@@ -157,12 +157,12 @@ Render = Callable[[argparse.Namespace, Say, Say], list[Any]]
 """A command's render: its flags onto its request, rendered (``report`` and ``note`` passed on)."""
 
 
-def handler(render: Render) -> Callable[[argparse.Namespace], int]:
-    """The command's handler: :func:`print_render` of ``render``."""
-    return functools.partial(print_render, render=render)
+def handler(render: Render, *, operation: bool = False) -> Callable[[argparse.Namespace], int]:
+    """The command's handler: :func:`print_render` of ``render`` (an Operation's documents when ``operation``)."""
+    return functools.partial(print_render, render=render, operation=operation)
 
 
-def print_render(args: argparse.Namespace, *, render: Render) -> int:
+def print_render(args: argparse.Namespace, *, render: Render, operation: bool = False) -> int:
     """Run ``render(args, report, note)`` and print its documents in ``--output``'s format, in one piece.
 
     The engine flags' notes come first, before ``render`` reads any flag;
@@ -183,5 +183,8 @@ def print_render(args: argparse.Namespace, *, render: Render) -> int:
         note(line)
     with contextlib.redirect_stdout(sys.stderr), _output.function_tracebacks(shown=args.verbose):
         docs = render(args, report, note)
-    _output.write(output.to_json(docs) if args.output == "json" else output.yaml_stream(docs))
+    describe = output.operation_document if operation else output.render_document
+    _output.write(
+        output.to_json(docs) if args.output == "json" else output.yaml_stream(docs, describe=describe)
+    )
     return 0

@@ -281,6 +281,15 @@ def _function_flags(p: argparse.ArgumentParser) -> None:
         help="how long one function call may take (default 1m)",
     )
     p.add_argument(
+        "--function-filesystem-root",
+        metavar="DIR",
+        type=_directory,
+        default=_args.env("FUNCTION_FILESYSTEM_ROOT"),
+        help="the one directory built-in functions may read (go-templating's fileSystem.dirPath, KCL sources "
+        "and file.read), where you mount their templates; default: none, they read no files "
+        "(env FUNCTION_FILESYSTEM_ROOT)",
+    )
+    p.add_argument(
         "--max-concurrent-function-calls",
         metavar="N",
         type=_args.positive_int,
@@ -402,6 +411,18 @@ def webhook_settings(args: argparse.Namespace) -> Any:
     )
 
 
+def _directory(text: str) -> str:
+    """An existing directory other than ``/``, resolved."""
+    real = os.path.realpath(text) if text else ""
+    if not real or not os.path.isdir(real):
+        raise argparse.ArgumentTypeError(f"want a directory, got {text!r}")
+    if real == os.sep:
+        raise argparse.ArgumentTypeError(
+            "want a directory other than /, which would let built-ins read every file"
+        )
+    return real
+
+
 _RUNTIMES = ("Deployment", "External")
 
 
@@ -518,6 +539,7 @@ def settings_from(args: argparse.Namespace) -> Any:
             tls_client_secret_name=args.tls_client_secret_name,
             tls_client_certs_dir=args.tls_client_certs_dir,
             timeout=args.function_timeout,
+            filesystem_root=args.function_filesystem_root,
             response_cache=args.enable_function_response_cache,
             cache_dir=args.xfn_cache_dir,
             cache_max_ttl=args.xfn_cache_max_ttl,

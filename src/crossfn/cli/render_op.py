@@ -78,7 +78,7 @@ def add_arguments(p: argparse.ArgumentParser) -> None:
     )
     _render_flags.add_run(p)
     _render_flags.add_engine(p, "crossplane render op")
-    p.set_defaults(handler=_render_flags.handler(_render))
+    p.set_defaults(handler=_render_flags.handler(_render, operation=True))
 
 
 def _render(args: argparse.Namespace, report: _render_flags.Say, note: _render_flags.Say) -> list[Any]:

@@ -126,6 +126,15 @@ class FunctionSettings:
     Crossplane bounds calls by its reconcile's deadline; a minute leaves room for
     the other steps."""
 
+    filesystem_root: str | None = None
+    """The one directory built-in functions may read in the controller's pod (crossfn's
+    ``--function-filesystem-root``): go-templating's ``fileSystem.dirPath``, function-kcl's
+    local sources and a KCL program's ``file.read`` must lie beneath it. ``None`` (the
+    default) lets them read nothing: a Composition must not make the controller read its
+    own files (its service account token) into composed resources. Upstream functions read
+    their own container's files, where an operator mounts a ConfigMap; mount it in the
+    controller's pod and name that directory here."""
+
     response_cache: bool = False
     """Cache function responses by request tag for their TTL (Crossplane's alpha
     ``--enable-function-response-cache``, off by default): a pipeline whose inputs did

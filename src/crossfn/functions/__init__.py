@@ -26,9 +26,21 @@ import importlib
 from collections.abc import Mapping
 
 from crossfn.functions import _registry
+from crossfn.functions._files import FileAccess, FileAccessError
 from crossfn.sdk import _loader
 
-__all__ = ["BUILTINS", "EMULATIONS", "Decision", "load", "ref", "resolve", "runs_code", "upstreams"]
+__all__ = [
+    "BUILTINS",
+    "EMULATIONS",
+    "Decision",
+    "FileAccess",
+    "FileAccessError",
+    "load",
+    "ref",
+    "resolve",
+    "runs_code",
+    "upstreams",
+]
 
 _PACKAGES = (
     "patch_and_transform",
@@ -181,15 +193,25 @@ def _example_name(package: str, upstream: _registry.Upstream) -> Decision | None
     )
 
 
-def load(name: str) -> object:
+def load(name: str, *, files: FileAccess | None = None) -> object:
     """Import built-in ``name`` (a key of :data:`BUILTINS`, or a :attr:`Decision.builtin`) and return its object.
 
     The modules are imported on first use, not when this package is, so a
     command that runs one built-in does not pay for the others (starlark's
     interpreter in particular). ``KeyError`` for a name that is not built in:
     callers decide with :func:`resolve` first.
+
+    ``files`` is what the built-in may read of the process's files (the
+    controller's: only beneath a directory the operator allows); ``None`` is
+    whatever the process can, as in render. A built-in that reads files or runs
+    a program (go-templating, kcl, python) then comes as a copy that keeps to it
+    (its ``with_file_access``); the others read nothing and come as they are.
     """
-    return _loader.load(ref(name))
+    obj = _loader.load(ref(name))
+    confine = getattr(obj, "with_file_access", None)
+    if files is None or confine is None:
+        return obj
+    return confine(files)
 
 
 def runs_code(name: str) -> bool:

@@ -21,6 +21,13 @@ way) waits in a thread too, and when its caller is cancelled (render's
 ``--timeout``, a controller shutting down) the worker running the job is
 killed at once, so nothing outlives the caller: the thread's wait ends with
 the pipe, and a job still queued never starts.
+
+A pool made with ``readable`` starts its workers through
+:mod:`crossfn.functions._landlock`: each may then read only the interpreter's
+files and ``readable``, write nothing and reach no TCP socket. Where the kernel
+cannot confine a worker, a pool that ``requires`` it (the controller's:
+:mod:`crossfn.functions._files`) fails every job with :class:`SandboxError`
+saying why, and never runs unconfined; another runs the worker as it is.
 """
 
 from __future__ import annotations
@@ -36,6 +43,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Sequence
 from pathlib import Path
 from typing import IO, Any
 
@@ -64,17 +72,29 @@ class _CancelledError(SandboxError):
     """The caller gave up before its job ran; never seen by the caller, whose await was cancelled."""
 
 
-class _Worker:
-    """One sandbox process and its pipes."""
+_LANDLOCK = Path(__file__).with_name("_landlock.py")
 
-    def __init__(self, worker: Path, memory_limit: int) -> None:
+
+class _Worker:
+    """One sandbox process and its pipes; confined to reading ``readable`` when that is not ``None``."""
+
+    def __init__(
+        self, worker: Path, memory_limit: int, readable: Sequence[str] | None = None, *, required: bool = True
+    ) -> None:
         self._memory_limit = memory_limit
-        self._proc = subprocess.Popen(  # our own interpreter and file, no shell
-            [sys.executable, "-I", str(worker), str(memory_limit)],
+        argv = [sys.executable, "-I", str(worker), str(memory_limit)]
+        if readable is not None:
+            policy = {"readable": list(readable), "required": required}
+            argv[2:2] = [str(_LANDLOCK), json.dumps(policy)]
+        self._proc = subprocess.Popen(  # our own interpreter and files, no shell
+            argv,
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,
             bufsize=0,
+            env=None
+            if readable is None
+            else {},  # a confined program reads nothing of ours, environment included
         )
         self._buf = bytearray()
 
@@ -107,6 +127,8 @@ class _Worker:
         line, _, rest = self._buf.partition(b"\n")
         self._buf = bytearray(rest)
         reply: dict[str, Any] = json.loads(line)
+        if "sandbox_error" in reply:  # the process could not be confined, and has ended
+            raise SandboxError(str(reply["sandbox_error"]))
         return reply
 
     def _death(self) -> str:
@@ -168,11 +190,22 @@ class _Ticket:
 
 
 class Pool:
-    """Up to ``size`` reusable sandbox processes running ``worker``."""
+    """Up to ``size`` reusable sandbox processes running ``worker``, confined to reading ``readable`` (and the
+    interpreter's own files) when it is not ``None``: always when ``required``, else where the kernel can."""
 
-    def __init__(self, worker: Path, *, size: int, memory_limit: int) -> None:
+    def __init__(
+        self,
+        worker: Path,
+        *,
+        size: int,
+        memory_limit: int,
+        readable: Sequence[str] | None = None,
+        required: bool = True,
+    ) -> None:
         self._worker = worker
         self._memory_limit = memory_limit
+        self._readable = None if readable is None else tuple(readable)
+        self._required = required
         self._slots = threading.BoundedSemaphore(size)
         self._idle: queue.SimpleQueue[tuple[_Worker, int]] = queue.SimpleQueue()
         self._lock = threading.Lock()
@@ -243,7 +276,9 @@ class Pool:
                 atexit.register(self.close)
                 self._at_exit = True
         try:
-            return _Worker(self._worker, self._memory_limit), generation
+            return _Worker(
+                self._worker, self._memory_limit, self._readable, required=self._required
+            ), generation
         except OSError as exc:
             raise SandboxError(f"cannot start the script sandbox process: {exc}") from exc
 

@@ -52,7 +52,7 @@ class Panic(Exception):  # noqa: N818 -- named after what Go does (crash), not a
 
 
 def match_labels(
-    matchers: Sequence[Mapping[str, Any]], xr: Mapping[str, Any], *, checks_nil: bool
+    matchers: Sequence[Mapping[str, Any] | None], xr: Mapping[str, Any], *, checks_nil: bool
 ) -> dict[str, str]:
     """The labels a selector's ``matchLabels`` ask for; a matcher of an unknown ``type`` adds nothing.
 
@@ -61,7 +61,8 @@ def match_labels(
     unless ``fromFieldPathPolicy`` is ``Optional``, when the label is left out.
     """
     labels: dict[str, str] = {}
-    for m in matchers:
+    for found in matchers:
+        m = found or {}  # a null matcher is Go's zero matcher
         kind = m.get("type") or "FromCompositeFieldPath"
         key = m.get("key", "")
         if kind == "Value":

@@ -278,6 +278,8 @@ def install(
         )
     if want.problem:
         raise errors.InputError(f"cannot install {errors.quote(package)}: {want.problem}")
+    if constraint is not None:
+        _readable(constraint, "cannot read the constraints file")
     where = root if root is not None else functions_dir()
     found = find(package, where)
     if found is not None:
@@ -286,7 +288,10 @@ def install(
     interpreter, version = _interpreter(want, python)
     target = want.directory(where)
     shutil.rmtree(target, ignore_errors=True)  # an install that did not finish
-    target.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True)
+    except OSError as exc:
+        raise errors.InputError(f"cannot make the directory {target.parent}: {exc.strerror or exc}") from exc
     log(f"installing {want.requirement} for {want.shown} with Python {version} ({interpreter}) into {target}")
     _run([interpreter, "-m", "venv", str(target)], f"cannot create a virtual environment in {target}")
     pip = [str(target / "bin" / "python"), "-m", "pip", "--disable-pip-version-check", "--no-input"]
@@ -310,6 +315,15 @@ def install(
             f"cannot install {want.requirement}: it installed no {want.source.command[0]} command in {target}"
         )
     return installed
+
+
+def _readable(path: Path, what: str) -> None:
+    """Raise one line when ``path`` is not a file this process can read."""
+    try:
+        with path.open("rb"):
+            pass
+    except OSError as exc:
+        raise errors.InputError(f"{what} {path}: {exc.strerror or exc}") from exc
 
 
 def _interpreter(want: Wanted, given: str | None) -> tuple[str, str]:

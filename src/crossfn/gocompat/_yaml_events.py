@@ -25,12 +25,14 @@ shared object.
 from __future__ import annotations
 
 import gc
+import math
 from collections.abc import Callable
 from typing import Any
 
 import yaml
 
 from crossfn import errors
+from crossfn.gocompat import strconv
 
 __all__ = ["Unsupported", "build_all", "copy_tree"]
 
@@ -40,6 +42,11 @@ _RESOLVED_MAX = 1 << 16
 
 class Unsupported(Exception):  # noqa: N818 -- a signal to fall back, never an error a user sees
     """The text uses something only PyYAML's full loader handles (an explicit tag, an unusual scalar)."""
+
+
+def not_json(f: float) -> str:
+    """sigs.k8s.io/yaml's error for a NaN or an infinity, which YAML holds and JSON does not."""
+    return f"error converting YAML to JSON: json: unsupported value: {strconv.format_float(f, 'g', -1)}"
 
 
 class _MergeKeyType:
@@ -120,6 +127,7 @@ class _Builder:
         self.resolve: Callable[[str], Any] = str
         # Plain scalars repeat (keys above all): resolve each text once, and share the one string object.
         self._resolved: dict[str, Any] = {}
+        self._mark: Any = None
 
     def start_document(self) -> None:
         self.anchors, self.root, self.decodes, self.aliased = {}, None, 1, 0
@@ -141,6 +149,7 @@ class _Builder:
         self.decodes += 1
         if event.anchor is not None:
             self.anchors[event.anchor] = (value, 1)
+        self._mark = event.start_mark
         self.add(value, 1)
 
     def start(self, event: yaml.CollectionStartEvent, value: dict[str, Any] | list[Any]) -> None:
@@ -174,10 +183,18 @@ class _Builder:
         self.aliased += size
         if self._excessive(self.decodes, self.aliased):
             raise errors.InputError("yaml: document contains excessive aliasing")
+        self._mark = event.start_mark
         self.add(copy_tree(value) if self._as_json else value, 1 + size)
 
     def add(self, value: Any, size: int) -> None:
-        """Put a finished value (``size`` decodes) into the open collection, or make it the document."""
+        """Put a finished value (``size`` decodes) into the open collection, or make it the document.
+
+        With ``as_json``, a NaN or an infinity anywhere but a key (which becomes ``.nan``) is refused,
+        as the JSON of the round trip cannot hold it.
+        """
+        if self._as_json and type(value) is float and not math.isfinite(value) and not self._at_key():
+            mark = self._mark
+            raise errors.InputError(f"line {mark.line + 1} column {mark.column + 1}: {not_json(value)}")
         if not self.stack:
             self.root = "<<" if value is _MergeKey else value
             return
@@ -199,6 +216,10 @@ class _Builder:
             frame.merges.append(value)
         else:
             container[key] = value
+
+    def _at_key(self) -> bool:
+        """Whether the next value added is a mapping's key."""
+        return bool(self.stack) and type(self.stack[-1].value) is dict and self.stack[-1].key is _NO_KEY
 
     @staticmethod
     def _merged(frame: _Frame) -> dict[str, Any]:

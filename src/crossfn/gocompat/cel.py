@@ -26,7 +26,21 @@ from typing import Any
 
 from crossfn import extras
 
-__all__ = ["environment", "go_equality", "module", "value"]
+__all__ = ["SIZE_LIMIT", "environment", "go_equality", "module", "size_error", "value"]
+
+SIZE_LIMIT = 100_000
+"""cel-go's parser refuses an expression longer than this many code points (``ExpressionSizeCodePointLimit``)."""
+
+
+def size_error(expression: str) -> str | None:
+    """cel-go's parse error for an expression over :data:`SIZE_LIMIT`, or ``None``; checked before parsing,
+    so a hostile expression of megabytes costs nothing (celpy would parse it for seconds)."""
+    if len(expression) <= SIZE_LIMIT:
+        return None
+    return (
+        f"ERROR: <input>:-1:0: expression code point size exceeds limit: size: {len(expression)}, "
+        f"limit {SIZE_LIMIT}"
+    )
 
 
 @functools.cache

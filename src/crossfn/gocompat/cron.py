@@ -248,11 +248,16 @@ def _zone(spec: str) -> tuple[datetime.tzinfo | None, str]:
         return None, spec
     space = spec.find(" ")
     name = spec[spec.index("=") + 1 : space if space >= 0 else len(spec)]
+    rest = spec[space:].strip() if space >= 0 else ""
     try:
-        zone: datetime.tzinfo = datetime.UTC if name in ("", "UTC") else zoneinfo.ZoneInfo(name)
-    except (zoneinfo.ZoneInfoNotFoundError, ValueError) as exc:
-        raise errors.GoError(f"provided bad location {name}: unknown time zone {name}") from exc
-    return zone, spec[space:].strip() if space >= 0 else ""
+        gotime.load_location(
+            name
+        )  # Go's rules and texts: a path is an invalid name, an unknown zone an error
+    except errors.GoError as exc:
+        raise errors.GoError(f"provided bad location {name}: {exc}") from exc
+    if name == "Local":
+        return None, rest  # robfig treats time.Local as the zone of the time it is given
+    return (datetime.UTC if name in ("", "UTC") else zoneinfo.ZoneInfo(name)), rest
 
 
 def parse_standard(spec: str) -> Schedule:

@@ -428,6 +428,8 @@ def _to_json(value: Any) -> Any:
         return int(value)
     if isinstance(value, int) and not isinstance(value, bool) and not -(2**63) <= value < 2**63:
         return float(value)  # a uint64: JSON numbers past int64 decode as float64
+    if isinstance(value, float) and not math.isfinite(value):
+        raise errors.InputError(_yaml_events.not_json(value))
     if value is None or isinstance(value, str | int | float | bool):
         return value
     raise errors.InputError(f"cannot convert {type(value).__name__} to JSON")

@@ -406,11 +406,14 @@ def _add_checked(check: schema_store.SchemaStore, doc: dict[str, Any], file: Pat
 
 
 def _checked_credentials(creds: list[dict[str, Any]], what: str, where: Path | str) -> list[dict[str, Any]]:
+    """``creds``, each a v1 Secret whose values decode, as ``crossplane render`` decodes each into a
+    ``corev1.Secret`` when it loads them (before any function runs, whether a step uses them or not)."""
     for i, c in enumerate(creds):
         if c.get("apiVersion") != "v1" or c.get("kind") != "Secret":
             raise errors.InputError(
                 f"{_wrap(what, where)}: document {i + 1} is a {c.get('kind', '')}, not a v1 Secret"
             )
+        _load.secret_data(c, f"{_wrap(what, where)}: document {i + 1}")
     return creds
 
 

@@ -18,14 +18,13 @@ errors with Crossplane's texts.
 
 from __future__ import annotations
 
-import base64
-import binascii
 from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
-from crossfn.gocompat import yaml_loader
+from crossfn.gocompat import base64 as gobase64
+from crossfn.gocompat import values, yaml_loader
 
 __all__ = ["load_documents", "load_one", "object_at", "parse_value", "secret_data"]
 
@@ -94,19 +93,36 @@ def parse_value(text: str) -> Any:
 
 
 def secret_data(secret: Mapping[str, Any], where: str) -> dict[str, bytes]:
-    """A v1 Secret's data as bytes: base64 ``data``, with ``stringData`` written over it as the API server does."""
+    """A v1 Secret's data as bytes: base64 ``data``, with ``stringData`` written over it as the API server does.
+
+    Values decode as Go's ``corev1.Secret`` does: a ``data`` value is a base64 string (line breaks
+    ignored, as Go's ``encoding/base64``) and a ``stringData`` value a string; null is an empty value.
+    """
     out: dict[str, bytes] = {}
-    data = secret.get("data") or {}
+    data = secret.get("data")
+    if data is None:
+        data = {}
     if not isinstance(data, Mapping):
-        raise errors.InputError(f"{where}: data must be an object")
+        raise errors.InputError(f"{where}: data must be an object, not {values.a_json_type(data)}")
     for k, v in data.items():
+        if v is None:
+            out[k] = b""
+            continue
+        if not isinstance(v, str):
+            raise errors.InputError(f"{where}: data.{k} must be a base64 string, not {values.a_json_type(v)}")
         try:
-            out[k] = base64.b64decode(str(v), validate=True)
-        except (binascii.Error, ValueError) as exc:
+            out[k] = gobase64.std_decode(v)
+        except errors.GoError as exc:
             raise errors.InputError(f"{where}: data.{k} is not base64: {exc}") from exc
-    string_data = secret.get("stringData") or {}
+    string_data = secret.get("stringData")
+    if string_data is None:
+        string_data = {}
     if not isinstance(string_data, Mapping):
-        raise errors.InputError(f"{where}: stringData must be an object")
+        raise errors.InputError(
+            f"{where}: stringData must be an object, not {values.a_json_type(string_data)}"
+        )
     for k, v in string_data.items():
-        out[k] = str(v).encode()
+        if v is not None and not isinstance(v, str):
+            raise errors.InputError(f"{where}: stringData.{k} must be a string, not {values.a_json_type(v)}")
+        out[k] = (v or "").encode()
     return out

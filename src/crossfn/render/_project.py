@@ -31,8 +31,10 @@ into the object to run.
 from __future__ import annotations
 
 import atexit
+import os
 import re
 import shutil
+import stat
 import tempfile
 from collections.abc import Mapping, Sequence
 from pathlib import Path
@@ -40,7 +42,7 @@ from typing import Any
 
 from crossfn import errors, functions
 from crossfn.functions import _registry
-from crossfn.render import _load
+from crossfn.render import _load, _projectfile
 from crossfn.sdk import _loader
 
 __all__ = ["DEFAULT_PROJECT_FILE", "EMBEDDED", "embedded_object", "function_name", "project_functions"]
@@ -88,14 +90,17 @@ def function_name(repository: str, function: str = "") -> str:
 
 
 def _find_project(path: Path) -> Path | None:
-    if path.is_file():
+    """The project file: ``path`` when anything is there (a directory fails to parse, as upstream's), else
+    Upbound's file beside the default name."""
+    if path.exists():
         return path
     if path.name == DEFAULT_PROJECT_FILE and (path.parent / UPBOUND_PROJECT_FILE).is_file():
         return path.parent / UPBOUND_PROJECT_FILE
     return None
 
 
-def _load_project(path: Path) -> dict[str, Any]:
+def _load_project(path: Path) -> Mapping[str, Any]:
+    """The project file's document, checked (``_projectfile``); a Crossplane project's as its Go type decodes."""
     what = f"cannot parse project file {errors.quote(str(path.resolve()))}"
     try:
         doc = _load.load_one(path)
@@ -110,6 +115,10 @@ def _load_project(path: Path) -> dict[str, Any]:
         raise errors.InputError(
             f'{what}: unsupported project kind {errors.quote(str(doc.get("kind") or ""))}, expected "Project"'
         )
+    try:
+        doc = dict(_projectfile.check(doc, upbound=api in _UPBOUND_APIS))
+    except errors.InputError as exc:
+        raise errors.InputError(f"{what}: {exc}") from exc
     spec = _load.object_at(doc, "spec")
     if not str(_load.object_at(doc, "metadata").get("name") or ""):
         raise errors.InputError(f"{what}: invalid project file: name must not be empty")
@@ -200,7 +209,9 @@ def _dependencies(doc: Mapping[str, Any]) -> list[tuple[str, str]]:
     spec = _load.object_at(doc, "spec")
     out = []
     for dep in spec.get("dependencies") or ():
-        xpkg = dep.get("xpkg") if isinstance(dep, Mapping) else None
+        if not isinstance(dep, Mapping):
+            continue  # an Upbound project's: not read (a Crossplane project's were checked)
+        xpkg = dep.get("xpkg")
         if dep.get("type") != "xpkg" or not isinstance(xpkg, Mapping) or xpkg.get("apiOnly"):
             continue
         if xpkg.get("kind") == "Function":
@@ -286,10 +297,25 @@ def embedded_object(function: str, directory: Path, *, crds: Sequence[Mapping[st
     if (directory / "go.mod").is_file():
         raise errors.InputError(f"{what}: a Go function needs building, which crossfn does not do; build its image and "
                                 "run it with the Docker or Development runtime")  # fmt: skip
-    files = [p for p in directory.rglob("*") if p.is_file()]
-    if files and all(p.suffix in (".gotmpl", ".tmpl") for p in files):
+    if _templates_only(directory):
         return _go_templating(directory)
     raise errors.InputError(f"{what}: no suitable builder found")
+
+
+_TEMPLATE_SUFFIXES = (".gotmpl", ".tmpl")
+
+
+def _templates_only(directory: Path) -> bool:
+    """Upstream's go-templating builder match: at least one file, and every file (hidden ones too) a regular
+    ``.gotmpl`` or ``.tmpl`` file; a symbolic link or any other file means no."""
+    found = False
+    for parent, dirs, files in os.walk(directory):
+        for name in [*files, *(d for d in dirs if os.path.islink(os.path.join(parent, d)))]:
+            path = Path(parent) / name
+            if not stat.S_ISREG(path.lstat().st_mode) or path.suffix not in _TEMPLATE_SUFFIXES:
+                return False
+            found = True
+    return found
 
 
 def _kcl(directory: Path, crds: Sequence[Mapping[str, Any]]) -> object:

@@ -146,8 +146,8 @@ def _typed(value: Any, schema: Any) -> Any:
     kind = schema.get("type")
     if kind == "number" and isinstance(value, int):
         return float(value)
-    if kind == "integer" and isinstance(value, float) and value.is_integer():
-        return int(value)
+    if kind == "integer" and isinstance(value, float) and value.is_integer() and -(2**63) <= value < 2**63:
+        return int(value)  # past int64 it stays a double, as the API server's JSON decode leaves it
     return value
 
 

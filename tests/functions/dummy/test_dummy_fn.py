@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
 
-from crossfn import errors
+from crossfn import cli, errors
 from crossfn.functions import dummy
 from crossfn.functions.dummy import _proto
 from crossfn.gocompat import protojson
@@ -89,6 +91,40 @@ def test_merge(
     response: dict[str, Any], request_kw: dict[str, Any], want: dict[str, Any], reason: str
 ) -> None:
     assert _run(V04, _input(response), **request_kw)["desired"] == want, reason
+
+
+def _deep(depth: int) -> Any:
+    value: Any = "bottom"
+    for _ in range(depth):
+        value = {"a": value}
+    return value
+
+
+@pytest.fixture
+def command_recursion_limit() -> Iterator[None]:
+    """The recursion limit every crossfn command runs with (``crossfn function serve``, the controller)."""
+    old = sys.getrecursionlimit()
+    sys.setrecursionlimit(max(old, cli.RECURSION_LIMIT))
+    yield
+    sys.setrecursionlimit(old)
+
+
+@pytest.mark.usefixtures("command_recursion_limit")
+@pytest.mark.parametrize("depth", [40, 500], ids=["PastProtobufsPythonLimit", "Deep"])
+def test_a_deep_response_merges(depth: int) -> None:
+    """Values nested past the 100 message levels protobuf's Python runtime takes in json_format and MergeFrom
+    (about 33 JSON levels) merge as shallow ones: Go's protobuf takes 10,000 levels. (They raised ParseError.)"""
+    deep = _deep(depth)
+    response = {"context": {"d": deep}, "output": {"o": deep},
+                "desired": {"resources": {"a": {"resource": {"spec": deep}, "ready": "READY_TRUE"}}}}  # fmt: skip
+    got = _run(
+        V04, _input(response), desired_resources={"a": {"kind": "A"}, "b": {"kind": "B"}}, context={"k": 1}
+    )
+    assert "results" not in got
+    assert got["context"] == {"k": 1, "d": deep}, "other context keys stay"
+    assert got["output"] == {"o": deep}
+    assert got["desired"]["resources"] == {"a": {"resource": {"spec": deep}, "ready": "READY_TRUE"},
+                                           "b": {"resource": {"kind": "B"}}}, "the entry is replaced whole"  # fmt: skip
 
 
 def test_results_append_and_ttl() -> None:

@@ -30,20 +30,41 @@ def tight() -> Iterator[kcl.Kcl]:
     limits.close()
 
 
+@pytest.fixture(scope="module")
+def deep() -> Iterator[kcl.Kcl]:
+    """``tight`` with a 60 s time limit: a stack overflow takes seconds to reach on a loaded machine."""
+    limits = kcl.Limits(
+        timeout=datetime.timedelta(seconds=60), memory_limit=256 << 20, max_output=64 << 10, workers=1
+    )
+    yield kcl.Kcl(limits=limits)
+    limits.close()
+
+
+@pytest.fixture(scope="module")
+def pools(tight: kcl.Kcl, deep: kcl.Kcl) -> dict[str, kcl.Kcl]:
+    return {"tight": tight, "deep": deep}
+
+
 @pytest.mark.parametrize(
-    ("source", "want"),
+    ("pool", "source", "want"),
     [
-        pytest.param(ENDLESS, "the KCL program exceeded its time limit of 3s and was stopped", id="EndlessLoop"),
-        pytest.param("f = lambda n: int -> int { f(n + 1) }\na = f(1)",
+        pytest.param("tight", ENDLESS, "the KCL program exceeded its time limit of 3s and was stopped",
+                     id="EndlessLoop"),
+        pytest.param("deep", "f = lambda n: int -> int { f(n + 1) }\na = f(1)",
                      "the KCL program crashed the KCL runtime with a stack overflow (unbounded recursion?)",
                      id="UnboundedRecursion"),
-        pytest.param('a = "x" * 2000000000', "the KCL program exceeded its memory limit of 256 MiB", id="HugeString"),
-        pytest.param('items = [{apiVersion: "v1", kind: "A", metadata.name = "n{}".format(i), data.x = "y" * 100} '
+        pytest.param("tight", 'a = "x" * 2000000000', "the KCL program exceeded its memory limit of 256 MiB",
+                     id="HugeString"),
+        pytest.param("tight",
+                     'items = [{apiVersion: "v1", kind: "A", metadata.name = "n{}".format(i), data.x = "y" * 100} '
                      "for i in range(2000)]",
                      "the KCL program's output is 368901 bytes, more than the limit of 65536 bytes", id="HugeOutput"),
     ],
 )  # fmt: skip
-def test_hostile_program_is_one_fatal_line(tight: kcl.Kcl, source: str, want: str) -> None:
+def test_hostile_program_is_one_fatal_line(
+    pools: dict[str, kcl.Kcl], pool: str, source: str, want: str
+) -> None:
+    tight = pools[pool]
     rsp = run(tight, request(source, xr={"apiVersion": "v1", "kind": "X"}))
     [(severity, message)] = results(rsp)
     assert severity == "SEVERITY_FATAL"

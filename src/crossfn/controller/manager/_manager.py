@@ -289,6 +289,7 @@ class Manager:
                 informers.informer(ops.API_VERSION, ops_kind)
         self._transport = packages.FunctionTransport(
             functions_cache, revisions_cache, tls=tls, timeout=s.functions.timeout, metrics=fn_metrics,
+            filesystem_root=s.functions.filesystem_root,
             max_calls=s.functions.max_concurrent_calls,
         )  # fmt: skip
         f = s.functions

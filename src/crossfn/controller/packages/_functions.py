@@ -177,6 +177,12 @@ class FunctionTransport:
     FunctionRevisions; routing reads them on every call (a dict lookup), so an
     annotation added, a package changed or an endpoint written takes effect on
     the next call without a restart.
+
+    Built-ins run here, in the controller's pod, where its service account
+    token lives, so they read only beneath ``filesystem_root`` (nothing without
+    one), and their KCL programs and Python scripts run in sandbox processes the
+    kernel confines (:class:`crossfn.functions.FileAccess`): a Composition cannot
+    make the controller read its own files into composed resources.
     """
 
     def __init__(
@@ -187,8 +193,10 @@ class FunctionTransport:
         tls: engine.TlsConfig | None = None,
         timeout: float = 60.0,
         metrics: engine.Metrics | None = None,
+        filesystem_root: str | None = None,
         max_calls: int = 25,
     ) -> None:
+        self._files = functions.FileAccess.beneath(filesystem_root)
         self._functions = functions_cache
         self._slots = CallSlots(max_calls)
         self._revisions = revisions_cache
@@ -245,7 +253,7 @@ class FunctionTransport:
             return known[1]
         obj = self._objects.get(short)
         if obj is None:
-            obj = self._objects[short] = functions.load(short)
+            obj = self._objects[short] = functions.load(short, files=self._files)
         runner = engine.InProcessRunner({name: obj}, metrics=self._metrics)
         self._inprocess[name] = (short, runner)
         return runner

@@ -94,6 +94,9 @@ def _eval_message(exc: BaseException) -> str:
 def evaluate(expression: str, variables: Mapping[str, Any], proto: str) -> bool:
     """cel-filter's Evaluate: parse, check (a ``bool`` result), evaluate ``expression`` over plain-data variables."""
     env = cel.environment()
+    too_long = cel.size_error(expression)
+    if too_long is not None:
+        raise CelError(f"cannot parse expression: {too_long}")
     try:
         tree = env.compile(expression)
     except Exception as exc:  # celpy raises its parse error, or lark's
@@ -150,7 +153,7 @@ class CelFilter:
             inp = self.sdk.get_input(resource.struct_to_dict(req.input, integers=False), _INPUT)
         except errors.FunctionInputError as exc:
             raise _gosdk.Fatal(f"cannot get filters from {self.sdk.request_type}: {exc}") from exc
-        filters: list[dict[str, Any]] = inp.get("filters") or []
+        filters: list[dict[str, Any]] = [f or {} for f in inp.get("filters") or []]  # null: Go's zero Filter
         variables = {
             "observed": _state(req.observed),
             "desired": _state(req.desired),

@@ -24,9 +24,11 @@ v0.4.0, v0.4.1     function-sdk-go of July 2025: unknown input fields are
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Mapping
 from typing import Any
 
-from google.protobuf import json_format
+from google.protobuf import json_format, struct_pb2
 
 from crossfn import errors
 from crossfn.functions import _gosdk
@@ -68,7 +70,47 @@ class Dummy:
         except errors.GoError as exc:
             self.sdk.fatal(rsp, f"cannot unmarshal RunFunctionResponse from {self.sdk.request_type}: {exc}")
             return
-        rsp.MergeFrom(json_format.ParseDict(overlay, fnv1.RunFunctionResponse()))
+        _merge(rsp, overlay)
+
+
+def _merge(rsp: fnv1.RunFunctionResponse, overlay: Mapping[str, Any]) -> None:
+    """``rsp.MergeFrom(overlay)``, with the Struct values (the context, the output, the resources) filled in place.
+
+    protobuf's Python runtime refuses messages nested more than 100 levels, in ``json_format`` and in
+    ``MergeFrom``, which a Struct reaches at about 33 levels of JSON; Go's protobuf takes 10,000, and so do the
+    requests crossfn decodes (:mod:`crossfn.proto.wire`). So the rest of the response is parsed as protobuf JSON
+    and merged, and each Struct value is filled in place: a Struct's merge replaces the top-level keys it has,
+    as :func:`~crossfn.sdk.resource.fill_struct` does, and a map entry (a desired resource) is replaced whole by
+    the first merge before its resource is filled.
+    """
+    shallow = dict(overlay)
+    structs: list[tuple[Callable[[], struct_pb2.Struct], dict[str, Any]]] = []
+    for key in ("context", "output"):
+        value = shallow.get(key)
+        if isinstance(value, dict):
+            del shallow[key]
+            structs.append((functools.partial(getattr, rsp, key), value))
+    desired = shallow.get("desired")
+    if isinstance(desired, dict):
+        desired = shallow["desired"] = dict(desired)
+        composite = desired.get("composite")
+        if isinstance(composite, dict) and isinstance(composite.get("resource"), dict):
+            composite = desired["composite"] = dict(composite)
+            structs.append((lambda: rsp.desired.composite.resource, composite.pop("resource")))
+        resources = desired.get("resources")
+        if isinstance(resources, dict):
+            resources = desired["resources"] = dict(resources)
+            for name, found in resources.items():
+                if isinstance(found, dict) and isinstance(found.get("resource"), dict):
+                    entry = resources[name] = dict(found)
+                    structs.append((functools.partial(_resource_of, rsp, name), entry.pop("resource")))
+    rsp.MergeFrom(json_format.ParseDict(shallow, fnv1.RunFunctionResponse()))
+    for target, value in structs:
+        resource.fill_struct(target(), value)
+
+
+def _resource_of(rsp: fnv1.RunFunctionResponse, name: str) -> struct_pb2.Struct:
+    return rsp.desired.resources[name].resource
 
 
 compose = Dummy(_gosdk.V0_4_0, _proto.V1)

@@ -90,9 +90,10 @@ class EnvironmentConfigs:
         except errors.FunctionInputError as exc:
             raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
-        sources: list[dict[str, Any]] | None = spec.get("environmentConfigs")
-        if sources is None:
+        found: list[dict[str, Any] | None] | None = spec.get("environmentConfigs")
+        if found is None:
             return
+        sources = [s or {} for s in found]  # a null item is Go's zero EnvironmentSource
         self._require(rsp, sources, _dict(req.observed.composite.resource))
         fetched = _selection.fetched(req, required=self.b.required)
         if not fetched:

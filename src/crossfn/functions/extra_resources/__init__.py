@@ -56,7 +56,8 @@ class ExtraResources:
         except errors.FunctionInputError as exc:
             raise _gosdk.Fatal(f"cannot get Function input from {self.b.sdk.request_type}: {exc}") from exc
         spec: dict[str, Any] = inp.get("spec") or {}
-        sources: list[dict[str, Any]] = spec.get("extraResources") or []
+        # A null item is Go's zero ResourceSource.
+        sources: list[dict[str, Any]] = [s or {} for s in spec.get("extraResources") or []]
         self._require(rsp, sources, _dict(req.observed.composite.resource))
         fetched = _selection.fetched(req, required=self.b.required)
         if not fetched:

@@ -45,7 +45,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
-from crossfn.functions import _gosdk
+from crossfn.functions import _files, _gosdk
 from crossfn.functions.go_templating import _data, _functions, _input, _manifests
 from crossfn.functions.go_templating._release import CURRENT, Release
 from crossfn.gocompat import base64 as gobase64
@@ -210,6 +210,7 @@ class GoTemplating:
     ``rng`` draws ``randomChoice``'s (and Sprig's) random choices, seeded from the clock by default as
     upstream's are; ``default_source`` is the directory v0.12.0 reads when the input names no source
     (by default the ``FUNCTION_GO_TEMPLATING_DEFAULT_SOURCE`` environment variable, as upstream's flag).
+    ``files`` bounds what a FileSystem source reads (the controller's); ``None`` reads what the process can.
     """
 
     def __init__(
@@ -219,12 +220,20 @@ class GoTemplating:
         rng: random.Random | None = None,
         default_source: str | None = None,
         limits: gotemplate.ExecLimits | None = None,
+        files: _files.FileAccess | None = None,
     ) -> None:
         self.release = release
         self._rng = rng
         self._default_source = default_source
         self._limits = limits
+        self._files = files
         self._sprig: dict[str, gofunc.Func] | None = None
+
+    def with_file_access(self, files: _files.FileAccess) -> GoTemplating:
+        """The same function reading only what ``files`` allows (how the controller runs it)."""
+        return GoTemplating(
+            self.release, rng=self._rng, default_source=self._default_source, limits=self._limits, files=files
+        )
 
     def __call__(self, req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
         """Render the input's templates on ``req`` into ``rsp``'s desired state, results and context."""
@@ -247,7 +256,7 @@ class GoTemplating:
                 default = os.environ.get(_input.DEFAULT_SOURCE_ENV, "")
             inp = _input.with_default_source(inp, default)
         try:
-            text = _input.template_text(inp, r, _dict(req.context))
+            text = _input.template_text(inp, r, _dict(req.context), self._files)
         except _input.InputPanic as exc:
             raise _gosdk.Fatal(
                 f"function-go-templating {r.tag} crashes on this input ({exc}): "

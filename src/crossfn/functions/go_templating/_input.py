@@ -10,7 +10,10 @@ from v0.11.0, from a key of the pipeline's environment.
 
 A directory is read from the file system of the process the function runs
 in, as upstream reads its container's: the machine ``crossfn render`` runs
-on, the ``crossfn function serve`` process, or the controller's pod.
+on, or the ``crossfn function serve`` process. In the controller's pod a
+:class:`~crossfn.functions._files.FileAccess` allows only files beneath the
+directory the operator named (links resolved), as upstream's pod sees only the
+ConfigMap mounted into it.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
+from crossfn.functions import _files
 from crossfn.functions.go_templating._release import Release
 from crossfn.gocompat import jsonstruct as js
 from crossfn.gocompat import values
@@ -95,7 +99,7 @@ def decode(req: fnv1.RunFunctionRequest, r: Release) -> Input:
         file_system=v.get("fileSystem"),
         environment=v.get("environment"),
         delims=v.get("delims"),
-        options=list(options) if options is not None else None,
+        options=[o or "" for o in options] if options is not None else None,  # null: Go's ""
     )
 
 
@@ -106,13 +110,15 @@ def with_default_source(inp: Input, default_source: str) -> Input:
     return dataclasses.replace(inp, source="FileSystem", file_system={"dirPath": default_source})
 
 
-def template_text(inp: Input, r: Release, context: Mapping[str, Any]) -> str:
+def template_text(
+    inp: Input, r: Release, context: Mapping[str, Any], files: _files.FileAccess | None = None
+) -> str:
     """The template text the input names; :class:`~crossfn.errors.GoError` with upstream's text, or
-    :class:`InputPanic` where the release crashed."""
+    :class:`InputPanic` where the release crashed. ``files`` bounds what a FileSystem source reads."""
     if inp.source == "Inline":
         return _inline(inp, r)
     if inp.source == "FileSystem":
-        return _file_system(inp, r)
+        return _file_system(inp, r, files)
     if inp.source == "Environment" and r.has_environment_source:
         return _environment(inp, context)
     if inp.source == "":
@@ -137,15 +143,17 @@ def _inline(inp: Input, r: Release) -> str:
     return template
 
 
-def _file_system(inp: Input, r: Release) -> str:
+def _file_system(inp: Input, r: Release, files: _files.FileAccess | None) -> str:
     fs = inp.file_system
     if fs is None and not r.checks_source_fields:
         raise InputPanic("source FileSystem without fileSystem")
     dir_path = str((fs or {}).get("dirPath", ""))
     if r.checks_source_fields and not dir_path:
         raise errors.GoError("fileSystem.dirPath should be provided")
+    if files is not None and files.root is not None and dir_path and not os.path.isabs(dir_path):
+        dir_path = os.path.join(files.root, dir_path)  # confined: relative to the allowed directory
     try:
-        return read_templates(dir_path, r.walk)
+        return read_templates(dir_path, r.walk, files)
     except errors.GoError as exc:
         raise errors.GoError(f"cannot read tmpl from the folder {{{dir_path}}}: {exc}") from exc
 
@@ -182,37 +190,65 @@ def _join(directory: str, name: str) -> str:
 
 
 class _Reader:
-    """Collects the files' text, each followed by a ``---`` line, within :data:`_MAX_TEMPLATE_BYTES`."""
+    """Collects the files' text, each followed by a ``---`` line, within :data:`_MAX_TEMPLATE_BYTES`;
+    only files ``files`` allows, when it is given."""
 
-    def __init__(self) -> None:
+    def __init__(self, files: _files.FileAccess | None) -> None:
         self.parts: list[str] = []
         self.size = 0
+        self.files = files
+
+    def check(self, path: str) -> None:
+        """Refuse a directory ``files`` does not allow (``open <path>: <why>``)."""
+        if self.files is not None:
+            try:
+                self.files.within(path)
+            except _files.FileAccessError as exc:
+                raise errors.GoError(f"open {path}: {exc}") from exc
+
+    @staticmethod
+    def _check_kind(st: os.stat_result, op_path: str) -> None:
+        if stat.S_ISDIR(st.st_mode):
+            raise errors.GoError(f"read {op_path}: is a directory")
+        if not stat.S_ISREG(st.st_mode):
+            raise errors.GoError(f"read {op_path}: not a regular file")
+
+    def _open(self, path: str) -> int:
+        if self.files is None:
+            return os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        try:
+            return self.files.open(path)
+        except _files.FileAccessError as exc:
+            raise errors.GoError(f"open {path}: {exc}") from exc
 
     def read(self, path: str, op_path: str) -> None:
+        # A file's kind is checked before it is opened (opening a device can do things); then on the open
+        # descriptor, in case it changed between.
+        self.check(path)
         try:
-            st = os.stat(path)
-            if stat.S_ISDIR(st.st_mode):
-                raise errors.GoError(f"read {op_path}: is a directory")
-            if not stat.S_ISREG(st.st_mode):
-                raise errors.GoError(f"read {op_path}: not a regular file")
-            self.size += st.st_size
-            if self.size > _MAX_TEMPLATE_BYTES:
-                raise errors.GoError(f"read {op_path}: templates larger than {_MAX_TEMPLATE_BYTES} bytes")
-            with open(path, "rb") as f:
+            self._check_kind(os.stat(path), op_path)
+            with os.fdopen(self._open(path), "rb") as f:
+                st = os.fstat(f.fileno())
+                self._check_kind(st, op_path)
+                self.size += st.st_size
+                if self.size > _MAX_TEMPLATE_BYTES:
+                    raise errors.GoError(f"read {op_path}: templates larger than {_MAX_TEMPLATE_BYTES} bytes")
                 data = f.read(_MAX_TEMPLATE_BYTES + 1)
         except OSError as exc:
             raise _os_error("open", op_path, exc) from exc
         self.parts.append(values.from_bytes(data) + "\n---\n")
 
 
-def read_templates(directory: str, walk: str) -> str:
+def read_templates(directory: str, walk: str, files: _files.FileAccess | None = None) -> str:
     """Every file under ``directory`` in name order, each followed by a ``---`` line (``readTemplates``).
 
     ``walk`` is :attr:`Release.walk`. Files and directories whose names start with a dot are
     skipped (``walkdir`` and ``fs`` do not enter hidden directories; ``walk`` does, and skips only
-    the files). Symbolic links are not followed into directories, as Go's walkers do not.
+    the files). Symbolic links are not followed into directories, as Go's walkers do not. With
+    ``files``, a directory or file it does not allow is ``open <path>: <why>``.
     """
-    reader = _Reader()
+    reader = _Reader(files)
+    reader.check(directory)
     root_op = "open" if walk == "fs" else "lstat"
     try:
         st = os.stat(directory) if walk == "fs" else os.lstat(directory)
@@ -231,6 +267,7 @@ def _visit(path: str, name: str, st: os.stat_result, walk: str, reader: _Reader)
         if not hidden:
             reader.read(path, path)
         return
+    reader.check(path)
     try:
         names = sorted(os.listdir(path), key=lambda n: n.encode("utf-8", "surrogateescape"))
     except OSError as exc:

@@ -27,13 +27,14 @@ import datetime
 import json
 import os
 import re
-from collections.abc import Mapping
+import threading
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 from crossfn import extras as _extras
-from crossfn.functions import _sandbox
+from crossfn.functions import _files, _sandbox
 from crossfn.functions._releases import kcl as _releases
 from crossfn.functions.kcl import _cache, _input, _models, _output, _packages, _params
 from crossfn.proto.v1 import run_function_pb2 as fnv1
@@ -68,6 +69,8 @@ class Limits:
     worker is killed then. ``memory_limit`` is a worker's address space (the
     runtime needs about 100 MiB of it). ``max_output`` bounds the program's
     JSON output. ``workers`` is how many programs may run at once.
+    ``readable``, when given, confines the workers to reading those
+    directories (and the interpreter's files): the controller's pool.
     """
 
     def __init__(
@@ -77,15 +80,32 @@ class Limits:
         memory_limit: int = 1 << 30,
         max_output: int = 16 << 20,
         workers: int = min(4, os.cpu_count() or 1),
+        readable: Sequence[str] | None = None,
     ) -> None:
         self.timeout = timeout.total_seconds()
         self.memory_limit = memory_limit
         self.max_output = max_output
-        self.pool = _sandbox.Pool(_WORKER, size=workers, memory_limit=memory_limit)
+        self._workers = workers
+        self.pool = _sandbox.Pool(_WORKER, size=workers, memory_limit=memory_limit, readable=readable)
+
+    def confined(self, files: _files.FileAccess) -> Limits:
+        """These limits with workers confined to what ``files`` allows; one pool per ``files``, shared."""
+        with _CONFINED_LOCK:
+            found = _CONFINED.get(files)
+            if found is None:
+                found = _CONFINED[files] = Limits(
+                    timeout=datetime.timedelta(seconds=self.timeout), memory_limit=self.memory_limit,
+                    max_output=self.max_output, workers=self._workers, readable=files.readable,
+                )  # fmt: skip
+            return found
 
     def close(self) -> None:
         """Stop the worker processes; a later run starts new ones."""
         self.pool.close()
+
+
+_CONFINED: dict[_files.FileAccess, Limits] = {}
+_CONFINED_LOCK = threading.Lock()
 
 
 class _Failed(errors.CrossfnError):
@@ -101,7 +121,10 @@ class Kcl:
     :class:`Kcl` whose default source is its directory. ``packages`` supplies
     KCL packages by name where a ``kcl.mod`` path dependency is missing (the
     models of a project). Relative local sources are found from ``base_dir``
-    (default: the working directory, as upstream's process).
+    (default: the working directory, as upstream's process). ``files`` (the
+    controller's) bounds every file the function and its programs read:
+    sources, settings, dependencies and ``file.read`` must lie beneath its root,
+    relative paths are taken from there, and programs run in confined workers.
     """
 
     def __init__(
@@ -112,12 +135,24 @@ class Kcl:
         default_source: str | None = None,
         packages: Mapping[str, Path] | None = None,
         base_dir: Path | None = None,
+        files: _files.FileAccess | None = None,
     ) -> None:
         self.behaviour = behaviour
         self.limits = limits if limits is not None else Limits()
         self._default_source = default_source
         self._packages = dict(packages or {})
         self._base_dir = base_dir
+        self._files = files
+        if files is not None:
+            self.limits = self.limits.confined(files)
+            self._base_dir = files.root
+
+    def with_file_access(self, files: _files.FileAccess) -> Kcl:
+        """The same function reading only what ``files`` allows, its programs in confined workers (the controller's)."""
+        return Kcl(
+            self.behaviour, limits=self.limits, default_source=self._default_source, packages=self._packages,
+            files=files,
+        )  # fmt: skip
 
     def embedded(self, directory: Path, *, packages: Mapping[str, Path] | None = None) -> Kcl:
         """The same function with ``directory`` (a KCL module) as the default source: an embedded project function."""
@@ -175,7 +210,10 @@ class Kcl:
     def _job(self, inp: _input.Input, all_params: Mapping[str, Any], notes: list[str]) -> dict[str, Any]:
         """The worker's job for the input; what the user should know about the packages taken goes in ``notes``."""
         base = self._base_dir or Path.cwd()
+        allowed = self._allowed
         path = self._source(inp.source, notes)
+        if path is not None:
+            path = allowed(path, "source")
         inline = path is None
         user_arguments = self.behaviour.inline_arguments or not inline or inp.config.vendor
         job: dict[str, Any] = {
@@ -186,23 +224,38 @@ class Kcl:
                 "show_hidden": inp.config.show_hidden, "strict_range_check": inp.config.strict_range_check,
                 "debug": inp.config.debug,
             },
-            "settings": [str(base / s) for s in inp.config.settings],
+            "settings": [str(allowed(base / s, "settings file")) for s in inp.config.settings],
             "max_output": self.limits.max_output,
         }  # fmt: skip
         packages: dict[str, str] = {}
         if path is None:
             job.update(code=inp.source, files=[], work_dir="")
         elif path.is_dir():
-            packages = _packages.from_kcl_mod(path, notes=notes, supplied=self._packages)
+            packages = _packages.from_kcl_mod(path, notes=notes, supplied=self._packages, allowed=allowed)
             job.update(code=None, files=_packages.entries(path), work_dir=str(path))
         else:
-            packages = _packages.from_kcl_mod(path.parent, notes=notes, supplied=self._packages)
+            packages = _packages.from_kcl_mod(
+                path.parent, notes=notes, supplied=self._packages, allowed=allowed
+            )
             job.update(code=None, files=[str(path)], work_dir=str(path.parent))
         packages.update(
-            _packages.from_text(inp.dependencies, base=base, notes=notes, supplied=self._packages)
+            _packages.from_text(
+                inp.dependencies, base=base, notes=notes, supplied=self._packages, allowed=allowed
+            )
         )
         job["pkgs"] = sorted(packages.items())
         return job
+
+    def _allowed(self, path: Path, what: str) -> Path:
+        """``path`` when this function may read it (always, without :class:`~crossfn.functions._files.FileAccess`)."""
+        if self._files is None:
+            return path
+        try:
+            return Path(self._files.within(path))
+        except _files.FileAccessError as exc:
+            raise errors.FunctionInputError(
+                f"cannot read KCL {what} {errors.quote(str(path))}: {exc}"
+            ) from exc
 
     async def _program(
         self, inp: _input.Input, all_params: Mapping[str, Any], rsp: fnv1.RunFunctionResponse
@@ -231,7 +284,10 @@ class Kcl:
         except _sandbox.SandboxError as exc:
             raise _Failed(f"{_RUN_FAILED}{exc}") from exc
         if "error" in reply:
-            raise _Failed(f"{_RUN_FAILED}{one_line(str(reply['error']))}")
+            message = one_line(str(reply["error"]))
+            if self._files is not None and "Permission denied (os error 13)" in message:
+                message += f" ({self._files.sandbox_note()})"
+            raise _Failed(f"{_RUN_FAILED}{message}")
         if "too_large" in reply:
             raise _Failed(
                 f"{_RUN_FAILED}the KCL program's output is {reply['too_large']} bytes, more than the limit of "

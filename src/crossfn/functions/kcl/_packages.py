@@ -19,7 +19,9 @@ names each external package's directory. A dependency (``kcl.mod``'s
 Anything else needs the network, which a built-in function never reaches: one
 :class:`crossfn.errors.FunctionInputError` names the dependency, the directory
 crossfn looked in and how to vendor it. Dependencies of dependencies are
-followed through their own ``kcl.mod``. ``kcl.mod.lock`` is not read: kpm
+followed through their own ``kcl.mod``. Every path read passes through
+``allowed`` (the function's file access: in the controller, only beneath the
+directory the operator allows), which returns it or raises. ``kcl.mod.lock`` is not read: kpm
 resolves from ``kcl.mod`` too, and the lock only records checksums.
 
 A module directory runs its ``[profile] entries`` (relative to it) when it
@@ -31,14 +33,21 @@ applied; a ``.yaml`` entry is refused rather than ignored.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
 from crossfn import errors
 from crossfn.functions.kcl import _cache
 
-__all__ = ["entries", "from_kcl_mod", "from_text"]
+__all__ = ["Allowed", "entries", "from_kcl_mod", "from_text"]
+
+Allowed = Callable[[Path, str], Path]
+"""``allowed(path, what)``: the path to read, or FunctionInputError naming ``what`` when it may not be read."""
+
+
+def _anything(path: Path, what: str) -> Path:
+    return path
 
 
 def _version(spec: object) -> str:
@@ -76,9 +85,11 @@ def _add_command(name: str, spec: object, version: str) -> str:
     return f"kcl mod add {name}:{version}" if version else f"kcl mod add {name}"
 
 
-def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], notes: list[str]) -> Path:
+def _locate(
+    name: str, spec: object, base: Path, supplied: Mapping[str, Path], notes: list[str], *, allowed: Allowed
+) -> Path:
     if isinstance(spec, Mapping) and isinstance(spec.get("path"), str):
-        path = (base / str(spec["path"])).resolve()
+        path = allowed((base / str(spec["path"])).resolve(), f"dependency {errors.quote(name)} from")
         if path.is_dir() and any(path.iterdir()):
             return path
         if name in supplied:
@@ -98,7 +109,7 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], n
                 f"cannot resolve KCL dependency {errors.quote(name)}: {errors.quote(str(stored))} is not a name in "
                 "the KCL package cache"
             )
-        cached = cache / stored
+        cached = allowed(cache / stored, f"dependency {errors.quote(name)} from")
         if cached.is_dir():
             return cached
         looked = str(cached)
@@ -110,12 +121,13 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], n
     else:
         found = _cache.newest_dependency(name)
         if found is not None:
+            taken = allowed(found[1], f"dependency {errors.quote(name)} from")
             notes.append(
                 f"KCL dependency {errors.quote(name)} names no version: kpm fetches the newest from {_where(spec)}, "
                 f"which built-in functions cannot ask for; used {found[0]}, the newest version in the KCL package "
                 f"cache ({found[1].name})"
             )
-            return found[1]
+            return taken
         looked = f"no version in {cache / f'{name}_<version>'}"
     raise errors.FunctionInputError(
         f"cannot resolve KCL dependency {errors.quote(name)} from {_where(spec)}: built-in functions do not reach "
@@ -126,16 +138,25 @@ def _locate(name: str, spec: object, base: Path, supplied: Mapping[str, Path], n
 
 
 def _resolve(
-    deps: Mapping[str, Any], base: Path, supplied: Mapping[str, Path], out: dict[str, str], notes: list[str]
+    deps: Mapping[str, Any],
+    base: Path,
+    supplied: Mapping[str, Path],
+    out: dict[str, str],
+    notes: list[str],
+    *,
+    allowed: Allowed,
 ) -> None:
     for name, spec in deps.items():
         if name in out:
             continue
-        path = _locate(str(name), spec, base, supplied, notes)
+        path = _locate(str(name), spec, base, supplied, notes, allowed=allowed)
         out[str(name)] = str(path)
         nested = path / "kcl.mod"
         if nested.is_file():
-            _resolve(_dependencies(nested.read_text(), f"{nested}"), path, supplied, out, notes)
+            nested = allowed(nested, "kcl.mod")
+            _resolve(
+                _dependencies(nested.read_text(), f"{nested}"), path, supplied, out, notes, allowed=allowed
+            )
 
 
 def _dependencies(text: str, what: str) -> Mapping[str, Any]:
@@ -150,7 +171,12 @@ def _dependencies(text: str, what: str) -> Mapping[str, Any]:
 
 
 def from_text(
-    text: str, *, base: Path, notes: list[str], supplied: Mapping[str, Path] = {}
+    text: str,
+    *,
+    base: Path,
+    notes: list[str],
+    supplied: Mapping[str, Path] = {},
+    allowed: Allowed = _anything,
 ) -> dict[str, str]:
     """The packages of ``spec.dependencies`` (``kcl.mod``'s ``[dependencies]`` lines), by name; paths relative to ``base``.
 
@@ -159,17 +185,27 @@ def from_text(
     if not text.strip():
         return {}
     out: dict[str, str] = {}
-    _resolve(_dependencies(f"[dependencies]\n{text}", "spec.dependencies"), base, supplied, out, notes)
+    _resolve(
+        _dependencies(f"[dependencies]\n{text}", "spec.dependencies"),
+        base,
+        supplied,
+        out,
+        notes,
+        allowed=allowed,
+    )
     return out
 
 
-def from_kcl_mod(directory: Path, *, notes: list[str], supplied: Mapping[str, Path] = {}) -> dict[str, str]:
+def from_kcl_mod(
+    directory: Path, *, notes: list[str], supplied: Mapping[str, Path] = {}, allowed: Allowed = _anything
+) -> dict[str, str]:
     """The packages a KCL module directory's ``kcl.mod`` needs, by name (none without a ``kcl.mod``); notes as :func:`from_text`."""
     mod = directory / "kcl.mod"
     if not mod.is_file():
         return {}
+    mod = allowed(mod, "kcl.mod")
     out: dict[str, str] = {}
-    _resolve(_dependencies(mod.read_text(), str(mod)), directory, supplied, out, notes)
+    _resolve(_dependencies(mod.read_text(), str(mod)), directory, supplied, out, notes, allowed=allowed)
     return out
 
 

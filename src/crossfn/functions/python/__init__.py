@@ -43,7 +43,7 @@ import os
 from pathlib import Path
 
 from crossfn import errors
-from crossfn.functions import _sandbox
+from crossfn.functions import _files, _sandbox
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import response
 
@@ -64,6 +64,11 @@ class Python:
     parent waits before killing a sandbox stuck in a C call.
     ``memory_limit`` is the sandbox's address space, ``max_output`` the
     serialized response's size, ``workers`` how many scripts run at once.
+    The sandbox is confined by the kernel too (Landlock) where it can be: it
+    may read only the interpreter's files, whatever a script does to escape the
+    audit hook (the stdlib's native modules run processes and write files
+    without an audit event). With ``files`` (the controller's) that is required:
+    without Landlock the script is refused, never run unconfined.
     """
 
     def __init__(
@@ -75,12 +80,25 @@ class Python:
         memory_limit: int = 1 << 30,
         max_output: int = 4 << 20,
         workers: int = min(4, os.cpu_count() or 1),
+        files: _files.FileAccess | None = None,
     ) -> None:
         self._release = release
+        self._settings = (timeout, grace, memory_limit, max_output, workers)
+        self._required = files is not None
         self._timeout = timeout.total_seconds()
         self._hard_timeout = self._timeout + grace.total_seconds()
         self._max_output = max_output
-        self._pool = _sandbox.Pool(_WORKER, size=workers, memory_limit=memory_limit)
+        self._pool = _sandbox.Pool(
+            _WORKER, size=workers, memory_limit=memory_limit, readable=(), required=self._required
+        )
+
+    def with_file_access(self, files: _files.FileAccess) -> Python:
+        """The same function with its sandbox confined by the kernel (how the controller runs it)."""
+        timeout, grace, memory_limit, max_output, workers = self._settings
+        return Python(
+            self._release, timeout=timeout, grace=grace, memory_limit=memory_limit, max_output=max_output,
+            workers=workers, files=files,
+        )  # fmt: skip
 
     def close(self) -> None:
         """Stop the sandbox processes; a later call starts new ones."""

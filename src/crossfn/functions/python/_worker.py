@@ -21,8 +21,11 @@ release: ``exec`` of the script into a module named ``script``, then
   bind, send and name look-ups, opening a file for writing or outside the
   interpreter's own paths (imports still work), listing such directories,
   processes (``subprocess``, ``os.system``, ``exec``, ``fork``, ``kill``),
-  file-system changes and ``ctypes``. An audit hook refuses what a script
-  asks through Python; it is no boundary against native code, which is why
+  file-system changes, ``ctypes``, ``readline`` and SQLite database files. An
+  audit hook refuses what a script asks through Python; it is no boundary
+  against native code (``_posixsubprocess`` starts processes with no event),
+  which is why this process is also confined by the kernel where it can be
+  (``crossfn.functions._landlock``, started by the sandbox pool), and why
   ``--no-exec`` refuses function-python altogether (docs/security.md).
 """
 
@@ -111,6 +114,7 @@ _CHANGES = (
     "os.startfile",
     "webbrowser.",
 )
+_NATIVE_FILE_MODULES = frozenset({"readline"})
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_APPEND | os.O_TRUNC
 
 
@@ -149,6 +153,14 @@ def _audit_hook(roots: Sequence[str]) -> Callable[[str, tuple[Any, ...]], None]:
             )
         elif event.startswith(_CHANGES):
             raise PermissionError(f"crossfn runs function-python scripts without this operation ({event})")
+        elif (event == "import" and args[0] in _NATIVE_FILE_MODULES) or (
+            event == "sqlite3.connect" and os.fsdecode(args[0]) not in ("", ":memory:")
+        ):
+            # Native code that reads or writes files with no "open" event: readline's history files,
+            # a SQLite database file.
+            raise PermissionError(
+                f"crossfn runs function-python scripts without file access ({event} {args[0]!r})"
+            )
 
     return hook
 

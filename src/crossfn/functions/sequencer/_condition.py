@@ -73,6 +73,9 @@ def _program(expr: str) -> Any:
         env = cel.environment()
     except errors.MissingExtraError as exc:
         raise ConditionError(f"cannot parse CEL condition: {exc}") from exc
+    too_long = cel.size_error(expr)
+    if too_long is not None:
+        raise ConditionError(f"cannot parse CEL condition: {too_long}")
     try:
         return env.program(env.compile(expr))
     except Exception as exc:  # celpy raises parser- and lark-specific errors

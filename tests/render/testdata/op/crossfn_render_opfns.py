@@ -64,5 +64,14 @@ def reports(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None
     response.set_context_key(rsp, "example.org/checked", len(nodes))
 
 
+def applies_infinity(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
+    """Apply a resource holding a number Go's JSON (and so its YAML) cannot write."""
+    response.set_desired_composed_resource(
+        rsp,
+        "huge",
+        {"apiVersion": "v1", "kind": "ConfigMap", "metadata": {"name": "huge"}, "x": float("inf")},
+    )
+
+
 def fails(req: fnv1.RunFunctionRequest, rsp: fnv1.RunFunctionResponse) -> None:
     response.fatal(rsp, "cannot reach the cluster")
