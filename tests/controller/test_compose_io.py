@@ -7,6 +7,7 @@ events.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 from collections.abc import Awaitable, Callable, Mapping
 from typing import Any
@@ -200,6 +201,24 @@ async def test_skips_only_applies_the_server_would_not_act_on(case: SkipCase) ->
         )
 
 
+async def test_a_compose_reads_cached_objects_without_changing_them() -> None:
+    """The observed resources are the cache's own objects (not copied): nothing a reconcile does may change
+    them, or every later reader of the cache would see the change."""
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api)
+    xr_reconciler = reconciler(api, informers)
+    api.put(fx.xr())
+    await xr_reconciler.reconcile("team/b")  # creates them; the next ones observe them
+    cached = {r: composed(api, r) for r in ("a", "b")}
+    before = copy.deepcopy(cached)
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    await xr_reconciler.reconcile("team/b")
+    assert not [w for w in api.writes() if w[1] == "ConfigMap"], "nothing to apply: the cached objects stay"
+    assert {r: composed(api, r) for r in ("a", "b")} == before
+    assert all(composed(api, r) is cached[r] for r in ("a", "b")), "the very objects the cache held"
+
+
 async def test_a_refused_apply_is_not_remembered() -> None:
     api, _, _ = fx.setup()
     informers = ApiInformers(api)
@@ -320,3 +339,29 @@ async def test_an_existing_object_is_adopted_only_when_allowed(case: Adoption) -
         await xr_reconciler.reconcile("team/b")
     cm = await api.get("v1", "ConfigMap", "taken", "team")
     assert cm is not None and cm["data"]["size"] == case.want_size
+
+
+@pytest.mark.parametrize(
+    ("unwatched", "want_gets", "reason"),
+    [
+        pytest.param((), [], "a watched kind's cache answers, a miss included: no GET per new object", id="watched"),
+        pytest.param((CONFIGMAP,), [("get", "ConfigMap", "taken")], "an unwatched kind is read live", id="unwatched"),
+    ],
+)  # fmt: skip
+async def test_the_ownership_check_reads_the_cache_of_a_watched_kind(
+    unwatched: tuple[tuple[str, str], ...], want_gets: list[tuple[str, str, str]], reason: str
+) -> None:
+    api, _, _ = fx.setup()
+    informers = ApiInformers(api, unwatched)
+    informers.informer(*CONFIGMAP)
+    runner = engine.build_runner(engine.InProcessRunner({"fn": _desire_taken}))
+    xr_reconciler = _composite.CompositeReconciler(
+        api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(),
+        settings=_composite.CompositeSettings(realtime=False), clock=lambda: fx.T0,
+    )  # fmt: skip
+    api.put(fx.xr())
+    api.calls.clear()
+    await xr_reconciler.reconcile("team/b")
+    assert [c for c in api.calls if c[:2] == ("get", "ConfigMap")] == want_gets, reason
+    cm = await api.get("v1", "ConfigMap", "taken", "team")
+    assert cm is not None and cm["data"]["size"] == "big", "created either way"

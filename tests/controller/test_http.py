@@ -367,6 +367,21 @@ def header(head: bytes, name: bytes) -> bytes | None:
 
 
 @pytest.mark.parametrize(
+    ("params", "want", "reason"),
+    [
+        pytest.param({"force": "true", "a-b_c.d~e": "F0"}, "force=true&a-b_c.d~e=F0", "unreserved characters as they are", id="plain"),
+        pytest.param({"fieldManager": "x.io/composed/ab"}, "fieldManager=x.io%2Fcomposed%2Fab", "'/' is encoded", id="slash"),
+        pytest.param({"labelSelector": "a=b,c in (d e),!f"}, "labelSelector=a%3Db%2Cc+in+%28d+e%29%2C%21f", "a space is '+'", id="selector"),
+        pytest.param({"q": "é\n%"}, "q=%C3%A9%0A%25", "UTF-8 bytes and controls percent-encoded", id="utf8"),
+        pytest.param({}, "", "nothing", id="empty"),
+    ],
+)  # fmt: skip
+def test_query_is_form_encoded(params: dict[str, str], want: str, reason: str) -> None:
+    """What ``urllib.parse.urlencode`` gives, which the API server decodes."""
+    assert _http.query(params) == want, reason
+
+
+@pytest.mark.parametrize(
     ("base", "path", "params", "want_target", "reason"),
     [
         pytest.param(

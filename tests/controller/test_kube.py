@@ -279,6 +279,26 @@ async def test_watch_yields_events_and_bookmarks() -> None:
     await api.close()
 
 
+async def chunks_of(*parts: bytes) -> AsyncIterator[bytes]:
+    for part in parts:
+        yield part
+
+
+@pytest.mark.parametrize(
+    ("chunks", "want", "reason"),
+    [
+        pytest.param([b'{"a":1}\n{"b":2}\n'], [b'{"a":1}', b'{"b":2}'], "two lines in one chunk", id="one-chunk"),
+        pytest.param([b'{"a"', b":1", b'}\n{"b":2}\n'], [b'{"a":1}', b'{"b":2}'], "a line over three chunks", id="split"),
+        pytest.param([b'{"a":1}\n', b"\n", b'\r\n{"b":2}'], [b'{"a":1}', b'{"b":2}'],
+                     "blank lines skipped; the last line needs no newline", id="blank"),
+        pytest.param([b'{"a":1}\r\n'], [b'{"a":1}\r'], "a CR stays: JSON reads it as whitespace", id="crlf"),
+        pytest.param([b"", b"\n"], [], "nothing", id="empty"),
+    ],
+)  # fmt: skip
+async def test_watch_stream_lines(chunks: list[bytes], want: list[bytes], reason: str) -> None:
+    assert [line async for line in _kube._lines(chunks_of(*chunks))] == want, reason
+
+
 async def test_watch_error_event_410_is_gone() -> None:
     """A 410 inside the stream (an ERROR event) is raised as Gone, like a 410 status."""
     api = mock_api(

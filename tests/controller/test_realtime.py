@@ -73,6 +73,28 @@ def test_forget() -> None:
     assert deps.requirements("team/b") == {}
 
 
+def test_record_replaces_what_the_xr_depended_on() -> None:
+    """A second record drops the kinds and selectors the XR no longer has: their events wake nothing."""
+    deps = _realtime.Dependencies("example.org/v1", "XBucket", namespaced=True)
+    secret = {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "s", "namespace": "team"}}
+    orphan = {"apiVersion": "v1", "kind": "ConfigMap",
+              "metadata": {"name": "x", "namespace": "team", "labels": {"crossplane.io/composite": "b"}}}  # fmt: skip
+    deps.record(
+        "team/b",
+        [{"apiVersion": "v1", "kind": "ConfigMap"}],
+        [_realtime.Selector("v1", "Secret", name="s")],
+        {},
+    )
+    deps.record("team/c", [{"apiVersion": "v1", "kind": "ConfigMap"}], [], {})
+    assert (deps.dependants(secret), deps.dependants(orphan)) == ({"team/b"}, {"team/b"})
+    deps.record("team/b", [], [], {})
+    assert deps.dependants(secret) == set(), "the selector was dropped"
+    assert deps.dependants(orphan) == {"team/b"}, "another XR still composes ConfigMaps"
+    deps.forget("team/c")
+    assert deps.dependants(orphan) == set(), "no XR composes ConfigMaps any more"
+    assert deps.kinds() == set()
+
+
 class WatchMetrics(_metrics.NoMetrics):
     """Counts of ``engine_watches_*`` by (controller, type)."""
 

@@ -197,6 +197,12 @@ QUOTE = [
     pytest.param("\U0001f600", '"\U0001f600"', "printable astral", id="Astral"),
     pytest.param("\U000e0001", '"\\U000e0001"', "non-printable astral", id="AstralEscape"),
     pytest.param("a\udce2", '"a\\xe2"', "an invalid byte", id="InvalidByte"),
+    pytest.param(
+        " ~az09-./:", '" ~az09-./:"', "printable ASCII stands for itself (the fast path)", id="Plain"
+    ),
+    pytest.param("", '""', "empty", id="Empty"),
+    pytest.param("tab\there", '"tab\\there"', "ASCII but not printable: escaped", id="AsciiTab"),
+    pytest.param("a\x7fb", '"a\\x7fb"', "DEL is ASCII but not printable", id="AsciiDel"),
 ]
 
 

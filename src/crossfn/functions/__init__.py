@@ -21,6 +21,7 @@ FunctionRevision.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib
 from collections.abc import Mapping
 
@@ -117,8 +118,12 @@ def _is_host(part: str) -> bool:
     return "." in part or ":" in part or part == "localhost"
 
 
+@functools.lru_cache(maxsize=1024)
 def resolve(package: str) -> Decision | None:
     """The decision for a Function's ``spec.package``; None when it is no built-in's upstream package.
+
+    A pure function of ``package`` over the fixed release tables, so it is cached: the
+    controller routes every function call through it.
 
     ``xpkg.crossplane.io/crossplane-contrib/function-auto-ready:v0.7.0`` and
     the same on any other registry (or none) are auto-ready's package; a fork

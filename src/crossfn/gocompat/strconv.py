@@ -353,6 +353,8 @@ def is_print(r: int) -> bool:
 
 def quote(s: str, *, ascii_only: bool = False) -> str:
     """Go's ``strconv.Quote`` (``QuoteToASCII`` with ``ascii_only``); invalid bytes become ``\\xNN``."""
+    if s.isascii() and s.isprintable() and '"' not in s and "\\" not in s:
+        return f'"{s}"'  # printable ASCII but the quote and backslash: each rune stands for itself
     out = ['"']
     for ch in s:
         code = ord(ch)

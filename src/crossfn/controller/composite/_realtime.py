@@ -36,6 +36,7 @@ reconciled once anyway, which rebuilds them.
 
 from __future__ import annotations
 
+import collections
 import dataclasses
 import logging
 from collections.abc import Callable, Iterable, Mapping
@@ -101,6 +102,9 @@ class Dependencies:
         self._composed: dict[str, set[Kind]] = {}
         self._required: dict[str, set[Selector]] = {}
         self._requirements: dict[str, Mapping[str, fnv1.Requirements]] = {}
+        # Indexes by kind, so an event costs the XRs that care about its kind, not every XR.
+        self._composers: collections.Counter[Kind] = collections.Counter()
+        self._requiring: dict[Kind, dict[str, set[Selector]]] = {}
 
     def record(
         self,
@@ -110,10 +114,28 @@ class Dependencies:
         requirements: Mapping[str, fnv1.Requirements],
     ) -> set[Kind]:
         """Remember what the XR ``key`` depends on now; returns every kind it depends on."""
-        self._composed[key] = {(str(o.get("apiVersion") or ""), str(o.get("kind") or "")) for o in composed}
-        self._required[key] = set(required)
+        self._unindex(key)
+        kinds = {(str(o.get("apiVersion") or ""), str(o.get("kind") or "")) for o in composed}
+        selectors = set(required)
+        self._composed[key] = kinds
+        self._required[key] = selectors
         self._requirements[key] = dict(requirements)
-        return self._composed[key] | {(s.api_version, s.kind) for s in self._required[key]}
+        self._composers.update(kinds)
+        for s in selectors:
+            self._requiring.setdefault((s.api_version, s.kind), {}).setdefault(key, set()).add(s)
+        return kinds | {(s.api_version, s.kind) for s in selectors}
+
+    def _unindex(self, key: str) -> None:
+        """Take the XR ``key``'s composed kinds and selectors out of the indexes."""
+        self._composers.subtract(self._composed.get(key, ()))
+        for kind in self._composed.get(key, ()):
+            if self._composers[kind] <= 0:
+                del self._composers[kind]
+        for kind in {(s.api_version, s.kind) for s in self._required.get(key, ())}:
+            by_key = self._requiring.get(kind, {})
+            by_key.pop(key, None)
+            if not by_key:
+                self._requiring.pop(kind, None)
 
     def kinds(self) -> set[Kind]:
         """Every kind some XR depends on now (Crossplane's tracker's ``GVKs``)."""
@@ -125,6 +147,7 @@ class Dependencies:
         return out
 
     def forget(self, key: str) -> None:
+        self._unindex(key)
         self._composed.pop(key, None)
         self._required.pop(key, None)
         self._requirements.pop(key, None)
@@ -138,16 +161,14 @@ class Dependencies:
         meta = obj.get("metadata") or {}
         namespace = str(meta.get("namespace") or "") if self._namespaced else ""
         out: set[str] = set()
+        kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
         owner = self._controller(obj)
         if owner is not None:
             out.add(xr_key(namespace, owner))
-        elif (root := (meta.get("labels") or {}).get(_metadata.LABEL_COMPOSITE)) and self._is_composed_kind(
-            obj
-        ):
+        elif (root := (meta.get("labels") or {}).get(_metadata.LABEL_COMPOSITE)) and kind in self._composers:
             out.add(xr_key(namespace, str(root)))
-        kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
-        for key, selectors in self._required.items():
-            if any((s.api_version, s.kind) == kind and s.matches(obj) for s in selectors):
+        for key, selectors in self._requiring.get(kind, {}).items():
+            if any(s.matches(obj) for s in selectors):
                 out.add(key)
         return out
 
@@ -161,10 +182,6 @@ class Dependencies:
                 return str(ref.get("name") or "")
             return None
         return None
-
-    def _is_composed_kind(self, obj: Mapping[str, Any]) -> bool:
-        kind = (str(obj.get("apiVersion") or ""), str(obj.get("kind") or ""))
-        return any(kind in kinds for kinds in self._composed.values())
 
 
 class Watches:

@@ -59,6 +59,22 @@ _HEAD_LIMIT = 1 << 20
 _PATH_SAFE = re.compile(r"[A-Za-z0-9._~/:@!$&'()*+,;=-]*")
 """A path made only of these characters is sent as it is; any other is percent-encoded first."""
 
+_QUERY_ESCAPES = {c: f"%{c:02X}" for c in range(128) if not (chr(c).isalnum() or chr(c) in "_.-~")} | {
+    32: "+"
+}
+"""``urllib.parse.quote_plus`` of an ASCII text as one ``str.translate`` table."""
+
+
+def _query_text(text: str) -> str:
+    return text.translate(_QUERY_ESCAPES) if text.isascii() else urllib.parse.quote_plus(text)
+
+
+def query(params: Mapping[str, str]) -> str:
+    """``urllib.parse.urlencode(params)``, at a fraction of its CPU for the ASCII names and values
+    every request carries (a field manager, ``force``, a label selector)."""
+    return "&".join(f"{_query_text(k)}={_query_text(str(v))}" for k, v in params.items())
+
+
 _Key = tuple[str, str, int]
 """scheme, host, port."""
 
@@ -348,7 +364,7 @@ class Http11Client:
         """
         target = self._prefix + (path if _PATH_SAFE.fullmatch(path) else urllib.parse.quote(path))
         if params:
-            target += "?" + urllib.parse.urlencode(params)
+            target += "?" + query(params)
         extra = b""
         if body is not None:
             extra = b"Content-Type: %s\r\nContent-Length: %d\r\n" % (
