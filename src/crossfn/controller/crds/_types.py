@@ -33,6 +33,7 @@ Kubernetes definitions it is given (:mod:`._k8s`).
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, ClassVar
@@ -91,7 +92,7 @@ IMMUTABLE = Rule("self == oldSelf", "Value is immutable")
 _MISSING: Any = object()
 
 
-class Field:
+class Field(abc.ABC):
     """A field of a :class:`Struct`: its type's schema and the markers on the field."""
 
     def __init__(
@@ -112,9 +113,9 @@ class Field:
         self.nullable = nullable
         self.extra = {_camel(k): v for k, v in extra.items()}
 
+    @abc.abstractmethod
     def base(self, k8s: K8sResolver) -> Schema:
         """The schema of the field's type, before the field's own markers."""
-        raise NotImplementedError
 
     def schema(self, k8s: K8sResolver) -> Schema:
         out = self.base(k8s)

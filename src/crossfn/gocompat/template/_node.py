@@ -9,6 +9,7 @@ back, so the tree round-trips through its own text.
 
 from __future__ import annotations
 
+import abc
 import dataclasses
 from typing import Any
 
@@ -57,7 +58,7 @@ class Tree:
     root: ListNode | None = None
 
 
-class Node:
+class Node(abc.ABC):
     """A node of the tree: ``pos`` indexes the text, ``tree`` is the tree it was parsed into."""
 
     __slots__ = ("pos", "tree")
@@ -66,8 +67,9 @@ class Node:
         self.tree = tree
         self.pos = pos
 
+    @abc.abstractmethod
     def write(self, out: list[str], quote_text: bool) -> None:
-        raise NotImplementedError
+        """Append the node's source text as Go's ``String`` methods write it."""
 
     def __str__(self) -> str:
         out: list[str] = []
