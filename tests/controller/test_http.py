@@ -767,3 +767,94 @@ async def test_a_stream_cancelled_in_its_tls_handshake_closes_its_socket() -> No
         await http.aclose()
         listening.close()
         await listening.wait_closed()
+
+
+# -- deadlines -------------------------------------------------------------------------------------
+
+HANG = None
+"""In a :class:`Paced` script: never answer (until the client hangs up)."""
+
+
+@dataclasses.dataclass
+class Paced:
+    """A server answering each request of one connection after a pause, or never (:data:`HANG`)."""
+
+    script: list[tuple[float, bytes | None]]
+    connections: int = 0
+    hung_up: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while self.script:
+                await reader.readuntil(b"\r\n\r\n")
+                pause, answer = self.script.pop(0)
+                if answer is HANG:
+                    while await reader.read(1024):
+                        pass
+                    break
+                await asyncio.sleep(pause)
+                writer.write(answer)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            self.hung_up.set()
+            writer.close()
+
+
+@pytest.mark.parametrize(
+    ("script", "timeout", "idle", "want", "want_connections", "reason"),
+    [
+        pytest.param(
+            [(0.0, HANG)], 0.25, 0.0, ["ReadTimeout"], 1,
+            "a server that never answers: the request fails at its deadline", id="no-answer",
+        ),
+        pytest.param(
+            [(0.6, OK), (0.8, OK)], 1.0, 0.0, [200, 200], 1,
+            "the second exchange (0.6 s to 1.4 s) has its own deadline (1.6 s), past the first one's (1.0 s)",
+            id="deadline-moves-on",
+        ),
+        pytest.param(
+            [(0.3, OK), (0.0, HANG)], 0.5, 0.0, [200, "ReadTimeout"], 1,
+            "and it is kept: the second one still ends at its deadline", id="moved-deadline-holds",
+        ),
+        pytest.param(
+            [(0.0, OK), (0.0, OK)], 0.25, 0.4, [200, 200], 1,
+            "a connection idle past the deadline of its last exchange is not cut: it carries the next request",
+            id="idle-past-deadline",
+        ),
+    ],
+)  # fmt: skip
+async def test_an_exchange_ends_at_its_deadline(
+    *,
+    script: list[tuple[float, bytes | None]],
+    timeout: float,
+    idle: float,
+    want: list[object],
+    want_connections: int,
+    reason: str,
+) -> None:
+    server = Paced(list(script))
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{port}", None, None, headers=[], timeout=httpx2.Timeout(timeout), max_idle=4
+    )
+    got: list[object] = []
+    try:
+        for _ in want:
+            try:
+                got.append((await http.send("GET", "api/v1/x")).status)
+            except httpx2.HTTPError as exc:
+                got.append(type(exc).__name__)
+            await asyncio.sleep(idle)
+        if "ReadTimeout" in got:
+            async with asyncio.timeout(2):
+                await server.hung_up.wait()  # the timed-out connection was closed
+    finally:
+        await http.aclose()
+        listening.close()
+        await listening.wait_closed()
+    assert got == want, reason
+    assert server.connections == want_connections, reason

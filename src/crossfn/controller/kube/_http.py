@@ -77,10 +77,23 @@ def _query_text(text: str) -> str:
     return text.translate(_QUERY_ESCAPES) if text.isascii() else urllib.parse.quote_plus(text)
 
 
+_QUERIES: dict[tuple[tuple[str, str], ...], str] = {}
+"""Queries written so far, by their parameters: most requests repeat a few (a field manager and
+``force``); emptied when it reaches :data:`_QUERIES_MAX`, so watches' versions cannot grow it."""
+_QUERIES_MAX = 256
+
+
 def query(params: Mapping[str, str]) -> str:
     """``urllib.parse.urlencode(params)``, at a fraction of its CPU for the ASCII names and values
     every request carries (a field manager, ``force``, a label selector)."""
-    return "&".join(f"{_query_text(k)}={_query_text(str(v))}" for k, v in params.items())
+    key = tuple(params.items())
+    found = _QUERIES.get(key)
+    if found is None:
+        found = "&".join(f"{_query_text(k)}={_query_text(str(v))}" for k, v in key)
+        if len(_QUERIES) >= _QUERIES_MAX:
+            _QUERIES.clear()
+        _QUERIES[key] = found
+    return found
 
 
 _Key = tuple[str, str, int]
@@ -106,16 +119,56 @@ class Reply:
 
 
 class _Connection:
+    """A kept-alive connection and the deadline of the exchange on it.
+
+    An exchange past its deadline has its connection aborted, so the read waiting on it ends at
+    once; :attr:`timed_out` tells why. One timer per connection serves every exchange: it is
+    moved only when it fires before the deadline in force (or an exchange needs an earlier
+    one), not created and cancelled per request as an ``asyncio.timeout`` is.
+    """
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.timed_out = False
+        self._loop = asyncio.get_running_loop()
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     @property
     def usable(self) -> bool:
         return not self.reader.at_eof() and not self.writer.is_closing()
 
+    def start(self, seconds: float | None) -> None:
+        """An exchange begins: abort the connection should it not end within ``seconds`` (``None``: no limit)."""
+        if seconds is None:
+            return
+        self._deadline = deadline = self._loop.time() + seconds
+        if self._timer is not None and self._timer.when() > deadline:
+            self._timer.cancel()
+            self._timer = None
+        if self._timer is None:
+            self._timer = self._loop.call_at(deadline, self._expire)
+
+    def finish(self) -> None:
+        """The exchange ended: no deadline until the next one."""
+        self._deadline = None
+
+    def _expire(self) -> None:
+        self._timer = None
+        if self._deadline is None:
+            return  # idle: the next exchange arms the timer again
+        if self._loop.time() < self._deadline:
+            self._timer = self._loop.call_at(self._deadline, self._expire)
+            return
+        self.timed_out = True
+        self.abort()
+
     def abort(self) -> None:
         """Drop the connection at once, without a TLS goodbye: for one whose exchange failed or was cancelled."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self.writer.transport.abort()
 
     async def close(self) -> None:
@@ -124,6 +177,9 @@ class _Connection:
         Cancelled while waiting, it aborts: a goodbye left half done would keep the socket open
         past the event loop's end (an unclosed socket, a ResourceWarning).
         """
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self.writer.close()
         try:
             async with asyncio.timeout(_CLOSE_SECONDS):
@@ -234,24 +290,27 @@ class _Pool:
         """
         reuse = answered = done = False
         self._busy.add(conn)
+        conn.start(read)
         try:
-            async with asyncio.timeout(read):
-                if fence is not None:
-                    fence.check()  # the last moment before the bytes leave: nothing awaits in between
-                conn.writer.write(message)
-                unsent = conn.writer.transport.get_write_buffer_size()
-                await conn.writer.drain()
-                if fence is not None and unsent:
-                    fence.sent()
-                status, reason, headers, keep = await _read_head(conn.reader)
-                answered = True
-                content = await _read_body(conn.reader, headers, status)
-                done, reuse = True, keep  # only a connection whose answer was read whole can carry another
+            if fence is not None:
+                fence.check()  # the last moment before the bytes leave: nothing awaits in between
+            conn.writer.write(message)
+            unsent = conn.writer.transport.get_write_buffer_size()
+            await conn.writer.drain()
+            if fence is not None and unsent:
+                fence.sent()
+            status, reason, headers, keep = await _read_head(conn.reader)
+            answered = True
+            content = await _read_body(conn.reader, headers, status)
+            done, reuse = True, keep  # only a connection whose answer was read whole can carry another
         except _EXCHANGE_ERRORS as exc:
+            if conn.timed_out:
+                raise httpx2.ReadTimeout("timed out waiting for the API server", request=request) from exc
             if not answered and _closed_before_answer(exc):
                 raise _ClosedBeforeAnswerError from exc
             raise _transport_error(exc, request) from exc
         finally:
+            conn.finish()
             self._busy.discard(conn)
             if not done:
                 conn.abort()
