@@ -247,6 +247,8 @@ class ControllerProcess:
             "controller", "run", "--kubeconfig", kubeconfig, "--insecure-functions",
             "--max-concurrent-reconciles", str(workers),
             "--metrics-address", f"127.0.0.1:{self.metrics}", "--health-address", f"127.0.0.1:{self.health}",
+            # A port of its own: two benchmarks on one machine would otherwise both want :9443.
+            "--webhook-address", f"127.0.0.1:{free_port()}",
             *(["--leader-election"] if leader_election else []),
         ]  # fmt: skip
         main = [launcher] if launcher else ["-m", "crossfn"]
