@@ -322,7 +322,8 @@ class KubeApi:
         try:
             await self._requests.aclose()
         finally:
-            if self._watch_http is not getattr(self._requests, "client", self._requests):
+            requests = self._requests.client if isinstance(self._requests, _HttpxRequests) else self._requests
+            if self._watch_http is not requests:  # a client of their own
                 await self._watch_http.aclose()
 
     # -- transport -------------------------------------------------------------------------------
