@@ -18,11 +18,30 @@ from crossfn.sdk import resource
 
 
 def nested(levels: int, *, lists: bool = False) -> dict[str, Any]:
-    """An object ``levels`` deep; with ``lists``, every other level is a one-item list."""
+    """An object with ``levels`` objects and lists nested in it, itself counted (the leaf is a list of scalars).
+
+    With ``lists``, every other level wraps the object in a one-item list.
+    """
     value: dict[str, Any] = {"leaf": [1, 2.5, "s", True, None]}
-    for i in range(levels - 1):
-        value = {"a": [value] if lists and i % 2 else value, "n": i}
+    depth, i = 2, 0
+    while depth < levels:
+        if lists and i % 2 and depth + 2 <= levels:
+            value, depth = {"a": [value], "n": i}, depth + 2
+        else:
+            value, depth = {"a": value, "n": i}, depth + 1
+        i += 1
     return value
+
+
+def depth(value: Any) -> int:
+    """The objects and lists nested in ``value``, itself counted, without recursion."""
+    deepest, stack = 0, [(value, 1)]
+    while stack:
+        v, d = stack.pop()
+        if isinstance(v, dict | list):
+            deepest = max(deepest, d)
+            stack.extend((x, d + 1) for x in (v.values() if isinstance(v, dict) else v))
+    return deepest
 
 
 def _equal(a: Any, b: Any) -> bool:
@@ -47,11 +66,16 @@ def _equal(a: Any, b: Any) -> bool:
     ("reason", "obj"),
     [
         pytest.param("10,000 levels of objects: Kubernetes' own limit", nested(10_000), id="Objects10000"),
-        pytest.param("objects and lists interleaved, 5,000 deep", nested(5_000, lists=True), id="Lists5000"),
+        pytest.param("objects and lists interleaved, 10,000 deep", nested(10_000, lists=True), id="Lists10000"),
         pytest.param("a shallow object takes the fast path, unchanged", nested(3), id="Shallow"),
+        # Each object level costs three protobuf message levels, a list level two; upb parses 100 by default.
+        pytest.param("31 levels: the deepest the C encoder takes", nested(31), id="Objects31"),
+        pytest.param("32 levels: just past the C encoder, to the Python path", nested(32), id="Objects32"),
+        pytest.param("lists: just past the C encoder", nested(50, lists=True), id="Lists50"),
     ],
 )
 def test_deep_objects_round_trip(reason: str, obj: dict[str, Any]) -> None:
+    assert depth(obj) <= resource.MAX_DEPTH
     s = resource.dict_to_struct(obj)
     assert _equal(resource.struct_to_dict(s), obj), reason
     filled = fnv1.Schema()
@@ -81,3 +105,20 @@ def test_deep_fill_keeps_other_keys_and_refuses_what_json_cannot_hold() -> None:
     bad["leaf"] = {1, 2}
     with pytest.raises(resource.ConversionError, match="cannot convert set to a protobuf Value"):
         resource.dict_to_struct({"deep": bad})
+
+
+@pytest.mark.parametrize(
+    ("reason", "obj"),
+    [
+        pytest.param("one level past Kubernetes' limit", nested(resource.MAX_DEPTH + 1), id="Objects10001"),
+        pytest.param("lists count as levels", nested(resource.MAX_DEPTH + 1, lists=True), id="Lists10001"),
+        pytest.param("deep enough to overflow protobuf's serialiser", nested(50_000), id="Objects50000"),
+    ],
+)
+def test_deeper_than_kubernetes_is_refused_in_one_line(reason: str, obj: dict[str, Any]) -> None:
+    """Protobuf would build such a Struct, but serialising one this deep kills the process; refuse it instead."""
+    assert depth(obj) > resource.MAX_DEPTH
+    for convert in (resource.dict_to_struct, lambda o: resource.fill_struct(struct_pb2.Struct(), {"deep": o})):
+        with pytest.raises(resource.ConversionError) as caught:
+            convert(obj)
+        assert str(caught.value) == "cannot convert an object nested deeper than 10000 levels", reason

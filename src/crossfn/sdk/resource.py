@@ -40,11 +40,10 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf import json_format, message, struct_pb2
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.internal import api_implementation
 
 from crossfn import errors
-from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 if TYPE_CHECKING:
@@ -52,6 +51,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCELERATED",
+    "MAX_DEPTH",
     "Condition",
     "ConversionError",
     "child_name",
@@ -79,6 +79,12 @@ except ImportError:
 
 ACCELERATED: bool = _structpb is not None
 """Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
+
+MAX_DEPTH = 10_000
+"""Objects and lists nested in one value that :func:`dict_to_struct` accepts, the outermost counted.
+
+Go's ``encoding/json`` refuses deeper JSON ("exceeded max depth"), so neither
+Kubernetes nor Crossplane ever holds such an object."""
 
 
 class ConversionError(errors.CrossfnError, json_format.ParseError, TypeError):
@@ -282,22 +288,28 @@ def _fill_any_depth(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
 
 
 def _fill_deep(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """Fill ``target`` from ``d`` without recursion: a stack of (message, source) pairs."""
-    stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any]] = [(target, d)]
+    """Fill ``target`` from ``d`` without recursion: a stack of (message, source, depth) triples.
+
+    Refuses nesting deeper than :data:`MAX_DEPTH`: protobuf could build such a
+    Struct, but serialising it overflows the C stack and kills the process.
+    """
+    stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any, int]] = [(target, d, 1)]
     while stack:
-        message, source = stack.pop()
-        message.SetInParent()
-        if isinstance(message, struct_pb2.Struct):
-            fields = message.fields
+        msg, source, depth = stack.pop()
+        if depth > MAX_DEPTH:
+            raise ConversionError(f"cannot convert an object nested deeper than {MAX_DEPTH} levels")
+        msg.SetInParent()
+        if isinstance(msg, struct_pb2.Struct):
+            fields = msg.fields
             for k, v in source.items():
-                _put(fields[k], v, stack)
+                _put(fields[k], v, stack, depth + 1)
         else:
-            add = message.values.add
+            add = msg.values.add
             for v in source:
-                _put(add(), v, stack)
+                _put(add(), v, stack, depth + 1)
 
 
-def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any]]) -> None:
+def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any, int]], depth: int) -> None:
     """Set one value as :func:`_set_value` does, deferring objects and lists to ``stack``."""
     if value is None:
         target.null_value = _NULL
@@ -309,10 +321,10 @@ def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any]]) -> 
         target.number_value = value
     elif isinstance(value, Mapping):
         target.struct_value.SetInParent()
-        stack.append((target.struct_value, value))
+        stack.append((target.struct_value, value, depth))
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         target.list_value.SetInParent()
-        stack.append((target.list_value, value))
+        stack.append((target.list_value, value, depth))
     else:
         raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
@@ -321,19 +333,16 @@ def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     """Convert a plain dict (JSON-like values only) to a Struct.
 
     Raises :class:`ConversionError` for a value JSON cannot hold (bytes, sets,
-    objects), and ``TypeError`` for a key that is not a string, as the official SDK.
+    objects) or for nesting deeper than :data:`MAX_DEPTH`, and ``TypeError`` for
+    a key that is not a string, as the official SDK.
     """
     s = struct_pb2.Struct()
     data = _encoded(d)
     if data is None:
         _fill_any_depth(s, d)
-        return s
-    try:
+    else:
+        # The C encoder declines nesting past upb's default parse limit, so these bytes always merge.
         s.MergeFromString(data)
-    except message.DecodeError:
-        # Deeper than upb's default of 100 message levels (about 30 JSON levels): parse with the
-        # protocol's limit of 10,000 JSON levels; deeper still is a DepthError (a DecodeError).
-        return wire.parse(struct_pb2.Struct, data)
     return s
 
 
