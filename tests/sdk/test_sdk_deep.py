@@ -66,7 +66,9 @@ def _equal(a: Any, b: Any) -> bool:
     ("reason", "obj"),
     [
         pytest.param("10,000 levels of objects: Kubernetes' own limit", nested(10_000), id="Objects10000"),
-        pytest.param("objects and lists interleaved, 10,000 deep", nested(10_000, lists=True), id="Lists10000"),
+        pytest.param(
+            "objects and lists interleaved, 10,000 deep", nested(10_000, lists=True), id="Lists10000"
+        ),
         pytest.param("a shallow object takes the fast path, unchanged", nested(3), id="Shallow"),
         # Each object level costs three protobuf message levels, a list level two; upb parses 100 by default.
         pytest.param("31 levels: the deepest the C encoder takes", nested(31), id="Objects31"),
@@ -118,7 +120,10 @@ def test_deep_fill_keeps_other_keys_and_refuses_what_json_cannot_hold() -> None:
 def test_deeper_than_kubernetes_is_refused_in_one_line(reason: str, obj: dict[str, Any]) -> None:
     """Protobuf would build such a Struct, but serialising one this deep kills the process; refuse it instead."""
     assert depth(obj) > resource.MAX_DEPTH
-    for convert in (resource.dict_to_struct, lambda o: resource.fill_struct(struct_pb2.Struct(), {"deep": o})):
+    for convert in (
+        resource.dict_to_struct,
+        lambda o: resource.fill_struct(struct_pb2.Struct(), {"deep": o}),
+    ):
         with pytest.raises(resource.ConversionError) as caught:
             convert(obj)
         assert str(caught.value) == "cannot convert an object nested deeper than 10000 levels", reason
