@@ -278,18 +278,39 @@ def _bindable(port: int) -> bool:
         return True
 
 
+def _kubeconfig(tmp_path: Any, port: int) -> str:
+    path = tmp_path / "kubeconfig"
+    path.write_text(
+        "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
+        f"clusters: [{{name: c, cluster: {{server: 'http://127.0.0.1:{port}'}}}}]\n"
+        "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
+    )
+    return str(path)
+
+
+async def test_a_start_with_no_api_server_leaves_nothing_running(tmp_path: Any) -> None:
+    """Nothing listens where the kubeconfig points: start re-raises and leaves no task behind."""
+    settings = _settings.Settings(
+        webhooks=_settings.WebhookSettings(enabled=False),
+        cluster=_settings.ClusterSettings(kubeconfig=_kubeconfig(tmp_path, _free_port())),
+        functions=_settings.FunctionSettings(insecure=True),
+        packages=_settings.PackageSettings(runtime="External"),
+        observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
+    )
+    manager = _manager.Manager(settings)
+    before = asyncio.all_tasks()
+    with pytest.raises(_api.ApiError, match=r"^cannot reach the API server at http://127\.0\.0\.1:"):
+        await manager.start()
+    assert asyncio.all_tasks() - before == set()
+    assert manager._api is None, "the client it built was closed and dropped"
+
+
 async def test_a_start_the_api_server_refuses_closes_its_connections(tmp_path: Any) -> None:
     """CRDs refused (403): start re-raises, and the client it built has closed every connection it opened."""
     async with RefusingServer() as server:
-        kubeconfig = tmp_path / "kubeconfig"
-        kubeconfig.write_text(
-            "apiVersion: v1\nkind: Config\ncurrent-context: x\n"
-            f"clusters: [{{name: c, cluster: {{server: 'http://127.0.0.1:{server.port}'}}}}]\n"
-            "users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\n"
-        )
         settings = _settings.Settings(
             webhooks=_settings.WebhookSettings(enabled=False),
-            cluster=_settings.ClusterSettings(kubeconfig=str(kubeconfig)),
+            cluster=_settings.ClusterSettings(kubeconfig=_kubeconfig(tmp_path, server.port)),
             functions=_settings.FunctionSettings(insecure=True),
             packages=_settings.PackageSettings(runtime="External"),
             observability=_settings.ObservabilitySettings(metrics_address="", health_address=""),
@@ -346,7 +367,7 @@ async def test_a_failed_webhook_start_releases_the_probe_servers(busy_port: int,
     )
     manager = _manager.Manager(settings, api=QuietApi())
     before = asyncio.all_tasks()
-    with pytest.raises(errors.InputError, match="webhook"):
+    with pytest.raises(errors.InputError, match=r"^cannot serve the usage webhook on --webhook-address "):
         await manager.start()
     assert asyncio.all_tasks() - before == set()
     assert _bindable(metrics) and _bindable(health), "both probe servers stopped listening"
