@@ -278,13 +278,15 @@ async def test_exploding_async_function_is_a_fatal_result(tag: str, message: str
 
 async def test_async_server_bounds_time_and_calls() -> None:
     """Under asyncio too: --call-timeout ends a call that awaits forever, --max-calls refuses the next."""
-    server = runtime.FunctionServer(_async_compose, _config(timeout=0.5, max_calls=1))
+    # The hung call holds the one place for 5 s: the next arrives well within them, however loaded the machine.
+    server = runtime.FunctionServer(_async_compose, _config(timeout=5, max_calls=1))
     port = await server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             run = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction
             hung = asyncio.ensure_future(run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="hang"))))
-            await asyncio.sleep(0.2)
+            while not server.in_flight:  # it has arrived (pytest's timeout ends a failing run)
+                await asyncio.sleep(0.01)
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="quick")), timeout=5)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED

@@ -44,6 +44,7 @@ from google.protobuf import json_format, struct_pb2
 from google.protobuf.internal import api_implementation
 
 from crossfn import errors
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
 if TYPE_CHECKING:
@@ -80,11 +81,14 @@ except ImportError:
 ACCELERATED: bool = _structpb is not None
 """Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
 
-MAX_DEPTH = 10_000
-"""Objects and lists nested in one value that :func:`dict_to_struct` accepts, the outermost counted.
+MAX_DEPTH = wire.MAX_MESSAGE_DEPTH - 10
+"""Protobuf message levels a Struct built by :func:`dict_to_struct` may nest, itself the first.
 
-Go's ``encoding/json`` refuses deeper JSON ("exceeded max depth"), so neither
-Kubernetes nor Crossplane ever holds such an object."""
+An object level costs three (the Struct, its map entry, the Value), a list level two (the
+ListValue, the Value). The function protocol parses 10,000 object levels and an envelope
+(:data:`crossfn.proto.wire.MAX_MESSAGE_DEPTH`); this leaves the envelope ten levels (a resource
+sits four deep in a request or response). Deeper would be refused by whoever parses it, and
+serialising it much deeper overflows the C stack and kills the process."""
 
 
 class ConversionError(errors.CrossfnError, json_format.ParseError, TypeError):
@@ -186,13 +190,22 @@ def _encoded(d: Mapping[str, Any]) -> bytes | None:
         return None
 
 
-def _set_value(target: struct_pb2.Value, value: Any) -> None:
-    """Set ``target`` from any JSON-like value; the slow, general path."""
+_RECURSIVE_DEPTH = 400
+"""How deep the recursive fill goes before it hands over to the iterative walk, whatever Python's
+recursion limit (the CLI raises it): only the walk counts levels against :data:`MAX_DEPTH`."""
+
+
+class _TooDeepError(Exception):
+    """The recursive fill went past :data:`_RECURSIVE_DEPTH`."""
+
+
+def _set_value(target: struct_pb2.Value, value: Any, depth: int = 1) -> None:
+    """Set ``target`` from any JSON-like value at nesting ``depth``; the slow, general path."""
     t = type(value)
     if t is str:
         target.string_value = value
     elif t is dict:
-        _fill(target.struct_value, value)
+        _fill(target.struct_value, value, depth + 1)
     elif value is None:
         target.null_value = _NULL
     elif isinstance(value, bool):
@@ -202,15 +215,17 @@ def _set_value(target: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, int | float):
         target.number_value = value
     elif isinstance(value, Mapping):
-        _fill(target.struct_value, value)
+        _fill(target.struct_value, value, depth + 1)
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        _fill_list(target.list_value, value)
+        _fill_list(target.list_value, value, depth + 1)
     else:
         raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
 
-def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """Add the entries of ``d`` to ``target``; the hot loop of :func:`dict_to_struct`."""
+def _fill(target: struct_pb2.Struct, d: Mapping[str, Any], depth: int = 1) -> None:
+    """Add the entries of ``d`` (at nesting ``depth``) to ``target``; the hot loop of :func:`dict_to_struct`."""
+    if depth > _RECURSIVE_DEPTH:
+        raise _TooDeepError
     fields = target.fields
     if not d:
         target.SetInParent()
@@ -220,18 +235,20 @@ def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
         if t is str:
             fields[k].string_value = v
         elif t is dict:
-            _fill(fields[k].struct_value, v)
+            _fill(fields[k].struct_value, v, depth + 1)
         elif t is int or t is float:
             fields[k].number_value = v
         elif t is bool:
             fields[k].bool_value = v
         elif t is list:
-            _fill_list(fields[k].list_value, v)
+            _fill_list(fields[k].list_value, v, depth + 1)
         else:
-            _set_value(fields[k], v)
+            _set_value(fields[k], v, depth)
 
 
-def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any]) -> None:
+def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any], depth: int) -> None:
+    if depth > _RECURSIVE_DEPTH:
+        raise _TooDeepError
     target.SetInParent()
     add = target.values.add
     for v in items:
@@ -239,15 +256,15 @@ def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any]) -> None:
         if t is str:
             add(string_value=v)
         elif t is dict:
-            _fill(add().struct_value, v)
+            _fill(add().struct_value, v, depth + 1)
         elif t is int or t is float:
             add(number_value=v)
         elif t is bool:
             add(bool_value=v)
         elif t is list:
-            _fill_list(add().list_value, v)
+            _fill_list(add().list_value, v, depth + 1)
         else:
-            _set_value(add(), v)
+            _set_value(add(), v, depth)
 
 
 def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
@@ -275,38 +292,44 @@ def _drop_keys(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
 
 
 def _fill_any_depth(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """:func:`_fill`, or, for objects nested deeper than Python's recursion limit, the iterative walk.
+    """:func:`_fill`, or, for objects nested deeper than :data:`_RECURSIVE_DEPTH` (or Python's recursion
+    limit, whichever comes first), the iterative walk.
 
     Nothing is built twice but the deep ones: the recursive fill is the fast
     path and stops at the limit, then what it filled is dropped and filled again.
     """
     try:
         _fill(target, d)
-    except RecursionError:
+    except (RecursionError, _TooDeepError):
         _drop_keys(target, d)
         _fill_deep(target, d)
 
 
 def _fill_deep(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """Fill ``target`` from ``d`` without recursion: a stack of (message, source, depth) triples.
+    """Fill ``target`` from ``d`` without recursion: a stack of (message, source, message depth) triples.
 
-    Refuses nesting deeper than :data:`MAX_DEPTH`: protobuf could build such a
-    Struct, but serialising it overflows the C stack and kills the process.
+    Refuses nesting deeper than :data:`MAX_DEPTH` message levels.
     """
     stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any, int]] = [(target, d, 1)]
     while stack:
         msg, source, depth = stack.pop()
-        if depth > MAX_DEPTH:
-            raise ConversionError(f"cannot convert an object nested deeper than {MAX_DEPTH} levels")
+        values = (
+            depth + 2 if isinstance(msg, struct_pb2.Struct) else depth + 1
+        )  # a Struct's sit under map entries
+        if (values if source else depth) > MAX_DEPTH:
+            raise ConversionError(
+                f"cannot convert an object nested deeper than {MAX_DEPTH} protobuf message levels "
+                "(about 10,000 levels of objects), the most the function protocol carries"
+            )
         msg.SetInParent()
         if isinstance(msg, struct_pb2.Struct):
             fields = msg.fields
             for k, v in source.items():
-                _put(fields[k], v, stack, depth + 1)
+                _put(fields[k], v, stack, values + 1)
         else:
             add = msg.values.add
             for v in source:
-                _put(add(), v, stack, depth + 1)
+                _put(add(), v, stack, values + 1)
 
 
 def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any, int]], depth: int) -> None:
