@@ -227,6 +227,24 @@ def loadavg() -> str:
     return " ".join(Path("/proc/loadavg").read_text().split()[:3])
 
 
+def controller_argv(
+    kubeconfig: str, *, workers: int, metrics: int, health: int, leader_election: bool
+) -> list[str]:
+    """``crossfn controller run``'s arguments for a benchmark: every port its own, webhooks off.
+
+    The benchmark creates no Usages, and the usage webhook would bind :9443, so
+    two benchmarks on one machine would clash (and its registration would point
+    the API server at a Service no envtest has).
+    """
+    return [
+        "controller", "run", "--kubeconfig", kubeconfig, "--insecure-functions",
+        "--max-concurrent-reconciles", str(workers),
+        "--metrics-address", f"127.0.0.1:{metrics}", "--health-address", f"127.0.0.1:{health}",
+        "--no-enable-webhooks",
+        *(["--leader-election"] if leader_election else []),
+    ]  # fmt: skip
+
+
 class ControllerProcess:
     """``crossfn controller run`` in its own process, optionally under a profiler."""
 
@@ -243,14 +261,13 @@ class ControllerProcess:
     ) -> None:
         self.health = free_port()
         self.metrics = free_port()
-        argv = [
-            "controller", "run", "--kubeconfig", kubeconfig, "--insecure-functions",
-            "--max-concurrent-reconciles", str(workers),
-            "--metrics-address", f"127.0.0.1:{self.metrics}", "--health-address", f"127.0.0.1:{self.health}",
-            # A port of its own: two benchmarks on one machine would otherwise both want :9443.
-            "--webhook-address", f"127.0.0.1:{free_port()}",
-            *(["--leader-election"] if leader_election else []),
-        ]  # fmt: skip
+        argv = controller_argv(
+            kubeconfig,
+            workers=workers,
+            metrics=self.metrics,
+            health=self.health,
+            leader_election=leader_election,
+        )
         main = [launcher] if launcher else ["-m", "crossfn"]
         command = [sys.executable, *main, *argv]
         if profile is not None and profile.suffix == ".prof":

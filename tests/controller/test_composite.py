@@ -31,6 +31,7 @@ from crossfn.schemas import xrd as xrd_schemas
 from crossfn.sdk import response
 
 from .e2e_support import AUTO_READY_PACKAGE, PAT_PACKAGE, function
+from .fake_clock import FakeClock
 
 pytestmark = pytest.mark.cluster
 
@@ -362,7 +363,10 @@ async def test_lifecycle(
         raise AssertionError(f"left: {await world.xr(name)} {await world.composed(name)}") from None
 
 
-async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[str], namespace: str) -> None:
+async def test_realtime_a_composed_resource_turning_ready_readies_its_xr_through_its_watch(
+    kube: Any, crossplane_crds: list[str], namespace: str
+) -> None:
+    """The XR controller's clock never moves, so no requeue or poll ever fires: only watch events reconcile."""
     world = World(kube, NAMESPACED, namespace)
     await world.start()
     informers = _informer.InformerFactory(kube)
@@ -370,7 +374,8 @@ async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[s
         kube, informers, _events.NoEvents(), world.reconciler._runner, _sources.api_sources(kube, informers),
         xrd=NAMESPACED.xrd(),
     )  # fmt: skip
-    controller = _controller.Controller("composite/h3", reconciler.reconcile, workers=2)
+    frozen = FakeClock()
+    controller = _controller.Controller("composite/h3", reconciler.reconcile, workers=2, clock=frozen)
     reconciler.set_enqueue(controller.enqueue)
     reconciler.start()
     controller.start()
@@ -388,25 +393,26 @@ async def test_realtime_ready_within_a_second(kube: Any, crossplane_crds: list[s
         await until(composed_twice, what="the XR to compose")
         for c in await world.composed(name):
             await mark_ready(kube, c)
-        started = time.monotonic()  # the last composed resource has just turned ready
 
         async def ready() -> bool:
             return condition(await world.xr(name), "Ready")[0] == "True"
 
-        await until(ready, timeout=2.0, what="XR Ready=True after its composed resources turned ready")
-        assert time.monotonic() - started < 1.0, (
-            "a composed resource's change reconciles its XR within a second"
-        )
+        # The timeout only ends a failing run: with the clock frozen, nothing but the watch can ready the XR.
+        await until(ready, timeout=30.0, what="XR Ready=True after its composed resources turned ready")
     finally:
         reconciler.stop()
         await controller.stop(grace=5)
         await informers.stop()
 
 
-async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
+async def test_xr_applied_with_its_composition_syncs_through_the_revision_watch(
     kube: Any, crossplane_crds: list[str], namespace: str
 ) -> None:
-    """No revision yet, then a revision not checked yet: both resolve through the revision watch, not backoff."""
+    """No revision yet, then a revision not checked yet: both resolve through the revision watch, not backoff.
+
+    The XR controller's clock never moves, so its backoff and poll requeues never fire: the XR can
+    become Synced only through a watch event.
+    """
     world = World(kube, NAMESPACED, namespace)
     await world.prepare()
     for fn, package in (
@@ -428,7 +434,8 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
         kube, informers, _events.EventRecorder(kube, "crossfn/h3-test"), world.reconciler._runner,
         _sources.api_sources(kube, informers), xrd=NAMESPACED.xrd(),
     )  # fmt: skip
-    xr_controller = _controller.Controller("composite/h3", reconciler.reconcile, workers=2)
+    frozen = FakeClock()
+    xr_controller = _controller.Controller("composite/h3", reconciler.reconcile, workers=2, clock=frozen)
     reconciler.set_enqueue(xr_controller.enqueue)
     reconciler.start()
     controllers = [xr_controller]
@@ -447,7 +454,6 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
         composition = {"apiVersion": "apiextensions.crossplane.io/v1", "kind": "Composition",
                        "metadata": {"name": world.composition}, "spec": spec}  # fmt: skip
         name = f"xr-{uuid.uuid4().hex[:6]}"
-        started = time.monotonic()
         await asyncio.gather(
             world.create_xr(name), kube.apply(composition, field_manager=FIELD_MANAGER, force=True)
         )
@@ -455,11 +461,8 @@ async def test_xr_applied_with_its_composition_syncs_within_two_seconds(
         async def synced() -> bool:
             return condition(await world.xr(name), "Synced")[0] == "True"
 
-        await until(synced, timeout=10, what="the XR to become Synced")
-        elapsed = time.monotonic() - started
-        assert elapsed < 2.0, (
-            f"an XR applied with its Composition is Synced=True within ~2 s, took {elapsed:.1f} s"
-        )
+        # The timeout only ends a failing run: with the clock frozen, nothing but a watch event can sync the XR.
+        await until(synced, timeout=30, what="the XR to become Synced through a watch event")
         assert len(await world.composed(name)) == 1
     finally:
         reconciler.stop()

@@ -51,6 +51,9 @@ pytestmark = pytest.mark.cluster
 
 FUNCTION_TIMEOUT = 3.0
 """Short, so the timeout fault shows quickly; in-process and local functions answer in milliseconds."""
+POLL_INTERVAL = 3600.0
+"""Longer than any test: no poll ever reconciles an XR, so what the tests see was done by watch events
+(the realtime compositions they assert), not by a timer that a loaded machine could race."""
 
 
 def settings(env: envtest_module.Environment) -> _settings.Settings:
@@ -64,6 +67,7 @@ def settings(env: envtest_module.Environment) -> _settings.Settings:
         observability=_settings.ObservabilitySettings(
             metrics_address="127.0.0.1:0", health_address="127.0.0.1:0"
         ),
+        reconcile=_settings.ReconcileSettings(poll_interval=POLL_INTERVAL),
     )
 
 
@@ -179,13 +183,12 @@ async def test_xr_lifecycle(manager: _manager.Manager, kube: Any, flavour: Flavo
 
     for w in widgets.values():
         await mark_ready(kube, w)
-    marked = time.monotonic()
 
     async def xr_ready() -> bool:
         return condition(await get_xr(kube, flavour, "lifecycle"), "Ready").get("status") == "True"
 
-    await wait_for(xr_ready, timeout=10, what="XR Ready=True")
-    assert time.monotonic() - marked < 2.0, "realtime watches make the XR Ready within 2 s"
+    # The next poll is an hour away (POLL_INTERVAL): only the composed resources' watch can ready the XR.
+    await wait_for(xr_ready, timeout=60, what="XR Ready=True through the composed resources' watch")
 
     await kube.patch(
         flavour.xr_api, "XWidget", "lifecycle", flavour.xr_namespace, {"spec": {"size": "large"}}
@@ -456,10 +459,8 @@ async def test_controller_run_serves_probes_and_exits_cleanly_on_sigterm(
         status, text = await asyncio.to_thread(_http, f"http://127.0.0.1:{metrics_port}/metrics")
         assert status == 200 and "controller_runtime_reconcile_total" in text
     finally:
-        started = time.monotonic()
-        code = await asyncio.to_thread(p.stop, 40)
+        code = await asyncio.to_thread(p.stop, 120)  # only ends a failing run; the drain's own bound is 30 s
     assert code == 0, "a clean exit on SIGTERM: " + "".join(p.lines[-5:])
-    assert time.monotonic() - started < 35
     logs = [json.loads(line) for line in p.lines if line.startswith("{")]
     assert logs and all(line.keys() >= {"ts", "level", "logger", "msg"} for line in logs), "JSON log lines"
     assert logs[-1]["msg"] == "controller stopped", "it drained and said so last"

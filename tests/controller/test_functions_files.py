@@ -107,3 +107,56 @@ def test_the_root_must_be_a_directory(templates: pathlib.Path) -> None:
     with pytest.raises(errors.InputError) as exc:
         _functions.FunctionTransport(FakeCache(), FakeCache(), filesystem_root=str(templates / "kubeconfig"))
     assert str(exc.value) == f'--function-filesystem-root "{templates}/kubeconfig": not a directory'
+
+
+MAIN_K = (
+    'items = [{apiVersion: "v1", kind: "ConfigMap", '
+    'metadata: {name: "cm", annotations: {"krm.kcl.dev/composition-resource-name": "cm"}}}]\n'
+)
+
+# (source, where `kcl mod pull` leaves its copy in the package cache, reason)
+CACHED_SOURCES = [
+    pytest.param("oci://ghcr.io/kcl-lang/net:0.0.1", "oci/ghcr.io/kcl-lang/net/0.0.1", "an OCI module", id="OCI"),
+    pytest.param("github.com/kcl-lang/modules//net?ref=v0.1.0", "git/github.com/kcl-lang/modules/v0.1.0/net",
+                 "a git module", id="Git"),
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(("source", "where", "reason"), CACHED_SOURCES)
+@pytest.mark.parametrize("inside", [True, False], ids=["CacheInsideRoot", "CacheOutsideRoot"])
+async def test_kcl_cached_sources_are_read_only_beneath_the_root(  # noqa: PLR0917 -- pytest passes them by position
+    tmp_path: pathlib.Path,
+    monkeypatch: pytest.MonkeyPatch,
+    source: str,
+    where: str,
+    reason: str,
+    inside: bool,
+) -> None:
+    """An OCI or git source runs from the KCL package cache; a cache outside the root is refused as any file is."""
+    root = tmp_path / "root"
+    root.mkdir()
+    cache = root / "kcl" if inside else tmp_path / "kcl"
+    module = cache / where
+    module.mkdir(parents=True)
+    (module / "kcl.mod").write_text('[package]\nname = "net"\nversion = "0.0.1"\n')
+    (module / "main.k").write_text(MAIN_K)
+    monkeypatch.setenv("KCL_PKG_PATH", str(cache))
+    transport = _functions.FunctionTransport(
+        FakeCache(function("kcl", KCL)), FakeCache(), filesystem_root=str(root)
+    )
+    inp: dict[str, object] = {
+        "apiVersion": "krm.kcl.dev/v1alpha1",
+        "kind": "KCLInput",
+        "spec": {"source": source},
+    }
+    try:
+        rsp = await transport.run_function("kcl", _request(inp))
+    finally:
+        await transport.aclose()
+    if inside:
+        assert (_fatal(rsp), list(rsp.desired.resources)) == ("", ["cm"]), reason
+        return
+    assert _fatal(rsp) == (
+        f'failed to run kcl function pipelines: cannot read KCL source "{module}": not in {root}, the directory this controller '
+        "lets built-in functions read (--function-filesystem-root)"
+    ), reason

@@ -124,10 +124,8 @@ def test_python_sdk_function_in_development(tmp_path: Path) -> None:
             functions=tmp_path / "fns.yaml",
             timeout=20,
         )
-        start = time.monotonic()
-        greeting, _ = _greeting(render.render(req, output=render.CLASSIC))
+        greeting, _ = _greeting(render.render(req, output=render.CLASSIC))  # the render's timeout bounds it
         assert greeting == "Hello from the Python SDK"
-        assert time.monotonic() - start < 20
     finally:
         proc.terminate()
         proc.wait(10)

@@ -8,7 +8,6 @@ event loop, so a runaway one ignored ``--timeout`` (and a CompositionTest's
 from __future__ import annotations
 
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -52,16 +51,16 @@ def test_timeout_stops_in_process_function(
     (files / "functions.yaml").write_text(
         _FNS.replace("crossfn_render_testfns:success", f"{_MODULE}:{function}")
     )
-    start = time.monotonic()
+    # None of these functions ever returns by itself, so a render that returns was ended by its deadline
+    # (the error says so); one that never does fails on pytest's timeout. No wall-clock bound: it would
+    # only measure the machine's load.
     code = cli.main(
         ["render", str(files / "xr.yaml"), str(files / "composition.yaml"), str(files / "functions.yaml"),
          "--timeout", "500ms"]
     )  # fmt: skip
-    took = time.monotonic() - start
     out, err = capsys.readouterr()
     assert (code, out, err) == (
         1,
         "",
         "crossfn: error: cannot render composite resource: context deadline exceeded\n",
     ), reason
-    assert took < 3, f"{reason}: took {took:.1f}s"

@@ -105,12 +105,15 @@ def serve() -> Iterator[Callable[..., _Threaded]]:
         served.close()
 
 
-def _health_answers_quickly(served: _Threaded, times: int = 5) -> None:
+def _health_answers_while(served: _Threaded, calls: list[Any], times: int = 5) -> None:
+    """Health checks are answered while ``calls`` still hold the function threads: not behind them.
+
+    The health check's timeout only ends a failing run; what is asserted is the order.
+    """
     for _ in range(times):
-        start = time.monotonic()
-        got = served.health(health_pb2.HealthCheckRequest(), timeout=2)
+        got = served.health(health_pb2.HealthCheckRequest(), timeout=30)
         assert got.status == health_pb2.HealthCheckResponse.SERVING
-        assert time.monotonic() - start < 1, "a health check waited behind function calls"
+    assert not any(c.done() for c in calls), "a health check waited behind function calls"
 
 
 def _code(call: Any) -> grpc.StatusCode:
@@ -123,12 +126,15 @@ def _code(call: Any) -> grpc.StatusCode:
 
 
 def test_health_answers_while_every_thread_is_busy(serve: Callable[..., _Threaded]) -> None:
-    """Every function thread busy: two calls stuck in C, two looping in Python (two slow calls once timed probes out)."""
-    threaded = serve(threads=4, max_calls=8, timeout=3)
+    """Every function thread busy: two calls stuck in C, two looping in Python (two slow calls once timed probes out).
+
+    The stuck calls end only when released and the loops only at the 5 s deadline, so health checks
+    answered before any call ended were not served behind them.
+    """
+    threaded = serve(threads=4, max_calls=8, timeout=5)
     calls = [threaded.call(tag) for tag in ("stuck", "stuck", "hang", "hang")]
     time.sleep(0.3)
-    _health_answers_quickly(threaded)
-    assert not any(c.done() for c in calls[:2]), "the stuck calls are still running"
+    _health_answers_while(threaded, calls)
     _RELEASE.set()
     assert [_code(c) for c in calls] == [grpc.StatusCode.OK] * 2 + [grpc.StatusCode.DEADLINE_EXCEEDED] * 2
 
@@ -138,12 +144,10 @@ def test_hung_calls_end_at_the_server_deadline_and_free_their_threads(
 ) -> None:
     """Without a client deadline the server's --call-timeout applies; the freed threads then serve again."""
     threaded = serve(threads=2, timeout=0.5)
-    start = time.monotonic()
-    hung = [threaded.call("hang") for _ in range(2)]
+    hung = [threaded.call("hang") for _ in range(2)]  # no client deadline: only the server's ends them
     with pytest.raises(grpc.RpcError) as raised:
         hung[0].result()
     assert [_code(c) for c in hung] == [grpc.StatusCode.DEADLINE_EXCEEDED] * 2
-    assert time.monotonic() - start < 2
     assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
     assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
     assert "ran past its deadline" in str(raised.value.details())
@@ -151,17 +155,17 @@ def test_hung_calls_end_at_the_server_deadline_and_free_their_threads(
 
 def test_client_deadline_interrupts_a_python_loop(serve: Callable[..., _Threaded]) -> None:
     """The client's deadline, shorter than the server's, ends the call; its one thread is free again."""
-    threaded = serve(threads=1)
+    threaded = serve(threads=1)  # the server's own deadline is 60 s
     assert _code(threaded.call("hang", timeout=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
-    start = time.monotonic()
-    assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
-    assert time.monotonic() - start < 1
+    # Answered well before the server's deadline could have freed the thread: the client's freed it.
+    assert _code(threaded.call("quick", timeout=30)) == grpc.StatusCode.OK
 
 
 def test_slow_calls_do_not_hold_up_health_or_each_other(serve: Callable[..., _Threaded]) -> None:
     threaded = serve(threads=2)
-    calls = [threaded.call("slow", timeout=10) for _ in range(6)]
-    _health_answers_quickly(threaded, times=2)
+    calls = [threaded.call("slow", timeout=30) for _ in range(6)]
+    got = threaded.health(health_pb2.HealthCheckRequest(), timeout=30)
+    assert got.status == health_pb2.HealthCheckResponse.SERVING
     assert [_code(c) for c in calls] == [grpc.StatusCode.OK] * 6
 
 
@@ -170,13 +174,12 @@ def test_calls_beyond_the_bound_are_refused_at_once(serve: Callable[..., _Thread
     threaded = serve(threads=2, max_calls=2)
     stuck = [threaded.call("stuck") for _ in range(2)]
     time.sleep(0.3)
-    start = time.monotonic()
     with pytest.raises(grpc.RpcError) as raised:
-        threaded.call("quick", timeout=5).result()
+        threaded.call("quick", timeout=30).result()
+    # Refused, not queued: a queued call would wait for the stuck ones, which end only when released.
     assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
     assert raised.value.details() == "cannot run function: 2 calls are already in flight (--max-calls)"
-    assert time.monotonic() - start < 1
-    _health_answers_quickly(threaded, times=2)
+    _health_answers_while(threaded, stuck, times=2)
     _RELEASE.set()
     assert [_code(c) for c in stuck] == [grpc.StatusCode.OK] * 2
     assert _code(threaded.call("quick", timeout=5)) == grpc.StatusCode.OK
@@ -189,14 +192,11 @@ def test_a_queued_call_ends_at_the_server_deadline_while_the_threads_are_stuck(
     threaded = serve(threads=1, timeout=0.5)
     stuck = threaded.call("stuck")
     time.sleep(0.1)
-    start = time.monotonic()
     queued = threaded.call("quick")
     with pytest.raises(grpc.RpcError) as ended:
-        queued.result(timeout=3)  # grpc.FutureTimeoutError, failing the test, if it is still queued
+        queued.result(timeout=30)  # grpc.FutureTimeoutError, failing the test, if it is still queued
     assert ended.value.code() == grpc.StatusCode.DEADLINE_EXCEEDED
-    assert time.monotonic() - start < 1.5
-    assert not stuck.done(), "the stuck call still holds the one thread"
-    _health_answers_quickly(threaded, times=1)
+    _health_answers_while(threaded, [stuck], times=1)  # the stuck call still holds the one thread
 
 
 def test_queued_calls_the_client_gave_up_on_give_back_their_places(serve: Callable[..., _Threaded]) -> None:
@@ -209,7 +209,7 @@ def test_queued_calls_the_client_gave_up_on_give_back_their_places(serve: Callab
     _RELEASE.set()
     assert _code(stuck) == grpc.StatusCode.OK
     assert [_code(threaded.call("quick", timeout=5)) for _ in range(3)] == [grpc.StatusCode.OK] * 3
-    deadline = time.monotonic() + 5
+    deadline = time.monotonic() + 30  # only ends a failing run
     while threaded.server.in_flight and time.monotonic() < deadline:
         time.sleep(0.01)
     assert threaded.server.in_flight == 0
@@ -235,7 +235,7 @@ def test_without_per_method_pools_calls_run_on_grpc_threads_still_bounded(
     with pytest.raises(grpc.RpcError) as raised:
         threaded.call("quick", timeout=5).result()
     assert raised.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
-    _health_answers_quickly(threaded, times=1)
+    _health_answers_while(threaded, stuck, times=1)
     _RELEASE.set()
     assert [_code(c) for c in stuck] == [grpc.StatusCode.OK] * 2
     assert _code(threaded.call("hang", timeout=0.3)) == grpc.StatusCode.DEADLINE_EXCEEDED
@@ -257,7 +257,7 @@ def test_exploding_sync_function_is_a_fatal_result(
     threaded = serve()
     rsp = threaded.call(tag, timeout=5).result()
     assert [(r.severity, r.message) for r in rsp.results] == [(fnv1.SEVERITY_FATAL, message)]
-    _health_answers_quickly(threaded, times=1)
+    _health_answers_while(threaded, [], times=1)
 
 
 @pytest.mark.parametrize(("tag", "message"), EXPLODING)
@@ -278,13 +278,15 @@ async def test_exploding_async_function_is_a_fatal_result(tag: str, message: str
 
 async def test_async_server_bounds_time_and_calls() -> None:
     """Under asyncio too: --call-timeout ends a call that awaits forever, --max-calls refuses the next."""
-    server = runtime.FunctionServer(_async_compose, _config(timeout=0.5, max_calls=1))
+    # The hung call holds the one place for 5 s: the next arrives well within them, however loaded the machine.
+    server = runtime.FunctionServer(_async_compose, _config(timeout=5, max_calls=1))
     port = await server.start()
     try:
         async with grpc.aio.insecure_channel(f"127.0.0.1:{port}") as channel:
             run = fnv1grpc.FunctionRunnerServiceStub(channel).RunFunction
             hung = asyncio.ensure_future(run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="hang"))))
-            await asyncio.sleep(0.2)
+            while not server.in_flight:  # it has arrived (pytest's timeout ends a failing run)
+                await asyncio.sleep(0.01)
             with pytest.raises(grpc.aio.AioRpcError) as refused:
                 await run(fnv1.RunFunctionRequest(meta=fnv1.RequestMeta(tag="quick")), timeout=5)
             assert refused.value.code() == grpc.StatusCode.RESOURCE_EXHAUSTED
@@ -349,21 +351,28 @@ def _serve(tmp_path: Path, function: str, grace: float, *flags: str) -> tuple[su
     raise AssertionError(f"the server did not start: {proc.wait()}")
 
 
+_ABANDONED = "exiting with calls still running after the grace period"
+"""What a server logs when it exits at the end of its grace period, abandoning its stuck calls."""
+_BACKSTOPPED = "exiting: the server did not stop within the grace period"
+"""What its backstop timer logs when it ends a process whose stop could not run (half a second later)."""
+
+
 @pytest.mark.parametrize(
-    ("function", "flags", "reason"),
+    ("function", "flags", "says", "reason"),
     [
-        pytest.param("stuckfn:compose", (), "threaded server, a sync call stuck in C: the interpreter joined "
-                     "its thread forever", id="ThreadedStuckInC"),
-        pytest.param("stuckfn:compose_async", (), "asyncio server, an async call blocking the loop: the loop's "
-                     "signal handler never ran", id="AsyncBlockingLoop"),
-        pytest.param("stuckfn:compose", ("--workers", "2"), "two workers under the supervisor, which gave "
-                     "them 5 s more", id="Workers"),
+        pytest.param("stuckfn:compose", (), _ABANDONED, "threaded server, a sync call stuck in C: the "
+                     "interpreter joined its thread forever", id="ThreadedStuckInC"),
+        pytest.param("stuckfn:compose_async", (), _BACKSTOPPED, "asyncio server, an async call blocking the "
+                     "loop: the loop's signal handler never ran", id="AsyncBlockingLoop"),
+        pytest.param("stuckfn:compose", ("--workers", "2"), _ABANDONED, "two workers under the supervisor, "
+                     "which gave them 5 s more: the worker now ends itself", id="Workers"),
     ],
 )  # fmt: skip
-def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(
-    tmp_path: Path, function: str, flags: tuple[str, ...], reason: str
+def test_sigterm_with_a_stuck_call_exits_at_the_end_of_the_grace_period(
+    tmp_path: Path, function: str, flags: tuple[str, ...], says: str, reason: str
 ) -> None:
-    """SIGTERM ends a server with a stuck call within the grace period plus a second."""
+    """SIGTERM ends a server with a stuck call once the grace period is over, by the grace period's own
+    timer (its log line says which), not after it: a wall-clock upper bound would measure the load."""
     grace = 1.0
     proc, port = _serve(tmp_path, function, grace, *flags)
     try:
@@ -373,11 +382,15 @@ def test_sigterm_with_a_stuck_call_exits_within_the_grace_period(
             assert not call.done()
             start = time.monotonic()
             proc.send_signal(signal.SIGTERM)
-            status = proc.wait(timeout=grace + 5)
+            assert proc.stdout is not None
+            output = proc.stdout.read()  # to the process's end (pytest's timeout ends a failing run)
+            status = proc.wait()
             took = time.monotonic() - start
             assert _code(call) != grpc.StatusCode.OK
+        messages = [json.loads(line)["msg"] for line in output.splitlines() if line.startswith("{")]
         assert status == 0, reason
-        assert took < grace + 1, f"{reason}: exited {took:.2f}s after SIGTERM"
+        assert says in messages, f"{reason}: {messages}"
+        assert took >= grace, f"{reason}: exited {took:.2f}s after SIGTERM, before the grace period was over"
     finally:
         if proc.poll() is None:
             proc.kill()
@@ -446,7 +459,9 @@ def test_connections_that_never_finish_their_handshake_cannot_exhaust_the_server
             health_pb2_grpc.HealthStub(channel).Check(health_pb2.HealthCheckRequest(), timeout=5)  # type: ignore[attr-defined]  # typeshed's HealthStub declares no methods
             assert len(os.listdir(f"/proc/{proc.pid}/fd")) < 600, "connections past the limit are closed"
             assert _closed_by_server(socks) >= 1100 - 512
-            deadline = time.monotonic() + 15
+            deadline = (
+                time.monotonic() + 60
+            )  # the server's 10 s handshake timer closes them; this ends a failing run
             while _closed_by_server(socks) < 1100:
                 assert time.monotonic() < deadline, "unfinished handshakes are closed after 10 s"
                 time.sleep(0.5)

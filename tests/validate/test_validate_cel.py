@@ -209,9 +209,9 @@ def test_rule_past_the_cost_limit_stops_validation() -> None:
     later = {"rule": "self.l.size() < 0", "message": "never reached"}
     item = {"type": "object", "properties": {"n": _INT}, "x-kubernetes-validations": [later]}
     schema = _schema([quadratic, later], l={"type": "array", "items": _INT}, o=item)
-    start = time.monotonic()
+    start = time.process_time()  # CPU seconds: a loaded machine does not stretch them as it does wall time
     problems = _problems({"l": list(range(1000)), "o": {"n": 1}}, schema)
-    assert time.monotonic() - start < 5
+    assert time.process_time() - start < 5
     assert [p.message for p in problems] == [
         "spec: Invalid value: \"object\": 'operation cancelled: actual cost limit exceeded': no further "
         "validation rules will be run due to call cost exceeds limit for rule: "

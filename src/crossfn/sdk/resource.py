@@ -40,7 +40,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from google.protobuf import json_format, message, struct_pb2
+from google.protobuf import json_format, struct_pb2
 from google.protobuf.internal import api_implementation
 
 from crossfn import errors
@@ -52,6 +52,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ACCELERATED",
+    "MAX_DEPTH",
     "Condition",
     "ConversionError",
     "child_name",
@@ -79,6 +80,15 @@ except ImportError:
 
 ACCELERATED: bool = _structpb is not None
 """Whether the C conversions (``crossfn.sdk._structpb``) are in use."""
+
+MAX_DEPTH = wire.MAX_MESSAGE_DEPTH - 10
+"""Protobuf message levels a Struct built by :func:`dict_to_struct` may nest, itself the first.
+
+An object level costs three (the Struct, its map entry, the Value), a list level two (the
+ListValue, the Value). The function protocol parses 10,000 object levels and an envelope
+(:data:`crossfn.proto.wire.MAX_MESSAGE_DEPTH`); this leaves the envelope ten levels (a resource
+sits four deep in a request or response). Deeper would be refused by whoever parses it, and
+serialising it much deeper overflows the C stack and kills the process."""
 
 
 class ConversionError(errors.CrossfnError, json_format.ParseError, TypeError):
@@ -180,13 +190,22 @@ def _encoded(d: Mapping[str, Any]) -> bytes | None:
         return None
 
 
-def _set_value(target: struct_pb2.Value, value: Any) -> None:
-    """Set ``target`` from any JSON-like value; the slow, general path."""
+_RECURSIVE_DEPTH = 400
+"""How deep the recursive fill goes before it hands over to the iterative walk, whatever Python's
+recursion limit (the CLI raises it): only the walk counts levels against :data:`MAX_DEPTH`."""
+
+
+class _TooDeepError(Exception):
+    """The recursive fill went past :data:`_RECURSIVE_DEPTH`."""
+
+
+def _set_value(target: struct_pb2.Value, value: Any, depth: int = 1) -> None:
+    """Set ``target`` from any JSON-like value at nesting ``depth``; the slow, general path."""
     t = type(value)
     if t is str:
         target.string_value = value
     elif t is dict:
-        _fill(target.struct_value, value)
+        _fill(target.struct_value, value, depth + 1)
     elif value is None:
         target.null_value = _NULL
     elif isinstance(value, bool):
@@ -196,15 +215,17 @@ def _set_value(target: struct_pb2.Value, value: Any) -> None:
     elif isinstance(value, int | float):
         target.number_value = value
     elif isinstance(value, Mapping):
-        _fill(target.struct_value, value)
+        _fill(target.struct_value, value, depth + 1)
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
-        _fill_list(target.list_value, value)
+        _fill_list(target.list_value, value, depth + 1)
     else:
         raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
 
-def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """Add the entries of ``d`` to ``target``; the hot loop of :func:`dict_to_struct`."""
+def _fill(target: struct_pb2.Struct, d: Mapping[str, Any], depth: int = 1) -> None:
+    """Add the entries of ``d`` (at nesting ``depth``) to ``target``; the hot loop of :func:`dict_to_struct`."""
+    if depth > _RECURSIVE_DEPTH:
+        raise _TooDeepError
     fields = target.fields
     if not d:
         target.SetInParent()
@@ -214,18 +235,20 @@ def _fill(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
         if t is str:
             fields[k].string_value = v
         elif t is dict:
-            _fill(fields[k].struct_value, v)
+            _fill(fields[k].struct_value, v, depth + 1)
         elif t is int or t is float:
             fields[k].number_value = v
         elif t is bool:
             fields[k].bool_value = v
         elif t is list:
-            _fill_list(fields[k].list_value, v)
+            _fill_list(fields[k].list_value, v, depth + 1)
         else:
-            _set_value(fields[k], v)
+            _set_value(fields[k], v, depth)
 
 
-def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any]) -> None:
+def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any], depth: int) -> None:
+    if depth > _RECURSIVE_DEPTH:
+        raise _TooDeepError
     target.SetInParent()
     add = target.values.add
     for v in items:
@@ -233,15 +256,15 @@ def _fill_list(target: struct_pb2.ListValue, items: Sequence[Any]) -> None:
         if t is str:
             add(string_value=v)
         elif t is dict:
-            _fill(add().struct_value, v)
+            _fill(add().struct_value, v, depth + 1)
         elif t is int or t is float:
             add(number_value=v)
         elif t is bool:
             add(bool_value=v)
         elif t is list:
-            _fill_list(add().list_value, v)
+            _fill_list(add().list_value, v, depth + 1)
         else:
-            _set_value(add(), v)
+            _set_value(add(), v, depth)
 
 
 def fill_struct(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
@@ -269,35 +292,47 @@ def _drop_keys(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
 
 
 def _fill_any_depth(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """:func:`_fill`, or, for objects nested deeper than Python's recursion limit, the iterative walk.
+    """:func:`_fill`, or, for objects nested deeper than :data:`_RECURSIVE_DEPTH` (or Python's recursion
+    limit, whichever comes first), the iterative walk.
 
     Nothing is built twice but the deep ones: the recursive fill is the fast
     path and stops at the limit, then what it filled is dropped and filled again.
     """
     try:
         _fill(target, d)
-    except RecursionError:
+    except (RecursionError, _TooDeepError):
         _drop_keys(target, d)
         _fill_deep(target, d)
 
 
 def _fill_deep(target: struct_pb2.Struct, d: Mapping[str, Any]) -> None:
-    """Fill ``target`` from ``d`` without recursion: a stack of (message, source) pairs."""
-    stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any]] = [(target, d)]
+    """Fill ``target`` from ``d`` without recursion: a stack of (message, source, message depth) triples.
+
+    Refuses nesting deeper than :data:`MAX_DEPTH` message levels.
+    """
+    stack: list[tuple[struct_pb2.Struct | struct_pb2.ListValue, Any, int]] = [(target, d, 1)]
     while stack:
-        message, source = stack.pop()
-        message.SetInParent()
-        if isinstance(message, struct_pb2.Struct):
-            fields = message.fields
+        msg, source, depth = stack.pop()
+        values = (
+            depth + 2 if isinstance(msg, struct_pb2.Struct) else depth + 1
+        )  # a Struct's sit under map entries
+        if (values if source else depth) > MAX_DEPTH:
+            raise ConversionError(
+                f"cannot convert an object nested deeper than {MAX_DEPTH} protobuf message levels "
+                "(about 10,000 levels of objects), the most the function protocol carries"
+            )
+        msg.SetInParent()
+        if isinstance(msg, struct_pb2.Struct):
+            fields = msg.fields
             for k, v in source.items():
-                _put(fields[k], v, stack)
+                _put(fields[k], v, stack, values + 1)
         else:
-            add = message.values.add
+            add = msg.values.add
             for v in source:
-                _put(add(), v, stack)
+                _put(add(), v, stack, values + 1)
 
 
-def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any]]) -> None:
+def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any, int]], depth: int) -> None:
     """Set one value as :func:`_set_value` does, deferring objects and lists to ``stack``."""
     if value is None:
         target.null_value = _NULL
@@ -309,10 +344,10 @@ def _put(target: struct_pb2.Value, value: Any, stack: list[tuple[Any, Any]]) -> 
         target.number_value = value
     elif isinstance(value, Mapping):
         target.struct_value.SetInParent()
-        stack.append((target.struct_value, value))
+        stack.append((target.struct_value, value, depth))
     elif isinstance(value, Sequence) and not isinstance(value, bytes | bytearray):
         target.list_value.SetInParent()
-        stack.append((target.list_value, value))
+        stack.append((target.list_value, value, depth))
     else:
         raise ConversionError(f"cannot convert {type(value).__name__} to a protobuf Value")
 
@@ -321,19 +356,16 @@ def dict_to_struct(d: Mapping[str, Any]) -> struct_pb2.Struct:
     """Convert a plain dict (JSON-like values only) to a Struct.
 
     Raises :class:`ConversionError` for a value JSON cannot hold (bytes, sets,
-    objects), and ``TypeError`` for a key that is not a string, as the official SDK.
+    objects) or for nesting deeper than :data:`MAX_DEPTH`, and ``TypeError`` for
+    a key that is not a string, as the official SDK.
     """
     s = struct_pb2.Struct()
     data = _encoded(d)
     if data is None:
         _fill_any_depth(s, d)
-        return s
-    try:
+    else:
+        # The C encoder declines nesting past upb's default parse limit, so these bytes always merge.
         s.MergeFromString(data)
-    except message.DecodeError:
-        # Deeper than upb's default of 100 message levels (about 30 JSON levels): parse with the
-        # protocol's limit of 10,000 JSON levels; deeper still is a DepthError (a DecodeError).
-        return wire.parse(struct_pb2.Struct, data)
     return s
 
 

@@ -270,9 +270,9 @@ def test_cel_cost_limit(rule: str, reason: str) -> None:
         {"d": {"resource": deployment}}, {"d": {"resource": deployment}},
         input_={"celHealthCheckCustomization": {CEL_KEY: rule}},
     )  # fmt: skip
-    start = time.monotonic()
+    start = time.process_time()  # CPU seconds: a loaded machine does not stretch them as it does wall time
     (result,) = _run(req).results
-    assert time.monotonic() - start < 5, reason
+    assert time.process_time() - start < 5, reason
     assert result.message == (
         'cannot evaluate CEL health check apps_v1_Deployment for composed resource "d": '
         "failed to eval the program: operation cancelled: actual cost limit exceeded"

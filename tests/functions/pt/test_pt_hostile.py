@@ -77,10 +77,13 @@ def test_hostile_value_is_a_fatal_result(
 
 
 def test_sub_nano_quantity_answers_at_once() -> None:
-    """``1e-999999999`` as a quantity is 1n, computed at once (it ran for hours and ignored --timeout)."""
-    start = time.monotonic()
+    """``1e-999999999`` as a quantity is 1n, computed at once (it ran for hours and ignored --timeout).
+
+    Measured in CPU seconds, which a loaded machine does not stretch as it does wall time.
+    """
+    start = time.process_time()
     rsp = run(_request("1e-999999999", [_convert("float64", "quantity")]))
-    assert time.monotonic() - start < 1
+    assert time.process_time() - start < 1
     assert rsp["desired"]["resources"]["r"]["resource"]["spec"] == {"out": 1e-9}
 
 

@@ -250,9 +250,7 @@ def test_two_workers_share_the_port(function: str, engine: str) -> None:
 def test_sigterm_stops_gracefully(function: str, engine: str) -> None:
     with _crossfn_serve(function, "--insecure") as (address, p):
         assert _call(address).results[0].severity == fnv1.SEVERITY_NORMAL
-        start = time.monotonic()
-    assert p.proc.returncode == 0
-    assert time.monotonic() - start < 10
+    assert p.proc.returncode == 0, "it stopped by itself on SIGTERM (stop() fails a server that does not)"
     assert any(f'"engine": "{engine}"' in line for line in p.lines)
 
 

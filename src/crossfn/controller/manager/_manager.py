@@ -190,8 +190,24 @@ class Manager:
 
     async def start(self) -> None:
         """Connect, install CRDs, build the shared pieces and the servers; then reconcile, or stand by
-        for the Lease with ``--leader-election`` (informers and probes run on every replica)."""
+        for the Lease with ``--leader-election`` (informers and probes run on every replica).
+
+        A start that fails (or is cancelled) releases what it opened, as :meth:`stop` does, and
+        re-raises: the API connections, informers, tasks and bound ports of a manager that never
+        started are not left to the caller.
+        """
+        try:
+            await self._start()
+        except BaseException:
+            try:
+                await self.stop()
+            except Exception:  # the start's error is the one to report; this one is only logged
+                _log.exception("cannot release what a failed start opened")
+            raise
+
+    async def _start(self) -> None:
         s = self.settings
+        self._stopping = False
         if self._api is None:
             self._api = _kube.KubeApi.from_kubeconfig(s.cluster.kubeconfig, context=s.cluster.context)
         api = self._api
