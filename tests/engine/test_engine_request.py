@@ -183,3 +183,27 @@ def test_a_steps_input_is_converted_once() -> None:
     for _ in range(2):
         with pytest.raises(TypeError):
             bad.input_wire  # noqa: B018 -- the property raises; a failure is not kept
+
+
+def _nested(levels: int) -> dict[str, Any]:
+    value: dict[str, Any] = {"leaf": True}
+    for _ in range(levels - 1):
+        value = {"a": value}
+    return value
+
+
+async def test_deep_objects_reach_the_function_whole() -> None:
+    """Objects nested deeper than protobuf's default decoding depth (about 30 objects) are observed and
+    sent whole, as Kubernetes accepts them (issue 15): built in place where they can be, else apart."""
+    deep_xr = {**XR, "spec": _nested(100)}
+    deep_cm = {**CM, "data": _nested(100)}
+    runner = Recorder(passes_on)
+    await engine.compose(
+        deep_xr, [engine.PipelineStep("one", "fn", input={"deep": _nested(100)})], runner,
+        observed=[engine.ObservedResource(deep_cm)], tracer=engine.NoTracer(),
+    )  # fmt: skip
+    (req,) = runner.requests
+    assert resource.struct_to_dict(req.observed.composite.resource) == deep_xr
+    assert resource.struct_to_dict(req.observed.resources["cm"].resource) == deep_cm
+    assert resource.struct_to_dict(req.input) == {"deep": _nested(100)}
+    assert req.meta.tag == _tag.tag(req)
