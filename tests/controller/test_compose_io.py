@@ -365,3 +365,52 @@ async def test_the_ownership_check_reads_the_cache_of_a_watched_kind(
     assert [c for c in api.calls if c[:2] == ("get", "ConfigMap")] == want_gets, reason
     cm = await api.get("v1", "ConfigMap", "taken", "team")
     assert cm is not None and cm["data"]["size"] == "big", "created either way"
+
+
+def _revision(function: str = "fn", mode: str = "Pipeline") -> dict[str, Any]:
+    spec: dict[str, Any] = {
+        "mode": mode,
+        "pipeline": [{"step": "s", "functionRef": {"name": function}, "input": {"a": 1}}],
+    }
+    return {
+        "apiVersion": "apiextensions.crossplane.io/v1",
+        "kind": "CompositionRevision",
+        "metadata": {"name": "r"},
+        "spec": spec,
+    }
+
+
+def test_a_revision_object_is_parsed_once() -> None:
+    """The informer replaces a revision it caches and never changes one: its steps are parsed once per object."""
+    io = _compose_io.ComposeIO(FakeApi(), None)
+    rev = _revision()
+    steps, legacy = io._pipeline(rev)
+    assert not legacy and [s.function_ref for s in steps] == ["fn"]
+    again, _ = io._pipeline(rev)
+    assert again is steps and again[0] is steps[0], (
+        "the same object: the same steps, its input converted once"
+    )
+    fresh = _revision("other")
+    assert [s.function_ref for s in io._pipeline(fresh)[0]] == ["other"], (
+        "a revision read anew is parsed anew"
+    )
+    assert io._pipeline(copy.deepcopy(rev))[0] is not steps, "an equal but new object is parsed again"
+
+
+def test_a_revision_that_fails_to_parse_is_not_kept() -> None:
+    io = _compose_io.ComposeIO(FakeApi(), None)
+    bad = _revision(mode="Unknown")
+    for _ in range(2):
+        with pytest.raises(_compose_io.ComposeFailed, match="unsupported composition mode"):
+            io._pipeline(bad)
+
+
+def test_parsed_revisions_are_bounded() -> None:
+    io = _compose_io.ComposeIO(FakeApi(), None)
+    revisions = [_revision(f"fn-{i}") for i in range(_compose_io._PARSED_REVISIONS + 1)]
+    for rev in revisions:
+        io._pipeline(rev)
+    assert len(io._parsed) <= _compose_io._PARSED_REVISIONS, "at most so many revisions are held"
+    assert [s.function_ref for s in io._pipeline(revisions[0])[0]] == ["fn-0"], (
+        "a dropped one is parsed again"
+    )

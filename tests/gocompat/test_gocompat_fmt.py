@@ -224,6 +224,46 @@ def test_sprintf_arguments(format_: str, args: tuple[Any, ...], want: str, reaso
     assert fmt.sprintf(format_, *args) == want, reason
 
 
+PLAIN = [
+    pytest.param("tier-%s", ("gold",), "tier-gold", "one bare %s and a string", id="PlainOne"),
+    pytest.param("%s/%v", ("eu", "gold"), "eu/gold", "bare %s and %v with strings", id="PlainTwo"),
+    pytest.param("no verbs", (), "no verbs", "no directive, no operand", id="PlainNone"),
+    pytest.param("%sv%ss", ("a", "b"), "avbs", "text right after a verb is text", id="PlainAdjacent"),
+    pytest.param("%s", ("%d",), "%d", "an operand is never parsed as a format", id="PlainPercentOperand"),
+    pytest.param("%s%%", ("a",), "a%", "%% takes the full printer", id="PlainLiteralPercent"),
+    pytest.param("%s", ("a", "b"), "a%!(EXTRA string=b)", "an extra operand is reported", id="PlainExtra"),
+    pytest.param("%s %s", ("a",), "a %!s(MISSING)", "a missing operand is reported", id="PlainMissing"),
+    pytest.param("%s", (1,), "%!s(int64=1)", "a non-string operand takes the full printer", id="PlainInt"),
+    pytest.param("%5s|", ("a",), "    a|", "a width takes the full printer", id="PlainWidth"),
+    pytest.param("%q", ("a",), '"a"', "another verb takes the full printer", id="PlainQuote"),
+    pytest.param(
+        "%s", ("bad\udcff",), "bad\udcff", "a string's bytes are printed as they are", id="PlainBytes"
+    ),
+]
+
+
+@pytest.mark.parametrize(("format_", "args", "want", "reason"), PLAIN)
+def test_sprintf_plain_strings(format_: str, args: tuple[Any, ...], want: str, reason: str) -> None:
+    """Bare %s/%v directives with string operands print the strings (the printer's shortcut)."""
+    assert fmt.sprintf(format_, *args) == want, reason
+
+
+def _full_printer(format_: str, args: tuple[Any, ...]) -> str:
+    p = fmt._Printer()
+    p.printf(format_, args)
+    return "".join(p.buf)
+
+
+@settings(max_examples=400, deadline=None)
+@given(
+    format_=st.text(alphabet=st.sampled_from(list("%sv-/ xd5é")), max_size=16),
+    args=st.lists(st.text(max_size=4) | st.integers(-3, 3), max_size=3),
+)
+def test_sprintf_shortcut_is_the_printer(format_: str, args: list[Any]) -> None:
+    """Whatever takes the shortcut prints what Go's full printer prints."""
+    assert fmt.sprintf(format_, *args) == _full_printer(format_, tuple(args))
+
+
 go_scalars = (
     st.none()
     | st.booleans()

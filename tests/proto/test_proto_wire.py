@@ -66,3 +66,31 @@ def test_parse_leaves_the_default_limit_in_place() -> None:
 def test_parse_refuses_garbage(reason: str, data: bytes) -> None:
     with pytest.raises(message.DecodeError):
         wire.parse(fnv1.RunFunctionResponse, data)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        pytest.param("", id="an empty message: present, zero length"),
+        pytest.param("x" * 100, id="a one-byte length"),
+        pytest.param("x" * 200, id="a two-byte length"),
+        pytest.param("x" * 20_000, id="a three-byte length"),
+    ],
+)
+def test_message_field_is_what_the_encoder_writes(text: str) -> None:
+    """A message field encoded apart is the bytes protobuf writes for it in its message."""
+    inner = struct_pb2.Struct()
+    if text:
+        inner.fields["t"].string_value = text
+    want = fnv1.RunFunctionRequest(input=inner).SerializeToString()
+    assert wire.message_field(4, inner.SerializeToString()) == want
+
+
+def test_message_field_with_a_two_byte_key() -> None:
+    """Field numbers from 16 on take two bytes of key (FileOptions.objc_class_prefix is field 36)."""
+    from google.protobuf import descriptor_pb2
+
+    assert (
+        wire.message_field(36, b"abc")
+        == descriptor_pb2.FileOptions(objc_class_prefix="abc").SerializeToString()
+    )

@@ -21,6 +21,8 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from google.protobuf import message, struct_pb2
+
 from crossfn import errors
 from crossfn.engine import (
     _clock,
@@ -91,7 +93,7 @@ def _observed_state(
     """The ``observed`` State every step receives (upstream core-2.2 step 3)."""
     state = fnv1.State()
     try:
-        state.composite.resource.CopyFrom(resource.dict_to_struct(xr))
+        _fill(state.composite.resource, xr)
     except (TypeError, ValueError) as exc:
         raise errors.InputError(
             f"cannot encode composite resource to protocol buffer Struct well-known type: {exc}"
@@ -99,7 +101,7 @@ def _observed_state(
     state.composite.connection_details.update(xr_connection_details)
     for name, o in observed.items():
         try:
-            state.resources[name].resource.CopyFrom(resource.dict_to_struct(o.resource))
+            _fill(state.resources[name].resource, o.resource)
         except (TypeError, ValueError) as exc:
             raise errors.InputError(
                 f"cannot build observed state for RunFunctionRequest: cannot encode composed resource "
@@ -107,6 +109,15 @@ def _observed_state(
             ) from exc
         state.resources[name].connection_details.update(o.connection_details)
     return state
+
+
+def _fill(target: struct_pb2.Struct, obj: Mapping[str, Any]) -> None:
+    """Set the empty Struct ``target`` to ``obj`` in place (no Struct made and copied in); an object
+    nested deeper than an in-place decode takes is converted apart and copied."""
+    try:
+        resource.fill_struct(target, obj)
+    except message.DecodeError:
+        target.CopyFrom(resource.dict_to_struct(obj))
 
 
 async def compose(
@@ -150,7 +161,6 @@ async def compose(
         return _model.CompositionResult(pipeline=run, composite={}, events=run.events)
     desired = run.desired or fnv1.State()
     events = list(run.events)
-    rng = rng or random.Random()
     composed = [
         await _composed(xr, name, dr, seen=seen, sources=sources, options=options, events=events, rng=rng)
         for name, dr in desired.resources.items()
@@ -195,7 +205,7 @@ async def _composed(
     sources: _sources.Sources,
     options: _options.ComposeOptions,
     events: list[_model.Event],
-    rng: random.Random,
+    rng: random.Random | None,
 ) -> _model.ComposedResource:
     """One desired composed resource made ready to apply (upstream core-2.10 steps 1–8)."""
     obj = resource.struct_to_dict(dr.resource)
@@ -301,14 +311,16 @@ async def _generate_name(
     xr: Mapping[str, Any],
     name: str,
     existing: _sources.ResourceSource,
-    rng: random.Random,
+    rng: random.Random | None,
 ) -> str:
-    """A name for an unnamed composed resource: ChildName, or a free random name when the XR has no UID."""
+    """A name for an unnamed composed resource: ChildName, or a free random name when the XR has no UID
+    (from ``rng``, else a generator seeded from the system's randomness, made only then)."""
     meta = obj["metadata"]
     generate = str(meta.get("generateName") or "")
     uid = str((xr.get("metadata") or {}).get("uid") or "")
     if uid:
         return _naming.child_name(generate, uid, name)
+    rng = rng or random.Random()
     api_version, kind, ns = (
         str(obj.get("apiVersion") or ""),
         str(obj.get("kind") or ""),

@@ -16,11 +16,13 @@ from __future__ import annotations
 import dataclasses
 import datetime
 import enum
+import functools
 from collections.abc import Mapping
 from typing import Any
 
 from crossfn import errors
 from crossfn.proto.v1 import run_function_pb2 as fnv1
+from crossfn.sdk import resource
 
 __all__ = [
     "ComposedResource",
@@ -149,6 +151,17 @@ class PipelineStep:
     required_resources: tuple[RequiredResource, ...] = ()
     required_schemas: tuple[RequiredSchema, ...] = ()
     has_requirements: bool = False
+
+    @functools.cached_property
+    def input_wire(self) -> bytes:
+        """``input`` (an object) as a ``google.protobuf.Struct``'s deterministic wire encoding, converted
+        on first use and kept: a step's input is part of its Composition (revision), which never
+        changes it, and a controller sends it on every reconcile. Raises what
+        :func:`crossfn.sdk.resource.dict_to_struct` raises; a failure is not kept.
+        """
+        if not isinstance(self.input, Mapping):
+            raise TypeError("input must be an object")
+        return resource.dict_to_struct(self.input).SerializeToString(deterministic=True)
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any], *, where: str = "spec.pipeline") -> PipelineStep:

@@ -20,6 +20,8 @@ import uuid
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
+from google.protobuf import message
+
 from crossfn import errors
 from crossfn.engine import (
     _callctx,
@@ -35,6 +37,7 @@ from crossfn.engine import (
     _tracing,
 )
 from crossfn.gocompat import values
+from crossfn.proto import wire
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 from crossfn.sdk import resource
 
@@ -103,12 +106,12 @@ async def run_pipeline(
     tracer = tracer or _tracing.default_tracer()
     trace_id = trace_id or str(uuid.uuid4())
     state = _State(desired=fnv1.State(), context=resource.dict_to_struct(context or {}))
+    # Every step is sent the same observed state: it is encoded once.
+    observed_wire = b"" if observed is None else _field(_OBSERVED, observed)
     for index, step in enumerate(steps):
-        # A fresh request per step: a runner (or a test) may keep the one it got.
-        req = fnv1.RunFunctionRequest()
-        if observed is not None:
-            req.observed.CopyFrom(observed)
-        await _build_request(req, step, state, sources, options, seed=(seed or {}).get(step.step))
+        req = await _build_request(
+            observed_wire, step, state, sources, options, seed=(seed or {}).get(step.step)
+        )
         token = _callctx.STEP.set(_callctx.Step(trace_id, index, step.step, composition_name, operation))
         try:
             with _tracing.guarded_step(
@@ -136,37 +139,46 @@ async def run_pipeline(
 
 
 async def _build_request(
-    req: fnv1.RunFunctionRequest,
+    observed_wire: bytes,
     step: _model.PipelineStep,
     state: _State,
     sources: _sources.Sources,
     options: _options.ComposeOptions,
     *,
     seed: fnv1.Requirements | None = None,
-) -> None:
-    """Fill ``req`` (which holds ``observed``) for ``step``: the previous desired state
-    and context, input, credentials, bootstrap and seeded requirements, meta."""
-    if state.desired is not None:
-        req.desired.CopyFrom(state.desired)
-    if state.context is not None:
-        req.context.CopyFrom(state.context)
+) -> fnv1.RunFunctionRequest:
+    """The request for ``step``: the observed state (``observed_wire``, its field encoded), the previous
+    desired state and context, input, credentials, bootstrap and seeded requirements, meta.
+
+    A fresh request per step: a runner (or a test) may keep the one it got. The request is decoded
+    once from its deterministic encoding, which the tag hashes too: the fields in number order,
+    each message encoded once (not copied in and encoded again for the tag), the requirements
+    (later fields) filled in a message of their own and encoded after them, as protobuf's encoder
+    writes a whole request.
+    """
     texts = options.step_texts
+    head = [observed_wire]
+    if state.desired is not None:
+        head.append(_field(_DESIRED, state.desired))
     if step.input is not None:
-        req.input.CopyFrom(_input(step, texts))
+        head.append(wire.message_field(_INPUT, _input(step, texts)))
+    if state.context is not None:
+        head.append(_field(_CONTEXT, state.context))
+    rest = fnv1.RunFunctionRequest()
     for cred in step.credentials:
         if cred.source != "Secret" or not cred.secret_name:
             continue
         data = await _secret(sources.credentials, step, cred, texts)
-        req.credentials[cred.name].credential_data.data.update(data)
+        rest.credentials[cred.name].credential_data.data.update(data)
     for rr in step.required_resources:
         try:
             found = await options.fetcher.fetch(sources.bootstrap, rr.selector())
         except errors.CrossfnError as exc:
             context = f"cannot fetch bootstrap required resources for requirement {errors.quote(rr.requirement_name)}"
             raise texts.failure(_steps.Failure.BOOTSTRAP, context, exc) from exc
-        req.required_resources[rr.requirement_name].CopyFrom(found)
+        rest.required_resources[rr.requirement_name].CopyFrom(found)
     if seed is not None:
-        await _seed(req, seed, sources, options)
+        await _seed(rest, seed, sources, options)
     for rs in step.required_schemas:
         sel = fnv1.SchemaSelector(api_version=rs.api_version, kind=rs.kind)
         try:
@@ -176,13 +188,32 @@ async def _build_request(
                 f"cannot fetch bootstrap required schema for requirement {errors.quote(rs.requirement_name)}"
             )
             raise texts.failure(_steps.Failure.BOOTSTRAP, context, exc) from exc
-        req.required_schemas[rs.requirement_name].CopyFrom(schema)
+        rest.required_schemas[rs.requirement_name].CopyFrom(schema)
+    head.append(rest.SerializeToString(deterministic=True))
+    encoded = b"".join(head)
+    try:
+        req = wire.parse(fnv1.RunFunctionRequest, encoded)
+    except message.DecodeError as exc:  # nested deeper than any function could decode
+        cause = errors.FunctionRunError(f"cannot encode RunFunctionRequest: {exc}")
+        raise texts.failure(_steps.Failure.CALL, texts.call_error(step.step), cause) from exc
     # The tag hashes the request as built so far, before meta exists (upstream core-2.4).
-    tag = _tag.tag(req) if options.tag_requests else ""
+    tag = _tag.tag_of_encoding(encoded) if options.tag_requests else ""
     req.meta.SetInParent()
     if tag:
         req.meta.tag = tag
     req.meta.capabilities.extend(CAPABILITIES)
+    return req
+
+
+_FIELDS = fnv1.RunFunctionRequest.DESCRIPTOR.fields_by_name
+_OBSERVED, _DESIRED, _INPUT, _CONTEXT = (
+    _FIELDS[f].number for f in ("observed", "desired", "input", "context")
+)
+
+
+def _field(number: int, value: message.Message) -> bytes:
+    """Request field ``number`` holding ``value``, deterministically encoded."""
+    return wire.message_field(number, value.SerializeToString(deterministic=True))
 
 
 async def _seed(
@@ -204,13 +235,13 @@ async def _seed(
             req.required_resources[name].CopyFrom(found)
 
 
-def _input(step: _model.PipelineStep, texts: _steps.StepTexts) -> Any:
-    """The step's input as a Struct; Crossplane accepts only a JSON object here."""
+def _input(step: _model.PipelineStep, texts: _steps.StepTexts) -> bytes:
+    """The step's input as a Struct's encoding; Crossplane accepts only a JSON object here."""
     if not isinstance(step.input, Mapping):
         detail = errors.FunctionInputError(f"input must be an object, not {values.a_json_type(step.input)}")
         raise texts.failure(_steps.Failure.INPUT, texts.input_error(step.step), detail)
     try:
-        return resource.dict_to_struct(step.input)
+        return step.input_wire
     except (TypeError, ValueError) as exc:
         cause = errors.FunctionInputError(str(exc))
         raise texts.failure(_steps.Failure.INPUT, texts.input_error(step.step), cause) from exc

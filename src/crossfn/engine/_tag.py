@@ -15,7 +15,7 @@ from google.protobuf import message
 
 from crossfn.proto.v1 import run_function_pb2 as fnv1
 
-__all__ = ["tag"]
+__all__ = ["tag", "tag_of_encoding"]
 
 
 def tag(req: fnv1.RunFunctionRequest) -> str:
@@ -30,6 +30,11 @@ def tag(req: fnv1.RunFunctionRequest) -> str:
         data = req.SerializeToString(deterministic=True)
     except message.EncodeError:
         return ""
+    return tag_of_encoding(data)
+
+
+def tag_of_encoding(data: bytes) -> str:
+    """The tag of a request whose deterministic encoding without ``meta`` is ``data``."""
     return hashlib.sha256(data).hexdigest()
 
 

@@ -32,9 +32,31 @@ _U64 = (1 << 64) - 1  # Go converts integers to uint64 for %c, %q and %U
 
 def sprintf(format: str, *args: Any) -> str:
     """Go's ``fmt.Sprintf(format, args...)``."""
+    plain = _plain_strings(format, args)
+    if plain is not None:
+        return plain
     p = _Printer()
     p.printf(format, args)
     return "".join(p.buf)
+
+
+def _plain_strings(format: str, args: tuple[Any, ...]) -> str | None:
+    """``format`` printed when each directive is a bare ``%s`` or ``%v`` and its operand a ``str``, one
+    operand per directive: Go prints such a string as it is. ``None`` for anything else (the full printer).
+
+    Patch-and-transform's formats are mostly of this kind (``tier-%s``, ``%s/%s``); the printer's
+    flag and verb parsing cost most of a patch's time for them.
+    """
+    pieces = format.split("%")
+    if len(pieces) != len(args) + 1:
+        return None
+    out = [pieces[0]]
+    for piece, arg in zip(pieces[1:], args, strict=True):
+        if type(arg) is not str or not piece or piece[0] not in "sv":
+            return None
+        out.append(arg)
+        out.append(piece[1:])
+    return "".join(out)
 
 
 def sprint(v: Any) -> str:

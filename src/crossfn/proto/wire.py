@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 from google.protobuf import descriptor, message
 
-__all__ = ["MAX_MESSAGE_DEPTH", "DepthError", "parse"]
+__all__ = ["MAX_MESSAGE_DEPTH", "DepthError", "message_field", "parse"]
 
 MAX_MESSAGE_DEPTH = 3 * 10_000 + 100
 """Message levels accepted: 10,000 JSON levels (three message levels each) and the envelope around them."""
@@ -63,6 +63,22 @@ def parse(message_type: type[_M], data: bytes) -> _M:
             return message_type.FromString(data)
         finally:
             _set_deep(False)
+
+
+def message_field(number: int, encoded: bytes) -> bytes:
+    """Field ``number`` of a message holding a message (or bytes) whose encoding is ``encoded``, as
+    protobuf's encoder writes it: the key, the length, the bytes. A message's encoding is its
+    fields' encodings in field-number order, so fields encoded apart can be joined."""
+    return _encode_varint((number << 3) | 2) + _encode_varint(len(encoded)) + encoded
+
+
+def _encode_varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
 
 
 def _varint(data: bytes, pos: int) -> tuple[int, int]:

@@ -308,3 +308,38 @@ def test_target_round_trip(patch: dict[str, Any], target: dict[str, Any], error:
     patches.apply_field(_patch(**patch), {"a": 1.0}, target)
     assert target["b"] == 2
     assert type(target["b"]) is int
+
+
+@pytest.mark.parametrize(
+    ("source", "want", "error"),
+    [
+        pytest.param(
+            {**CD, "spec": {"n": 3.0, "f": 1.5, "l": [{"x": 2.0}]}},
+            {**CD, "spec": {"n": 3, "f": 1.5, "l": [{"x": 2}]}},
+            None,
+            id="whole floats become integers, as a JSON round trip makes them",
+        ),
+        pytest.param(
+            {"apiVersion": "v1", "data": {}},
+            None,
+            """Object 'Kind' is missing in '{"apiVersion":"v1","data":{}}'""",
+            id="a base without kind fails as normalise_target does",
+        ),
+    ],
+)
+def test_normalised_copy(source: dict[str, Any], want: dict[str, Any] | None, error: str | None) -> None:
+    """A template's base is copied by its round trip: the base never changes, the copy is remembered."""
+    before = repr(source)
+    normalised: dict[int, dict[str, Any]] = {}
+    if error is not None:
+        with pytest.raises(errors.CrossfnError) as exc:
+            patches.normalised_copy(source, normalised)
+        assert str(exc.value) == error
+        assert normalised == {}
+        return
+    out = patches.normalised_copy(source, normalised)
+    assert out == want
+    assert normalised == {id(out): out}
+    out["spec"]["l"][0]["x"] = "changed"
+    out["spec"]["n"] = "changed"
+    assert repr(source) == before, "the copy shares no container with the base"

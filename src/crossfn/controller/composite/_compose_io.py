@@ -146,6 +146,9 @@ class Applied:
         self._by_xr.pop(xr_key, None)
 
 
+_PARSED_REVISIONS = 64
+"""Revisions whose parsed steps are kept at most; more live revisions are parsed again now and then."""
+
 ANNOTATION_ADOPTABLE = "crossfn.io/adoptable"
 """On an existing object, ``"true"``: an XR whose Composition desires it may take it over (import)."""
 
@@ -184,6 +187,8 @@ class ComposeIO:
         """Composed applies not sent because the server would have made them no-ops (module docstring)."""
         self._legacy_logged: set[str] = set()
         """Legacy revisions already logged: once each, not on every reconcile."""
+        self._parsed: dict[int, tuple[Mapping[str, Any], list[engine.PipelineStep], bool]] = {}
+        """Revision objects (by ``id``, holding them) and their steps, and whether they are legacy: :meth:`_pipeline`."""
 
     def forget(self, xr_key: str) -> None:
         """Drop what was remembered of the XR ``xr_key``'s applies (it is gone or being deleted)."""
@@ -230,11 +235,9 @@ class ComposeIO:
         tracer: engine.Tracer | None = None,
     ) -> Outcome:
         """Compose ``xr`` with revision ``rev`` and apply the outcome (module docstring)."""
-        legacy = _legacy_steps(rev, self._legacy_logged)
-        if legacy is not None:
-            steps, runner = legacy[0], _with_builtins(runner, sources)
-        else:
-            steps = self._steps(rev)
+        steps, legacy = self._pipeline(rev)
+        if legacy:
+            runner = _with_builtins(runner, sources)
         try:
             xr.check_composition_fields()
         except errors.CrossfnError as exc:
@@ -286,6 +289,24 @@ class ComposeIO:
             dependencies=tuple(c.resource for c in result.composed),
             required=tuple(required),
         )
+
+    def _pipeline(self, rev: Mapping[str, Any]) -> tuple[list[engine.PipelineStep], bool]:
+        """The revision's pipeline steps, and whether it is a legacy one, parsed once per revision object.
+
+        Revisions are read from the informers' cache, which replaces the objects it holds and never
+        changes one, so a revision object's steps stay what they were parsed as, and a step keeps its
+        input converted for the next reconcile (``PipelineStep.input_wire``); a revision read anew (a
+        new object) is parsed anew. A revision that fails to parse is not kept: it fails every time.
+        """
+        known = self._parsed.get(id(rev))
+        if known is not None and known[0] is rev:
+            return known[1], known[2]
+        legacy = _legacy_steps(rev, self._legacy_logged)
+        steps, is_legacy = (legacy[0], True) if legacy is not None else (self._steps(rev), False)
+        if len(self._parsed) >= _PARSED_REVISIONS:
+            self._parsed.clear()
+        self._parsed[id(rev)] = (rev, steps, is_legacy)
+        return steps, is_legacy
 
     @staticmethod
     def _steps(rev: Mapping[str, Any]) -> list[engine.PipelineStep]:

@@ -89,8 +89,7 @@ def _start(t: ptinput.ComposedTemplate, state: State) -> dict[str, Any]:
     try:
         if not isinstance(t.base, dict):
             raise gojson.type_error(t.base, "map[string]interface {}")
-        base = copy.deepcopy(t.base)
-        patches.normalise_target(base, state.normalised)
+        base = patches.normalised_copy(t.base, state.normalised)
     except errors.CrossfnError as exc:
         # Up to v0.3.0 the base went through RenderFromJSON, which added a layer to the error.
         layer = "" if state.release.base_keeps_identity else "cannot unmarshal JSON data: "

@@ -71,7 +71,16 @@ compose = PatchAndTransform()
 """The newest release (v0.10.8)."""
 
 
-def _decode(req: fnv1.RunFunctionRequest, r: release.Release) -> ptinput.Resources:
+@dataclasses.dataclass(frozen=True)
+class _Input:
+    """A decoded, validated input and its templates with PatchSets resolved (or why they cannot be)."""
+
+    resources: ptinput.Resources
+    templates: tuple[ptinput.ComposedTemplate, ...]
+    patch_sets_error: str | None
+
+
+def _decode(req: fnv1.RunFunctionRequest, r: release.Release) -> _Input:
     """The request's input, decoded and validated; the same input (by its bytes) is decoded once.
 
     A Composition sends the same input on every call, and decoding and checking it was about
@@ -82,7 +91,7 @@ def _decode(req: fnv1.RunFunctionRequest, r: release.Release) -> ptinput.Resourc
 
 
 @functools.lru_cache(maxsize=64)
-def _decoded(raw: bytes, r: release.Release) -> ptinput.Resources:
+def _decoded(raw: bytes, r: release.Release) -> _Input:
     given = struct_pb2.Struct()
     given.ParseFromString(raw)
     try:
@@ -91,7 +100,10 @@ def _decoded(raw: bytes, r: release.Release) -> ptinput.Resources:
         raise errors.FunctionInputError(f"cannot get Function input: {exc}") from exc
     if err := validation.validate(res, r):
         raise errors.FunctionInputError(f"invalid Function input: {err}")
-    return res
+    try:
+        return _Input(res, patches.resolve_patch_sets(res), None)
+    except errors.CrossfnError as exc:
+        return _Input(res, (), str(exc))
 
 
 def _state(req: fnv1.RunFunctionRequest, r: release.Release) -> composed.State:
@@ -125,12 +137,11 @@ def _run(
     warn: Callable[[str], None],
     r: release.Release,
 ) -> None:
-    res = _decode(req, r)
+    decoded = _decode(req, r)
+    res, templates = decoded.resources, decoded.templates
     state = _state(req, r)
-    try:
-        templates = patches.resolve_patch_sets(res)
-    except errors.CrossfnError as exc:
-        raise errors.CrossfnError(f"cannot resolve PatchSets: {exc}") from exc
+    if decoded.patch_sets_error is not None:
+        raise errors.CrossfnError(f"cannot resolve PatchSets: {decoded.patch_sets_error}")
     if r.patches_in_order:
         environment.apply_patches(
             res.environment_patches, state.oxr, state.dxr, state.env, normalised=state.normalised, r=r

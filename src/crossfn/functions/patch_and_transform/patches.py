@@ -30,6 +30,7 @@ __all__ = [
     "is_not_found",
     "merge_options",
     "normalise_target",
+    "normalised_copy",
     "resolve_patch_sets",
 ]
 
@@ -73,6 +74,18 @@ def normalise_target(target: dict[str, Any], normalised: dict[int, dict[str, Any
     target.update(normal)
     if normalised is not None:
         normalised[id(target)] = target  # holding it keeps its id from being reused
+
+
+def normalised_copy(source: dict[str, Any], normalised: dict[int, dict[str, Any]]) -> dict[str, Any]:
+    """``source`` round-tripped through JSON into a new object (``source`` is left as it is), remembered
+    in ``normalised``; fails as :func:`normalise_target` does. The round trip builds every container anew,
+    so it is the copy too (a template's base, patched per run)."""
+    kind = source.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(source)}'")
+    out: dict[str, Any] = fieldpath.json_round_trip(source)
+    normalised[id(out)] = out  # holding it keeps its id from being reused
+    return out
 
 
 def apply_field(
