@@ -423,6 +423,23 @@ async def test_full_queue_drops_and_counts(case: DropCase) -> None:
     )
 
 
+async def test_a_dropped_event_is_not_correlated() -> None:
+    """client-go's broadcaster drops an event at its full queue before the correlator sees it: a dropped
+    repeat bumps no count and spends none of the object's spam budget."""
+    api = SlowApi()
+    rec = recorder(api, Clock(), max_queued=1, senders=1)
+    await rec.event(XR, "Normal", "R", "m")  # queued: the create
+    for _ in range(_events.SPAM_BURST + 5):
+        await rec.event(XR, "Normal", "R", "m")  # the queue is full: each dropped
+    api.release.set()
+    await rec.flush()
+    assert (rec.dropped, rec.filtered) == (_events.SPAM_BURST + 5, 0)
+    await send(rec, XR, "Normal", "R", "m")
+    assert [e["count"] for e in api.of_kind("Event")] == [2], (
+        "the repeat after the drops is the Event's second occurrence, and its source may still write it"
+    )
+
+
 async def test_close_writes_what_siblings_queued() -> None:
     api = SlowApi()
     base = recorder(api, Clock())

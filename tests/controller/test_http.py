@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import asyncio
 import dataclasses
+import ssl
 from collections.abc import AsyncGenerator, AsyncIterator, Awaitable, Callable
 
 import httpx2
@@ -546,3 +547,314 @@ async def test_a_write_fence_is_checked_as_the_bytes_leave(
     await asyncio.sleep(0.05)
     assert len(server.requests) == want_requests
     assert (fence.checks, fence.sent_calls) == (1, 0)
+
+
+# -- streams (watches) ---------------------------------------------------------------------------
+
+WATCH_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n"
+
+
+def chunk(data: bytes) -> bytes:
+    return b"%x\r\n%s\r\n" % (len(data), data)
+
+
+@dataclasses.dataclass
+class Streaming:
+    """A server that reads one request per connection and writes ``pieces`` (a pause between each); then it
+    ends the connection, or holds it open when ``hold``; notes when the client hangs up."""
+
+    pieces: list[bytes]
+    hold: bool = False
+    heads: list[bytes] = dataclasses.field(default_factory=list)
+    hung_up: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+    port: int = 0
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            self.heads.append(await reader.readuntil(b"\r\n\r\n"))
+            for piece in self.pieces:
+                writer.write(piece)
+                await writer.drain()
+                await asyncio.sleep(0.005)
+            if self.hold:
+                while await reader.read(1024):
+                    pass
+                self.hung_up.set()
+        except ConnectionError:
+            self.hung_up.set()
+        finally:
+            writer.close()
+
+
+async def stream_lines(
+    server: Streaming, *, idle: float | None = 5.0, auth: httpx2.Auth | None = None
+) -> list[bytes] | str:
+    """The lines of one streamed GET, or the name of the error it ended with (or ``Reply <status> <body>``)."""
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{server.port}",
+        None,
+        auth,
+        headers=[("Accept", "application/json")],
+        timeout=httpx2.Timeout(5.0),
+        max_idle=4,
+    )
+    lines: list[bytes] = []
+    try:
+        opened = await http.stream("GET", "api/v1/x", params={"watch": "true"}, idle=idle)
+        if isinstance(opened, _http.Reply):
+            return f"Reply {opened.status} {opened.content!r}"
+        try:
+            async for line in opened.lines():
+                lines.append(line)
+        finally:
+            opened.close()
+    except httpx2.HTTPError as exc:
+        return f"{type(exc).__name__} after {lines}"
+    finally:
+        await http.aclose()
+    return lines
+
+
+@pytest.mark.parametrize(
+    ("pieces", "want", "reason"),
+    [
+        pytest.param(
+            [WATCH_HEAD, chunk(b'{"a":1}\n'), chunk(b'{"b":2}\n'), b"0\r\n\r\n"],
+            [b'{"a":1}', b'{"b":2}'],
+            "one event a chunk, as the API server flushes them; the last chunk ends the stream",
+            id="chunk-per-event",
+        ),
+        pytest.param(
+            [WATCH_HEAD, chunk(b'{"a"'), chunk(b':1}\n{"b"'), chunk(b":2}\n\n"), b"0\r\nX-T: 1\r\n\r\n"],
+            [b'{"a":1}', b'{"b":2}'],
+            "an event over several chunks and two in one are split at newlines; blank lines and trailers skipped",
+            id="split-events",
+        ),
+        pytest.param(
+            [WATCH_HEAD + chunk(b'{"a":1}\r\n') + chunk(b'{"b":2}') + b"0\r\n\r\n"],
+            [b'{"a":1}\r', b'{"b":2}'],
+            "all in one read; a CR stays (JSON reads it as whitespace); the last line needs no newline",
+            id="one-read",
+        ),
+        pytest.param(
+            [b"HTTP/1.1 200 OK\r\nContent-Length: 16\r\n\r\n", b'{"a":1}\n{"b":2}\nNOT-READ'],
+            [b'{"a":1}', b'{"b":2}'],
+            "a body with a length ends there",
+            id="content-length",
+        ),
+        pytest.param(
+            [b"HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n", b'{"a":1}\n', b'{"b":2}\n'],
+            [b'{"a":1}', b'{"b":2}'],
+            "a body with neither length nor chunks ends with the connection",
+            id="until-close",
+        ),
+        pytest.param(
+            [WATCH_HEAD, chunk(b'{"a":1}\n'), b"20\r\n{"],
+            "RemoteProtocolError after [b'{\"a\":1}']",
+            "a stream cut inside a chunk is an error after the events read whole, not a clean end",
+            id="cut",
+        ),
+        pytest.param(
+            [WATCH_HEAD, chunk(b'{"a":1}\n'), b"4\r\n{}\n\nXX"],
+            "RemoteProtocolError after [b'{\"a\":1}']",
+            "a chunk not followed by CRLF is malformed",
+            id="bad-chunk",
+        ),
+        pytest.param(
+            [b"HTTP/1.1 410 Gone\r\nContent-Length: 9\r\n\r\n", b'{"c":410}'],
+            "Reply 410 b'{\"c\":410}'",
+            "an answer that is not 2xx is read whole, for the caller's error",
+            id="error-status",
+        ),
+        pytest.param(
+            [WATCH_HEAD, chunk(b'{"a":1}\n')],
+            "RemoteProtocolError after [b'{\"a\":1}']",
+            "a connection that ends without the last chunk is an error",
+            id="no-last-chunk",
+        ),
+    ],
+)
+async def test_stream_lines(pieces: list[bytes], want: list[bytes] | str, reason: str) -> None:
+    server = Streaming(pieces)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    server.port = listening.sockets[0].getsockname()[1]
+    try:
+        assert await stream_lines(server) == want, reason
+    finally:
+        listening.close()
+        await listening.wait_closed()
+    assert server.heads[0].startswith(b"GET /api/v1/x?watch=true HTTP/1.1\r\n")
+
+
+async def test_stream_renews_credentials_after_a_401(serve: Start) -> None:
+    """A watch is authenticated as a request is: a 401 asks the flow again and the watch goes once more."""
+    server = Heads([UNAUTHORIZED, b'HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n{"a":1}\n'])
+    await serve(server)
+    auth = Tokens("old", "new")
+    got = await stream_lines(Streaming([], port=server.port), auth=auth)
+    assert got == [b'{"a":1}']
+    assert [header(h, b"authorization") for h in server.heads] == [b"Bearer old", b"Bearer new"]
+
+
+async def test_a_silent_stream_times_out_and_hangs_up() -> None:
+    """No byte for longer than ``idle``: the stream fails as a read timeout and its connection is closed."""
+    server = Streaming([WATCH_HEAD, chunk(b'{"a":1}\n')], hold=True)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    server.port = listening.sockets[0].getsockname()[1]
+    try:
+        assert await stream_lines(server, idle=0.2) == "ReadTimeout after [b'{\"a\":1}']"
+        async with asyncio.timeout(5):
+            await server.hung_up.wait()
+    finally:
+        listening.close()
+        await listening.wait_closed()
+
+
+@pytest.mark.parametrize("how", ["stream closed", "client closed"])
+async def test_an_open_stream_is_closed_with_its_client(how: str) -> None:
+    """A stream stopped half way (an informer stopping) or one its client outlives hangs up at once."""
+    server = Streaming([WATCH_HEAD, chunk(b'{"a":1}\n')], hold=True)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    server.port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{server.port}", None, None, headers=[], timeout=httpx2.Timeout(60.0), max_idle=4
+    )
+    try:
+        opened = await http.stream("GET", "api/v1/x", idle=60.0)
+        assert isinstance(opened, _http.Stream)
+        lines = opened.lines()
+        assert await anext(lines) == b'{"a":1}'
+        if how == "stream closed":
+            opened.close()
+        else:
+            await http.aclose()
+        async with asyncio.timeout(2):  # well before any timeout could end it
+            await server.hung_up.wait()
+        with pytest.raises(httpx2.HTTPError):
+            await anext(lines)
+    finally:
+        await http.aclose()
+        listening.close()
+        await listening.wait_closed()
+
+
+async def test_a_stream_cancelled_in_its_tls_handshake_closes_its_socket() -> None:
+    """An informer stopped while its watch connects leaves no socket open (it would leak at loop end)."""
+    accepted, hung_up = asyncio.Event(), asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        accepted.set()  # and never answer the ClientHello: the handshake hangs
+        await reader.read()  # until the client hangs up
+        hung_up.set()
+        writer.close()
+
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"https://127.0.0.1:{port}", ssl.create_default_context(), None, headers=[],
+        timeout=httpx2.Timeout(60.0), max_idle=4,
+    )  # fmt: skip
+    try:
+        watch = asyncio.create_task(http.stream("GET", "api/v1/pods", idle=60.0))
+        await accepted.wait()
+        await asyncio.sleep(0.05)  # into the handshake
+        watch.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await watch
+        async with asyncio.timeout(5):
+            await hung_up.wait()
+    finally:
+        await http.aclose()
+        listening.close()
+        await listening.wait_closed()
+
+
+# -- deadlines -------------------------------------------------------------------------------------
+
+HANG = None
+"""In a :class:`Paced` script: never answer (until the client hangs up)."""
+
+
+@dataclasses.dataclass
+class Paced:
+    """A server answering each request of one connection after a pause, or never (:data:`HANG`)."""
+
+    script: list[tuple[float, bytes | None]]
+    connections: int = 0
+    hung_up: asyncio.Event = dataclasses.field(default_factory=asyncio.Event)
+
+    async def handle(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        self.connections += 1
+        try:
+            while self.script:
+                await reader.readuntil(b"\r\n\r\n")
+                pause, answer = self.script.pop(0)
+                if answer is HANG:
+                    while await reader.read(1024):
+                        pass
+                    break
+                await asyncio.sleep(pause)
+                writer.write(answer)
+                await writer.drain()
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            self.hung_up.set()
+            writer.close()
+
+
+@pytest.mark.parametrize(
+    ("script", "timeout", "idle", "want", "want_connections", "reason"),
+    [
+        pytest.param(
+            [(0.0, HANG)], 0.25, 0.0, ["ReadTimeout"], 1,
+            "a server that never answers: the request fails at its deadline", id="no-answer",
+        ),
+        pytest.param(
+            [(0.6, OK), (0.8, OK)], 1.0, 0.0, [200, 200], 1,
+            "the second exchange (0.6 s to 1.4 s) has its own deadline (1.6 s), past the first one's (1.0 s)",
+            id="deadline-moves-on",
+        ),
+        pytest.param(
+            [(0.3, OK), (0.0, HANG)], 0.5, 0.0, [200, "ReadTimeout"], 1,
+            "and it is kept: the second one still ends at its deadline", id="moved-deadline-holds",
+        ),
+        pytest.param(
+            [(0.0, OK), (0.0, OK)], 0.25, 0.4, [200, 200], 1,
+            "a connection idle past the deadline of its last exchange is not cut: it carries the next request",
+            id="idle-past-deadline",
+        ),
+    ],
+)  # fmt: skip
+async def test_an_exchange_ends_at_its_deadline(
+    *,
+    script: list[tuple[float, bytes | None]],
+    timeout: float,
+    idle: float,
+    want: list[object],
+    want_connections: int,
+    reason: str,
+) -> None:
+    server = Paced(list(script))
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{port}", None, None, headers=[], timeout=httpx2.Timeout(timeout), max_idle=4
+    )
+    got: list[object] = []
+    try:
+        for _ in want:
+            try:
+                got.append((await http.send("GET", "api/v1/x")).status)
+            except httpx2.HTTPError as exc:
+                got.append(type(exc).__name__)
+            await asyncio.sleep(idle)
+        if "ReadTimeout" in got:
+            async with asyncio.timeout(2):
+                await server.hung_up.wait()  # the timed-out connection was closed
+    finally:
+        await http.aclose()
+        listening.close()
+        await listening.wait_closed()
+    assert got == want, reason
+    assert server.connections == want_connections, reason

@@ -20,7 +20,7 @@ from lightkube.core import exceptions as lightkube_exceptions
 import crossfn
 from crossfn import errors
 from crossfn.controller import envtest as envtest_module
-from crossfn.controller.kube import _api, _kube
+from crossfn.controller.kube import _api, _http, _kube
 
 RESOURCES_V1 = {
     "kind": "APIResourceList",
@@ -372,6 +372,59 @@ async def test_watches_use_their_own_pool_outside_the_cap() -> None:
     assert paths["watches"] == ["/api/v1/namespaces/ns/configmaps"], "the watch went to the watch pool"
     assert paths["requests"] == ["/api/v1", "/api/v1/namespaces/ns/configmaps/a"], "requests went to theirs"
     await api.close()
+
+
+async def test_lean_watches_hold_no_request_slot() -> None:
+    """Through the lean client too, a watch is a connection of its own: it takes no request slot, and
+    its events arrive as the server writes them (the watch is still open when the get returns)."""
+    requests: list[bytes] = []
+    watching = asyncio.Event()
+
+    async def handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+        try:
+            while True:
+                line = (await reader.readuntil(b"\r\n\r\n")).split(b"\r\n")[0]
+                requests.append(line)
+                if b"watch=true" in line:
+                    event = json.dumps({"type": "ADDED", "object": cm("a", "ns")}).encode() + b"\n"
+                    writer.write(b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n")
+                    writer.write(b"%x\r\n%s\r\n" % (len(event), event))
+                    watching.set()
+                    await reader.read()  # held open until the client hangs up
+                    return
+                body = json.dumps(
+                    RESOURCES_V1 if line.startswith(b"GET /api/v1 ") else cm("a", "ns")
+                ).encode()
+                writer.write(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n%s" % (len(body), body))
+        except (asyncio.IncompleteReadError, ConnectionError):
+            pass
+        finally:
+            writer.close()
+
+    listening = await asyncio.start_server(handle, "127.0.0.1", 0)
+    port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{port}", None, None, headers=[], timeout=httpx2.Timeout(5.0), max_idle=1
+    )
+    api = _kube.KubeApi(http, max_in_flight=1)
+    try:
+        events = api.watch("v1", "ConfigMap", "ns", resource_version="7")
+        assert (await anext(events)).type == "BOOKMARK"
+        added = await anext(events)
+        assert (added.type, added.object["metadata"]["name"]) == ("ADDED", "a")
+        got = await asyncio.wait_for(api.get("v1", "ConfigMap", "a", "ns"), 5)
+        assert (got or {})["metadata"]["name"] == "a", "a get goes while the watch holds its connection"
+        await events.aclose()  # type: ignore[attr-defined]
+    finally:
+        await api.close()
+        listening.close()
+        await listening.wait_closed()
+    assert watching.is_set()
+    assert [r.split(b"?")[0] for r in requests] == [
+        b"GET /api/v1 HTTP/1.1",
+        b"GET /api/v1/namespaces/ns/configmaps",
+        b"GET /api/v1/namespaces/ns/configmaps/a HTTP/1.1",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -28,6 +28,14 @@ in the same step as the socket write, so a replica frozen past its renew
 deadline sends nothing when it resumes. :class:`Http11Transport` is the same
 connection pool as an httpx2 transport (its fence in the request extension
 :data:`WRITE_FENCE`), for callers that want an ``httpx2.AsyncClient``.
+
+Watches go through the same client (:meth:`Http11Client.stream`), each on a
+connection of its own outside the pool: the chunked body is read as it arrives
+and split into lines as bytes (one JSON event a line, for msgspec as it is),
+with no per-read timer: a watchdog per stream ends a connection silent for
+longer than its idle limit. httpx2's streaming over httpcore and anyio cost a
+watch event several times that (anyio pauses and resumes the socket's reader
+around every read, a selector change each).
 """
 
 from __future__ import annotations
@@ -38,14 +46,14 @@ import dataclasses
 import re
 import ssl
 import urllib.parse
-from collections.abc import AsyncGenerator, Mapping, Sequence
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping, Sequence
 
 import httpx2
 
 from crossfn import errors
 from crossfn.controller.kube import _api
 
-__all__ = ["WRITE_FENCE", "Http11Client", "Http11Transport", "Reply"]
+__all__ = ["WRITE_FENCE", "Http11Client", "Http11Transport", "Reply", "Stream"]
 
 WRITE_FENCE = "crossfn.write_fence"
 """The request extension holding a write's :class:`~crossfn.controller.kube._api.WriteFence`: checked
@@ -69,10 +77,23 @@ def _query_text(text: str) -> str:
     return text.translate(_QUERY_ESCAPES) if text.isascii() else urllib.parse.quote_plus(text)
 
 
+_QUERIES: dict[tuple[tuple[str, str], ...], str] = {}
+"""Queries written so far, by their parameters: most requests repeat a few (a field manager and
+``force``); emptied when it reaches :data:`_QUERIES_MAX`, so watches' versions cannot grow it."""
+_QUERIES_MAX = 256
+
+
 def query(params: Mapping[str, str]) -> str:
     """``urllib.parse.urlencode(params)``, at a fraction of its CPU for the ASCII names and values
     every request carries (a field manager, ``force``, a label selector)."""
-    return "&".join(f"{_query_text(k)}={_query_text(str(v))}" for k, v in params.items())
+    key = tuple(params.items())
+    found = _QUERIES.get(key)
+    if found is None:
+        found = "&".join(f"{_query_text(k)}={_query_text(str(v))}" for k, v in key)
+        if len(_QUERIES) >= _QUERIES_MAX:
+            _QUERIES.clear()
+        _QUERIES[key] = found
+    return found
 
 
 _Key = tuple[str, str, int]
@@ -90,11 +111,7 @@ class Reply:
 
     def header(self, name: str) -> str | None:
         """The first header called ``name`` (any case), or ``None``."""
-        wanted = name.lower().encode()
-        for key, value in self.headers:
-            if key.lower() == wanted:
-                return value.decode("latin-1")
-        return None
+        return _header(self.headers, name)
 
     @property
     def text(self) -> str:
@@ -102,16 +119,56 @@ class Reply:
 
 
 class _Connection:
+    """A kept-alive connection and the deadline of the exchange on it.
+
+    An exchange past its deadline has its connection aborted, so the read waiting on it ends at
+    once; :attr:`timed_out` tells why. One timer per connection serves every exchange: it is
+    moved only when it fires before the deadline in force (or an exchange needs an earlier
+    one), not created and cancelled per request as an ``asyncio.timeout`` is.
+    """
+
     def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
         self.reader = reader
         self.writer = writer
+        self.timed_out = False
+        self._loop = asyncio.get_running_loop()
+        self._deadline: float | None = None
+        self._timer: asyncio.TimerHandle | None = None
 
     @property
     def usable(self) -> bool:
         return not self.reader.at_eof() and not self.writer.is_closing()
 
+    def start(self, seconds: float | None) -> None:
+        """An exchange begins: abort the connection should it not end within ``seconds`` (``None``: no limit)."""
+        if seconds is None:
+            return
+        self._deadline = deadline = self._loop.time() + seconds
+        if self._timer is not None and self._timer.when() > deadline:
+            self._timer.cancel()
+            self._timer = None
+        if self._timer is None:
+            self._timer = self._loop.call_at(deadline, self._expire)
+
+    def finish(self) -> None:
+        """The exchange ended: no deadline until the next one."""
+        self._deadline = None
+
+    def _expire(self) -> None:
+        self._timer = None
+        if self._deadline is None:
+            return  # idle: the next exchange arms the timer again
+        if self._loop.time() < self._deadline:
+            self._timer = self._loop.call_at(self._deadline, self._expire)
+            return
+        self.timed_out = True
+        self.abort()
+
     def abort(self) -> None:
         """Drop the connection at once, without a TLS goodbye: for one whose exchange failed or was cancelled."""
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self.writer.transport.abort()
 
     async def close(self) -> None:
@@ -120,6 +177,9 @@ class _Connection:
         Cancelled while waiting, it aborts: a goodbye left half done would keep the socket open
         past the event loop's end (an unclosed socket, a ResourceWarning).
         """
+        if self._timer is not None:
+            self._timer.cancel()
+            self._timer = None
         self.writer.close()
         try:
             async with asyncio.timeout(_CLOSE_SECONDS):
@@ -230,32 +290,27 @@ class _Pool:
         """
         reuse = answered = done = False
         self._busy.add(conn)
+        conn.start(read)
         try:
-            async with asyncio.timeout(read):
-                if fence is not None:
-                    fence.check()  # the last moment before the bytes leave: nothing awaits in between
-                conn.writer.write(message)
-                unsent = conn.writer.transport.get_write_buffer_size()
-                await conn.writer.drain()
-                if fence is not None and unsent:
-                    fence.sent()
-                status, reason, headers, keep = await _read_head(conn.reader)
-                answered = True
-                content = await _read_body(conn.reader, headers, status)
-                done, reuse = True, keep  # only a connection whose answer was read whole can carry another
-        except asyncio.IncompleteReadError as exc:
-            if not answered and not exc.partial:
+            if fence is not None:
+                fence.check()  # the last moment before the bytes leave: nothing awaits in between
+            conn.writer.write(message)
+            unsent = conn.writer.transport.get_write_buffer_size()
+            await conn.writer.drain()
+            if fence is not None and unsent:
+                fence.sent()
+            status, reason, headers, keep = await _read_head(conn.reader)
+            answered = True
+            content = await _read_body(conn.reader, headers, status)
+            done, reuse = True, keep  # only a connection whose answer was read whole can carry another
+        except _EXCHANGE_ERRORS as exc:
+            if conn.timed_out:
+                raise httpx2.ReadTimeout("timed out waiting for the API server", request=request) from exc
+            if not answered and _closed_before_answer(exc):
                 raise _ClosedBeforeAnswerError from exc
-            raise httpx2.RemoteProtocolError(f"incomplete response: {exc}", request=request) from exc
-        except TimeoutError as exc:
-            raise httpx2.ReadTimeout("timed out waiting for the API server", request=request) from exc
-        except (ConnectionError, ssl.SSLError) as exc:
-            if not answered and isinstance(exc, ConnectionResetError | BrokenPipeError):
-                raise _ClosedBeforeAnswerError from exc
-            raise httpx2.ReadError(str(exc) or type(exc).__name__, request=request) from exc
-        except (ValueError, asyncio.LimitOverrunError) as exc:
-            raise httpx2.RemoteProtocolError(f"malformed response: {exc}", request=request) from exc
+            raise _transport_error(exc, request) from exc
         finally:
+            conn.finish()
             self._busy.discard(conn)
             if not done:
                 conn.abort()
@@ -264,6 +319,29 @@ class _Pool:
             else:
                 await conn.close()
         return Reply(status, reason.decode("latin-1"), headers, content)
+
+    async def open(
+        self, key: _Key, message: bytes, *, read: float | None, connect: float | None, idle: float | None
+    ) -> Stream:
+        """Send ``message`` on a new connection of its own and read the answer's head: a :class:`Stream`.
+
+        The connection is never pooled (a watch holds it for minutes); the pool aborts it when it
+        closes, as it does those in use, should the stream still be open.
+        """
+        conn = await self._connect(key, connect, None)
+        self._busy.add(conn)
+        try:
+            async with asyncio.timeout(read):
+                conn.writer.write(message)
+                await conn.writer.drain()
+                status, reason, headers, _ = await _read_head(conn.reader)
+        except BaseException as exc:
+            self._busy.discard(conn)
+            conn.abort()
+            if isinstance(exc, _EXCHANGE_ERRORS):
+                raise _transport_error(exc, None) from exc
+            raise
+        return Stream(self, conn, status, reason.decode("latin-1"), headers, idle=idle)
 
     async def aclose(self) -> None:
         """Close the idle connections and abort those in use (their requests fail): none outlives the pool.
@@ -277,6 +355,164 @@ class _Pool:
         for conn in self._busy:
             conn.abort()
         await asyncio.gather(*(conn.close() for conn in idle))
+
+
+_EXCHANGE_ERRORS = (
+    asyncio.IncompleteReadError, TimeoutError, ConnectionError, ssl.SSLError, ValueError, asyncio.LimitOverrunError
+)  # fmt: skip
+"""What an exchange on a connection may raise, each turned into httpx2's error by :func:`_transport_error`."""
+
+
+def _closed_before_answer(exc: BaseException) -> bool:
+    """Whether ``exc``, raised before any byte of the answer came, says the server had closed the connection."""
+    if isinstance(exc, asyncio.IncompleteReadError):
+        return not exc.partial
+    return isinstance(exc, ConnectionResetError | BrokenPipeError)
+
+
+def _transport_error(exc: BaseException, request: httpx2.Request | None) -> httpx2.HTTPError:
+    """httpx2's error for a failed exchange (one of :data:`_EXCHANGE_ERRORS`), as httpcore raises them."""
+    if isinstance(exc, asyncio.IncompleteReadError):
+        return httpx2.RemoteProtocolError(f"incomplete response: {exc}", request=request)
+    if isinstance(exc, TimeoutError):
+        return httpx2.ReadTimeout("timed out waiting for the API server", request=request)
+    if isinstance(exc, ConnectionError | ssl.SSLError):
+        return httpx2.ReadError(str(exc) or type(exc).__name__, request=request)
+    return httpx2.RemoteProtocolError(f"malformed response: {exc}", request=request)
+
+
+_PIECE = 1 << 16
+"""The most bytes read at once from a body that is not chunked."""
+
+
+class Stream:
+    """An answer whose body is read as it arrives (a watch): status, reason, headers, then :meth:`lines`.
+
+    It holds a connection of its own until :meth:`close`, which always aborts it (a stream
+    read half way cannot carry another request, and an abort never awaits, so closing in a
+    cancelled task leaks nothing). ``idle`` bounds the seconds between two pieces of the
+    body: one timer per stream, re-armed only when it fires, not a timeout per read.
+    """
+
+    def __init__(
+        self,
+        pool: _Pool,
+        conn: _Connection,
+        status: int,
+        reason: str,
+        headers: list[tuple[bytes, bytes]],
+        *,
+        idle: float | None,
+    ) -> None:
+        self.status = status
+        self.reason = reason
+        self.headers = headers
+        self._pool = pool
+        self._conn = conn
+        fields = {name.lower(): value for name, value in headers}
+        self._chunked = fields.get(b"transfer-encoding", b"").lower().endswith(b"chunked")
+        length = fields.get(b"content-length")
+        self._remaining = None if self._chunked or length is None else int(length)
+        self._loop = asyncio.get_running_loop()
+        self._idle = idle
+        self._last = self._loop.time()
+        self._timed_out = False
+        self._watchdog: asyncio.TimerHandle | None = None
+        if idle is not None and status not in (204, 304):
+            self._watchdog = self._loop.call_at(self._last + idle, self._check_idle)
+
+    def header(self, name: str) -> str | None:
+        """The first header called ``name`` (any case), or ``None``."""
+        return _header(self.headers, name)
+
+    def _check_idle(self) -> None:
+        assert self._idle is not None
+        due = self._last + self._idle
+        if self._loop.time() < due:
+            self._watchdog = self._loop.call_at(due, self._check_idle)
+            return
+        self._watchdog = None
+        self._timed_out = True
+        self._conn.abort()  # the read waiting on it ends at once (EOF), and says why
+
+    async def read(self) -> bytes:
+        """The whole body (an error's ``Status``); the stream is closed after."""
+        try:
+            return b"".join([piece async for piece in self._pieces()])
+        finally:
+            self.close()
+
+    async def lines(self) -> AsyncGenerator[bytes, None]:
+        """The body's non-blank lines, as bytes, as they arrive: a watch's events, one JSON object a line.
+
+        A line's ``\\r`` stays (JSON reads it as whitespace); the last line needs no newline.
+        """
+        pending = b""
+        async for piece in self._pieces():
+            if b"\n" not in piece:
+                pending += piece
+                continue
+            lines = piece.split(b"\n")
+            lines[0] = pending + lines[0]
+            pending = lines.pop()
+            for line in lines:
+                if line and not line.isspace():
+                    yield line
+        if pending and not pending.isspace():
+            yield pending
+
+    async def _pieces(self) -> AsyncIterator[bytes]:
+        """The body's bytes as they come (chunked framing removed); httpx2's errors when it fails."""
+        if self.status in (204, 304):
+            return
+        reader = self._conn.reader
+        try:
+            while True:
+                if self._chunked:
+                    size = int((await reader.readuntil(b"\r\n"))[:-2].split(b";", 1)[0], 16)
+                    if size == 0:
+                        while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, if any
+                            pass
+                        return
+                    piece = await reader.readexactly(size + 2)
+                    if piece[-2:] != b"\r\n":
+                        raise ValueError("chunk not followed by CRLF")
+                    piece = piece[:-2]
+                elif self._remaining is not None:
+                    if not self._remaining:
+                        return
+                    piece = await reader.read(min(self._remaining, _PIECE))
+                    if not piece:
+                        raise asyncio.IncompleteReadError(b"", self._remaining)
+                    self._remaining -= len(piece)
+                else:
+                    piece = await reader.read(_PIECE)
+                    if not piece:
+                        if self._timed_out:
+                            raise TimeoutError
+                        return  # no length: the body ends with the connection
+                self._last = self._loop.time()
+                yield piece
+        except _EXCHANGE_ERRORS as exc:
+            if self._timed_out:
+                raise httpx2.ReadTimeout("timed out waiting for the API server") from exc
+            raise _transport_error(exc, None) from exc
+
+    def close(self) -> None:
+        """Abort the connection (idempotent): a stream is never reused."""
+        if self._watchdog is not None:
+            self._watchdog.cancel()
+            self._watchdog = None
+        self._pool._busy.discard(self._conn)
+        self._conn.abort()
+
+
+def _header(headers: list[tuple[bytes, bytes]], name: str) -> str | None:
+    wanted = name.lower().encode()
+    for key, value in headers:
+        if key.lower() == wanted:
+            return value.decode("latin-1")
+    return None
 
 
 def _key(url: httpx2.URL) -> _Key:
@@ -362,9 +598,7 @@ class Http11Client:
 
         ``fence`` is checked right before the request's bytes are written (each time they are).
         """
-        target = self._prefix + (path if _PATH_SAFE.fullmatch(path) else urllib.parse.quote(path))
-        if params:
-            target += "?" + query(params)
+        target = self._target(path, params)
         extra = b""
         if body is not None:
             extra = b"Content-Type: %s\r\nContent-Length: %d\r\n" % (
@@ -380,6 +614,40 @@ class Http11Client:
                 self._credentials = renewed
                 reply = await self._exchange(method, target, renewed, extra, body, fence=fence)
         return reply
+
+    async def stream(
+        self, method: str, path: str, *, params: Mapping[str, str] | None = None, idle: float | None
+    ) -> Stream | Reply:
+        """``method`` on ``path`` with ``params``: a :class:`Stream` of a 2xx answer's body, to be read as
+        it arrives (a watch); any other answer read whole (a :class:`Reply`).
+
+        The request goes on a connection of its own, outside the pool and its idle connections.
+        ``idle`` bounds the seconds the server may stay silent (``None``: forever). Authenticated
+        as :meth:`send` is: a 401 renews the credentials and the request goes once more.
+        """
+        target = self._target(path, params)
+        if self._credentials is None:
+            self._credentials = await self._authenticate(None) or b""
+        opened = await self._open(method, target, self._credentials, idle)
+        if isinstance(opened, Reply) and opened.status == 401 and self._auth is not None:
+            renewed = await self._authenticate(opened)
+            if renewed is not None:
+                self._credentials = renewed
+                opened = await self._open(method, target, renewed, idle)
+        return opened
+
+    async def _open(self, method: str, target: str, credentials: bytes, idle: float | None) -> Stream | Reply:
+        message = b"".join(
+            (method.encode("ascii"), b" ", target.encode("ascii"), b" HTTP/1.1\r\n", self._head, credentials, b"\r\n")
+        )  # fmt: skip
+        stream = await self._pool.open(self._key, message, read=self._read, connect=self._connect, idle=idle)
+        if 200 <= stream.status < 300:
+            return stream
+        return Reply(stream.status, stream.reason, stream.headers, await stream.read())
+
+    def _target(self, path: str, params: Mapping[str, str] | None) -> str:
+        target = self._prefix + (path if _PATH_SAFE.fullmatch(path) else urllib.parse.quote(path))
+        return target + "?" + query(params) if params else target
 
     async def _exchange(
         self,

@@ -3,11 +3,11 @@
 :mod:`._kubeconfig` reads the kubeconfig or the in-cluster service account
 (every problem one line naming the file and field) into the server, the TLS
 context and lightkube's authentication flows (exec plugins, rotating token
-files); the requests themselves are plain REST calls on ``httpx2`` clients
-(the HTTP library lightkube is built on): requests written as bytes by the lean
-HTTP/1.1 client of :mod:`._http` (httpx2 costs about three times its CPU per
-request), at most :data:`MAX_IN_FLIGHT` at once, and watches over httpx2's own
-streaming transport in a pool of their own. Why not lightkube's
+files); the requests themselves are plain REST calls written as bytes by the
+lean HTTP/1.1 client of :mod:`._http` (httpx2, the HTTP library lightkube is
+built on, costs about three times its CPU per request), at most
+:data:`MAX_IN_FLIGHT` at once, and watches, each on a connection of its own
+outside that cap, read through the same client. Why not lightkube's
 own request layer: it wants a Python class per kind with the plural and scope
 known up front, cannot ask a watch for bookmarks, and turns every object into
 its model types; the controller works on unstructured dicts of kinds that
@@ -55,8 +55,9 @@ wait in the client. Measured on envtest (``benchmarks/controller.py``): about 10
 applies already take all the API server gives, and fewer connections cost the client less."""
 
 _WATCH_LIMITS = httpx2.Limits(max_connections=None, max_keepalive_connections=0)
-"""The watch pool: every watch holds a connection for minutes, so no cap (a cap could starve a
-new informer); none is kept alive, a watch's connection ends with its stream."""
+"""A watch pool of an ``httpx2.AsyncClient`` (a caller's ``watch_http``): every watch holds a connection
+for minutes, so no cap (a cap could starve a new informer); none is kept alive, a watch's connection
+ends with its stream. :class:`~._http.Http11Client` gives each watch a connection of its own likewise."""
 
 _WATCH_SLACK = 30.0
 """Seconds past a watch's server-side timeout before the client gives up on a silent connection."""
@@ -258,7 +259,7 @@ class KubeApi:
         headers: Sequence[tuple[str, str]] = (),
     ) -> None:
         """``http`` serves requests, at most ``max_in_flight`` at once; ``watch_http`` watches (default:
-        ``http``, which must then be an ``httpx2.AsyncClient``).
+        ``http``; an ``Http11Client`` opens a connection per watch, outside that cap).
 
         ``headers`` go with every request and watch (``Impersonate-User``, one ``Impersonate-Group``
         per group...): an ``httpx2.AsyncClient`` is sent them, an ``Http11Client`` is built with them
@@ -266,11 +267,7 @@ class KubeApi:
         """
         self._headers = (*_HEADERS, *headers)
         self._requests = _HttpxRequests(http, self._headers) if isinstance(http, httpx2.AsyncClient) else http
-        if watch_http is None:
-            if not isinstance(http, httpx2.AsyncClient):
-                raise TypeError("KubeApi needs an httpx2 client for its watches")
-            watch_http = http
-        self._watch_http = watch_http
+        self._watch_http: httpx2.AsyncClient | _http.Http11Client = http if watch_http is None else watch_http
         self._in_flight = asyncio.Semaphore(max_in_flight)
         self._discovery = _Discovery(self._get_json)
         self.field_manager = field_manager
@@ -300,7 +297,6 @@ class KubeApi:
         """
         config = _kubeconfig.load(path, context=context)
 
-        # One auth object for both: a token file or exec plugin is then read or run once per rotation.
         requests = _http.Http11Client(
             config.server,
             config.verify,
@@ -309,17 +305,8 @@ class KubeApi:
             timeout=_TIMEOUT,
             max_idle=MAX_IN_FLIGHT,
         )
-        watches = httpx2.AsyncClient(
-            base_url=config.server,
-            verify=config.verify,
-            auth=config.auth,
-            timeout=_TIMEOUT,
-            trust_env=False,
-            limits=_WATCH_LIMITS,
-        )
         return cls(
             requests,
-            watch_http=watches,
             field_manager=field_manager,
             namespace=config.namespace,
             headers=headers,
@@ -335,7 +322,8 @@ class KubeApi:
         try:
             await self._requests.aclose()
         finally:
-            if not (isinstance(self._requests, _HttpxRequests) and self._requests.client is self._watch_http):
+            requests = self._requests.client if isinstance(self._requests, _HttpxRequests) else self._requests
+            if self._watch_http is not requests:  # a client of their own
                 await self._watch_http.aclose()
 
     # -- transport -------------------------------------------------------------------------------
@@ -435,7 +423,7 @@ class KubeApi:
     async def _get_json_params(self, path: str, params: Mapping[str, str] | None) -> Any:
         return _decode((await self._send("GET", path, params=params)).content)
 
-    async def watch(
+    def watch(
         self,
         api_version: str,
         kind: str,
@@ -450,19 +438,55 @@ class KubeApi:
         has accepted the watch: the server may stay silent for minutes on a quiet kind, and a caller
         (the informer's health, ``/readyz``) needs to know the watch is live before that.
         """
-        path = await self._path(api_version, kind, namespace)
-        params = {
+        watch = self._watch_lean if isinstance(self._watch_http, _http.Http11Client) else self._watch_httpx
+        return watch(api_version, kind, namespace, resource_version, timeout_seconds)
+
+    def _watch_params(self, resource_version: str, timeout_seconds: int) -> dict[str, str]:
+        return {
             "watch": "true",
             "allowWatchBookmarks": "true",
             "resourceVersion": resource_version,
             "timeoutSeconds": str(timeout_seconds),
         }
-        timeout = httpx2.Timeout(_TIMEOUT.connect, read=timeout_seconds + _WATCH_SLACK)
-        request = self._watch_http.build_request(
-            "GET", path, params=params, headers=self._headers, timeout=timeout
-        )
+
+    async def _watch_lean(
+        self, api_version: str, kind: str, namespace: str | None, resource_version: str, timeout_seconds: int
+    ) -> AsyncIterator[_api.WatchEvent]:
+        """A watch through the :class:`~._http.Http11Client`: a connection of its own, lines read as bytes."""
+        assert isinstance(self._watch_http, _http.Http11Client)
+        path = await self._path(api_version, kind, namespace)
+        params = self._watch_params(resource_version, timeout_seconds)
         try:
-            response = await _open_stream(self._watch_http, request)
+            opened = await self._watch_http.stream(
+                "GET", path, params=params, idle=timeout_seconds + _WATCH_SLACK
+            )
+        except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
+            raise _unreachable(self.server, exc) from exc
+        if isinstance(opened, _http.Reply):
+            raise self._error(opened)
+        lines = opened.lines()
+        try:
+            yield _api.WatchEvent("BOOKMARK", {"metadata": {"resourceVersion": resource_version}})
+            async for line in lines:
+                yield _watch_event(line)
+        except httpx2.HTTPError as exc:
+            raise _unreachable(self.server, exc) from exc
+        finally:
+            opened.close()
+            await lines.aclose()  # it awaits nothing once closed: safe in a cancelled task
+
+    async def _watch_httpx(
+        self, api_version: str, kind: str, namespace: str | None, resource_version: str, timeout_seconds: int
+    ) -> AsyncIterator[_api.WatchEvent]:
+        """A watch through an ``httpx2.AsyncClient`` (a test's mock transport, a caller's client)."""
+        client = self._watch_http
+        assert isinstance(client, httpx2.AsyncClient)
+        path = await self._path(api_version, kind, namespace)
+        params = self._watch_params(resource_version, timeout_seconds)
+        timeout = httpx2.Timeout(_TIMEOUT.connect, read=timeout_seconds + _WATCH_SLACK)
+        request = client.build_request("GET", path, params=params, headers=self._headers, timeout=timeout)
+        try:
+            response = await _open_stream(client, request)
         except (httpx2.HTTPError, lightkube_exceptions.ConfigError) as exc:
             raise _unreachable(self.server, exc) from exc
         try:

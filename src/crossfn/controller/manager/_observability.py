@@ -238,6 +238,8 @@ class PrometheusControllerMetrics:
     def __init__(self, registry: Any) -> None:
         import prometheus_client as prom  # noqa: PLC0415 -- only a served /metrics loads it
 
+        self._children: dict[tuple[Any, ...], Any] = {}
+
         self._total = prom.Counter(
             "controller_runtime_reconcile_total", "Total number of reconciliations per controller.",
             ["controller", "result"], registry=registry,
@@ -298,45 +300,54 @@ class PrometheusControllerMetrics:
             ["controller", "result"], registry=registry,
         )  # fmt: skip
 
+    def _child(self, metric: Any, *labels: str) -> Any:
+        """``metric.labels(*labels)``, looked up once: every reconcile and watch event reports, and
+        prometheus_client's ``labels`` validates and locks on each call. Children are never removed."""
+        key = (metric, *labels)
+        child = self._children.get(key)
+        if child is None:
+            child = self._children[key] = metric.labels(*labels)
+        return child
+
     def reconciled(self, controller: str, result: str, seconds: float) -> None:
-        self._total.labels(controller, result).inc()
-        self._seconds.labels(controller).observe(seconds)
+        self._child(self._total, controller, result).inc()
+        self._child(self._seconds, controller).observe(seconds)
 
     def queue_depth(self, controller: str, depth: int) -> None:
-        self._depth.labels(controller).set(depth)
+        self._child(self._depth, controller).set(depth)
 
     def active_workers(self, controller: str, count: int) -> None:
-        self._active.labels(controller).set(count)
+        self._child(self._active, controller).set(count)
 
     def queue_added(self, name: str) -> None:
-        self._adds.labels(name).inc()
+        self._child(self._adds, name).inc()
 
     def queue_latency(self, name: str, seconds: float) -> None:
-        self._latency.labels(name).observe(seconds)
+        self._child(self._latency, name).observe(seconds)
 
     def queue_retried(self, name: str) -> None:
-        self._retries.labels(name).inc()
+        self._child(self._retries, name).inc()
 
     def controller_started(self, controller: str) -> None:
-        self._started.labels(controller).inc()
+        self._child(self._started, controller).inc()
 
     def controller_stopped(self, controller: str) -> None:
-        self._stopped.labels(controller).inc()
+        self._child(self._stopped, controller).inc()
 
     def watch_started(self, controller: str, type_: str) -> None:
-        self._watches_started.labels(controller, type_).inc()
+        self._child(self._watches_started, controller, type_).inc()
 
     def watch_stopped(self, controller: str, type_: str) -> None:
-        self._watches_stopped.labels(controller, type_).inc()
+        self._child(self._watches_stopped, controller, type_).inc()
 
     def circuit_opened(self, controller: str) -> None:
-        self._circuit_opens.labels(controller).inc()
+        self._child(self._circuit_opens, controller).inc()
 
     def circuit_closed(self, controller: str) -> None:
-        self._circuit_closes.labels(controller).inc()
+        self._child(self._circuit_closes, controller).inc()
 
     def circuit_event(self, controller: str, result: str) -> None:
-        self._circuit_events.labels(controller, result).inc()
+        self._child(self._circuit_events, controller, result).inc()
 
 
 class _Informers(Protocol):

@@ -31,7 +31,9 @@ Two properties matter more than any single event:
   :meth:`EventRecorder.event` only correlates and queues; background tasks
   write the queued events, each object's in order. The queue is bounded
   (client-go's 1000 events): when it is full, an event is dropped, counted
-  in :attr:`EventRecorder.dropped` and logged. A sender task runs only
+  in :attr:`EventRecorder.dropped` and logged, before it is correlated (as
+  client-go's broadcaster drops it before its correlator sees it: a dropped
+  event bumps no count and spends no spam budget). A sender task runs only
   while it has events to write; :meth:`EventRecorder.flush` waits until all
   queued events are written and :meth:`EventRecorder.close` is the same for
   shutdown, so no event recorded before a clean stop is lost.
@@ -254,19 +256,22 @@ class _Outbox:
         self._tasks: list[asyncio.Task[None] | None] = [None] * senders
         self.dropped = 0
 
-    def put(self, lane_key: str, job: _Job) -> bool:
-        """Queue ``job``; ``False`` (and counted) when its lane is full."""
+    def lane(self, lane_key: str) -> int | None:
+        """The lane of ``lane_key`` when it has room for one more job; ``None`` (and counted as a drop) when full."""
         index = zlib.crc32(lane_key.encode()) % len(self._lanes)
-        lane = self._lanes[index]
-        if len(lane) >= self._lane_size:
+        if len(self._lanes[index]) >= self._lane_size:
             self.dropped += 1
-            return False
+            return None
+        return index
+
+    def put(self, index: int, job: _Job) -> None:
+        """Queue ``job`` in lane ``index`` (one :meth:`lane` gave, with nothing awaited since)."""
+        lane = self._lanes[index]
         lane.append(job)
         task = self._tasks[index]
         loop = asyncio.get_running_loop()
         if task is None or task.done() or task.get_loop() is not loop:
             self._tasks[index] = loop.create_task(self._drain(lane), name="crossfn-events")
-        return True
 
     @staticmethod
     async def _drain(lane: collections.deque[_Job]) -> None:
@@ -425,7 +430,20 @@ class EventRecorder:
         if not ref.get("name"):
             _log.warning("cannot record event %s %r: the object has no name", reason, message)
             return
-        identity = tuple(ref.get(k, "") for k in ("apiVersion", "kind", "namespace", "name", "uid"))
+        outbox = self._memory.outbox
+        lane = outbox.lane(f"{ref.get('namespace', '')}/{ref['name']}")
+        if lane is None:
+            # Dropped before it is correlated, as client-go's broadcaster drops it before its
+            # correlator sees it: it counts toward no Event, aggregate or spam budget.
+            dropped = outbox.dropped
+            if dropped & (dropped - 1) == 0:  # the 1st, 2nd, 4th, 8th… drop: a burst logs a few lines
+                _log.warning(
+                    "cannot record event %s %r on %s %s: too many events queued (%d dropped so far)",
+                    reason, message, ref.get("kind"), ref["name"], dropped,
+                )  # fmt: skip
+            return
+        identity = (ref.get("apiVersion", ""), ref.get("kind", ""), ref.get("namespace", ""), ref["name"],
+                    ref.get("uid", ""))  # fmt: skip
         now = self._clock()
         message, key = self._aggregate((self._component, *identity, type, reason), message, now.timestamp())
         allowed = self._allowed((self._component, *identity), now.timestamp())
@@ -444,18 +462,7 @@ class EventRecorder:
         else:
             seen = self._new(event)
             job = functools.partial(self._create, event, seen)
-        lane = f"{ref.get('namespace', '')}/{ref['name']}"
-        if not self._memory.outbox.put(lane, job):
-            if seen.count == 1:  # a dropped bump keeps the Event; its next one carries the count
-                self._forget(key, seen)
-            dropped = self._memory.outbox.dropped
-            if (
-                dropped & (dropped - 1) == 0
-            ):  # the 1st, 2nd, 4th, 8th… drop: a burst logs a few lines, not thousands
-                _log.warning(
-                    "cannot record event %s %r on %s %s: too many events queued (%d dropped so far)",
-                    reason, message, ref.get("kind"), ref["name"], dropped,
-                )  # fmt: skip
+        outbox.put(lane, job)
 
     def _aggregate(self, similar: tuple[str, ...], message: str, now: float) -> tuple[str, tuple[str, ...]]:
         """The message to record and the key to count it under: the event's own, or, from the
