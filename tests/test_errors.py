@@ -109,6 +109,7 @@ _SIGNALS = {
     "crossfn.functions.go_templating._input.InputPanic": "unwinds to the Fatal result given where upstream crashes",
     "crossfn.gocompat.template._exec._BreakSignal": "unwinds a {{break}} to its range",
     "crossfn.gocompat.template._exec._ContinueSignal": "unwinds a {{continue}} to its range",
+    "crossfn.sdk.resource._TooDeepError": "unwinds a too-deep object to the one ConversionError line",
 }
 
 
