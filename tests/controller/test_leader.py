@@ -346,10 +346,12 @@ async def test_a_write_sent_past_the_fence_stops_the_process() -> None:
 
 @dataclasses.dataclass(frozen=True)
 class Try:
-    """One acquire attempt of a candidate: when it began (monotonic), when the record it had seen last
-    expires on its clock, and whether it took the Lease."""
+    """One acquire attempt of a candidate: when it began and ended (monotonic), when the record it had
+    seen last expires on its clock, and whether it took the Lease. The attempt judges expiry between
+    ``began`` and ``ended`` (after reading the record)."""
 
     began: float
+    ended: float
     expires: float
     won: bool
 
@@ -366,7 +368,7 @@ class RecordingElector(_leader.LeaderElector):
         began = time.monotonic()
         expires = self._observed_at + float(seen.get("leaseDurationSeconds") or LEASE)
         won = await super().try_acquire_or_renew()
-        self.tries.append(Try(began, expires, won))
+        self.tries.append(Try(began, time.monotonic(), expires, won))
         return won
 
 
@@ -474,7 +476,7 @@ async def test_dead_leader_is_replaced_within_the_lease_duration(envtest: Any, k
     after = [t for t in f.tries if t.began >= f.stopped]
     assert [t.won for t in after][-1:] == [True] and sum(t.won for t in f.tries) == 1, "b took the Lease once"
     assert all(t.began < t.expires for t in after[:-1]), "every attempt before the record expired failed"
-    assert after[-1].began >= after[-1].expires, "the one that took it began after the record expired"
+    assert after[-1].ended >= after[-1].expires, "the one that took it ended after the record expired"
     # The Lease's own times: the new holder acquired it at least a lease duration after the old one's renewal.
     assert f.lease["holderIdentity"] == "b" and f.last_record["holderIdentity"] == "a"
     waited = _micro(f.lease["acquireTime"]) - _micro(f.last_record["renewTime"])
