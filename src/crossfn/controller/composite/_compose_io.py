@@ -404,7 +404,8 @@ class ComposeIO:
 
         What the XR already controls (observed through its refs) costs nothing; any other
         desired object is read once: from the informer cache when its kind is watched (a miss there
-        is an object that does not exist, as controller-runtime's cached reads have it), else from the
+        is an object that does not exist, as controller-runtime's cached reads have it; with realtime
+        compositions the first read of a kind starts its watch, :meth:`_existing`), else from the
         API server. The check races with whoever creates the object meanwhile, live read or not (an
         object made between the read and the apply is not seen either way); the cache widens that
         window to the watch's delay, and spares the API server a GET (a 404) for every object an XR
