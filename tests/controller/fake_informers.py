@@ -21,6 +21,9 @@ class FakeCache:
     async def wait_synced(self) -> None:
         self._synced = True
 
+    async def synced_within(self, seconds: float) -> bool:
+        return self._synced
+
     def get(self, name: str, namespace: str = "") -> dict[str, Any] | None:
         for o in self.objects:
             meta = o.get("metadata") or {}

@@ -36,6 +36,9 @@ class ApiCache:
     async def wait_synced(self) -> None:
         return None
 
+    async def synced_within(self, seconds: float) -> bool:
+        return True
+
     def _objects(self) -> dict[tuple[str, str], dict[str, Any]]:
         return {
             (ns, name): o
@@ -342,27 +345,39 @@ async def test_an_existing_object_is_adopted_only_when_allowed(case: Adoption) -
 
 
 @pytest.mark.parametrize(
-    ("unwatched", "want_gets", "reason"),
+    ("unwatched", "started", "realtime", "want_gets", "reason"),
     [
-        pytest.param((), [], "a watched kind's cache answers, a miss included: no GET per new object", id="watched"),
-        pytest.param((CONFIGMAP,), [("get", "ConfigMap", "taken")], "an unwatched kind is read live", id="unwatched"),
+        pytest.param((), True, False, [], "a watched kind's cache answers, a miss included: no GET per new object", id="watched"),
+        pytest.param((CONFIGMAP,), True, False, [("get", "ConfigMap", "taken")], "an unwatched kind is read live", id="unwatched"),
+        pytest.param((), False, False, [("get", "ConfigMap", "taken")], "no watch starts without realtime compositions: live", id="not-started"),
+        pytest.param(
+            (), False, True, [],
+            "realtime: the first read of a kind watches it and waits for its list, as controller-runtime's cached client",
+            id="started-by-the-read",
+        ),
     ],
 )  # fmt: skip
 async def test_the_ownership_check_reads_the_cache_of_a_watched_kind(
-    unwatched: tuple[tuple[str, str], ...], want_gets: list[tuple[str, str, str]], reason: str
+    unwatched: tuple[tuple[str, str], ...],
+    started: bool,
+    realtime: bool,
+    want_gets: list[tuple[str, str, str]],
+    reason: str,
 ) -> None:
     api, _, _ = fx.setup()
     informers = ApiInformers(api, unwatched)
-    informers.informer(*CONFIGMAP)
+    if started:
+        informers.informer(*CONFIGMAP)
     runner = engine.build_runner(engine.InProcessRunner({"fn": _desire_taken}))
     xr_reconciler = _composite.CompositeReconciler(
         api, informers, fx.Events(), runner, engine.Sources(), xrd=fx.xrd(),
-        settings=_composite.CompositeSettings(realtime=False), clock=lambda: fx.T0,
+        settings=_composite.CompositeSettings(realtime=realtime), clock=lambda: fx.T0,
     )  # fmt: skip
     api.put(fx.xr())
     api.calls.clear()
     await xr_reconciler.reconcile("team/b")
     assert [c for c in api.calls if c[:2] == ("get", "ConfigMap")] == want_gets, reason
+    assert (CONFIGMAP in informers.caches) is (started or realtime), "watched when started, or by the read"
     cm = await api.get("v1", "ConfigMap", "taken", "team")
     assert cm is not None and cm["data"]["size"] == "big", "created either way"
 

@@ -250,6 +250,34 @@ async def test_what_counts_as_down(first_list: Exception | None, want_down: bool
     await factory.stop()
 
 
+@pytest.mark.parametrize(
+    ("first_list", "want_synced", "reason"),
+    [
+        pytest.param(([obj("a", "1")], "5"), True, "the first list loads: the cache answers", id="Loaded"),
+        pytest.param(
+            _api.NoKindMatch('no matches for kind "ConfigMap" in version "v1"', status=404),
+            False,
+            "a kind not served never loads: the reader goes live without waiting the bound out",
+            id="KindNotServed",
+        ),
+        pytest.param(BROKEN, False, "a list that cannot reach the server: read live", id="Unreachable"),
+        pytest.param(None, False, "a first list slower than the bound: read live", id="Slow"),
+    ],
+)
+async def test_synced_within_waits_for_the_first_list_only(
+    first_list: tuple[list[Object], str] | Exception | None, want_synced: bool, reason: str
+) -> None:
+    api = ScriptedApi([first_list] if first_list is not None else [], [])
+    if first_list is None:
+        api.list = lambda *a, **k: asyncio.Event().wait()  # type: ignore[assignment,method-assign]  # never answers
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    informer = factory.acquire("v1", "ConfigMap", "composite/x")
+    bound = 0.05 if first_list is None else 3600.0  # only the slow case may reach its bound
+    assert await asyncio.wait_for(informer.synced_within(bound), 10) is want_synced, reason
+    assert await informer.synced_within(bound) is want_synced, f"asked again: {reason}"
+    await factory.stop()
+
+
 async def test_handlers_replay_and_survive_failures() -> None:
     """A late handler gets the cache as ADDED; a raising handler does not stop the others or the informer."""
     api = ScriptedApi(

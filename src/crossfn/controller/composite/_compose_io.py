@@ -50,7 +50,7 @@ import datetime
 import functools
 import hashlib
 import logging
-from collections.abc import Awaitable, Callable, Mapping
+from collections.abc import Awaitable, Callable, Iterable, Mapping
 from typing import Any
 
 from crossfn import engine, errors, functions
@@ -66,6 +66,9 @@ __all__ = ["LABEL_COMPOSITE", "Applied", "ComposeFailed", "ComposeIO", "Outcome"
 _log = logging.getLogger("crossfn.controller.compose")
 
 LABEL_COMPOSITE = _metadata.LABEL_COMPOSITE
+
+SYNC_WAIT = 10.0
+"""Seconds a read waits for a kind's informer to load its first list before it reads live instead."""
 
 
 class ComposeFailed(errors.CrossfnError):
@@ -165,7 +168,8 @@ class ComposeIO:
     claims): never composed (:meth:`_check_ownership`). ``adopt_existing``
     (``--adopt-existing-resources``) takes over existing objects as Crossplane
     does; without it only objects annotated :data:`ANNOTATION_ADOPTABLE` are.
-    ``echoes`` is told of every write (``_echoes``).
+    ``echoes`` is told of every write (``_echoes``). ``watch(kinds)`` (the realtime watches'
+    ``ensure``) watches kinds whose objects are read before any XR has composed them (:meth:`_existing`).
     """
 
     def __init__(
@@ -176,9 +180,11 @@ class ComposeIO:
         own_kinds: frozenset[tuple[str, str]] = frozenset(),
         adopt_existing: bool = False,
         echoes: _echoes.Echoes | None = None,
+        watch: Callable[[Iterable[tuple[str, str]]], None] | None = None,
     ) -> None:
         self._api = api
         self._informers = informers
+        self._watch = watch
         self._own_kinds = own_kinds
         self._adopt_existing = adopt_existing
         self._echoes = echoes or _echoes.Echoes(informers)
@@ -216,9 +222,19 @@ class ComposeIO:
     async def _existing(
         self, api_version: str, kind: str, name: str, namespace: str
     ) -> Mapping[str, Any] | None:
-        """As :meth:`_read`, but a watched kind's cache is the answer, a miss included."""
-        cache = _informer.watched(self._informers, api_version, kind)
-        if cache is not None:
+        """As :meth:`_read`, but a watched kind's cache is the answer, a miss included.
+
+        With realtime compositions a kind not watched yet is watched now and its first list awaited
+        (at most :data:`SYNC_WAIT`), as controller-runtime's cached client, which Crossplane reads
+        composed resources through, starts an informer on a kind's first read and blocks until it
+        has synced: the first XRs composing a kind do not each read it live while its informer
+        starts (a GET per composed resource). A kind whose list fails or is slower is read live.
+        """
+        cache = self._informers.running(api_version, kind) if self._informers is not None else None
+        if cache is None and self._watch is not None and self._informers is not None:
+            self._watch(((api_version, kind),))
+            cache = self._informers.running(api_version, kind)
+        if cache is not None and (cache.synced or await cache.synced_within(SYNC_WAIT)):
             return cache.get(name, namespace)
         return await self._api.get(api_version, kind, name, namespace)
 
@@ -388,7 +404,8 @@ class ComposeIO:
 
         What the XR already controls (observed through its refs) costs nothing; any other
         desired object is read once: from the informer cache when its kind is watched (a miss there
-        is an object that does not exist, as controller-runtime's cached reads have it), else from the
+        is an object that does not exist, as controller-runtime's cached reads have it; with realtime
+        compositions the first read of a kind starts its watch, :meth:`_existing`), else from the
         API server. The check races with whoever creates the object meanwhile, live read or not (an
         object made between the read and the apply is not seen either way); the cache widens that
         window to the watch's delay, and spares the API server a GET (a 404) for every object an XR

@@ -195,10 +195,6 @@ class CompositeReconciler:
         if xrd_schemas.offers_claim(xrd):
             own.add(xrd_schemas.claim_type(xrd))
         self._echoes = _echoes.Echoes(informers)
-        self._io = _compose_io.ComposeIO(
-            api, informers, own_kinds=frozenset((av.rpartition("/")[0], k) for av, k in own),
-            adopt_existing=self._settings.adopt_existing, echoes=self._echoes,
-        )  # fmt: skip
         namespaced = xrd_schemas.scope_of(xrd) == "Namespaced"
         self._deps = _realtime.Dependencies(self.api_version, self.kind, namespaced=namespaced)
         self._metrics: _metrics.Metrics = metrics or _metrics.NoMetrics()
@@ -211,6 +207,11 @@ class CompositeReconciler:
                 informers, self._deps, enqueue or _drop, controller=self.controller_name,
                 metrics=self._metrics, admit=self._breaker.filter, heard=self._echoes.heard,
             )  # fmt: skip
+        self._io = _compose_io.ComposeIO(
+            api, informers, own_kinds=frozenset((av.rpartition("/")[0], k) for av, k in own),
+            adopt_existing=self._settings.adopt_existing, echoes=self._echoes,
+            watch=self._watches.ensure if self._watches is not None else None,
+        )  # fmt: skip
         self._enqueue = enqueue or _drop
         self._backoff: dict[str, int] = {}
         self._started = False

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import asyncio
 import builtins
+import contextlib
 import logging
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any, Protocol
@@ -74,6 +75,11 @@ class Cache(Feed, Protocol):
     def remove_handler(self, fn: Handler) -> None: ...
 
     async def wait_synced(self) -> None: ...
+
+    async def synced_within(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the first list; whether it is in the cache (``False`` at
+        once while the last list failed: a kind not served, the API server down)."""
+        ...
 
 
 class Informers(Protocol):
@@ -142,6 +148,8 @@ class Informer:
         self._cache: dict[str, Object] = {}
         self._handlers: list[Handler] = []
         self._synced = asyncio.Event()
+        self._tried = asyncio.Event()
+        """Set by the first list's outcome, loaded or failed: what :meth:`synced_within` waits for."""
         self._task: asyncio.Task[None] | None = None
         self.resource_version = ""
         """Where the next watch starts; empty: list first. Set before ``start()`` to resume from a version."""
@@ -183,6 +191,18 @@ class Informer:
     async def wait_synced(self) -> None:
         """Wait until the first list is in the cache."""
         await self._synced.wait()
+
+    async def synced_within(self, seconds: float) -> bool:
+        """Wait at most ``seconds`` for the first list; whether it is in the cache.
+
+        ``False`` at once while the last list or watch failed (a kind not served, the API server
+        down), and when the first list takes longer: the caller reads live instead of waiting on.
+        """
+        if not self._synced.is_set() and self.last_error is None:
+            with contextlib.suppress(TimeoutError):
+                async with asyncio.timeout(seconds):
+                    await self._tried.wait()
+        return self._synced.is_set()
 
     def get(self, name: str, namespace: str = "") -> Object | None:
         """The cached object, or ``None``. Callers must not mutate it (copy first)."""
@@ -240,6 +260,7 @@ class Informer:
         """Record a failed list or watch; the seconds to wait. Warns once per outage, then debug."""
         self._failures += 1
         self.last_error = exc
+        self._tried.set()
         delay = min(RETRY_BASE * 2.0 ** min(self._failures - 1, 10), RETRY_MAX)
         level = logging.DEBUG if self._outage else logging.WARNING
         self._outage = True
@@ -284,6 +305,7 @@ class Informer:
                 self._emit("MODIFIED", obj, old)
         self.resource_version = resource_version
         self._synced.set()
+        self._tried.set()
 
     def _apply(self, event: _api.WatchEvent) -> None:
         obj = event.object
