@@ -365,7 +365,7 @@ def report(f: Figures, workers: int) -> str:
         f"  (controller CPU {f.controller_cpu:.1f} s = {f.controller_cpu / f.seconds:.0%} of a core)",
         f"  controller RSS        {f.rss_mb:8.0f} MB (peak {f.peak_rss_mb:.0f} MB)",
         f"  API server+etcd CPU   {f.server_cpu:8.1f} s  ({f.server_cpu / f.seconds:.0%} of a core)",
-        f"  CPU per composed obj  {per_object(f.controller_cpu):8.1f} ms controller + {per_object(f.server_cpu):.1f} ms server "
+        f"  CPU per composed obj  {per_object(f.controller_cpu):8.2f} ms controller + {per_object(f.server_cpu):.2f} ms server "
         f"(bare loop: {f.bare[best].client_ms:.1f} ms client + {f.bare[best].server_ms:.1f} ms server)",
         f"  waiting for a CPU     {f.controller_wait:8.1f} s controller, {f.server_wait:.1f} s server threads (run queue)",
         f"  load average          {f.load_during}",
