@@ -686,6 +686,26 @@ async def test_stream_lines(pieces: list[bytes], want: list[bytes] | str, reason
     assert server.heads[0].startswith(b"GET /api/v1/x?watch=true HTTP/1.1\r\n")
 
 
+async def test_a_stream_with_a_bad_length_fails_and_hangs_up_at_once() -> None:
+    """An answer whose Content-Length is no number is a protocol error, and its connection is dropped
+    then, not when the client closes (before: a bare ValueError, the socket kept busy)."""
+    server = Streaming([b"HTTP/1.1 200 OK\r\nContent-Length: x\r\n\r\n{}\n"], hold=True)
+    listening = await asyncio.start_server(server.handle, "127.0.0.1", 0)
+    server.port = listening.sockets[0].getsockname()[1]
+    http = _http.Http11Client(
+        f"http://127.0.0.1:{server.port}", None, None, headers=[], timeout=httpx2.Timeout(5.0), max_idle=4
+    )
+    try:
+        with pytest.raises(httpx2.RemoteProtocolError, match="malformed response"):
+            await http.stream("GET", "api/v1/x", params={"watch": "true"}, idle=5.0)
+        async with asyncio.timeout(2):
+            await server.hung_up.wait()  # while the client is still open
+    finally:
+        await http.aclose()
+        listening.close()
+        await listening.wait_closed()
+
+
 async def test_stream_renews_credentials_after_a_401(serve: Start) -> None:
     """A watch is authenticated as a request is: a 401 asks the flow again and the watch goes once more."""
     server = Heads([UNAUTHORIZED, b'HTTP/1.1 200 OK\r\nContent-Length: 8\r\n\r\n{"a":1}\n'])
@@ -772,6 +792,8 @@ async def test_a_stream_cancelled_in_its_tls_handshake_closes_its_socket() -> No
 # -- deadlines -------------------------------------------------------------------------------------
 
 HANG = None
+STALLED = b'HTTP/1.1 200 OK\r\n\r\n{"partial":'
+"""An answer with neither length nor chunks (its body ends with the connection) that stops half way."""
 """In a :class:`Paced` script: never answer (until the client hangs up)."""
 
 
@@ -818,6 +840,11 @@ class Paced:
         pytest.param(
             [(0.3, OK), (0.0, HANG)], 0.5, 0.0, [200, "ReadTimeout"], 1,
             "and it is kept: the second one still ends at its deadline", id="moved-deadline-holds",
+        ),
+        pytest.param(
+            [(0.0, STALLED), (0.0, HANG)], 0.25, 0.0, ["ReadTimeout"], 1,
+            "a body that ends with the connection, stalled half way, fails at its deadline: the deadline's "
+            "abort is no end of the body (before: a 200 with the bytes so far)", id="until-close-stalled",
         ),
         pytest.param(
             [(0.0, OK), (0.0, OK)], 0.25, 0.4, [200, 200], 1,

@@ -302,6 +302,8 @@ class _Pool:
             status, reason, headers, keep = await _read_head(conn.reader)
             answered = True
             content = await _read_body(conn.reader, headers, status)
+            if conn.timed_out:  # a body read to the connection's end takes the deadline's abort for that end
+                raise httpx2.ReadTimeout("timed out waiting for the API server", request=request)
             done, reuse = True, keep  # only a connection whose answer was read whole can carry another
         except _EXCHANGE_ERRORS as exc:
             if conn.timed_out:
@@ -335,13 +337,13 @@ class _Pool:
                 conn.writer.write(message)
                 await conn.writer.drain()
                 status, reason, headers, _ = await _read_head(conn.reader)
-        except BaseException as exc:
+                return Stream(self, conn, status, reason.decode("latin-1"), headers, idle=idle)
+        except BaseException as exc:  # a bad head (a Content-Length that is no number) included
             self._busy.discard(conn)
             conn.abort()
             if isinstance(exc, _EXCHANGE_ERRORS):
                 raise _transport_error(exc, None) from exc
             raise
-        return Stream(self, conn, status, reason.decode("latin-1"), headers, idle=idle)
 
     async def aclose(self) -> None:
         """Close the idle connections and abort those in use (their requests fail): none outlives the pool.
