@@ -278,6 +278,26 @@ async def test_synced_within_waits_for_the_first_list_only(
     await factory.stop()
 
 
+async def test_synced_within_ends_when_the_informer_stops() -> None:
+    """A reader waiting for a first list that will never come (its informer released and stopped
+    meanwhile) reads live at once, not after the bound; a restarted informer is waited for again."""
+    api = ScriptedApi([], [])
+    api.list = lambda *a, **k: asyncio.Event().wait()  # type: ignore[assignment,method-assign]  # never answers
+    factory = _informer.InformerFactory(api, clock=FakeClock())  # type: ignore[arg-type]
+    informer = factory.acquire("v1", "ConfigMap", "composite/x")
+    waiting = asyncio.create_task(informer.synced_within(3600.0))
+    await settle()
+    assert not waiting.done(), "the first list is awaited"
+    await informer.stop()
+    assert await asyncio.wait_for(waiting, 10) is False, "stopped: read live"
+    informer.start()
+    again = asyncio.create_task(informer.synced_within(3600.0))
+    await settle()
+    assert not again.done(), "restarted: its first list is awaited again"
+    again.cancel()
+    await factory.stop()
+
+
 async def test_handlers_replay_and_survive_failures() -> None:
     """A late handler gets the cache as ADDED; a raising handler does not stop the others or the informer."""
     api = ScriptedApi(

@@ -178,11 +178,14 @@ class Informer:
     def start(self) -> None:
         """Start listing and watching in the background (idempotent)."""
         if self._task is None:
+            if not self._synced.is_set():
+                self._tried.clear()  # a restart after stop(): its first list is awaited again
             self._task = asyncio.create_task(self._run(), name=f"informer-{self.api_version}-{self.kind}")
 
     async def stop(self) -> None:
         """Stop watching; the cache keeps its last contents."""
         task, self._task = self._task, None
+        self._tried.set()  # no list will come: a caller waiting in synced_within reads live now
         if task is None:
             return
         task.cancel()
@@ -195,8 +198,10 @@ class Informer:
     async def synced_within(self, seconds: float) -> bool:
         """Wait at most ``seconds`` for the first list; whether it is in the cache.
 
-        ``False`` at once while the last list or watch failed (a kind not served, the API server
-        down), and when the first list takes longer: the caller reads live instead of waiting on.
+        ``False`` at once when no list has loaded and the last attempt failed (a kind not served,
+        the API server down), when the informer has stopped, and when the first list takes longer:
+        the caller reads live instead of waiting on. Once a list has loaded, ``True`` while the watch
+        re-establishes itself, as controller-runtime's cache stays the answer then.
         """
         if not self._synced.is_set() and self.last_error is None:
             with contextlib.suppress(TimeoutError):
