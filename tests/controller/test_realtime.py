@@ -172,6 +172,18 @@ async def test_watches_end_when_no_xr_needs_them() -> None:
     assert reconciler.dependency_kinds() == set()
 
 
+async def test_a_reconcile_finishing_after_stop_starts_no_watch() -> None:
+    """The XR controller stops its watches before its last reconciles end; one of them reading a kind for
+    the first time (the ownership check) or composing it must not start a watch nobody would release."""
+    metrics = WatchMetrics()
+    api, informers, _, reconciler = informed_setup(metrics=metrics)
+    reconciler.stop()
+    api.put(fx.xr())
+    await reconciler.reconcile("team/b")
+    assert CONFIGMAPS not in informers.holders, "no informer held after stop"
+    assert metrics.started.get((CONTROLLER, "Dependency"), 0) == 0
+
+
 async def test_the_revision_watch_is_counted() -> None:
     """The XR controller's CompositionRevision watch is Crossplane's ``type=CompositionRevision``."""
     metrics = WatchMetrics()

@@ -216,7 +216,13 @@ class Watches:
         self.stopped = False
 
     def ensure(self, kinds: Iterable[Kind]) -> None:
-        """Watch every kind in ``kinds`` not watched yet (the shared informer starts on first use)."""
+        """Watch every kind in ``kinds`` not watched yet (the shared informer starts on first use).
+
+        Once closed, nothing: a reconcile still running as its controller stops starts no watch that
+        nobody would release.
+        """
+        if self.stopped:
+            return
         for kind in kinds:
             if kind in self._held or not kind[0] or not kind[1]:
                 continue
