@@ -365,7 +365,20 @@ async def rbac(kube: Any) -> Any:
             "RoleBinding",
         ):
             await kube.apply(doc, field_manager="crossfn-deploy-test")
+    # The API server's authorizer learns new roles and bindings through its own informers: wait until
+    # it has them (every call the controller makes allowed), at most 30 s; a test then asserts as before.
+    deadline = asyncio.get_running_loop().time() + 30
+    pending = sorted(needed() | JUSTIFIED)
+    while pending and asyncio.get_running_loop().time() < deadline:
+        pending = [perm for perm in pending if not await _allowed_perm(kube, perm)]
+        if pending:
+            await asyncio.sleep(0.1)
     return kube
+
+
+async def _allowed_perm(kube: Any, perm: Perm) -> bool:
+    attrs, non_resource = _attributes(perm)
+    return await _allowed(kube, attrs, non_resource=non_resource)
 
 
 async def _allowed(kube: Any, attributes: dict[str, Any], *, non_resource: bool = False) -> bool:
@@ -465,12 +478,19 @@ async def test_the_optional_role_lets_the_controller_write_cluster_roles(rbac: A
         await rbac.apply(doc, field_manager="crossfn-deploy-test")
     user = f"system:serviceaccount:{NAMESPACE}:{stand_in}"
     try:
+        # The API server's authorizer sees a new binding through its own informer: a review sent at once
+        # may still be denied, so each verb is asked until allowed (the bound only ends a failing run).
         for verb in ("get", "create", "update", "escalate"):
-            review = await rbac.create({
-                "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
-                "spec": {"user": user, "resourceAttributes": {
-                    "group": "rbac.authorization.k8s.io", "resource": "clusterroles", "verb": verb}},
-            })  # fmt: skip
+            deadline = asyncio.get_running_loop().time() + 30
+            while True:
+                review = await rbac.create({
+                    "apiVersion": "authorization.k8s.io/v1", "kind": "SubjectAccessReview",
+                    "spec": {"user": user, "resourceAttributes": {
+                        "group": "rbac.authorization.k8s.io", "resource": "clusterroles", "verb": verb}},
+                })  # fmt: skip
+                if review["status"].get("allowed") or asyncio.get_running_loop().time() > deadline:
+                    break
+                await asyncio.sleep(0.1)
             assert review["status"].get("allowed"), verb
     finally:
         for doc in docs:
