@@ -471,15 +471,10 @@ class Stream:
         try:
             while True:
                 if self._chunked:
-                    size = int((await reader.readuntil(b"\r\n"))[:-2].split(b";", 1)[0], 16)
-                    if size == 0:
-                        while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, if any
-                            pass
+                    chunk = await _read_chunk(reader)
+                    if chunk is None:
                         return
-                    piece = await reader.readexactly(size + 2)
-                    if piece[-2:] != b"\r\n":
-                        raise ValueError("chunk not followed by CRLF")
-                    piece = piece[:-2]
+                    piece = chunk
                 elif self._remaining is not None:
                     if not self._remaining:
                         return
@@ -742,12 +737,20 @@ async def _read_body(reader: asyncio.StreamReader, headers: list[tuple[bytes, by
 
 async def _read_chunked(reader: asyncio.StreamReader) -> bytes:
     parts: list[bytes] = []
-    while True:
-        size = int((await reader.readuntil(b"\r\n"))[:-2].split(b";", 1)[0], 16)
-        if size == 0:
-            while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, if any
-                pass
-            return b"".join(parts)
-        parts.append(await reader.readexactly(size))
-        if await reader.readexactly(2) != b"\r\n":
-            raise ValueError("chunk not followed by CRLF")
+    while (chunk := await _read_chunk(reader)) is not None:
+        parts.append(chunk)
+    return b"".join(parts)
+
+
+async def _read_chunk(reader: asyncio.StreamReader) -> bytes | None:
+    """The next chunk's data of a chunked body (extensions ignored); ``None`` after the last chunk and
+    its trailers. ``ValueError`` for a malformed one."""
+    size = int((await reader.readuntil(b"\r\n"))[:-2].split(b";", 1)[0], 16)
+    if size == 0:
+        while await reader.readuntil(b"\r\n") != b"\r\n":  # trailers, if any
+            pass
+        return None
+    data = await reader.readexactly(size + 2)
+    if data[-2:] != b"\r\n":
+        raise ValueError("chunk not followed by CRLF")
+    return data[:-2]
