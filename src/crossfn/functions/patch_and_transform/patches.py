@@ -57,6 +57,13 @@ def is_not_found(exc: BaseException) -> bool:
     return isinstance(exc, errors.FieldNotFoundError)
 
 
+def _require_kind(obj: dict[str, Any]) -> None:
+    """A target must keep a non-empty ``kind`` through every patch (upstream pt-3.8)."""
+    kind = obj.get("kind")
+    if not isinstance(kind, str) or not kind:
+        raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(obj)}'")
+
+
 def normalise_target(target: dict[str, Any], normalised: dict[int, dict[str, Any]] | None = None) -> None:
     """Round-trip the whole target through JSON in place; it must keep a non-empty ``kind`` (upstream pt-3.8).
 
@@ -64,9 +71,7 @@ def normalise_target(target: dict[str, Any], normalised: dict[int, dict[str, Any
     every later write stores round-tripped values only, so walking them again would
     change nothing and costs most of a patch's time.
     """
-    kind = target.get("kind")
-    if not isinstance(kind, str) or not kind:
-        raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(target)}'")
+    _require_kind(target)
     if normalised is not None and id(target) in normalised:
         return
     normal = fieldpath.json_round_trip(target)
@@ -80,9 +85,7 @@ def normalised_copy(source: dict[str, Any], normalised: dict[int, dict[str, Any]
     """``source`` round-tripped through JSON into a new object (``source`` is left as it is), remembered
     in ``normalised``; fails as :func:`normalise_target` does. The round trip builds every container anew,
     so it is the copy too (a template's base, patched per run)."""
-    kind = source.get("kind")
-    if not isinstance(kind, str) or not kind:
-        raise errors.CrossfnError(f"Object 'Kind' is missing in '{gojson.marshal(source)}'")
+    _require_kind(source)
     out: dict[str, Any] = fieldpath.json_round_trip(source)
     normalised[id(out)] = out  # holding it keeps its id from being reused
     return out
