@@ -77,8 +77,7 @@ class Cache(Feed, Protocol):
     async def wait_synced(self) -> None: ...
 
     async def synced_within(self, seconds: float) -> bool:
-        """Wait at most ``seconds`` for the first list; whether it is in the cache (``False`` at
-        once while the last list failed: a kind not served, the API server down)."""
+        """Wait at most ``seconds`` for the first list; whether it is in the cache (:meth:`Informer.synced_within`)."""
         ...
 
 
