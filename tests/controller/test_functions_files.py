@@ -84,21 +84,26 @@ async def test_go_templating_reads_only_the_allowed_directory(
     ), reason
 
 
-async def test_kcl_programs_cannot_read_the_service_account_token(templates: pathlib.Path) -> None:
-    """A KCL program's file.read of a file outside the root is refused by the kernel in the controller's sandbox."""
+async def _run_kcl(root: pathlib.Path, source: str) -> fnv1.RunFunctionResponse:
+    """The built-in KCL function run by the controller's transport on ``source``, files read beneath ``root``."""
     transport = _functions.FunctionTransport(
-        FakeCache(function("kcl", KCL)), FakeCache(), filesystem_root=str(templates / "templates")
+        FakeCache(function("kcl", KCL)), FakeCache(), filesystem_root=str(root)
     )
-    source = f'import file\nitems = [{{apiVersion: "v1", kind: "C", metadata.name: file.read("{templates}/kubeconfig")}}]'
     inp: dict[str, object] = {
         "apiVersion": "krm.kcl.dev/v1alpha1",
         "kind": "KCLInput",
         "spec": {"source": source},
     }
     try:
-        rsp = await transport.run_function("kcl", _request(inp))
+        return await transport.run_function("kcl", _request(inp))
     finally:
         await transport.aclose()
+
+
+async def test_kcl_programs_cannot_read_the_service_account_token(templates: pathlib.Path) -> None:
+    """A KCL program's file.read of a file outside the root is refused by the kernel in the controller's sandbox."""
+    source = f'import file\nitems = [{{apiVersion: "v1", kind: "C", metadata.name: file.read("{templates}/kubeconfig")}}]'
+    rsp = await _run_kcl(templates / "templates", source)
     assert "Permission denied (os error 13)" in _fatal(rsp)
     assert [resource.struct_to_dict(r.resource) for r in rsp.desired.resources.values()] == []
 
@@ -141,18 +146,7 @@ async def test_kcl_cached_sources_are_read_only_beneath_the_root(  # noqa: PLR09
     (module / "kcl.mod").write_text('[package]\nname = "net"\nversion = "0.0.1"\n')
     (module / "main.k").write_text(MAIN_K)
     monkeypatch.setenv("KCL_PKG_PATH", str(cache))
-    transport = _functions.FunctionTransport(
-        FakeCache(function("kcl", KCL)), FakeCache(), filesystem_root=str(root)
-    )
-    inp: dict[str, object] = {
-        "apiVersion": "krm.kcl.dev/v1alpha1",
-        "kind": "KCLInput",
-        "spec": {"source": source},
-    }
-    try:
-        rsp = await transport.run_function("kcl", _request(inp))
-    finally:
-        await transport.aclose()
+    rsp = await _run_kcl(root, source)
     if inside:
         assert (_fatal(rsp), list(rsp.desired.resources)) == ("", ["cm"]), reason
         return
